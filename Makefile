@@ -1,0 +1,35 @@
+# croupier: `make demo` and `make test` work on a fresh machine (they create .venv).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint proto bench clean install
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python -m referee.demo
+
+test: $(STAMP) lint
+	$(BIN)/python -m pytest -n 2 -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check referee sdk/python/croupier tests bench examples
+	$(BIN)/ruff format --check referee sdk/python/croupier tests bench examples
+	$(BIN)/mypy
+
+proto: $(STAMP)
+	$(BIN)/python scripts/protogen.py
+
+bench: $(STAMP)
+	@for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

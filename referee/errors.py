@@ -1,0 +1,31 @@
+"""Errors for a user's or a bot's mistake; each names the offending value and its context."""
+
+from __future__ import annotations
+
+
+class CroupierError(Exception):
+    """Base of every error that reports a user's or a bot's mistake, never our own bug."""
+
+
+class UnknownGameError(CroupierError):
+    """A game id that is not registered."""
+
+
+class InvalidOptionError(CroupierError):
+    """A game option that does not exist or has a value out of range."""
+
+
+class InvalidActionError(CroupierError):
+    """A malformed action: it is legal in no position (python-chess's InvalidMoveError)."""
+
+
+class IllegalActionError(CroupierError):
+    """A well-formed action that is not legal here, or a seat acting out of turn."""
+
+
+class InvalidChanceError(CroupierError):
+    """A chance outcome (a deck order, a pick) that the chance node cannot produce."""
+
+
+class RecordError(CroupierError):
+    """A record file that cannot be read, or one that does not replay as recorded."""

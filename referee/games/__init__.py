@@ -1,0 +1,21 @@
+"""The game registry: every game the referee runs, by id."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from referee.errors import UnknownGameError
+from referee.games.base import Game
+from referee.games.xix import Xix
+
+GAMES: Mapping[str, Game] = MappingProxyType({game.id: game for game in (Xix(),)})
+
+
+def get_game(game_id: str) -> Game:
+    """The registered game with this id; raises UnknownGameError naming the known ones."""
+    try:
+        return GAMES[game_id]
+    except KeyError:
+        known = ", ".join(sorted(GAMES))
+        raise UnknownGameError(f"unknown game {game_id!r} (known games: {known})") from None

@@ -1,0 +1,249 @@
+"""The match runner: drives one match between seats, with clocks, faults and a record.
+
+It resolves chance with the match's seeded RNG (or a given deck), asks the seat to move for each
+decision inside a cancel scope from that seat's clock, applies the answer through the checked path,
+sends each seat the events it may see, and writes the record as it goes. A bot's fault is a result,
+never an exception: the runner records it, plays the default action (the first legal one), and
+retires the seat after `max_faults`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import trio
+from croupier.v1 import common_pb2, record_pb2, referee_pb2
+
+from referee import protocol
+from referee.clock import SeatClock, TimeControl
+from referee.games import checked
+from referee.games.base import ChanceOutcome, Game, Pick, Shuffle, State
+from referee.games.options import Options
+from referee.records import SCHEMA_VERSION, RecordWriter
+from referee.seats import Seat, SeatFault
+from referee.version import VERSION
+
+
+@dataclass(frozen=True, slots=True)
+class MatchConfig:
+    """Everything that decides a match apart from the bots' choices."""
+
+    game: Game
+    options: Options
+    seed: int
+    match_id: str
+    deck: tuple[str, ...] | None = None
+    time_control: TimeControl = field(default_factory=TimeControl)
+    max_faults: int = 3
+
+
+@dataclass(frozen=True, slots=True)
+class MatchOutcome:
+    match_id: str
+    result: common_pb2.Result
+    faults: tuple[common_pb2.Fault, ...]
+    record_path: Path | None
+
+
+def draw_chance(node: Shuffle | Pick, rng: random.Random) -> ChanceOutcome:
+    """The referee's only source of chance: a seeded RNG, never global randomness."""
+    if isinstance(node, Shuffle):
+        return tuple(rng.sample(node.cards, len(node.cards)))
+    return rng.randrange(node.count)
+
+
+def _chance_record(node: Shuffle | Pick, outcome: ChanceOutcome) -> record_pb2.Record:
+    if isinstance(outcome, tuple):
+        chance = record_pb2.ChanceRecord(deck=record_pb2.Deck(cards=outcome), label=node.label)
+    else:
+        chance = record_pb2.ChanceRecord(pick=outcome, label=node.label)
+    return record_pb2.Record(chance=chance)
+
+
+class _Match:
+    """The state of one running match; `run_match` is its only entry point."""
+
+    def __init__(
+        self, config: MatchConfig, seats: Sequence[Seat], writer: RecordWriter | None
+    ) -> None:
+        self.config = config
+        self.game = config.game
+        self.seats = seats
+        self.writer = writer
+        self.rng = random.Random(config.seed)
+        self.clocks = [SeatClock.start(config.time_control) for _ in seats]
+        self.fault_counts = [0] * len(seats)
+        self.retired = [False] * len(seats)
+        self.faults: list[common_pb2.Fault] = []
+        self.next_request_id = 1
+        self.deck_pending = config.deck
+
+    def write(self, record: record_pb2.Record) -> None:
+        if self.writer is not None:
+            self.writer.write(record)
+
+    def header(self) -> record_pb2.Record:
+        config = self.config
+        return record_pb2.Record(
+            header=record_pb2.RecordHeader(
+                schema_version=SCHEMA_VERSION,
+                match_id=config.match_id,
+                game=self.game.id,
+                rules_version=self.game.rules_version,
+                options=config.options.as_text(),
+                seats=[record_pb2.RecordSeat(name=s.name, version=s.version) for s in self.seats],
+                time_control=config.time_control.to_proto(),
+                seed=str(config.seed),
+                deck=config.deck or (),
+                software_version=VERSION,
+                started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            )
+        )
+
+    async def publish(self, state: State) -> None:
+        """Record every event of the last transition and send it to the seats that may see it."""
+        for event in state.events:
+            message = protocol.event(self.game.id, event)
+            seats = sorted(event.seats) if event.seats is not None else []
+            self.write(
+                record_pb2.Record(
+                    event=record_pb2.EventRecord(
+                        event=message, public=event.seats is None, seats=seats
+                    )
+                )
+            )
+            wrapped = referee_pb2.MatchEvent(match_id=self.config.match_id, event=message)
+            for seat_index, seat in enumerate(self.seats):
+                if event.visible_to(seat_index):
+                    await seat.event(wrapped)
+
+    async def resolve_chance(self, state: State) -> State:
+        """The given deck, if any, is the first shuffle's outcome; the seeded RNG does the rest."""
+        node = state.chance()
+        assert node is not None
+        outcome: ChanceOutcome
+        if isinstance(node, Shuffle) and self.deck_pending is not None:
+            outcome, self.deck_pending = self.deck_pending, None
+        else:
+            outcome = draw_chance(node, self.rng)
+        state = checked.apply_chance(state, outcome)
+        self.write(_chance_record(node, outcome))
+        await self.publish(state)
+        return state
+
+    def fault(
+        self, seat: int, reason: common_pb2.FaultReason, detail: str, request_id: int
+    ) -> None:
+        fault = common_pb2.Fault(seat=seat, reason=reason, detail=detail, request_id=request_id)
+        self.faults.append(fault)
+        self.fault_counts[seat] += 1
+        retire = self.fault_counts[seat] >= self.config.max_faults
+        self.retired[seat] = self.retired[seat] or retire
+        self.write(record_pb2.Record(fault=record_pb2.FaultRecord(fault=fault, retired=retire)))
+
+    async def decide(self, state: State, seat: int) -> tuple[int, int, bool]:
+        """Ask the seat for an action index; returns (index, elapsed ms, defaulted)."""
+        if self.retired[seat]:
+            return 0, 0, True
+        legal = state.legal_actions()
+        clock = self.clocks[seat]
+        request_id = self.next_request_id
+        self.next_request_id += 1
+        request = referee_pb2.ActionRequest(
+            match_id=self.config.match_id,
+            request_id=request_id,
+            observation=protocol.observation(self.game.id, state, seat),
+            legal_actions=protocol.legal_actions(self.game.id, legal),
+            clock=clock.to_proto(),
+        )
+        started = trio.current_time()
+        index: int | None = None
+        failure: SeatFault | None = None
+        with trio.move_on_after(clock.budget_seconds()):
+            try:
+                index = await self.seats[seat].act(request)
+            except SeatFault as error:
+                failure = error
+        elapsed_ms = (trio.current_time() - started) * 1000
+        if failure is None and not clock.charge(elapsed_ms):
+            budget = clock.control.move_ms + clock.bank_ms
+            failure = SeatFault(
+                common_pb2.FAULT_REASON_TIMEOUT,
+                f"no reply within {budget:.0f} ms (move {clock.control.move_ms} ms plus bank)",
+            )
+        if failure is None and index is not None and not 0 <= index < len(legal):
+            failure = SeatFault(
+                common_pb2.FAULT_REASON_ILLEGAL_ACTION,
+                f"action index {index!r} is out of range 0..{len(legal) - 1}",
+            )
+        if failure is not None or index is None:
+            failure = failure or SeatFault(common_pb2.FAULT_REASON_TIMEOUT, "no reply")
+            self.fault(seat, failure.reason, failure.detail, request_id)
+            return 0, round(elapsed_ms), True
+        return index, round(elapsed_ms), False
+
+    async def run(self) -> MatchOutcome:
+        config = self.config
+        names = [seat.name for seat in self.seats]
+        self.write(self.header())
+        for seat_index, client in enumerate(self.seats):
+            await client.start(
+                referee_pb2.MatchStart(
+                    match_id=config.match_id,
+                    game=self.game.id,
+                    rules_version=self.game.rules_version,
+                    options=config.options.as_text(),
+                    seat=seat_index,
+                    seat_names=names,
+                    time_control=config.time_control.to_proto(),
+                )
+            )
+        state: State = self.game.new_game(config.options)
+        while not state.is_terminal():
+            seat = state.to_move
+            if seat is None:
+                state = await self.resolve_chance(state)
+                continue
+            index, elapsed_ms, defaulted = await self.decide(state, seat)
+            state, action = checked.apply_index(state, seat, index)
+            self.write(
+                record_pb2.Record(
+                    action=record_pb2.ActionRecord(
+                        seat=seat,
+                        index=index,
+                        text=action.text,
+                        elapsed_ms=elapsed_ms,
+                        defaulted=defaulted,
+                    )
+                )
+            )
+            await self.publish(state)
+        result = protocol.result(state.result(), names, self.fault_counts, self.retired)
+        self.write(record_pb2.Record(result=record_pb2.ResultRecord(result=result)))
+        for seat_index, client in enumerate(self.seats):
+            await client.end(
+                referee_pb2.MatchEnd(
+                    match_id=config.match_id,
+                    result=result,
+                    faults=[f for f in self.faults if f.seat == seat_index],
+                )
+            )
+        path = self.writer.path if self.writer is not None else None
+        return MatchOutcome(config.match_id, result, tuple(self.faults), path)
+
+
+async def run_match(
+    config: MatchConfig, seats: Sequence[Seat], record_path: Path | None = None
+) -> MatchOutcome:
+    """Play one match to its end and return the result; writes the record if given a path."""
+    expected = config.game.seat_count(config.options)
+    if len(seats) != expected:
+        raise ValueError(f"game {config.game.id!r} needs {expected} seats, got {len(seats)}")
+    if record_path is None:
+        return await _Match(config, seats, None).run()
+    with RecordWriter(record_path) as writer:
+        return await _Match(config, seats, writer).run()

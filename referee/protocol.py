@@ -1,0 +1,74 @@
+"""Conversions from engine values to the protocol's messages (wrappers with one case per game)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from croupier.v1 import common_pb2, game_pb2
+
+from referee.games.base import Action, Event, Result, State
+
+
+def observation(game_id: str, state: State, seat: int) -> game_pb2.Observation:
+    wrapper = game_pb2.Observation()
+    getattr(wrapper, game_id).CopyFrom(state.observation(seat))
+    return wrapper
+
+
+def legal_actions(game_id: str, actions: Sequence[Action]) -> list[game_pb2.Action]:
+    wrapped = []
+    for action in actions:
+        message = game_pb2.Action(text=action.text)
+        getattr(message, game_id).CopyFrom(action.to_proto())
+        wrapped.append(message)
+    return wrapped
+
+
+def event(game_id: str, event: Event) -> game_pb2.Event:
+    message = game_pb2.Event(text=event.text)
+    getattr(message, game_id).CopyFrom(event.payload)
+    return message
+
+
+def result(
+    outcome: Result,
+    names: Sequence[str],
+    faults: Sequence[int],
+    retired: Sequence[bool],
+) -> common_pb2.Result:
+    """The protocol result. Retired seats rank last (tied among themselves) whatever their score."""
+    active = [seat for seat in range(len(names)) if not retired[seat]]
+    ranks = [
+        1 + sum(outcome.scores[other] > outcome.scores[seat] for other in active)
+        if not retired[seat]
+        else len(active) + 1
+        for seat in range(len(names))
+    ]
+    if len(active) == len(names):
+        ranks = list(outcome.ranks)
+    termination = (
+        common_pb2.TERMINATION_NORMAL
+        if len(active) == len(names)
+        else common_pb2.TERMINATION_RETIRED
+    )
+    text = outcome.text
+    if len(active) < len(names):
+        text += (
+            " (retired: " + ", ".join(f"seat {s}" for s in range(len(names)) if retired[s]) + ")"
+        )
+    return common_pb2.Result(
+        termination=termination,
+        text=text,
+        seats=[
+            common_pb2.SeatResult(
+                seat=seat,
+                name=names[seat],
+                score=outcome.scores[seat],
+                rank=ranks[seat],
+                faults=faults[seat],
+                retired=retired[seat],
+                team=outcome.teams[seat] if outcome.teams else 0,
+            )
+            for seat in range(len(names))
+        ],
+    )

@@ -1,0 +1,108 @@
+"""Match records: JSON Lines of `croupier.v1.Record` in protobuf's JSON mapping.
+
+The writer flushes every line, so a crash leaves a valid prefix. The reader streams records and
+collects errors instead of dying on the first bad line (python-chess's PGN reader does the same);
+strict callers turn errors into a RecordError.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Self
+
+from croupier.v1 import record_pb2
+from google.protobuf import json_format
+
+from referee.errors import RecordError
+
+SCHEMA_VERSION = 1
+
+
+def to_json_line(record: record_pb2.Record) -> str:
+    """One record as a compact JSON line (no trailing newline)."""
+    return json.dumps(json_format.MessageToDict(record), separators=(",", ":"))
+
+
+class RecordWriter:
+    """Appends records to a file, one flushed line each. Close it (or use `with`)."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._file: IO[str] = path.open("x", encoding="utf-8")
+
+    def write(self, record: record_pb2.Record) -> None:
+        self._file.write(to_json_line(record) + "\n")
+        self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+@dataclass
+class RecordReader:
+    """Iterate over a record file's lines as messages; bad lines land in `errors`.
+
+    A last line with no newline that does not parse is a truncated write (the referee was killed
+    mid-line): it is reported in `errors` and flagged in `truncated`.
+    """
+
+    path: Path
+    errors: list[str] = field(default_factory=list)
+    truncated: bool = False
+
+    def __iter__(self) -> Iterator[record_pb2.Record]:
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            self.errors.append(f"cannot read record {str(self.path)!r}: {error}")
+            return
+        lines = text.split("\n")
+        complete = len(lines) - 1  # text after the last newline is an unfinished line
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json_format.Parse(line, record_pb2.Record())
+            except json_format.ParseError as error:
+                if number > complete:
+                    self.truncated = True
+                    self.errors.append(f"line {number} is truncated (the match did not finish)")
+                else:
+                    self.errors.append(f"line {number} is not a record: {error}")
+                continue
+            if record.WhichOneof("line") is None:
+                self.errors.append(f"line {number} is an empty record")
+                continue
+            yield record
+
+
+def read_all(path: Path, *, strict: bool) -> tuple[list[record_pb2.Record], list[str]]:
+    """Every readable record and the errors; with `strict`, any error raises RecordError."""
+    reader = RecordReader(path)
+    records = list(reader)
+    if records and records[0].WhichOneof("line") != "header":
+        reader.errors.insert(0, "the first line is not a header")
+    elif not records:
+        reader.errors.append(f"record {str(path)!r} holds no records")
+    elif records[0].header.schema_version != SCHEMA_VERSION:
+        version = records[0].header.schema_version
+        reader.errors.insert(0, f"unknown record schema version {version!r}")
+    if strict and reader.errors:
+        raise RecordError(f"{path}: " + "; ".join(reader.errors))
+    return records, reader.errors

@@ -1,0 +1,192 @@
+"""Replaying records: verify one against the engine, and render it as text for a person.
+
+Verification re-runs the engine on the recorded chance and actions (no seed, no RNG) and compares
+every recorded outcome: the legal action at each index, every event and who saw it, the faults'
+effect, and the result.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from croupier.v1 import common_pb2, record_pb2
+
+from referee import protocol
+from referee.errors import CroupierError
+from referee.games import checked, get_game
+from referee.games.base import ChanceOutcome, State, parse_options
+from referee.records import read_all
+
+
+@dataclass
+class Verification:
+    """What `verify` found: `problems` is empty for a record that replays exactly."""
+
+    path: Path
+    problems: list[str] = field(default_factory=list)
+    lines: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+class _Replayer:
+    def __init__(self, header: record_pb2.RecordHeader) -> None:
+        self.game = get_game(header.game)
+        if header.rules_version != self.game.rules_version:
+            raise CroupierError(
+                f"record rules version {header.rules_version!r} differs from the engine's "
+                f"{self.game.rules_version!r}"
+            )
+        options = parse_options(self.game, dict(header.options))
+        self.names = [seat.name for seat in header.seats]
+        if len(self.names) != self.game.seat_count(options):
+            raise CroupierError(
+                f"record has {len(self.names)} seats; {header.game!r} with these options "
+                f"needs {self.game.seat_count(options)}"
+            )
+        self.state: State = self.game.new_game(options)
+        self.deck_pending = tuple(header.deck) or None
+        self.pending: deque[record_pb2.EventRecord] = deque()
+        self.faults = [0] * len(self.names)
+        self.retired = [False] * len(self.names)
+
+    def transition(self, state: State) -> None:
+        self.state = state
+        for event in state.events:
+            seats = sorted(event.seats) if event.seats is not None else []
+            self.pending.append(
+                record_pb2.EventRecord(
+                    event=protocol.event(self.game.id, event),
+                    public=event.seats is None,
+                    seats=seats,
+                )
+            )
+
+    def line(self, record: record_pb2.Record) -> None:
+        kind = record.WhichOneof("line")
+        if kind == "event":
+            if not self.pending:
+                raise CroupierError(f"unexpected event {record.event.event.text!r}")
+            expected = self.pending.popleft()
+            if expected != record.event:
+                raise CroupierError(
+                    f"event {record.event.event.text!r} differs from the engine's "
+                    f"{expected.event.text!r} (or its visibility)"
+                )
+            return
+        if self.pending:
+            raise CroupierError(f"missing event {self.pending[0].event.text!r}")
+        if kind == "chance":
+            self.chance(record.chance)
+        elif kind == "action":
+            self.action(record.action)
+        elif kind == "fault":
+            seat = record.fault.fault.seat
+            if seat >= len(self.names):
+                raise CroupierError(f"fault names seat {seat!r}, which does not exist")
+            self.faults[seat] += 1
+            self.retired[seat] = self.retired[seat] or record.fault.retired
+        elif kind == "result":
+            self.result(record.result.result)
+        else:
+            raise CroupierError(f"a second {kind!r} line")
+
+    def chance(self, chance: record_pb2.ChanceRecord) -> None:
+        outcome: ChanceOutcome
+        if chance.WhichOneof("outcome") == "deck":
+            outcome = tuple(chance.deck.cards)
+            if self.deck_pending is not None:
+                if outcome != self.deck_pending:
+                    raise CroupierError("the first deal differs from the header's deck")
+                self.deck_pending = None
+        else:
+            outcome = chance.pick
+        self.transition(checked.apply_chance(self.state, outcome))
+
+    def action(self, action: record_pb2.ActionRecord) -> None:
+        state, taken = checked.apply_index(self.state, action.seat, action.index)
+        if taken.text != action.text:
+            raise CroupierError(
+                f"action {action.index} of seat {action.seat} is {taken.text!r}, "
+                f"recorded as {action.text!r}"
+            )
+        self.transition(state)
+
+    def result(self, result: common_pb2.Result) -> None:
+        if not self.state.is_terminal():
+            raise CroupierError("the result comes before the game is over")
+        expected = protocol.result(self.state.result(), self.names, self.faults, self.retired)
+        if expected != result:
+            raise CroupierError(
+                f"result {result.text!r} differs from the engine's {expected.text!r}"
+            )
+
+
+def verify(path: Path) -> Verification:
+    """Re-run the engine on a record and list every difference (none: the record verifies)."""
+    records, errors = read_all(path, strict=False)
+    report = Verification(path, problems=list(errors), lines=len(records))
+    if report.problems:
+        return report
+    try:
+        replayer = _Replayer(records[0].header)
+        for number, record in enumerate(records[1:], start=2):
+            try:
+                replayer.line(record)
+            except CroupierError as error:
+                report.problems.append(f"record {number}: {error}")
+                return report
+    except CroupierError as error:
+        report.problems.append(f"header: {error}")
+        return report
+    if records[-1].WhichOneof("line") != "result":
+        report.problems.append("the record ends before the result")
+    return report
+
+
+def render(path: Path, seat: int | None = None) -> Iterator[str]:
+    """The record as text lines: omniscient, or exactly what `seat` saw (its events and actions)."""
+    records, _ = read_all(path, strict=True)
+    header = records[0].header
+    names = [s.name for s in header.seats]
+    if seat is not None and not 0 <= seat < len(names):
+        raise CroupierError(f"seat {seat!r} does not exist: this match has {len(names)} seats")
+    options = ", ".join(f"{k}={v}" for k, v in sorted(header.options.items())) or "default options"
+    yield f"{header.game} ({header.rules_version}), match {header.match_id}, {options}"
+    yield "seats: " + ", ".join(f"{i}={name}" for i, name in enumerate(names))
+    if seat is not None:
+        yield f"as seen by seat {seat} ({names[seat]})"
+    for record in records[1:]:
+        kind = record.WhichOneof("line")
+        if kind == "event":
+            line = record.event
+            if seat is None:
+                who = "" if line.public else " [seat " + ",".join(map(str, line.seats)) + " only]"
+                yield f"  {line.event.text}{who}"
+            elif line.public or seat in line.seats:
+                yield f"  {line.event.text}"
+        elif kind == "chance" and seat is None:
+            chance = record.chance
+            if chance.WhichOneof("outcome") == "deck":
+                yield f"chance {chance.label}: {' '.join(chance.deck.cards)}"
+            else:
+                yield f"chance {chance.label}: {chance.pick}"
+        elif kind == "action" and (seat is None or seat == record.action.seat):
+            action = record.action
+            note = " (played by the referee)" if action.defaulted else ""
+            yield f"seat {action.seat} {names[action.seat]}: {action.text}{note}"
+        elif kind == "fault" and (seat is None or seat == record.fault.fault.seat):
+            fault = record.fault.fault
+            reason = common_pb2.FaultReason.Name(fault.reason)
+            retired = " - retired" if record.fault.retired else ""
+            yield f"fault seat {fault.seat}: {reason} {fault.detail}{retired}"
+        elif kind == "result":
+            result = record.result.result
+            yield f"result: {result.text}"
+            for s in result.seats:
+                yield f"  seat {s.seat} {s.name}: score {s.score}, rank {s.rank}, faults {s.faults}"

@@ -1,0 +1,63 @@
+"""Seats: what the match runner talks to. A remote bot over gRPC and an in-process Python bot both
+implement `Seat`, and the runner cannot tell them apart."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from croupier.bot import Bot
+from croupier.v1 import common_pb2, referee_pb2
+
+
+class SeatFault(Exception):
+    """A bot's fault while acting: a closed reason plus free-text detail. The runner records it."""
+
+    def __init__(self, reason: common_pb2.FaultReason, detail: str) -> None:
+        super().__init__(detail)
+        self.reason = reason
+        self.detail = detail
+
+
+class Seat(Protocol):
+    """One seat's bot as the runner sees it. Only `act` may raise, and only SeatFault."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
+
+    async def start(self, start: referee_pb2.MatchStart) -> None: ...
+
+    async def event(self, event: referee_pb2.MatchEvent) -> None: ...
+
+    async def act(self, request: referee_pb2.ActionRequest) -> int:
+        """The index of the chosen legal action. The runner applies the deadline around it."""
+        ...
+
+    async def end(self, end: referee_pb2.MatchEnd) -> None: ...
+
+
+class InProcessSeat:
+    """A Python `croupier.Bot` called directly: for self-play, tests and benchmarks."""
+
+    def __init__(self, bot: Bot, name: str | None = None) -> None:
+        self.bot = bot
+        self.name = name or bot.name
+        self.version = bot.version
+
+    async def start(self, start: referee_pb2.MatchStart) -> None:
+        self.bot.on_match_start(start)
+
+    async def event(self, event: referee_pb2.MatchEvent) -> None:
+        self.bot.on_event(event)
+
+    async def act(self, request: referee_pb2.ActionRequest) -> int:
+        try:
+            return int(self.bot.act(request))
+        except Exception as error:  # a bot's bug is the bot's fault, not the referee's
+            detail = f"{type(error).__name__}: {error}"
+            raise SeatFault(common_pb2.FAULT_REASON_CRASHED, detail) from error
+
+    async def end(self, end: referee_pb2.MatchEnd) -> None:
+        self.bot.on_match_end(end)

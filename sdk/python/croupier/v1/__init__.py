@@ -1,0 +1,1 @@
+"""Generated protocol code: do not edit (make proto)."""

@@ -1,0 +1,71 @@
+"""Hypothesis-driven playouts shared by the game property tests: chance and choices are drawn
+from hypothesis, so a failing game shrinks to a short one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hypothesis import strategies as st
+
+from referee.games import checked
+from referee.games.base import ChanceOutcome, Game, Shuffle, State
+from referee.games.options import Options
+
+
+@dataclass
+class Playout:
+    """A finished game: the states visited and, between them, what happened."""
+
+    states: list[State] = field(default_factory=list)
+    #: One entry per transition: ("chance", outcome) or ("action", text).
+    steps: list[tuple[str, ChanceOutcome | str]] = field(default_factory=list)
+    #: Seat and index of each action, in order.
+    choices: list[tuple[int, int]] = field(default_factory=list)
+
+
+def play_out(game: Game, options: Options, data: st.DataObject, max_steps: int = 20_000) -> Playout:
+    """Play a whole game, drawing every deck, pick and action index from `data`."""
+    state = game.new_game(options)
+    playout = Playout(states=[state])
+    for _ in range(max_steps):
+        if state.is_terminal():
+            return playout
+        node = state.chance()
+        if node is not None:
+            outcome: ChanceOutcome
+            if isinstance(node, Shuffle):
+                outcome = tuple(data.draw(st.permutations(node.cards), label=node.label))
+            else:
+                outcome = data.draw(st.integers(0, node.count - 1), label=node.label)
+            state = checked.apply_chance(state, outcome)
+            playout.steps.append(("chance", outcome))
+        else:
+            seat = state.to_move
+            assert seat is not None
+            legal = state.legal_actions()
+            assert legal, "no legal action before the end of the game"
+            index = data.draw(st.integers(0, len(legal) - 1))
+            state, action = checked.apply_index(state, seat, index)
+            playout.steps.append(("action", action.text))
+            playout.choices.append((seat, index))
+        playout.states.append(state)
+    raise AssertionError(f"game did not end within {max_steps} steps")
+
+
+def replay_steps(
+    game: Game, options: Options, steps: list[tuple[str, ChanceOutcome | str]]
+) -> list[State]:
+    """Re-run recorded steps through the checked path (actions by text)."""
+    state = game.new_game(options)
+    states = [state]
+    for kind, value in steps:
+        if kind == "chance":
+            assert not isinstance(value, str)
+            state = checked.apply_chance(state, value)
+        else:
+            assert isinstance(value, str)
+            seat = state.to_move
+            assert seat is not None
+            state, _ = checked.apply_text(game, state, seat, value)
+        states.append(state)
+    return states

@@ -1,0 +1,27 @@
+"""Real matches of in-process bots, recorded to real files, for the record and CLI tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import trio
+from croupier.bots import RandomBot, XixHeuristicBot
+
+from referee.clock import TimeControl
+from referee.games import get_game
+from referee.games.base import parse_options
+from referee.match import MatchConfig, MatchOutcome, run_match
+from referee.seats import InProcessSeat
+
+
+def record_xix_match(path: Path, seed: int = 7) -> MatchOutcome:
+    game = get_game("xix")
+    config = MatchConfig(
+        game,
+        parse_options(game, {}),
+        seed=seed,
+        match_id=f"test-{seed}",
+        time_control=TimeControl(),
+    )
+    seats = [InProcessSeat(RandomBot(seed)), InProcessSeat(XixHeuristicBot())]
+    return trio.run(run_match, config, seats, path)

@@ -1,0 +1,114 @@
+"""Records: written line by line, read back tolerantly, and verified against the engine."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from referee.records import RecordReader, read_all
+from referee.replay import verify
+from tests.records_helpers import record_xix_match
+
+
+@pytest.fixture
+def record(tmp_path: Path) -> Path:
+    path = tmp_path / "match.jsonl"
+    record_xix_match(path)
+    return path
+
+
+def lines(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def write(path: Path, records: list[dict[str, object]]) -> None:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+def test_record_layout(record: Path) -> None:
+    records = lines(record)
+    header = records[0]["header"]
+    assert isinstance(header, dict)
+    assert header["schemaVersion"] == 1
+    assert header["game"] == "xix"
+    assert header["rulesVersion"] == "xix-2.0"
+    assert header["seed"] == "7"
+    assert "chance" in records[1]
+    assert "result" in records[-1]
+    assert verify(record).ok
+
+
+def test_a_truncated_last_line_is_reported_and_the_prefix_read(record: Path) -> None:
+    text = record.read_text()
+    record.write_text(text[: len(text) - 25])  # killed mid-write
+    reader = RecordReader(record)
+    records = list(reader)
+    assert reader.truncated
+    assert len(records) == len(text.splitlines()) - 1
+    assert reader.errors == [
+        f"line {len(text.splitlines())} is truncated (the match did not finish)"
+    ]
+    report = verify(record)
+    assert not report.ok
+    assert "truncated" in report.problems[0]
+
+
+def test_a_garbage_line_is_collected_not_fatal(record: Path) -> None:
+    text = record.read_text().splitlines()
+    text.insert(3, "{not json")
+    record.write_text("\n".join(text) + "\n")
+    records, errors = read_all(record, strict=False)
+    assert len(records) == len(text) - 1
+    assert errors == [errors[0]]
+    assert errors[0].startswith("line 4 is not a record")
+
+
+def test_verify_catches_a_changed_action(record: Path) -> None:
+    records = lines(record)
+    index = next(i for i, r in enumerate(records) if "action" in r)
+    action = records[index]["action"]
+    assert isinstance(action, dict)
+    action["text"] = "play 99"
+    write(record, records)
+    report = verify(record)
+    assert not report.ok
+    assert f"record {index + 1}" in report.problems[0]
+
+
+def test_verify_catches_a_changed_deal(record: Path) -> None:
+    records = lines(record)
+    chance = records[1]["chance"]
+    assert isinstance(chance, dict)
+    cards = chance["deck"]["cards"]
+    cards[0], cards[1] = cards[1], cards[0]  # the same cards, dealt differently
+    write(record, records)
+    report = verify(record)
+    assert not report.ok
+
+
+def test_verify_catches_a_missing_event_and_a_changed_result(record: Path) -> None:
+    records = lines(record)
+    dropped = [r for i, r in enumerate(records) if not (i == 2 and "event" in r)]
+    write(record, dropped)
+    assert not verify(record).ok
+    result = records[-1]["result"]
+    assert isinstance(result, dict)
+    result["result"]["text"] = "seat 0 wins 99-0"
+    write(record, records)
+    assert "result" in verify(record).problems[0]
+
+
+def test_verify_catches_a_missing_result(record: Path) -> None:
+    write(record, lines(record)[:-1])
+    assert verify(record).problems == ["the record ends before the result"]
+
+
+def test_unknown_schema_version_is_refused(record: Path) -> None:
+    records = lines(record)
+    header = records[0]["header"]
+    assert isinstance(header, dict)
+    header["schemaVersion"] = 99
+    write(record, records)
+    assert verify(record).problems == ["unknown record schema version 99"]
