@@ -21,8 +21,8 @@ test: $(STAMP) lint
 	$(BIN)/python -m pytest -n 2 -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check referee sdk/python/croupier tests bench examples
-	$(BIN)/ruff format --check referee sdk/python/croupier tests bench examples
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
 proto: $(STAMP)
