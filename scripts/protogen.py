@@ -45,7 +45,7 @@ def generate(out: Path) -> list[Path]:
     for grpc_file in target.glob("*_pb2_grpc.py*"):
         if "Stub" not in grpc_file.read_text():  # a .proto with no service
             grpc_file.unlink()
-    (target / "__init__.py").write_text('"""Generated protocol code: do not edit (make proto)."""\n')
+    (target / "__init__.py").write_text('"""Generated code: do not edit (make proto)."""\n')
     return sorted(target.iterdir())
 
 

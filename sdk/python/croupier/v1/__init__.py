@@ -1,1 +1,1 @@
-"""Generated protocol code: do not edit (make proto)."""
+"""Generated code: do not edit (make proto)."""
