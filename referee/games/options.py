@@ -23,6 +23,8 @@ class OptionSpec:
     description: str
     minimum: int = 0
     maximum: int = 0
+    #: For ints: the only values allowed, when not every value in the range is (e.g. 2 or 4).
+    choices: tuple[int, ...] = ()
 
     @property
     def kind(self) -> str:
@@ -43,7 +45,10 @@ class OptionSpec:
             raise InvalidOptionError(
                 f"bad value {text!r} for {where}: expected a whole number"
             ) from None
-        if not self.minimum <= value <= self.maximum:
+        if self.choices and value not in self.choices:
+            allowed = " or ".join(map(str, self.choices))
+            raise InvalidOptionError(f"bad value {value!r} for {where}: expected {allowed}")
+        if not self.choices and not self.minimum <= value <= self.maximum:
             raise InvalidOptionError(
                 f"bad value {value!r} for {where}: expected {self.minimum} to {self.maximum}"
             )
