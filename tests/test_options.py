@@ -25,7 +25,10 @@ def test_defaults_fill_in_and_text_round_trips() -> None:
 @pytest.mark.parametrize(
     ("raw", "message"),
     [
-        ({"player": "3"}, "unknown option 'player' for game 'demo' (its options: jokers, players, teams)"),
+        (
+            {"player": "3"},
+            "unknown option 'player' for game 'demo' (its options: jokers, players, teams)",
+        ),
         ({"players": "11"}, "bad value 11 for option 'players' of game 'demo': expected 2 to 10"),
         ({"players": "four"}, "bad value 'four' for option 'players'"),
         ({"jokers": "maybe"}, "bad value 'maybe' for option 'jokers'"),
