@@ -14,8 +14,14 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+DEMO := demo-out
+
 demo: $(STAMP)
-	$(BIN)/python -m referee.demo
+	rm -rf $(DEMO)
+	$(BIN)/croupier match xix --games 100 --records $(DEMO)/xix \
+		--bot "$(BIN)/python examples/python/random_bot.py" \
+		--bot "$(BIN)/python examples/python/xix_heuristic.py"
+	$(BIN)/croupier replay --verify $(DEMO)/xix/*.jsonl
 
 test: $(STAMP) lint
 	$(BIN)/python -m pytest -n 2 -q

@@ -13,11 +13,19 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from referee import transport
+from referee.clock import TimeControl
 from referee.errors import CroupierError
-from referee.games import GAMES
+from referee.games import GAMES, get_game
+from referee.games.base import parse_options
+from referee.match import MatchOutcome
 from referee.replay import render, verify
+from referee.series import SeriesConfig, Standing, play_series
+from referee.serving import ServeConfig, serve_matches
+from referee.transport import ServerSettings
 
 EXIT_CHECK_FAILED = 1
 EXIT_BAD_INPUT = 2
@@ -41,6 +49,21 @@ def user_errors() -> Iterator[None]:
     except CroupierError as error:
         errors.print(f"error: {error}", markup=False, highlight=False)
         raise typer.Exit(EXIT_BAD_INPUT) from None
+    except BaseExceptionGroup as group:  # from a trio nursery
+        mistakes, others = group.split(CroupierError)
+        if mistakes is None or others is not None:
+            raise
+        for mistake in _leaves(mistakes):
+            errors.print(f"error: {mistake}", markup=False, highlight=False)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+
+
+def _leaves(group: BaseExceptionGroup[CroupierError]) -> Iterator[BaseException]:
+    for error in group.exceptions:
+        if isinstance(error, BaseExceptionGroup):
+            yield from _leaves(error)
+        else:
+            yield error
 
 
 @app.command()
@@ -58,9 +81,151 @@ def games() -> None:
     console.print(table)
 
 
+def _options(pairs: list[str], players: int | None) -> dict[str, str]:
+    raw: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep:
+            raise CroupierError(f"bad option {pair!r}: expected NAME=VALUE")
+        raw[name.strip()] = value.strip()
+    if players is not None:
+        raw["players"] = str(players)
+    return raw
+
+
+def _deck(text: str | None) -> tuple[str, ...] | None:
+    return tuple(text.replace(",", " ").split()) if text else None
+
+
+@app.command()
+def match(
+    game: Annotated[str, typer.Argument(help="Game id (see `croupier games`).")],
+    bot: Annotated[
+        list[str],
+        typer.Option(help="A bot's command line; repeat per seat (cycled when fewer than seats)."),
+    ],
+    games: Annotated[int, typer.Option(min=1, help="How many matches to play.")] = 1,
+    seed: Annotated[int, typer.Option(help="Series seed; each match's seed derives from it.")] = 0,
+    deck: Annotated[
+        str | None, typer.Option(help="Deck order for the first deal, top first, e.g. '18 1 17 …'.")
+    ] = None,
+    records: Annotated[
+        Path | None, typer.Option(help="Folder for the match records (and bot logs).")
+    ] = None,
+    move_ms: Annotated[
+        int, typer.Option(min=0, help="Time per decision, ms (0: no limit).")
+    ] = 1000,
+    bank_ms: Annotated[int, typer.Option(min=0, help="Time bank for overage, ms.")] = 10_000,
+    players: Annotated[int | None, typer.Option(help="Shortcut for --option players=N.")] = None,
+    option: Annotated[
+        list[str] | None, typer.Option(help="A game option NAME=VALUE; repeatable.")
+    ] = None,
+    concurrency: Annotated[int, typer.Option(min=1, help="Matches played at once.")] = 1,
+    max_faults: Annotated[int, typer.Option(min=1, help="Faults before a seat is retired.")] = 3,
+) -> None:
+    """Serve on a loopback port, launch the bots, play the matches, print the results."""
+    with user_errors():
+        chosen = get_game(game)
+        config = SeriesConfig(
+            game=chosen,
+            options=parse_options(chosen, _options(option or [], players)),
+            commands=tuple(bot),
+            matches=games,
+            seed=seed,
+            deck=_deck(deck),
+            records=records,
+            time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms),
+            concurrency=concurrency,
+            max_faults=max_faults,
+        )
+        standings, outcomes = _run_series(config)
+    _print_standings(config, standings, outcomes)
+
+
+def _run_series(config: SeriesConfig) -> tuple[list[Standing], list[MatchOutcome]]:
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=errors,
+        transient=True,
+    ) as progress:
+        task = progress.add_task(f"{config.game.id} matches", total=config.matches)
+        return transport.run(play_series, config, lambda _: progress.advance(task))
+
+
+def _print_standings(
+    config: SeriesConfig, standings: list[Standing], outcomes: list[MatchOutcome]
+) -> None:
+    table = Table(title=f"{config.game.id}: {len(outcomes)} matches over gRPC")
+    for column in ("bot", "matches", "wins", "win rate", "avg rank", "points", "faults"):
+        table.add_column(column, justify="left" if column in {"bot", "faults"} else "right")
+    for standing in sorted(standings, key=lambda s: (-s.wins, s.average_rank)):
+        faults = ", ".join(f"{reason} {n}" for reason, n in sorted(standing.faults.items()))
+        table.add_row(
+            standing.label,
+            str(standing.matches),
+            str(standing.wins),
+            f"{standing.wins / max(standing.matches, 1):.0%}",
+            f"{standing.average_rank:.2f}",
+            str(standing.points),
+            faults or "-",
+        )
+    console.print(table)
+    if config.records is not None:
+        console.print(f"records: {config.records}/", markup=False, highlight=False)
+
+
+@app.command("serve")
+def serve_command(
+    game: Annotated[str, typer.Option(help="Game id to play (see `croupier games`).")] = "xix",
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port (0: any free port).")] = 50051,
+    token: Annotated[
+        list[str] | None, typer.Option(help="A token bots may use; repeatable (default: any).")
+    ] = None,
+    records: Annotated[Path | None, typer.Option(help="Folder for the match records.")] = None,
+    matches: Annotated[
+        int | None, typer.Option(min=1, help="Stop after this many matches (default: never).")
+    ] = None,
+    move_ms: Annotated[int, typer.Option(min=0, help="Time per decision, ms.")] = 1000,
+    bank_ms: Annotated[int, typer.Option(min=0, help="Time bank for overage, ms.")] = 10_000,
+    seed: Annotated[int, typer.Option(help="Seed; each match's seed derives from it.")] = 0,
+    option: Annotated[
+        list[str] | None, typer.Option(help="A game option NAME=VALUE; repeatable.")
+    ] = None,
+) -> None:
+    """Listen for bots and play matches among whichever are idle, printing each result."""
+    with user_errors():
+        chosen = get_game(game)
+        if not token and host not in {"127.0.0.1", "localhost", "::1"}:
+            raise CroupierError(f"refusing to accept any token on {host!r}: give --token")
+        config = ServeConfig(
+            game=chosen,
+            options=parse_options(chosen, _options(option or [], None)),
+            settings=ServerSettings(host=host, port=port),
+            tokens=tuple(token or ()),
+            records=records,
+            time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms),
+            seed=seed,
+            matches=matches,
+        )
+
+        def listening(bound: int) -> None:
+            console.print(f"croupier referee for {game} listening on {host}:{bound}", markup=False)
+
+        def finished(outcome: MatchOutcome) -> None:
+            console.print(f"{outcome.match_id}: {outcome.result.text}", markup=False)
+
+        transport.run(serve_matches, config, listening, finished)
+
+
 @app.command()
 def replay(
-    record: Annotated[Path, typer.Argument(help="A match record (.jsonl).")],
+    records: Annotated[
+        list[Path], typer.Argument(help="Match records (.jsonl); several only with --verify.")
+    ],
     seat: Annotated[
         int | None, typer.Option(help="Show only what this seat saw (default: everything).")
     ] = None,
@@ -71,20 +236,25 @@ def replay(
 ) -> None:
     """Print a match record, or verify it (exit 1 if it does not replay exactly)."""
     with user_errors():
-        _replay(record, seat, check=check)
+        if check:
+            _verify(records)
+            return
+        if len(records) != 1:
+            raise CroupierError(f"give one record to show, not {len(records)} (or use --verify)")
+        for line in render(records[0], seat):
+            console.print(line, markup=False, highlight=False)
 
 
-def _replay(record: Path, seat: int | None, *, check: bool) -> None:
-    if check:
+def _verify(records: list[Path]) -> None:
+    failed = 0
+    for record in records:
         report = verify(record)
-        if not report.ok:
-            for problem in report.problems:
-                errors.print(f"{record}: {problem}", markup=False, highlight=False)
-            raise typer.Exit(EXIT_CHECK_FAILED)
-        console.print(f"{record}: verified ({report.lines} lines)", markup=False, highlight=False)
-        return
-    for line in render(record, seat):
-        console.print(line, markup=False, highlight=False)
+        failed += not report.ok
+        for problem in report.problems:
+            errors.print(f"{record}: {problem}", markup=False, highlight=False)
+    console.print(f"{len(records) - failed} of {len(records)} records verified", markup=False)
+    if failed:
+        raise typer.Exit(EXIT_CHECK_FAILED)
 
 
 def main() -> None:

@@ -9,6 +9,7 @@ retires the seat after `max_faults`.
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -16,8 +17,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import trio
-from croupier.v1 import common_pb2, record_pb2, referee_pb2
 
+from croupier.v1 import common_pb2, game_pb2, record_pb2, referee_pb2
 from referee import protocol
 from referee.clock import SeatClock, TimeControl
 from referee.games import checked
@@ -47,6 +48,10 @@ class MatchOutcome:
     result: common_pb2.Result
     faults: tuple[common_pb2.Fault, ...]
     record_path: Path | None
+
+
+#: Request ids are unique in the process, so they are unique within every bot session too.
+_request_ids = itertools.count(1)
 
 
 def draw_chance(node: Shuffle | Pick, rng: random.Random) -> ChanceOutcome:
@@ -79,8 +84,8 @@ class _Match:
         self.fault_counts = [0] * len(seats)
         self.retired = [False] * len(seats)
         self.faults: list[common_pb2.Fault] = []
-        self.next_request_id = 1
         self.deck_pending = config.deck
+        self.pending: list[list[game_pb2.Event]] = [[] for _ in seats]
 
     def write(self, record: record_pb2.Record) -> None:
         if self.writer is not None:
@@ -104,8 +109,9 @@ class _Match:
             )
         )
 
-    async def publish(self, state: State) -> None:
-        """Record every event of the last transition and send it to the seats that may see it."""
+    def publish(self, state: State) -> None:
+        """Record every event of the last transition and queue it for the seats that may see it:
+        each seat gets its queue with its next request, or with the match's end."""
         for event in state.events:
             message = protocol.event(self.game.id, event)
             seats = sorted(event.seats) if event.seats is not None else []
@@ -116,10 +122,9 @@ class _Match:
                     )
                 )
             )
-            wrapped = referee_pb2.MatchEvent(match_id=self.config.match_id, event=message)
-            for seat_index, seat in enumerate(self.seats):
+            for seat_index, pending in enumerate(self.pending):
                 if event.visible_to(seat_index):
-                    await seat.event(wrapped)
+                    pending.append(message)
 
     async def resolve_chance(self, state: State) -> State:
         """The given deck, if any, is the first shuffle's outcome; the seeded RNG does the rest."""
@@ -132,7 +137,7 @@ class _Match:
             outcome = draw_chance(node, self.rng)
         state = checked.apply_chance(state, outcome)
         self.write(_chance_record(node, outcome))
-        await self.publish(state)
+        self.publish(state)
         return state
 
     def fault(
@@ -151,15 +156,16 @@ class _Match:
             return 0, 0, True
         legal = state.legal_actions()
         clock = self.clocks[seat]
-        request_id = self.next_request_id
-        self.next_request_id += 1
+        request_id = next(_request_ids)
         request = referee_pb2.ActionRequest(
             match_id=self.config.match_id,
             request_id=request_id,
             observation=protocol.observation(self.game.id, state, seat),
             legal_actions=protocol.legal_actions(self.game.id, legal),
             clock=clock.to_proto(),
+            events=self.pending[seat],
         )
+        self.pending[seat] = []
         started = trio.current_time()
         index: int | None = None
         failure: SeatFault | None = None
@@ -221,7 +227,7 @@ class _Match:
                     )
                 )
             )
-            await self.publish(state)
+            self.publish(state)
         result = protocol.result(state.result(), names, self.fault_counts, self.retired)
         self.write(record_pb2.Record(result=record_pb2.ResultRecord(result=result)))
         for seat_index, client in enumerate(self.seats):
@@ -230,6 +236,7 @@ class _Match:
                     match_id=config.match_id,
                     result=result,
                     faults=[f for f in self.faults if f.seat == seat_index],
+                    events=self.pending[seat_index],
                 )
             )
         path = self.writer.path if self.writer is not None else None

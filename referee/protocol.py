@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from croupier.v1 import common_pb2, game_pb2
-
 from referee.games.base import Action, Event, Result, State
 
 
@@ -36,12 +35,12 @@ def result(
     faults: Sequence[int],
     retired: Sequence[bool],
 ) -> common_pb2.Result:
-    """The protocol result. Retired seats rank last (tied among themselves) whatever their score."""
+    """The protocol result. Retired seats rank last (tied among themselves) whatever their score;
+    the others keep the order the game's own ranking gives them."""
     active = [seat for seat in range(len(names)) if not retired[seat]]
+    better = sorted({outcome.ranks[seat] for seat in active})
     ranks = [
-        1 + sum(outcome.scores[other] > outcome.scores[seat] for other in active)
-        if not retired[seat]
-        else len(active) + 1
+        better.index(outcome.ranks[seat]) + 1 if not retired[seat] else len(better) + 1
         for seat in range(len(names))
     ]
     if len(active) == len(names):

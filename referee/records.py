@@ -14,9 +14,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Self
 
-from croupier.v1 import record_pb2
 from google.protobuf import json_format
 
+from croupier.v1 import record_pb2
 from referee.errors import RecordError
 
 SCHEMA_VERSION = 1

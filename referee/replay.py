@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from croupier.v1 import common_pb2, record_pb2
-
 from referee import protocol
 from referee.errors import CroupierError
 from referee.games import checked, get_game

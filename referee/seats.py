@@ -29,10 +29,10 @@ class Seat(Protocol):
 
     async def start(self, start: referee_pb2.MatchStart) -> None: ...
 
-    async def event(self, event: referee_pb2.MatchEvent) -> None: ...
-
     async def act(self, request: referee_pb2.ActionRequest) -> int:
-        """The index of the chosen legal action. The runner applies the deadline around it."""
+        """The index of the chosen legal action. The runner applies the deadline around it.
+
+        The request carries the events the seat may see since its previous message."""
         ...
 
     async def end(self, end: referee_pb2.MatchEnd) -> None: ...
@@ -49,15 +49,16 @@ class InProcessSeat:
     async def start(self, start: referee_pb2.MatchStart) -> None:
         self.bot.on_match_start(start)
 
-    async def event(self, event: referee_pb2.MatchEvent) -> None:
-        self.bot.on_event(event)
-
     async def act(self, request: referee_pb2.ActionRequest) -> int:
         try:
+            for event in request.events:
+                self.bot.on_event(event)
             return int(self.bot.act(request))
         except Exception as error:  # a bot's bug is the bot's fault, not the referee's
             detail = f"{type(error).__name__}: {error}"
             raise SeatFault(common_pb2.FAULT_REASON_CRASHED, detail) from error
 
     async def end(self, end: referee_pb2.MatchEnd) -> None:
+        for event in end.events:
+            self.bot.on_event(event)
         self.bot.on_match_end(end)

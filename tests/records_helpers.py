@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import trio
-from croupier.bots import RandomBot, XixHeuristicBot
 
+from croupier.bots import RandomBot, XixHeuristicBot
 from referee.clock import TimeControl
 from referee.games import get_game
 from referee.games.base import parse_options

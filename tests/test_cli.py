@@ -48,7 +48,7 @@ def test_replay_as_one_seat_hides_the_other_hand(record: Path) -> None:
 def test_replay_verify_passes_and_fails(record: Path) -> None:
     result = runner.invoke(app, ["replay", str(record), "--verify"])
     assert result.exit_code == 0
-    assert "verified" in result.output
+    assert "1 of 1 records verified" in result.output
     text = record.read_text().replace('"text":"play ', '"text":"play 1', 1)
     record.write_text(text)
     result = runner.invoke(app, ["replay", str(record), "--verify"])

@@ -8,11 +8,11 @@ from collections import Counter
 
 import pytest
 import trio
-from croupier.bots import RandomBot
-from croupier.v1 import xix_pb2
 from hypothesis import given
 from hypothesis import strategies as st
 
+from croupier.bots import RandomBot
+from croupier.v1 import xix_pb2
 from referee.clock import TimeControl
 from referee.games import get_game
 from referee.games.base import ChanceOutcome, parse_options

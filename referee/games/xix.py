@@ -16,7 +16,6 @@ from enum import Enum
 from typing import Final, TypeVar
 
 from croupier.v1 import xix_pb2 as pb
-
 from referee.errors import InvalidActionError
 from referee.games.base import Action, ChanceOutcome, Event, Pick, Result, Shuffle
 from referee.games.options import Options, OptionSpec

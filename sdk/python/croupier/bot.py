@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from croupier.v1 import referee_pb2
+import math
+import time
+
+from croupier.v1 import game_pb2, referee_pb2
 
 
 class Bot:
@@ -16,6 +19,13 @@ class Bot:
     name: str = "bot"
     #: Your bot's version, recorded in each match's header.
     version: str = ""
+    #: When the current decision must be answered (time.monotonic(), with slack taken off);
+    #: set by the SDK before each `act`. See `time_left`.
+    deadline: float = math.inf
+
+    def time_left(self) -> float:
+        """Seconds until the current decision's deadline (inf without a time limit)."""
+        return self.deadline - time.monotonic()
 
     def act(self, request: referee_pb2.ActionRequest) -> int:
         """Return the index of one of `request.legal_actions`.
@@ -27,8 +37,11 @@ class Bot:
     def on_match_start(self, start: referee_pb2.MatchStart) -> None:
         """A match begins: your seat, the seat names, the options and the time control."""
 
-    def on_event(self, event: referee_pb2.MatchEvent) -> None:
-        """Something you may see happened (a card played, a trick taken, a private peek...)."""
+    def on_event(self, event: game_pb2.Event) -> None:
+        """Something you may see happened (a card played, a trick taken, a private peek...).
+
+        Called for each of a request's `events` just before `act`, and for the match's last
+        events just before `on_match_end`."""
 
     def on_match_end(self, end: referee_pb2.MatchEnd) -> None:
         """The match is over: its result and your faults."""

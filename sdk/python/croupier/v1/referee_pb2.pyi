@@ -37,20 +37,18 @@ class ActionReply(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[int] = ..., action_index: _Optional[int] = ...) -> None: ...
 
 class RefereeMessage(_message.Message):
-    __slots__ = ("welcome", "match_start", "event", "action_request", "match_end", "goodbye")
+    __slots__ = ("welcome", "match_start", "action_request", "match_end", "goodbye")
     WELCOME_FIELD_NUMBER: _ClassVar[int]
     MATCH_START_FIELD_NUMBER: _ClassVar[int]
-    EVENT_FIELD_NUMBER: _ClassVar[int]
     ACTION_REQUEST_FIELD_NUMBER: _ClassVar[int]
     MATCH_END_FIELD_NUMBER: _ClassVar[int]
     GOODBYE_FIELD_NUMBER: _ClassVar[int]
     welcome: Welcome
     match_start: MatchStart
-    event: MatchEvent
     action_request: ActionRequest
     match_end: MatchEnd
     goodbye: Goodbye
-    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_start: _Optional[_Union[MatchStart, _Mapping]] = ..., event: _Optional[_Union[MatchEvent, _Mapping]] = ..., action_request: _Optional[_Union[ActionRequest, _Mapping]] = ..., match_end: _Optional[_Union[MatchEnd, _Mapping]] = ..., goodbye: _Optional[_Union[Goodbye, _Mapping]] = ...) -> None: ...
+    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_start: _Optional[_Union[MatchStart, _Mapping]] = ..., action_request: _Optional[_Union[ActionRequest, _Mapping]] = ..., match_end: _Optional[_Union[MatchEnd, _Mapping]] = ..., goodbye: _Optional[_Union[Goodbye, _Mapping]] = ...) -> None: ...
 
 class Welcome(_message.Message):
     __slots__ = ("session_id", "referee_version")
@@ -94,28 +92,32 @@ class MatchEvent(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., event: _Optional[_Union[_game_pb2.Event, _Mapping]] = ...) -> None: ...
 
 class ActionRequest(_message.Message):
-    __slots__ = ("match_id", "request_id", "observation", "legal_actions", "clock")
+    __slots__ = ("match_id", "request_id", "observation", "legal_actions", "clock", "events")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     CLOCK_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     request_id: int
     observation: _game_pb2.Observation
     legal_actions: _containers.RepeatedCompositeFieldContainer[_game_pb2.Action]
     clock: _common_pb2.Clock
-    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[int] = ..., observation: _Optional[_Union[_game_pb2.Observation, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[_game_pb2.Action, _Mapping]]] = ..., clock: _Optional[_Union[_common_pb2.Clock, _Mapping]] = ...) -> None: ...
+    events: _containers.RepeatedCompositeFieldContainer[_game_pb2.Event]
+    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[int] = ..., observation: _Optional[_Union[_game_pb2.Observation, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[_game_pb2.Action, _Mapping]]] = ..., clock: _Optional[_Union[_common_pb2.Clock, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_game_pb2.Event, _Mapping]]] = ...) -> None: ...
 
 class MatchEnd(_message.Message):
-    __slots__ = ("match_id", "result", "faults")
+    __slots__ = ("match_id", "result", "faults", "events")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
     FAULTS_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     result: _common_pb2.Result
     faults: _containers.RepeatedCompositeFieldContainer[_common_pb2.Fault]
-    def __init__(self, match_id: _Optional[str] = ..., result: _Optional[_Union[_common_pb2.Result, _Mapping]] = ..., faults: _Optional[_Iterable[_Union[_common_pb2.Fault, _Mapping]]] = ...) -> None: ...
+    events: _containers.RepeatedCompositeFieldContainer[_game_pb2.Event]
+    def __init__(self, match_id: _Optional[str] = ..., result: _Optional[_Union[_common_pb2.Result, _Mapping]] = ..., faults: _Optional[_Iterable[_Union[_common_pb2.Fault, _Mapping]]] = ..., events: _Optional[_Iterable[_Union[_game_pb2.Event, _Mapping]]] = ...) -> None: ...
 
 class Goodbye(_message.Message):
     __slots__ = ("reason",)

@@ -6,8 +6,9 @@ The session protocol between the referee and bots (and spectators).
 A bot's session:
   1. Open Play with metadata `authorization: Bearer <token>`.
   2. Send BotMessage{hello}. The referee answers RefereeMessage{welcome}.
-  3. For each match: MatchStart, then Events this seat may see, ActionRequests
-     (answer each with ActionReply naming the index of a legal action), and MatchEnd.
+  3. For each match: MatchStart, then ActionRequests (answer each with ActionReply naming
+     the index of a legal action), then MatchEnd. Each ActionRequest and the MatchEnd carry
+     the events this seat may see that happened since its previous message, in order.
   4. The referee ends the session with Goodbye and closes the stream.
 One session plays matches one after another; open several sessions to play
 matches concurrently.

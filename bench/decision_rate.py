@@ -1,0 +1,222 @@
+"""Decisions per second through the referee against a raw grpc.aio ping-pong, in the same run.
+
+Referee: XIX matches over real gRPC between two Python SDK bot processes (examples/python/
+random_bot.py), each process holding one session per concurrent match; records are written.
+Raw: a bare grpc.aio bidi ping-pong of the same message sizes (an XIX ActionRequest down, an
+ActionReply up) between this process and two client processes with the same number of streams.
+Both at 1 and 100 concurrent matches (streams); prints rates, single-stream p50 and the ratios.
+
+Run: .venv/bin/python bench/decision_rate.py [--seconds 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import grpc
+import trio
+
+from croupier.v1 import referee_pb2
+from referee import transport
+from referee.clock import TimeControl
+from referee.games import get_game
+from referee.games.base import parse_options
+from referee.launcher import BotProcess, supervise
+from referee.lobby import Lobby
+from referee.match import MatchConfig, run_match
+from referee.sessions import RemoteSeat
+
+ROOT = Path(__file__).resolve().parent.parent
+BOT = f"{sys.executable} {ROOT / 'examples' / 'python' / 'random_bot.py'}"
+RAW_METHOD = "/bench.PingPong/Exchange"
+GAME = get_game("xix")
+
+
+class TimedSeat(RemoteSeat):
+    """A remote seat that notes how long each decision took, seen from the referee."""
+
+    latencies: list[float]
+
+    async def act(self, request: referee_pb2.ActionRequest) -> int:
+        started = time.perf_counter()
+        index = await super().act(request)
+        self.latencies.append(time.perf_counter() - started)
+        return index
+
+
+async def referee_rate(concurrency: int, seconds: float) -> tuple[float, float]:
+    """(decisions per second, p50 decision latency in µs) for `concurrency` matches at once."""
+    lobby = Lobby()
+    bots = [BotProcess(BOT, f"bench-{i}", None, sessions=concurrency) for i in range(2)]
+    for bot in bots:
+        lobby.admit(bot.token)
+    latencies: list[float] = []
+    done = trio.Event()
+    records = Path(tempfile.mkdtemp(prefix="croupier-bench-"))
+    async with (
+        transport.serve(lobby, transport.ServerSettings()) as port,
+        trio.open_nursery() as nursery,
+    ):
+        for bot in bots:
+            nursery.start_soon(supervise, bot, f"127.0.0.1:{port}", lobby, done)
+        while lobby.sessions_opened < 2 * concurrency:
+            await trio.sleep(0.05)
+        deadline = trio.current_time() + seconds
+        counter = iter(range(10**9))
+
+        async def slot() -> None:
+            while trio.current_time() < deadline:
+                index = next(counter)
+                sessions = [await lobby.take(bot.token) for bot in bots]
+                seats = [TimedSeat(s) for s in sessions]
+                for seat in seats:
+                    seat.latencies = latencies
+                config = MatchConfig(
+                    GAME,
+                    parse_options(GAME, {}),
+                    seed=index,
+                    match_id=f"bench-{index}",
+                    time_control=TimeControl(move_ms=10_000, bank_ms=0),
+                )
+                await run_match(config, seats, records / f"{index}.jsonl")
+                for session in sessions:
+                    lobby.give_back(session)
+
+        started = trio.current_time()
+        async with trio.open_nursery() as slots:
+            for _ in range(concurrency):
+                slots.start_soon(slot)
+        elapsed = trio.current_time() - started
+        done.set()
+        lobby.end_all("bench over")
+    return len(latencies) / elapsed, statistics.median(latencies) * 1e6
+
+
+def _sizes() -> tuple[int, int]:
+    """Serialized sizes of a typical XIX ActionRequest and ActionReply message."""
+    game = get_game("xix")
+    state = game.new_game(parse_options(game, {}))
+    from referee import protocol
+    from referee.games import checked
+
+    state = checked.apply_chance(state, tuple(str(c) for c in range(1, 19)))
+    state = checked.apply_chance(state, 0)
+    request = referee_pb2.RefereeMessage(
+        action_request=referee_pb2.ActionRequest(
+            match_id="xix-abcdef-0001",
+            request_id=12345,
+            observation=protocol.observation("xix", state, 0),
+            legal_actions=protocol.legal_actions("xix", state.legal_actions()),
+        )
+    )
+    reply = referee_pb2.BotMessage(
+        action_reply=referee_pb2.ActionReply(match_id="xix-abcdef-0001", request_id=12345)
+    )
+    return len(request.SerializeToString()), len(reply.SerializeToString())
+
+
+async def raw_server(down: bytes) -> tuple[grpc.aio.Server, int]:
+    async def exchange(requests: AsyncIterator[bytes], context: object) -> AsyncIterator[bytes]:
+        async for _ in requests:
+            yield down
+
+    server = grpc.aio.server()
+    handler = grpc.method_handlers_generic_handler(
+        "bench.PingPong",
+        {"Exchange": grpc.stream_stream_rpc_method_handler(exchange)},
+    )
+    server.add_generic_rpc_handlers((handler,))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    return server, port
+
+
+async def raw_rate(streams: int, seconds: float) -> tuple[float, float]:
+    """(round trips per second, p50 µs) of the raw ping-pong with `streams` streams in all."""
+    down_size, up_size = _sizes()
+    server, port = await raw_server(b"\x01" * down_size)
+    processes = 1 if streams == 1 else 2
+    per_process = max(1, streams // processes)
+    clients = [
+        await asyncio.create_subprocess_exec(
+            sys.executable,
+            __file__,
+            "--raw-client",
+            f"127.0.0.1:{port}",
+            str(per_process),
+            str(seconds),
+            str(up_size),
+            stdout=subprocess.PIPE,
+        )
+        for _ in range(processes)
+    ]
+    outputs = [await client.communicate() for client in clients]
+    await server.stop(0)
+    counts, medians = [], []
+    for stdout, _ in outputs:
+        count, median = stdout.decode().split()
+        counts.append(int(count))
+        medians.append(float(median))
+    return sum(counts) / seconds, statistics.median(medians)
+
+
+async def raw_client(address: str, streams: int, seconds: float, up_size: int) -> None:
+    payload = b"\x02" * up_size
+    latencies: list[float] = []
+    count = 0
+    async with grpc.aio.insecure_channel(address) as channel:
+        exchange = channel.stream_stream(RAW_METHOD)
+        await asyncio.sleep(0.2)  # let the other client process start too
+        deadline = time.perf_counter() + seconds
+
+        async def one() -> None:
+            nonlocal count
+            call = exchange()
+            while time.perf_counter() < deadline:
+                started = time.perf_counter()
+                await call.write(payload)
+                await call.read()
+                latencies.append(time.perf_counter() - started)
+                count += 1
+            await call.done_writing()
+
+        await asyncio.gather(*(one() for _ in range(streams)))
+    print(count, statistics.median(latencies) * 1e6)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--raw-client", nargs=4, metavar=("ADDRESS", "STREAMS", "SECONDS", "SIZE"))
+    args = parser.parse_args()
+    if args.raw_client:
+        address, streams, seconds, size = args.raw_client
+        asyncio.run(raw_client(address, int(streams), float(seconds), int(size)))
+        return
+    down, up = _sizes()
+    print(
+        f"messages: ActionRequest {down} B down, ActionReply {up} B up; {args.seconds:.0f} s each"
+    )
+    print(
+        f"{'matches':>8} {'raw rt/s':>10} {'referee dec/s':>14} {'ratio':>6} {'raw p50 µs':>11} "
+        f"{'ref p50 µs':>11} {'p50 ratio':>9}"
+    )
+    for concurrency in (1, 100):
+        raw, raw_p50 = asyncio.run(raw_rate(concurrency, args.seconds))
+        rate, p50 = transport.run(referee_rate, concurrency, args.seconds)
+        print(
+            f"{concurrency:>8} {raw:>10.0f} {rate:>14.0f} {rate / raw:>6.2f} {raw_p50:>11.0f} "
+            f"{p50:>11.0f} {p50 / raw_p50:>9.2f}"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+"""Launch local bot processes with their address and token, and keep them running.
+
+Each bot process plays many matches over its sessions (no start-up cost per match). A process
+that exits while it is still needed is restarted, and the sessions it had are told, so that their
+faults are recorded as crashes rather than disconnects.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import trio
+
+from referee.errors import CroupierError
+from referee.lobby import Lobby
+
+
+class LaunchError(CroupierError):
+    """A bot command that cannot be started, or that keeps crashing."""
+
+
+@dataclass
+class BotProcess:
+    """One launched bot: its command, its token, and how often it was restarted."""
+
+    command: str
+    token: str
+    log_path: Path | None
+    sessions: int = 1
+    restarts: int = 0
+    exits: list[str] = field(default_factory=list)
+
+    def argv(self) -> list[str]:
+        argv = shlex.split(self.command)
+        if not argv:
+            raise LaunchError(f"empty bot command {self.command!r}")
+        return argv
+
+
+async def supervise(
+    bot: BotProcess,
+    address: str,
+    lobby: Lobby,
+    done: trio.Event,
+    *,
+    max_restarts: int = 3,
+) -> None:
+    """Run the bot until `done` is set, restarting it when it exits early."""
+    env = {
+        **os.environ,
+        "CROUPIER_ADDRESS": address,
+        "CROUPIER_TOKEN": bot.token,
+        "CROUPIER_SESSIONS": str(bot.sessions),
+        "PYTHONUNBUFFERED": "1",
+    }
+    while not done.is_set():
+        log = bot.log_path.open("ab") if bot.log_path is not None else subprocess.DEVNULL
+        try:
+            process = await trio.lowlevel.open_process(
+                bot.argv(), env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log
+            )
+        except OSError as error:
+            raise LaunchError(f"cannot start bot {bot.command!r}: {error}") from None
+        finally:
+            if not isinstance(log, int):
+                log.close()
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_stop_when_done, process, done)
+            code = await process.wait()
+            nursery.cancel_scope.cancel()
+        detail = f"exit code {code}"
+        bot.exits.append(detail)
+        lobby.process_exited(bot.token, detail)
+        if done.is_set():
+            return
+        if bot.restarts >= max_restarts:
+            raise LaunchError(
+                f"bot {bot.command!r} exited {len(bot.exits)} times ({', '.join(bot.exits)})"
+                + (f"; see {bot.log_path}" if bot.log_path else "")
+            )
+        bot.restarts += 1
+
+
+#: How long a bot may take to leave after its last Goodbye before it is killed.
+EXIT_GRACE_SECONDS = 5.0
+
+
+async def _stop_when_done(process: trio.Process, done: trio.Event) -> None:
+    """Once the referee is done with the bot, it has EXIT_GRACE_SECONDS to exit on its own."""
+    try:
+        await done.wait()
+        await trio.sleep(EXIT_GRACE_SECONDS)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            with trio.CancelScope(shield=True):
+                await process.wait()

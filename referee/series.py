@@ -1,0 +1,182 @@
+"""A series of matches among launched bot processes over gRPC: what `croupier match` runs.
+
+The referee serves on a loopback port, launches every bot command with the address and a fresh
+token, and plays the matches `concurrency` at a time. Seats rotate from match to match, so every
+bot plays every seat equally often. Each match's seed derives from the series seed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import secrets
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import trio
+
+from croupier.v1 import common_pb2
+from referee.clock import TimeControl
+from referee.errors import CroupierError
+from referee.games import checked
+from referee.games.base import Game
+from referee.games.options import Options
+from referee.launcher import BotProcess, supervise
+from referee.lobby import Lobby
+from referee.match import MatchConfig, MatchOutcome, run_match
+from referee.sessions import RemoteSeat
+from referee.transport import ServerSettings, serve
+
+
+class SeriesError(CroupierError):
+    """A series that cannot go on (a bot that never connects, say)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesConfig:
+    game: Game
+    options: Options
+    commands: tuple[str, ...]
+    matches: int = 1
+    seed: int = 0
+    deck: tuple[str, ...] | None = None
+    records: Path | None = None
+    time_control: TimeControl = field(default_factory=TimeControl)
+    concurrency: int = 1
+    max_faults: int = 3
+    connect_timeout: float = 30.0
+
+
+@dataclass
+class Standing:
+    """One bot's totals over the series."""
+
+    label: str
+    command: str
+    matches: int = 0
+    wins: int = 0
+    points: int = 0
+    rank_sum: int = 0
+    faults: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def average_rank(self) -> float:
+        return self.rank_sum / self.matches if self.matches else math.nan
+
+
+def derive_seed(seed: int, index: int) -> int:
+    """The seed of match `index` in a series: anyone can recompute it from the series seed."""
+    digest = hashlib.sha256(f"croupier/{seed}/{index}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def seat_roles(seats: int, index: int) -> list[int]:
+    """Which bot (role) sits in each seat in match `index`: a rotation per match."""
+    return [(seat + index) % seats for seat in range(seats)]
+
+
+async def play_series(
+    config: SeriesConfig, on_match: Callable[[MatchOutcome], None] | None = None
+) -> tuple[list[Standing], list[MatchOutcome]]:
+    """Launch the bots, play every match, end the sessions; returns standings and outcomes."""
+    seats = config.game.seat_count(config.options)
+    if config.deck is not None:  # a bad deck is the user's mistake: say so before launching
+        checked.apply_chance(config.game.new_game(config.options), config.deck)
+    commands = [config.commands[i % len(config.commands)] for i in range(seats)]
+    run_id = secrets.token_hex(3)
+    if config.records is not None:
+        (config.records / "logs").mkdir(parents=True, exist_ok=True)
+    bots = [
+        BotProcess(
+            command=command,
+            token=secrets.token_urlsafe(24),
+            log_path=config.records / "logs" / f"{run_id}-bot{role}.log"
+            if config.records
+            else None,
+            sessions=config.concurrency,
+        )
+        for role, command in enumerate(commands)
+    ]
+    lobby = Lobby()
+    for bot in bots:
+        lobby.admit(bot.token)
+    standings = [Standing(label=f"bot{role}", command=bot.command) for role, bot in enumerate(bots)]
+    outcomes: list[MatchOutcome] = []
+    done = trio.Event()
+    async with serve(lobby, ServerSettings()) as port, trio.open_nursery() as nursery:
+        for bot in bots:
+            nursery.start_soon(supervise, bot, f"127.0.0.1:{port}", lobby, done)
+        send, receive = trio.open_memory_channel[int](math.inf)
+        for index in range(config.matches):
+            send.send_nowait(index)
+        send.close()
+
+        async def worker() -> None:
+            async for index in receive:
+                outcome = await _play_one(config, run_id, index, bots, lobby)
+                roles = seat_roles(seats, index)
+                for result in outcome.result.seats:
+                    standing = standings[roles[result.seat]]
+                    standing.label = (
+                        result.name if standing.label.startswith("bot") else standing.label
+                    )
+                    standing.matches += 1
+                    standing.wins += result.rank == 1
+                    standing.points += result.score
+                    standing.rank_sum += result.rank
+                for fault in outcome.faults:
+                    reason = common_pb2.FaultReason.Name(fault.reason).removeprefix("FAULT_REASON_")
+                    standings[roles[fault.seat]].faults[reason.lower()] += 1
+                outcomes.append(outcome)
+                if on_match is not None:
+                    on_match(outcome)
+
+        async with trio.open_nursery() as workers:
+            for _ in range(min(config.concurrency, config.matches)):
+                workers.start_soon(worker)
+        done.set()
+        lobby.end_all("the series is over")
+    _disambiguate(standings)
+    return standings, sorted(outcomes, key=lambda o: o.match_id)
+
+
+async def _play_one(
+    config: SeriesConfig, run_id: str, index: int, bots: list[BotProcess], lobby: Lobby
+) -> MatchOutcome:
+    seats = len(bots)
+    roles = seat_roles(seats, index)
+    sessions = []
+    for role in roles:
+        with trio.move_on_after(config.connect_timeout):
+            sessions.append(await lobby.take(bots[role].token))
+            continue
+        raise SeriesError(
+            f"bot {bots[role].command!r} did not connect within {config.connect_timeout:.0f} s"
+            + (f"; see {bots[role].log_path}" if bots[role].log_path else "")
+        )
+    match_id = f"{config.game.id}-{run_id}-{index:04d}"
+    match_config = MatchConfig(
+        game=config.game,
+        options=config.options,
+        seed=derive_seed(config.seed, index),
+        match_id=match_id,
+        deck=config.deck,
+        time_control=config.time_control,
+        max_faults=config.max_faults,
+    )
+    path = config.records / f"{match_id}.jsonl" if config.records is not None else None
+    try:
+        return await run_match(match_config, [RemoteSeat(s) for s in sessions], path)
+    finally:
+        for session in sessions:
+            lobby.give_back(session)
+
+
+def _disambiguate(standings: list[Standing]) -> None:
+    """Bots with the same name get their role number appended."""
+    counts = Counter(s.label for s in standings)
+    for role, standing in enumerate(standings):
+        if counts[standing.label] > 1:
+            standing.label = f"{standing.label}#{role}"

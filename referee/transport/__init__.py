@@ -1,0 +1,12 @@
+"""The only package that imports grpc: the asyncio host, the gRPC service, status codes.
+
+grpcio has no trio support, so the referee runs trio as a guest of grpc.aio's asyncio loop on one
+thread (`trio.lowlevel.start_guest_run`), the faster of the two bridges measured (DESIGN.md).
+"""
+
+from __future__ import annotations
+
+from referee.transport.host import run
+from referee.transport.server import ServerSettings, serve
+
+__all__ = ["ServerSettings", "run", "serve"]

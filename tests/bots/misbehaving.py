@@ -1,0 +1,82 @@
+"""A bot process that misbehaves on purpose, for the protocol tests: python misbehaving.py MODE.
+
+It plays random legal actions, except on its third action request of each match, where MODE says
+what it does: `good` (nothing wrong), `slow` (sleeps past the deadline), `out_of_range` (an index
+past the legal actions), `garbage` (bytes that are no protobuf message), `stale` (a wrong request
+id), `out_of_turn` (an extra reply after its answer), `exit` (the process exits mid-match).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import sys
+
+import grpc
+
+from croupier.v1 import referee_pb2
+
+MODES = {"good", "slow", "out_of_range", "garbage", "stale", "out_of_turn", "exit"}
+
+
+def reply(request: referee_pb2.ActionRequest, index: int, request_id: int | None = None) -> bytes:
+    message = referee_pb2.BotMessage(
+        action_reply=referee_pb2.ActionReply(
+            match_id=request.match_id,
+            request_id=request.request_id if request_id is None else request_id,
+            action_index=index,
+        )
+    )
+    return message.SerializeToString()
+
+
+async def main(mode: str) -> None:
+    rng = random.Random(1)
+    async with grpc.aio.insecure_channel(os.environ["CROUPIER_ADDRESS"]) as channel:
+        play: grpc.aio.StreamStreamMultiCallable[bytes, referee_pb2.RefereeMessage]
+        play = channel.stream_stream(
+            "/croupier.v1.Referee/Play",
+            request_serializer=None,  # raw bytes, so that garbage can be sent
+            response_deserializer=referee_pb2.RefereeMessage.FromString,
+        )
+        call = play(metadata=(("authorization", f"Bearer {os.environ['CROUPIER_TOKEN']}"),))
+        hello = referee_pb2.BotMessage(hello=referee_pb2.Hello(name=f"bad-{mode}", version="1"))
+        await call.write(hello.SerializeToString())
+        requests = 0
+        while True:
+            message = await call.read()
+            if not isinstance(message, referee_pb2.RefereeMessage):  # grpc.aio.EOF
+                return
+            kind = message.WhichOneof("kind")
+            if kind == "match_start":
+                requests = 0
+            elif kind == "goodbye":
+                await call.done_writing()
+                return
+            elif kind == "action_request":
+                request = message.action_request
+                requests += 1
+                index = rng.randrange(len(request.legal_actions))
+                if requests != 3 or mode == "good":
+                    await call.write(reply(request, index))
+                elif mode == "slow":
+                    await asyncio.sleep(request.clock.deadline_ms / 1000 + 0.05)
+                    await call.write(reply(request, index))  # late: must be dropped
+                elif mode == "out_of_range":
+                    await call.write(reply(request, len(request.legal_actions) + 5))
+                elif mode == "garbage":
+                    await call.write(b"\xff\xff\xff\xff garbage")
+                elif mode == "stale":
+                    await call.write(reply(request, index, request_id=request.request_id + 1000))
+                elif mode == "out_of_turn":
+                    await call.write(reply(request, index))
+                    await call.write(reply(request, index))
+                elif mode == "exit":
+                    os._exit(3)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2 or sys.argv[1] not in MODES:
+        raise SystemExit(f"usage: misbehaving.py {{{','.join(sorted(MODES))}}}")
+    asyncio.run(main(sys.argv[1]))

@@ -1,0 +1,138 @@
+"""The match runner with in-process seats on trio's mock clock: time control and faults."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import trio
+import trio.testing
+
+from croupier.bot import Bot
+from croupier.bots import RandomBot
+from croupier.v1 import common_pb2, referee_pb2
+from referee.clock import TimeControl
+from referee.games import get_game
+from referee.games.base import parse_options
+from referee.match import MatchConfig, run_match
+from referee.replay import verify
+from referee.seats import InProcessSeat
+
+GAME = get_game("xix")
+OPTIONS = parse_options(GAME, {})
+
+
+class TimedSeat:
+    """A seat that takes the given think times (seconds) for its first decisions, then 0."""
+
+    def __init__(self, delays: list[float]) -> None:
+        self.name = "timed"
+        self.version = "1"
+        self.delays = delays
+        self.clocks: list[referee_pb2.ActionRequest] = []
+
+    async def start(self, start: referee_pb2.MatchStart) -> None:
+        pass
+
+    async def end(self, end: referee_pb2.MatchEnd) -> None:
+        pass
+
+    async def act(self, request: referee_pb2.ActionRequest) -> int:
+        self.clocks.append(request)
+        delay = self.delays[len(self.clocks) - 1] if len(self.clocks) <= len(self.delays) else 0
+        await trio.sleep(delay)
+        return len(request.legal_actions) - 1
+
+
+@pytest.fixture
+def autojump_clock() -> trio.testing.MockClock:
+    return trio.testing.MockClock(autojump_threshold=0)
+
+
+async def test_bank_pays_for_overage_then_runs_out(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    timed = TimedSeat([0.05, 0.3, 0.35, 0.2, 0.15])
+    config = MatchConfig(
+        GAME,
+        OPTIONS,
+        seed=1,
+        match_id="clock",
+        time_control=TimeControl(move_ms=100, bank_ms=500),
+        max_faults=5,
+    )
+    outcome = await run_match(config, [timed, InProcessSeat(RandomBot(1))], tmp_path / "m.jsonl")
+    banks = [request.clock.bank_ms for request in timed.clocks[:6]]
+    # 50 ms: within the move. 300: 200 from the bank. 350: 250 more. 200: 100 over a bank of 50,
+    # a timeout that empties it. 150: over the bare 100 ms move, a timeout again.
+    assert banks == [500, 500, 300, 50, 0, 0]
+    assert [r.clock.deadline_ms for r in timed.clocks[:6]] == [600, 600, 400, 150, 100, 100]
+    timeouts = [f for f in outcome.faults if f.reason == common_pb2.FAULT_REASON_TIMEOUT]
+    assert [f.request_id for f in timeouts] == [
+        timed.clocks[3].request_id,
+        timed.clocks[4].request_id,
+    ]
+    assert verify(tmp_path / "m.jsonl").ok
+
+
+async def test_faults_play_the_default_action_and_retire_the_seat(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    timed = TimedSeat([5.0] * 3)
+    config = MatchConfig(
+        GAME,
+        OPTIONS,
+        seed=2,
+        match_id="retire",
+        time_control=TimeControl(move_ms=100, bank_ms=0),
+        max_faults=3,
+    )
+    path = tmp_path / "m.jsonl"
+    outcome = await run_match(config, [InProcessSeat(RandomBot(2)), timed], path)
+    assert len(outcome.faults) == 3
+    assert len(timed.clocks) == 3  # retired: never asked again
+    seat = outcome.result.seats[1]
+    assert seat.retired
+    assert seat.rank == 2
+    assert outcome.result.termination == common_pb2.TERMINATION_RETIRED
+    text = path.read_text()
+    assert text.count('"defaulted":true') >= 3
+    assert '"retired":true' in text
+    assert verify(path).ok
+
+
+class CrashingBot(Bot):
+    def act(self, request: referee_pb2.ActionRequest) -> int:
+        raise ZeroDivisionError("oops")
+
+
+class OutOfRangeBot(Bot):
+    def act(self, request: referee_pb2.ActionRequest) -> int:
+        return 99
+
+
+@pytest.mark.parametrize(
+    ("bot", "reason"),
+    [
+        (CrashingBot(), common_pb2.FAULT_REASON_CRASHED),
+        (OutOfRangeBot(), common_pb2.FAULT_REASON_ILLEGAL_ACTION),
+    ],
+)
+async def test_in_process_faults(bot: Bot, reason: int, tmp_path: Path) -> None:
+    config = MatchConfig(GAME, OPTIONS, seed=3, match_id="f", time_control=TimeControl(0, 0))
+    outcome = await run_match(config, [InProcessSeat(bot), InProcessSeat(RandomBot(3))])
+    assert {f.reason for f in outcome.faults} == {reason}
+    assert outcome.result.seats[0].retired
+
+
+async def test_the_given_deck_is_dealt_first(tmp_path: Path) -> None:
+    deck = tuple(str(c) for c in range(18, 0, -1))
+    config = MatchConfig(
+        GAME, OPTIONS, seed=4, match_id="d", deck=deck, time_control=TimeControl(0, 0)
+    )
+    path = tmp_path / "d.jsonl"
+    await run_match(config, [InProcessSeat(RandomBot(1)), InProcessSeat(RandomBot(2))], path)
+    lines = path.read_text().splitlines()
+    assert '"deck":["18","17"' in lines[0]
+    assert lines[1].startswith('{"chance":{"deck":{"cards":["18","17","16"')
+    assert verify(path).ok
