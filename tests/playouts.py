@@ -3,6 +3,7 @@ from hypothesis, so a failing game shrinks to a short one."""
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 
 from hypothesis import strategies as st
@@ -10,6 +11,7 @@ from hypothesis import strategies as st
 from referee.games import checked
 from referee.games.base import ChanceOutcome, Game, Shuffle, State
 from referee.games.options import Options
+from referee.match import draw_chance
 
 
 @dataclass
@@ -69,3 +71,30 @@ def replay_steps(
             state, _ = checked.apply_text(game, state, seat, value)
         states.append(state)
     return states
+
+
+def seeded_playout(
+    game: Game, options: Options, seed: int | random.Random, max_steps: int = 20_000
+) -> Playout:
+    """A whole game with chance and choices from one seeded RNG, through the checked path: for
+    games too long for hypothesis' data buffer (hypothesis then draws only the seed)."""
+    rng = seed if isinstance(seed, random.Random) else random.Random(seed)
+    state = game.new_game(options)
+    playout = Playout(states=[state])
+    for _ in range(max_steps):
+        if state.is_terminal():
+            return playout
+        node = state.chance()
+        if node is not None:
+            outcome = draw_chance(node, rng)
+            state = checked.apply_chance(state, outcome)
+            playout.steps.append(("chance", outcome))
+        else:
+            seat = state.to_move
+            assert seat is not None
+            index = rng.randrange(len(state.legal_actions()))
+            state, action = checked.apply_index(state, seat, index)
+            playout.steps.append(("action", action.text))
+            playout.choices.append((seat, index))
+        playout.states.append(state)
+    raise AssertionError(f"game did not end within {max_steps} steps")

@@ -7,9 +7,14 @@ from types import MappingProxyType
 
 from referee.errors import UnknownGameError
 from referee.games.base import Game
+from referee.games.textactoe import TexTacToe
+from referee.games.xactika import Xactika
+from referee.games.xeri import Xeri
 from referee.games.xix import Xix
 
-GAMES: Mapping[str, Game] = MappingProxyType({game.id: game for game in (Xix(),)})
+GAMES: Mapping[str, Game] = MappingProxyType(
+    {game.id: game for game in (Xactika(), Xeri(), Xix(), TexTacToe())}
+)
 
 
 def get_game(game_id: str) -> Game:

@@ -22,20 +22,23 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from croupier.v1 import xactika_pb2 as croupier_dot_v1_dot_xactika__pb2
+from croupier.v1 import xeri_pb2 as croupier_dot_v1_dot_xeri__pb2
+from croupier.v1 import textactoe_pb2 as croupier_dot_v1_dot_textactoe__pb2
 from croupier.v1 import xix_pb2 as croupier_dot_v1_dot_xix__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x63roupier/v1/game.proto\x12\x0b\x63roupier.v1\x1a\x15\x63roupier/v1/xix.proto\"A\n\x0bObservation\x12*\n\x03xix\x18\x0b \x01(\x0b\x32\x1b.croupier.v1.XixObservationH\x00\x42\x06\n\x04game\"E\n\x06\x41\x63tion\x12\x0c\n\x04text\x18\x01 \x01(\t\x12%\n\x03xix\x18\x0b \x01(\x0b\x32\x16.croupier.v1.XixActionH\x00\x42\x06\n\x04game\"C\n\x05\x45vent\x12\x0c\n\x04text\x18\x01 \x01(\t\x12$\n\x03xix\x18\x0b \x01(\x0b\x32\x15.croupier.v1.XixEventH\x00\x42\x06\n\x04gameb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x63roupier/v1/game.proto\x12\x0b\x63roupier.v1\x1a\x19\x63roupier/v1/xactika.proto\x1a\x16\x63roupier/v1/xeri.proto\x1a\x1b\x63roupier/v1/textactoe.proto\x1a\x15\x63roupier/v1/xix.proto\"\xdb\x01\n\x0bObservation\x12\x32\n\x07xactika\x18\n \x01(\x0b\x32\x1f.croupier.v1.XactikaObservationH\x00\x12*\n\x03xix\x18\x0b \x01(\x0b\x32\x1b.croupier.v1.XixObservationH\x00\x12,\n\x04xeri\x18\x0c \x01(\x0b\x32\x1c.croupier.v1.XeriObservationH\x00\x12\x36\n\ttextactoe\x18\r \x01(\x0b\x32!.croupier.v1.TexTacToeObservationH\x00\x42\x06\n\x04game\"\xd0\x01\n\x06\x41\x63tion\x12\x0c\n\x04text\x18\x01 \x01(\t\x12-\n\x07xactika\x18\n \x01(\x0b\x32\x1a.croupier.v1.XactikaActionH\x00\x12%\n\x03xix\x18\x0b \x01(\x0b\x32\x16.croupier.v1.XixActionH\x00\x12\'\n\x04xeri\x18\x0c \x01(\x0b\x32\x17.croupier.v1.XeriActionH\x00\x12\x31\n\ttextactoe\x18\r \x01(\x0b\x32\x1c.croupier.v1.TexTacToeActionH\x00\x42\x06\n\x04game\"\xcb\x01\n\x05\x45vent\x12\x0c\n\x04text\x18\x01 \x01(\t\x12,\n\x07xactika\x18\n \x01(\x0b\x32\x19.croupier.v1.XactikaEventH\x00\x12$\n\x03xix\x18\x0b \x01(\x0b\x32\x15.croupier.v1.XixEventH\x00\x12&\n\x04xeri\x18\x0c \x01(\x0b\x32\x16.croupier.v1.XeriEventH\x00\x12\x30\n\ttextactoe\x18\r \x01(\x0b\x32\x1b.croupier.v1.TexTacToeEventH\x00\x42\x06\n\x04gameb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'croupier.v1.game_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_OBSERVATION']._serialized_start=62
-  _globals['_OBSERVATION']._serialized_end=127
-  _globals['_ACTION']._serialized_start=129
-  _globals['_ACTION']._serialized_end=198
-  _globals['_EVENT']._serialized_start=200
-  _globals['_EVENT']._serialized_end=267
+  _globals['_OBSERVATION']._serialized_start=143
+  _globals['_OBSERVATION']._serialized_end=362
+  _globals['_ACTION']._serialized_start=365
+  _globals['_ACTION']._serialized_end=573
+  _globals['_EVENT']._serialized_start=576
+  _globals['_EVENT']._serialized_end=779
 # @@protoc_insertion_point(module_scope)
