@@ -22,7 +22,7 @@ from croupier.v1 import common_pb2, game_pb2, record_pb2, referee_pb2
 from referee import protocol
 from referee.clock import SeatClock, TimeControl
 from referee.games import checked
-from referee.games.base import ChanceOutcome, Game, Pick, Shuffle, State
+from referee.games.base import Action, ChanceOutcome, Game, Pick, Shuffle, State
 from referee.games.options import Options
 from referee.records import SCHEMA_VERSION, RecordWriter
 from referee.seats import Seat, SeatFault
@@ -150,11 +150,12 @@ class _Match:
         self.retired[seat] = self.retired[seat] or retire
         self.write(record_pb2.Record(fault=record_pb2.FaultRecord(fault=fault, retired=retire)))
 
-    async def decide(self, state: State, seat: int) -> tuple[int, int, bool]:
+    async def decide(
+        self, state: State, seat: int, legal: Sequence[Action]
+    ) -> tuple[int, int, bool]:
         """Ask the seat for an action index; returns (index, elapsed ms, defaulted)."""
         if self.retired[seat]:
             return 0, 0, True
-        legal = state.legal_actions()
         clock = self.clocks[seat]
         request_id = next(_request_ids)
         request = referee_pb2.ActionRequest(
@@ -214,8 +215,9 @@ class _Match:
             if seat is None:
                 state = await self.resolve_chance(state)
                 continue
-            index, elapsed_ms, defaulted = await self.decide(state, seat)
-            state, action = checked.apply_index(state, seat, index)
+            legal = state.legal_actions()
+            index, elapsed_ms, defaulted = await self.decide(state, seat, legal)
+            state, action = checked.apply_index(state, seat, index, legal)
             self.write(
                 record_pb2.Record(
                     action=record_pb2.ActionRecord(

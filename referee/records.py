@@ -18,13 +18,14 @@ from google.protobuf import json_format
 
 from croupier.v1 import record_pb2
 from referee.errors import RecordError
+from referee.protojson import message_to_dict
 
 SCHEMA_VERSION = 1
 
 
 def to_json_line(record: record_pb2.Record) -> str:
     """One record as a compact JSON line (no trailing newline)."""
-    return json.dumps(json_format.MessageToDict(record), separators=(",", ":"))
+    return json.dumps(message_to_dict(record), separators=(",", ":"))
 
 
 class RecordWriter:

@@ -8,18 +8,25 @@ these functions raise `IllegalActionError` (legal in no way here) or `InvalidAct
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from referee.errors import IllegalActionError, InvalidChanceError
 from referee.games.base import Action, ChanceOutcome, Game, Pick, Shuffle, State
 
 
-def apply_index(state: State, seat: int, index: int) -> tuple[State, Action]:
-    """Apply the seat's choice of `legal_actions()[index]`; returns the new state and the action."""
+def apply_index(
+    state: State, seat: int, index: int, legal: Sequence[Action] | None = None
+) -> tuple[State, Action]:
+    """Apply the seat's choice of `legal_actions()[index]`; returns the new state and the action.
+
+    `legal` saves recomputing the list when the caller has it: it must be `state.legal_actions()`.
+    """
     if state.is_terminal():
         raise IllegalActionError(f"seat {seat!r} cannot act: the game is over")
     if state.to_move != seat:
         raise IllegalActionError(f"seat {seat!r} is not to move (seat {state.to_move!r} is)")
-    legal = state.legal_actions()
+    if legal is None:
+        legal = state.legal_actions()
     if not 0 <= index < len(legal):
         raise IllegalActionError(
             f"action index {index!r} is out of range: seat {seat} has {len(legal)} legal actions"
