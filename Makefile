@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint proto bench clean install
+.PHONY: demo test lint proto bench clean install chromium node-deps
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,14 +16,37 @@ install: $(STAMP)
 
 DEMO := demo-out
 
+# Two short ladders among the example bots (XIX, and Xactika at tables of four), each in its own
+# SQLite file under demo-out/; each prints its standings, then every deal and record is checked.
 demo: $(STAMP)
 	rm -rf $(DEMO)
-	$(BIN)/croupier match xix --games 100 --records $(DEMO)/xix \
-		--bot "$(BIN)/python examples/python/random_bot.py" \
-		--bot "$(BIN)/python examples/python/xix_heuristic.py"
-	$(BIN)/croupier replay --verify $(DEMO)/xix/*.jsonl
+	$(BIN)/croupier ladder run examples/ladders/xix.toml \
+		--database $(DEMO)/xix.sqlite --records $(DEMO)/xix
+	$(BIN)/croupier ladder run examples/ladders/xactika.toml \
+		--database $(DEMO)/xactika.sqlite --records $(DEMO)/xactika
+	$(BIN)/croupier ladder verify $(DEMO)/xix.sqlite
+	$(BIN)/croupier ladder verify $(DEMO)/xactika.sqlite
 
-test: $(STAMP) lint
+# The HTML viewer's tests drive Debian's chromium headless (through Playwright, which never
+# downloads a browser here); install it when it is absent.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "installing Debian's chromium for the HTML viewer tests"; \
+		$(SUDO) apt-get update -q && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+			chromium fonts-liberation fonts-dejavu-core; }
+
+# The Node SDK's dependencies, from its lockfile; its tests skip on a machine without node.
+node-deps:
+	@if command -v node >/dev/null 2>&1; then \
+		cd sdk/node && npm ci --no-audit --no-fund --loglevel=error; \
+	else \
+		echo "node not found: skipping the Node SDK's dependencies (its tests will skip)"; \
+	fi
+
+test: $(STAMP) lint chromium node-deps
 	$(BIN)/python -m pytest -n 2 -q
 
 lint: $(STAMP)

@@ -6,29 +6,32 @@ bad option, an unreadable record, a bad argument).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from referee import transport
+from referee import transport, viewer
+from referee.cli_contest import serve_command, token_app, watch_command
+from referee.cli_ladder import ladder_app
+from referee.cli_support import (
+    EXIT_CHECK_FAILED,
+    console,
+    errors,
+    option_pairs,
+    user_errors,
+)
 from referee.clock import TimeControl
+from referee.doctor import doctor
 from referee.errors import CroupierError
 from referee.games import GAMES, get_game
 from referee.games.base import parse_options
 from referee.match import MatchOutcome
 from referee.replay import render, verify
 from referee.series import SeriesConfig, Standing, play_series
-from referee.serving import ServeConfig, serve_matches
-from referee.transport import ServerSettings
-
-EXIT_CHECK_FAILED = 1
-EXIT_BAD_INPUT = 2
 
 app = typer.Typer(
     name="croupier",
@@ -37,33 +40,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-console = Console()
-errors = Console(stderr=True, soft_wrap=True)
-
-
-@contextmanager
-def user_errors() -> Iterator[None]:
-    """A user's mistake prints one line and exits 2, never a traceback."""
-    try:
-        yield
-    except CroupierError as error:
-        errors.print(f"error: {error}", markup=False, highlight=False)
-        raise typer.Exit(EXIT_BAD_INPUT) from None
-    except BaseExceptionGroup as group:  # from a trio nursery
-        mistakes, others = group.split(CroupierError)
-        if mistakes is None or others is not None:
-            raise
-        for mistake in _leaves(mistakes):
-            errors.print(f"error: {mistake}", markup=False, highlight=False)
-        raise typer.Exit(EXIT_BAD_INPUT) from None
-
-
-def _leaves(group: BaseExceptionGroup[CroupierError]) -> Iterator[BaseException]:
-    for error in group.exceptions:
-        if isinstance(error, BaseExceptionGroup):
-            yield from _leaves(error)
-        else:
-            yield error
 
 
 @app.command()
@@ -79,18 +55,6 @@ def games() -> None:
         )
         table.add_row(game.id, game.title, game.rules_version, options or "none")
     console.print(table)
-
-
-def _options(pairs: list[str], players: int | None) -> dict[str, str]:
-    raw: dict[str, str] = {}
-    for pair in pairs:
-        name, sep, value = pair.partition("=")
-        if not sep:
-            raise CroupierError(f"bad option {pair!r}: expected NAME=VALUE")
-        raw[name.strip()] = value.strip()
-    if players is not None:
-        raw["players"] = str(players)
-    return raw
 
 
 def _deck(text: str | None) -> tuple[str, ...] | None:
@@ -128,7 +92,7 @@ def match(
         chosen = get_game(game)
         config = SeriesConfig(
             game=chosen,
-            options=parse_options(chosen, _options(option or [], players)),
+            options=parse_options(chosen, option_pairs(option or [], players)),
             commands=tuple(bot),
             matches=games,
             seed=seed,
@@ -177,50 +141,6 @@ def _print_standings(
         console.print(f"records: {config.records}/", markup=False, highlight=False)
 
 
-@app.command("serve")
-def serve_command(
-    game: Annotated[str, typer.Option(help="Game id to play (see `croupier games`).")] = "xix",
-    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=0, max=65535, help="Port (0: any free port).")] = 50051,
-    token: Annotated[
-        list[str] | None, typer.Option(help="A token bots may use; repeatable (default: any).")
-    ] = None,
-    records: Annotated[Path | None, typer.Option(help="Folder for the match records.")] = None,
-    matches: Annotated[
-        int | None, typer.Option(min=1, help="Stop after this many matches (default: never).")
-    ] = None,
-    move_ms: Annotated[int, typer.Option(min=0, help="Time per decision, ms.")] = 1000,
-    bank_ms: Annotated[int, typer.Option(min=0, help="Time bank for overage, ms.")] = 10_000,
-    seed: Annotated[int, typer.Option(help="Seed; each match's seed derives from it.")] = 0,
-    option: Annotated[
-        list[str] | None, typer.Option(help="A game option NAME=VALUE; repeatable.")
-    ] = None,
-) -> None:
-    """Listen for bots and play matches among whichever are idle, printing each result."""
-    with user_errors():
-        chosen = get_game(game)
-        if not token and host not in {"127.0.0.1", "localhost", "::1"}:
-            raise CroupierError(f"refusing to accept any token on {host!r}: give --token")
-        config = ServeConfig(
-            game=chosen,
-            options=parse_options(chosen, _options(option or [], None)),
-            settings=ServerSettings(host=host, port=port),
-            tokens=tuple(token or ()),
-            records=records,
-            time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms),
-            seed=seed,
-            matches=matches,
-        )
-
-        def listening(bound: int) -> None:
-            console.print(f"croupier referee for {game} listening on {host}:{bound}", markup=False)
-
-        def finished(outcome: MatchOutcome) -> None:
-            console.print(f"{outcome.match_id}: {outcome.result.text}", markup=False)
-
-        transport.run(serve_matches, config, listening, finished)
-
-
 @app.command()
 def replay(
     records: Annotated[
@@ -233,14 +153,28 @@ def replay(
         bool,
         typer.Option("--verify", help="Re-run the engine on the record; exit 1 on any difference."),
     ] = False,
+    plain: Annotated[
+        bool, typer.Option("--plain", help="Print text lines (the default off a terminal).")
+    ] = False,
+    html: Annotated[
+        Path | None, typer.Option(help="Write a self-contained HTML viewer to this file.")
+    ] = None,
 ) -> None:
-    """Print a match record, or verify it (exit 1 if it does not replay exactly)."""
+    """Step through a match record (a terminal viewer), print it, write its HTML viewer, or
+    verify it (exit 1 if it does not replay exactly)."""
     with user_errors():
         if check:
             _verify(records)
             return
         if len(records) != 1:
             raise CroupierError(f"give one record to show, not {len(records)} (or use --verify)")
+        if html is not None:
+            out = viewer.write_viewer(records[0], html, seat)
+            console.print(f"wrote {out}", markup=False, highlight=False, soft_wrap=True)
+            return
+        if not plain and sys.stdin.isatty() and sys.stdout.isatty():
+            viewer.step_through(records[0], seat)
+            return
         for line in render(records[0], seat):
             console.print(line, markup=False, highlight=False)
 
@@ -255,6 +189,13 @@ def _verify(records: list[Path]) -> None:
     console.print(f"{len(records) - failed} of {len(records)} records verified", markup=False)
     if failed:
         raise typer.Exit(EXIT_CHECK_FAILED)
+
+
+app.command("doctor")(doctor)
+app.command("serve")(serve_command)
+app.command("watch")(watch_command)
+app.add_typer(token_app, name="token")
+app.add_typer(ladder_app, name="ladder")
 
 
 def main() -> None:

@@ -32,6 +32,9 @@ class BotProcess:
     log_path: Path | None
     sessions: int = 1
     restarts: int = 0
+    #: Working directory and extra environment for the process (a ladder file's `cwd`/`env`).
+    cwd: Path | None = None
+    env: dict[str, str] = field(default_factory=dict)
     exits: list[str] = field(default_factory=list)
 
     def argv(self) -> list[str]:
@@ -52,6 +55,7 @@ async def supervise(
     """Run the bot until `done` is set, restarting it when it exits early."""
     env = {
         **os.environ,
+        **bot.env,
         "CROUPIER_ADDRESS": address,
         "CROUPIER_TOKEN": bot.token,
         "CROUPIER_SESSIONS": str(bot.sessions),
@@ -61,7 +65,12 @@ async def supervise(
         log = bot.log_path.open("ab") if bot.log_path is not None else subprocess.DEVNULL
         try:
             process = await trio.lowlevel.open_process(
-                bot.argv(), env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log
+                bot.argv(),
+                env=env,
+                cwd=bot.cwd,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
             )
         except OSError as error:
             raise LaunchError(f"cannot start bot {bot.command!r}: {error}") from None

@@ -1,84 +1,121 @@
-"""Who may connect, and the sessions waiting for their next match, per bot (token)."""
+"""Who may connect, and the sessions waiting for their next match, per bot identity.
+
+A session's identity is the bot it belongs to: the admitted token itself (bots that `croupier
+match` launches), or the account name a contest's token store gives for the token.
+"""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import trio
 
-from referee.sessions import Session
+from referee.sessions import RemoteSeat, Session
 
-#: The pool key for sessions when the lobby is open to any token (a loopback `croupier serve`).
+#: The pool key for sessions when all wait in one pool (a referee that seats whoever is idle).
 ANYONE = "*"
+
+_Pool = tuple[trio.MemorySendChannel[Session], trio.MemoryReceiveChannel[Session]]
 
 
 @dataclass
 class Lobby:
-    """Sessions by token. Each session is idle here between matches; a match takes it out.
+    """Sessions by identity. Each session is idle here between matches; a match takes it out.
 
-    With `open_access`, every token is accepted; with `shared`, all sessions wait in one pool
-    (a referee that seats whoever is idle) instead of one pool per token.
+    With `open_access`, every token is accepted (its identity is the token); with
+    `authenticate`, a token's identity is what it returns (None refuses the token); with
+    `shared`, all sessions wait in one pool instead of one pool per identity.
     """
 
     open_access: bool = False
     shared: bool = False
-    _pools: dict[
-        str, tuple[trio.MemorySendChannel[Session], trio.MemoryReceiveChannel[Session]]
-    ] = field(default_factory=dict)
+    authenticate: Callable[[str], str | None] | None = None
     sessions_opened: int = 0
     #: Set by `end_all`: sessions that open later are ended at once.
     closing: str = ""
-    #: Every session ever opened, by token (for telling a bot's sessions its process died).
-    by_token: dict[str, list[Session]] = field(default_factory=dict)
+    #: Every session ever opened, by identity (to tell a bot's sessions its process died).
+    by_identity: dict[str, list[Session]] = field(default_factory=dict)
+    _admitted: set[str] = field(default_factory=set)
+    _pools: dict[str, _Pool] = field(default_factory=dict)
+    #: Remote seats in a match now, by identity: a bot that comes back after losing its
+    #: connection takes such a seat back (see RemoteSeat).
+    _in_play: dict[str, list[RemoteSeat]] = field(default_factory=dict)
 
     def admit(self, token: str) -> None:
-        """Accept sessions that present `token`."""
-        if token not in self._pools:
-            self._pools[token] = trio.open_memory_channel[Session](math.inf)
+        """Accept sessions that present `token`; their identity is the token."""
+        self._admitted.add(token)
 
-    def accepts(self, token: str) -> bool:
-        return self.open_access or (token in self._pools and token != ANYONE)
+    def identity(self, token: str) -> str | None:
+        """Who `token` belongs to, or None to refuse it. Called by the transport."""
+        if token in self._admitted:
+            return token
+        if self.authenticate is not None:
+            return self.authenticate(token)
+        if self.open_access:
+            return token or "anonymous"
+        return None
 
-    def _pool(self, token: str) -> str:
-        if self.shared:
-            if ANYONE not in self._pools:
-                self._pools[ANYONE] = trio.open_memory_channel[Session](math.inf)
-            return ANYONE
-        return token
+    def active(self, identity: str) -> int:
+        """How many of the identity's sessions are open now."""
+        return sum(not s.closed.is_set() for s in self.by_identity.get(identity, ()))
+
+    def _pool(self, identity: str) -> _Pool:
+        key = ANYONE if self.shared else identity
+        if key not in self._pools:
+            self._pools[key] = trio.open_memory_channel[Session](math.inf)
+        return self._pools[key]
 
     def open(self, session: Session) -> None:
-        """A new authenticated session joins its pool (called by the transport)."""
+        """A new authenticated session: to a seat waiting for its bot, else to its pool."""
         self.sessions_opened += 1
-        self.by_token.setdefault(session.token, []).append(session)
+        self.by_identity.setdefault(session.token, []).append(session)
         if self.closing:
             session.end(self.closing)
             return
+        for seat in self._in_play.get(session.token, ()):
+            if seat.offer(session):
+                return
         self.give_back(session)
-
-    def process_exited(self, token: str, detail: str) -> None:
-        """The process behind `token` exited: its open sessions' faults become crashes."""
-        for session in self.by_token.get(token, []):
-            if not session.process_exited.is_set():
-                session.exit_detail = detail
-                session.process_exited.set()
-
-    def end_all(self, reason: str) -> None:
-        """Say Goodbye on every open session, and on any that opens from now on."""
-        self.closing = reason
-        for sessions in self.by_token.values():
-            for session in sessions:
-                session.end(reason)
 
     def give_back(self, session: Session) -> None:
         """A session that finished a match waits for the next one (dropped if it closed)."""
         if not session.closed.is_set():
-            self._pools[self._pool(session.token)][0].send_nowait(session)
+            self._pool(session.token)[0].send_nowait(session)
 
-    async def take(self, token: str = ANYONE) -> Session:
-        """The next idle, still-open session for `token` (or from the shared pool)."""
-        receive = self._pools[self._pool(token)][1]
+    async def take(self, identity: str = ANYONE) -> Session:
+        """The next idle, still-open session for `identity` (or from the shared pool)."""
+        receive = self._pool(identity)[1]
         while True:
             session = await receive.receive()
             if not session.closed.is_set():
                 return session
+
+    def enlist(self, seat: RemoteSeat) -> None:
+        """The seat is in a match: a new session of its bot may take it back."""
+        self._in_play.setdefault(seat.session.token, []).append(seat)
+
+    def release(self, seat: RemoteSeat) -> None:
+        seats = self._in_play.get(seat.session.token, [])
+        if seat in seats:
+            seats.remove(seat)
+
+    def process_exited(self, identity: str, detail: str) -> None:
+        """The process behind `identity` exited: its open sessions' faults become crashes."""
+        for session in self.by_identity.get(identity, []):
+            if not session.process_exited.is_set():
+                session.exit_detail = detail
+                session.process_exited.set()
+
+    def revoke(self, identity: str, reason: str) -> None:
+        """Close every session of `identity` now (its token was revoked); its seats fault."""
+        for session in self.by_identity.get(identity, []):
+            session.abort(reason)
+
+    def end_all(self, reason: str) -> None:
+        """Say Goodbye on every open session, and on any that opens from now on."""
+        self.closing = reason
+        for sessions in self.by_identity.values():
+            for session in sessions:
+                session.end(reason)

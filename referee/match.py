@@ -10,6 +10,7 @@ retires the seat after `max_faults`.
 from __future__ import annotations
 
 import itertools
+import logging
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ from referee.games.base import Action, ChanceOutcome, Game, Pick, Shuffle, State
 from referee.games.options import Options
 from referee.records import SCHEMA_VERSION, RecordWriter
 from referee.seats import Seat, SeatFault
+from referee.spectators import LiveMatch, LiveMatches
 from referee.version import VERSION
 
 
@@ -50,6 +52,8 @@ class MatchOutcome:
     record_path: Path | None
 
 
+log = logging.getLogger("croupier.referee")
+
 #: Request ids are unique in the process, so they are unique within every bot session too.
 _request_ids = itertools.count(1)
 
@@ -73,7 +77,11 @@ class _Match:
     """The state of one running match; `run_match` is its only entry point."""
 
     def __init__(
-        self, config: MatchConfig, seats: Sequence[Seat], writer: RecordWriter | None
+        self,
+        config: MatchConfig,
+        seats: Sequence[Seat],
+        writer: RecordWriter | None,
+        live: LiveMatches | None,
     ) -> None:
         self.config = config
         self.game = config.game
@@ -86,6 +94,8 @@ class _Match:
         self.faults: list[common_pb2.Fault] = []
         self.deck_pending = config.deck
         self.pending: list[list[game_pb2.Event]] = [[] for _ in seats]
+        self.live_matches = live
+        self.live: LiveMatch | None = None
 
     def write(self, record: record_pb2.Record) -> None:
         if self.writer is not None:
@@ -125,6 +135,8 @@ class _Match:
             for seat_index, pending in enumerate(self.pending):
                 if event.visible_to(seat_index):
                     pending.append(message)
+            if event.seats is None and self.live is not None:
+                self.live.publish(message)
 
     async def resolve_chance(self, state: State) -> State:
         """The given deck, if any, is the first shuffle's outcome; the seeded RNG does the rest."""
@@ -149,6 +161,17 @@ class _Match:
         retire = self.fault_counts[seat] >= self.config.max_faults
         self.retired[seat] = self.retired[seat] or retire
         self.write(record_pb2.Record(fault=record_pb2.FaultRecord(fault=fault, retired=retire)))
+        log.info(
+            "fault",
+            extra={
+                "match": self.config.match_id,
+                "seat": seat,
+                "bot": self.seats[seat].name,
+                "reason": common_pb2.FaultReason.Name(reason),
+                "detail": detail,
+                "retired": retire,
+            },
+        )
 
     async def decide(
         self, state: State, seat: int, legal: Sequence[Action]
@@ -197,19 +220,42 @@ class _Match:
         config = self.config
         names = [seat.name for seat in self.seats]
         self.write(self.header())
+        start = referee_pb2.MatchStart(
+            match_id=config.match_id,
+            game=self.game.id,
+            rules_version=self.game.rules_version,
+            options=config.options.as_text(),
+            seat_names=names,
+            time_control=config.time_control.to_proto(),
+        )
+        if self.live_matches is not None:
+            self.live = self.live_matches.open(start)
         for seat_index, client in enumerate(self.seats):
-            await client.start(
-                referee_pb2.MatchStart(
+            mine = referee_pb2.MatchStart()
+            mine.CopyFrom(start)
+            mine.seat = seat_index
+            await client.start(mine)
+        try:
+            state = await self.play()
+        except BaseException:  # cancelled (shutdown) or our own bug: close the record cleanly
+            self.abort(names)
+            raise
+        result = protocol.result(state.result(), names, self.fault_counts, self.retired)
+        self.finish(result)
+        for seat_index, client in enumerate(self.seats):
+            await client.end(
+                referee_pb2.MatchEnd(
                     match_id=config.match_id,
-                    game=self.game.id,
-                    rules_version=self.game.rules_version,
-                    options=config.options.as_text(),
-                    seat=seat_index,
-                    seat_names=names,
-                    time_control=config.time_control.to_proto(),
+                    result=result,
+                    faults=[f for f in self.faults if f.seat == seat_index],
+                    events=self.pending[seat_index],
                 )
             )
-        state: State = self.game.new_game(config.options)
+        path = self.writer.path if self.writer is not None else None
+        return MatchOutcome(config.match_id, result, tuple(self.faults), path)
+
+    async def play(self) -> State:
+        state: State = self.game.new_game(self.config.options)
         while not state.is_terminal():
             seat = state.to_move
             if seat is None:
@@ -230,29 +276,46 @@ class _Match:
                 )
             )
             self.publish(state)
-        result = protocol.result(state.result(), names, self.fault_counts, self.retired)
+        return state
+
+    def finish(self, result: common_pb2.Result) -> None:
         self.write(record_pb2.Record(result=record_pb2.ResultRecord(result=result)))
-        for seat_index, client in enumerate(self.seats):
-            await client.end(
-                referee_pb2.MatchEnd(
-                    match_id=config.match_id,
-                    result=result,
-                    faults=[f for f in self.faults if f.seat == seat_index],
-                    events=self.pending[seat_index],
-                )
+        if self.live is not None and self.live_matches is not None:
+            end = referee_pb2.MatchEnd(match_id=self.config.match_id, result=result)
+            self.live.finish(end)
+            self.live_matches.close(self.config.match_id)
+
+    def abort(self, names: Sequence[str]) -> None:
+        """The match stops before its end: the record closes with an aborted result."""
+        self.finish(
+            common_pb2.Result(
+                termination=common_pb2.TERMINATION_ABORTED,
+                text="aborted by the referee",
+                seats=[
+                    common_pb2.SeatResult(
+                        seat=seat,
+                        name=name,
+                        faults=self.fault_counts[seat],
+                        retired=self.retired[seat],
+                    )
+                    for seat, name in enumerate(names)
+                ],
             )
-        path = self.writer.path if self.writer is not None else None
-        return MatchOutcome(config.match_id, result, tuple(self.faults), path)
+        )
 
 
 async def run_match(
-    config: MatchConfig, seats: Sequence[Seat], record_path: Path | None = None
+    config: MatchConfig,
+    seats: Sequence[Seat],
+    record_path: Path | None = None,
+    live: LiveMatches | None = None,
 ) -> MatchOutcome:
-    """Play one match to its end and return the result; writes the record if given a path."""
+    """Play one match to its end and return the result; writes the record if given a path, and
+    shows the match's public events to spectators through `live` if given."""
     expected = config.game.seat_count(config.options)
     if len(seats) != expected:
         raise ValueError(f"game {config.game.id!r} needs {expected} seats, got {len(seats)}")
     if record_path is None:
-        return await _Match(config, seats, None).run()
+        return await _Match(config, seats, None, live).run()
     with RecordWriter(record_path) as writer:
-        return await _Match(config, seats, writer).run()
+        return await _Match(config, seats, writer, live).run()

@@ -117,6 +117,8 @@ class _Replayer:
         self.transition(state)
 
     def result(self, result: common_pb2.Result) -> None:
+        if result.termination == common_pb2.TERMINATION_ABORTED:
+            return  # stopped early (a shutdown): every line before it was checked
         if not self.state.is_terminal():
             raise CroupierError("the result comes before the game is over")
         expected = protocol.result(self.state.result(), self.names, self.faults, self.retired)

@@ -11,7 +11,7 @@ import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TypeAlias
+from typing import Protocol, TypeAlias
 
 import trio
 from google.protobuf.message import DecodeError
@@ -28,9 +28,20 @@ _session_ids = itertools.count(1)
 
 @dataclass(frozen=True, slots=True)
 class Closed:
-    """Sentinel in a session's inbox: the bot's stream ended."""
+    """Sentinel in a session's inbox: the bot's stream ended. A `final` end (a revoked token)
+    is not waited out for a reconnect."""
 
     detail: str
+    final: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """How the referee ends a stream: after a Goodbye with status OK, or with an error status
+    named as gRPC names it (the transport maps it), e.g. PERMISSION_DENIED."""
+
+    reason: str
+    status: str = "OK"
 
 
 Inbound: TypeAlias = bytes | Closed
@@ -44,10 +55,11 @@ class Session:
     arrive undecoded so that a malformed message is the bot's fault, not a broken stream.
     """
 
+    #: The bot this session belongs to (see referee.lobby): the identity its token maps to.
     token: str
     hello: referee_pb2.Hello
     send: Callable[[referee_pb2.RefereeMessage], None]
-    finish: Callable[[str], None]
+    finish: Callable[[Ending], None]
     id: str = field(default_factory=lambda: f"s{next(_session_ids)}")
     closed: trio.Event = field(default_factory=trio.Event)
     #: Set by whoever launched the bot's process when it exits (see CRASH_GRACE_SECONDS).
@@ -66,45 +78,90 @@ class Session:
     def deliver(self, raw: bytes) -> None:
         self._inbox_send.send_nowait(raw)
 
-    def close(self, detail: str) -> None:
+    def close(self, detail: str, *, final: bool = False) -> None:
         if not self.closed.is_set():
             self.closed.set()
-            self._inbox_send.send_nowait(Closed(detail))
+            self._inbox_send.send_nowait(Closed(detail, final))
 
-    def end(self, reason: str) -> None:
-        """Say Goodbye and close the stream from the referee's side."""
+    def end(self, reason: str, status: str = "OK") -> None:
+        """Say Goodbye and close the stream from the referee's side (with `status`)."""
         if not self.closed.is_set():
             self.send(referee_pb2.RefereeMessage(goodbye=referee_pb2.Goodbye(reason=reason)))
-            self.finish(reason)
+            self.finish(Ending(reason, status))
+
+    def abort(self, reason: str, status: str = "PERMISSION_DENIED") -> None:
+        """End the stream with an error status now; the session's seats fault at once."""
+        if not self.closed.is_set():
+            self.finish(Ending(reason, status))
+            self.close(reason, final=True)
+
+
+class Roster(Protocol):
+    """Where a seat in play is listed, so that its bot's new session finds it (a Lobby)."""
+
+    def enlist(self, seat: RemoteSeat) -> None: ...
+
+    def release(self, seat: RemoteSeat) -> None: ...
 
 
 class RemoteSeat:
-    """A seat played by a bot over its session. Implements `referee.seats.Seat`."""
+    """A seat played by a bot over its session. Implements `referee.seats.Seat`.
 
-    def __init__(self, session: Session) -> None:
+    With a `lobby` and a `grace` period, a bot that loses its connection may come back with the
+    same token within `grace` seconds: it gets the MatchStart again and the pending request, with
+    what is left of its clock (which kept running). `session` is then the new session.
+    """
+
+    def __init__(self, session: Session, lobby: Roster | None = None, grace: float = 0.0) -> None:
         self.session = session
         self.name = session.name
         self.version = session.hello.version
+        self.lobby = lobby
+        self.grace = grace
+        self._start: referee_pb2.MatchStart | None = None
         self._lost: SeatFault | None = None
+        self._replacement: Session | None = None
+        self._replaced = trio.Event()
+
+    def offer(self, session: Session) -> bool:
+        """A new session of this seat's bot: taken if the seat lost its own and may wait."""
+        if self.grace <= 0 or not self.session.closed.is_set() or self._replacement is not None:
+            return False
+        self._replacement = session
+        self._replaced.set()
+        return True
 
     async def start(self, start: referee_pb2.MatchStart) -> None:
+        self._start = start
+        if self.lobby is not None and self.grace > 0:
+            self.lobby.enlist(self)
         self.session.send(referee_pb2.RefereeMessage(match_start=start))
 
     async def end(self, end: referee_pb2.MatchEnd) -> None:
+        if self.lobby is not None:
+            self.lobby.release(self)
+        if self._replacement is not None:
+            # The bot came back after its last decision: it is simply free for the next match.
+            self.session, self._replacement = self._replacement, None
+            return
         self.session.send(referee_pb2.RefereeMessage(match_end=end))
 
     async def act(self, request: referee_pb2.ActionRequest) -> int:
         if self._lost is not None:
             raise self._lost
+        sent = trio.current_time()
         closed = self._check_out_of_turn()
-        if closed is not None:
+        if closed is not None and not await self._reconnect(closed, request, sent):
             raise await self._lose(closed.detail)
-        self.session.send(referee_pb2.RefereeMessage(action_request=request))
+        if closed is None:
+            self.session.send(referee_pb2.RefereeMessage(action_request=request))
         answered = False
         try:
             while True:
                 raw = await self.session.inbox.receive()
                 if isinstance(raw, Closed):
+                    if await self._reconnect(raw, request, sent):
+                        continue
                     answered = True
                     raise await self._lose(raw.detail)
                 reply = self._parse_reply(raw, request)
@@ -115,6 +172,27 @@ class RemoteSeat:
         finally:
             if not answered:  # cancelled by the seat's clock
                 self.session.expired.add(request.request_id)
+
+    async def _reconnect(
+        self, closed: Closed, request: referee_pb2.ActionRequest, sent: float
+    ) -> bool:
+        """Wait for the bot to come back; True once the pending request went to it again."""
+        if closed.final or self.lobby is None or self.grace <= 0 or self._start is None:
+            return False
+        with trio.move_on_after(self.grace):
+            await self._replaced.wait()
+        session, self._replacement = self._replacement, None
+        self._replaced = trio.Event()
+        if session is None:
+            return False
+        self.session = session
+        session.send(referee_pb2.RefereeMessage(match_start=self._start))
+        again = referee_pb2.ActionRequest()
+        again.CopyFrom(request)
+        spent = round((trio.current_time() - sent) * 1000)
+        again.clock.deadline_ms = max(0, request.clock.deadline_ms - spent)
+        session.send(referee_pb2.RefereeMessage(action_request=again))
+        return True
 
     def _check_out_of_turn(self) -> Closed | None:
         """Replies that arrived while nothing was asked are faults (unless late for a timeout)."""
@@ -162,6 +240,11 @@ class RemoteSeat:
         if reply.request_id != request.request_id:
             if reply.request_id in self.session.expired:
                 return None
+            if reply.request_id < request.request_id:  # ids only grow: an earlier request
+                raise SeatFault(
+                    common_pb2.FAULT_REASON_OUT_OF_TURN,
+                    f"a reply to request {reply.request_id}, which is no longer pending",
+                )
             raise SeatFault(
                 common_pb2.FAULT_REASON_WRONG_REQUEST,
                 f"reply names request {reply.request_id}, pending is {request.request_id}",

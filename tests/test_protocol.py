@@ -108,7 +108,10 @@ def test_a_misbehaving_bot_faults_and_the_referee_goes_on(
         assert bad.result.seats[0].faults == 1
 
 
-def test_wrong_token_is_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize("metadata", [(("authorization", "Bearer wrong"),), ()])
+def test_wrong_or_missing_token_is_refused(
+    tmp_path: Path, metadata: tuple[tuple[str, str], ...]
+) -> None:
     import grpc
 
     from croupier.v1 import referee_pb2, referee_pb2_grpc
@@ -120,9 +123,7 @@ def test_wrong_token_is_refused(tmp_path: Path) -> None:
 
             async def client() -> grpc.StatusCode:
                 async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-                    call = referee_pb2_grpc.RefereeStub(channel).Play(
-                        metadata=(("authorization", "Bearer wrong"),)
-                    )
+                    call = referee_pb2_grpc.RefereeStub(channel).Play(metadata=metadata)
                     try:
                         await call.write(referee_pb2.BotMessage(hello=referee_pb2.Hello(name="x")))
                         await call.read()

@@ -7,6 +7,6 @@ thread (`trio.lowlevel.start_guest_run`), the faster of the two bridges measured
 from __future__ import annotations
 
 from referee.transport.host import run
-from referee.transport.server import ServerSettings, serve
+from referee.transport.server import ServerControl, ServerSettings, serve
 
-__all__ = ["ServerSettings", "run", "serve"]
+__all__ = ["ServerControl", "ServerSettings", "run", "serve"]

@@ -9,9 +9,12 @@ is the bot's fault (recorded by its seat), not a broken stream.
 from __future__ import annotations
 
 import asyncio
+import logging
+import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import grpc
 import trio
@@ -24,11 +27,13 @@ from croupier.v1 import referee_pb2
 from referee.games import GAMES
 from referee.games.options import format_value
 from referee.lobby import Lobby
-from referee.sessions import Session
+from referee.sessions import Ending, Session
+from referee.spectators import LiveMatches
 from referee.transport.host import call_asyncio
 from referee.version import VERSION
 
 SERVICE = "croupier.v1.Referee"
+log = logging.getLogger("croupier.referee")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +51,14 @@ class ServerSettings:
     #: Bots may ping this often without being cut off ("too many pings").
     min_client_ping_ms: int = 1_000
     grace_seconds: float = 1.0
+    #: Open sessions one bot (token) may hold at once.
+    max_sessions_per_token: int = 1000
+    #: Messages per second a stream may send on average, and in a burst.
+    max_messages_per_second: float = 1000.0
+    message_burst: int = 200
+    #: PEM files; with them the server speaks TLS only.
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
 
     def options(self) -> list[tuple[str, int]]:
         return [
@@ -71,19 +84,50 @@ def bearer_token(metadata: Sequence[tuple[str, str | bytes]] | grpc.aio.Metadata
 class RefereeService:
     """Implements croupier.v1.Referee on grpc.aio for one lobby."""
 
-    def __init__(self, lobby: Lobby, trio_token: trio.lowlevel.TrioToken) -> None:
+    def __init__(
+        self,
+        lobby: Lobby,
+        live: LiveMatches,
+        settings: ServerSettings,
+        trio_token: trio.lowlevel.TrioToken,
+    ) -> None:
         self.lobby = lobby
+        self.live = live
+        self.settings = settings
         self.trio_token = trio_token
+        self.open_streams: dict[str, int] = {}
 
     async def play(
         self, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext[bytes, object]
     ) -> AsyncIterator[referee_pb2.RefereeMessage]:
-        token = bearer_token(context.invocation_metadata())
-        if not self.lobby.accepts(token):
+        """A bot's session: authenticate, count it against its token's limit, then serve it."""
+        identity = self.lobby.identity(bearer_token(context.invocation_metadata()))
+        if identity is None:
+            log.info("refused", extra={"peer": context.peer(), "why": "bad token"})
             await context.abort(
                 grpc.StatusCode.UNAUTHENTICATED,
                 "missing or unknown token: send metadata 'authorization: Bearer <token>'",
             )
+            return
+        limit = self.settings.max_sessions_per_token
+        if self.open_streams.get(identity, 0) >= limit:
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"session limit: at most {limit} open sessions per token",
+            )
+        self.open_streams[identity] = self.open_streams.get(identity, 0) + 1
+        try:
+            async for message in self._session(identity, requests, context):
+                yield message
+        finally:
+            self.open_streams[identity] -= 1
+
+    async def _session(
+        self,
+        identity: str,
+        requests: AsyncIterator[bytes],
+        context: grpc.aio.ServicerContext[bytes, object],
+    ) -> AsyncIterator[referee_pb2.RefereeMessage]:
         try:
             first = await anext(aiter(requests))
         except StopAsyncIteration:
@@ -93,34 +137,84 @@ class RefereeService:
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, "the first message of a session must be Hello"
             )
-        outbound: asyncio.Queue[referee_pb2.RefereeMessage | None] = asyncio.Queue()
+            return
+        outbound: asyncio.Queue[referee_pb2.RefereeMessage | Ending] = asyncio.Queue()
         session = Session(
-            token=token,
-            hello=hello.hello,
-            send=outbound.put_nowait,
-            finish=lambda _reason: outbound.put_nowait(None),
+            token=identity, hello=hello.hello, send=outbound.put_nowait, finish=outbound.put_nowait
+        )
+        log.info(
+            "session opened",
+            extra={
+                "session": session.id,
+                "bot": identity,
+                "bot_name": hello.hello.name,
+                "peer": context.peer(),
+            },
         )
         yield referee_pb2.RefereeMessage(
             welcome=referee_pb2.Welcome(session_id=session.id, referee_version=VERSION)
         )
         self.trio_token.run_sync_soon(self.lobby.open, session)
-        reader = asyncio.ensure_future(self._read(requests, session))
+        reader = asyncio.ensure_future(self._read(requests, session, outbound))
+        ending = Ending("the stream ended")
         try:
-            while (message := await outbound.get()) is not None:
+            while not isinstance(message := await outbound.get(), Ending):
                 yield message
-        finally:
+            ending = message
+        except BaseException:
             reader.cancel()
-            self.trio_token.run_sync_soon(session.close, "the stream ended")
+            raise
+        finally:
+            self.trio_token.run_sync_soon(session.close, ending.reason)
+            log.info(
+                "session closed",
+                extra={"session": session.id, "bot": identity, "why": ending.reason},
+            )
+        try:
+            if ending.status != "OK":
+                await context.abort(grpc.StatusCode[ending.status], ending.reason)
+        finally:
+            reader.cancel()  # only now: cancelling a pending read first fails the call (INTERNAL)
 
-    async def _read(self, requests: AsyncIterator[bytes], session: Session) -> None:
+    async def _read(
+        self,
+        requests: AsyncIterator[bytes],
+        session: Session,
+        outbound: asyncio.Queue[referee_pb2.RefereeMessage | Ending],
+    ) -> None:
         detail = "the bot closed its stream"
+        rate = self.settings.max_messages_per_second
+        allowance = float(self.settings.message_burst)
+        last = time.monotonic()
+        limited = False
         try:
             async for raw in requests:
+                now = time.monotonic()
+                allowance = min(self.settings.message_burst, allowance + (now - last) * rate)
+                last = now
+                if allowance < 1:
+                    if not limited:  # end the stream; keep reading so the status gets through
+                        detail = f"rate limit: more than {rate:g} messages per second"
+                        goodbye = referee_pb2.Goodbye(reason=detail)
+                        outbound.put_nowait(referee_pb2.RefereeMessage(goodbye=goodbye))
+                        outbound.put_nowait(Ending(detail, "RESOURCE_EXHAUSTED"))
+                        limited = True
+                    continue
+                allowance -= 1
                 self.trio_token.run_sync_soon(session.deliver, raw)
-        except grpc.aio.AioRpcError as error:
-            detail = f"stream error: {error.code().name}"
+        except Exception as error:
+            detail = f"stream error: {error}"
         finally:
             self.trio_token.run_sync_soon(session.close, detail)
+            # The bot's side is over: end ours too (the core keeps its own status, if any).
+            outbound.put_nowait(Ending(detail))
+
+    async def list_matches(
+        self,
+        request: referee_pb2.ListMatchesRequest,
+        context: grpc.aio.ServicerContext[object, object],
+    ) -> referee_pb2.ListMatchesResponse:
+        return self.live.listing()
 
     async def list_games(
         self,
@@ -132,8 +226,19 @@ class RefereeService:
     async def watch(
         self, request: referee_pb2.WatchRequest, context: grpc.aio.ServicerContext[object, object]
     ) -> AsyncIterator[referee_pb2.WatchMessage]:
-        await context.abort(grpc.StatusCode.UNIMPLEMENTED, "Watch is not served yet")
-        yield referee_pb2.WatchMessage()  # pragma: no cover - abort raises
+        live = self.live.get(request.match_id)
+        if live is None:
+            await context.abort(
+                grpc.StatusCode.NOT_FOUND, f"no live match {request.match_id!r} (see ListMatches)"
+            )
+            return
+        queue: asyncio.Queue[referee_pb2.WatchMessage | None] = asyncio.Queue()
+        live.watch(queue.put_nowait)
+        try:
+            while (message := await queue.get()) is not None:
+                yield message
+        finally:
+            live.unwatch(queue.put_nowait)
 
     def handler(self) -> grpc.GenericRpcHandler:
         return grpc.method_handlers_generic_handler(
@@ -153,6 +258,11 @@ class RefereeService:
                     self.list_games,
                     request_deserializer=referee_pb2.ListGamesRequest.FromString,
                     response_serializer=referee_pb2.ListGamesResponse.SerializeToString,
+                ),
+                "ListMatches": grpc.unary_unary_rpc_method_handler(
+                    self.list_matches,
+                    request_deserializer=referee_pb2.ListMatchesRequest.FromString,
+                    response_serializer=referee_pb2.ListMatchesResponse.SerializeToString,
                 ),
             },
         )
@@ -191,15 +301,37 @@ def list_games() -> referee_pb2.ListGamesResponse:
     )
 
 
+class ServerControl:
+    """A running server's switches, for graceful shutdown: `drain` makes health checks answer
+    NOT_SERVING while the referee finishes its matches."""
+
+    def __init__(self) -> None:
+        self.health: health_aio.HealthServicer | None = None
+
+    async def drain(self) -> None:
+        if self.health is not None:
+            await call_asyncio(self._set(health_pb2.HealthCheckResponse.NOT_SERVING))
+
+    async def _set(self, status: int) -> None:
+        assert self.health is not None
+        for name in ("", SERVICE):
+            await self.health.set(name, status)
+
+
 async def _start(
-    lobby: Lobby, settings: ServerSettings, trio_token: trio.lowlevel.TrioToken
+    lobby: Lobby,
+    live: LiveMatches,
+    settings: ServerSettings,
+    control: ServerControl,
+    trio_token: trio.lowlevel.TrioToken,
 ) -> tuple[grpc.aio.Server, int]:
     server = grpc.aio.server(options=settings.options())
-    server.add_generic_rpc_handlers((RefereeService(lobby, trio_token).handler(),))
+    service = RefereeService(lobby, live, settings, trio_token)
+    server.add_generic_rpc_handlers((service.handler(),))
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
-    for name in ("", SERVICE):
-        await health.set(name, health_pb2.HealthCheckResponse.SERVING)
+    control.health = health
+    await control._set(health_pb2.HealthCheckResponse.SERVING)
     reflection.enable_server_reflection(
         (
             SERVICE,
@@ -208,7 +340,14 @@ async def _start(
         ),
         server,
     )
-    port = server.add_insecure_port(f"{settings.host}:{settings.port}")
+    address = f"{settings.host}:{settings.port}"
+    if settings.tls_cert is not None and settings.tls_key is not None:
+        credentials = grpc.ssl_server_credentials(
+            [(settings.tls_key.read_bytes(), settings.tls_cert.read_bytes())]
+        )
+        port = server.add_secure_port(address, credentials)
+    else:
+        port = server.add_insecure_port(address)
     if port == 0:
         raise OSError(f"cannot listen on {settings.host}:{settings.port}")
     await server.start()
@@ -216,9 +355,20 @@ async def _start(
 
 
 @asynccontextmanager
-async def serve(lobby: Lobby, settings: ServerSettings) -> AsyncIterator[int]:
-    """Serve the lobby over gRPC while the block runs; yields the port (useful with port 0)."""
-    server, port = await call_asyncio(_start(lobby, settings, trio.lowlevel.current_trio_token()))
+async def serve(
+    lobby: Lobby,
+    settings: ServerSettings,
+    live: LiveMatches | None = None,
+    control: ServerControl | None = None,
+) -> AsyncIterator[int]:
+    """Serve the lobby over gRPC while the block runs; yields the port (useful with port 0).
+
+    `live` lists the matches spectators may Watch; `control` receives the server's switches.
+    """
+    token = trio.lowlevel.current_trio_token()
+    server, port = await call_asyncio(
+        _start(lobby, live or LiveMatches(), settings, control or ServerControl(), token)
+    )
     try:
         yield port
     finally:

@@ -3,7 +3,11 @@
 It plays random legal actions, except on its third action request of each match, where MODE says
 what it does: `good` (nothing wrong), `slow` (sleeps past the deadline), `out_of_range` (an index
 past the legal actions), `garbage` (bytes that are no protobuf message), `stale` (a wrong request
-id), `out_of_turn` (an extra reply after its answer), `exit` (the process exits mid-match).
+id), `out_of_turn` (an extra reply after its answer), `exit` (the process exits mid-match),
+`other_match` (answers naming another match), `reconnect` (drops its connection and comes back
+at once with the same token), `reconnect_late` (comes back after RECONNECT_AFTER seconds),
+`flood` (sends thousands of messages), `huge` (sends a 200 KB message), `slow_good` (plays
+well, 20 ms a decision: for spectators). CROUPIER_CA_FILE makes it speak TLS.
 """
 
 from __future__ import annotations
@@ -17,7 +21,34 @@ import grpc
 
 from croupier.v1 import referee_pb2
 
-MODES = {"good", "slow", "out_of_range", "garbage", "stale", "out_of_turn", "exit"}
+MODES = {
+    "good",
+    "slow",
+    "out_of_range",
+    "garbage",
+    "stale",
+    "out_of_turn",
+    "exit",
+    "other_match",
+    "reconnect",
+    "reconnect_late",
+    "flood",
+    "huge",
+    "slow_good",
+}
+
+
+class Reconnect(Exception):
+    """Drop this session and open a new one."""
+
+
+def channel() -> grpc.aio.Channel:
+    address = os.environ["CROUPIER_ADDRESS"]
+    ca_file = os.environ.get("CROUPIER_CA_FILE")
+    if ca_file:
+        with open(ca_file, "rb") as pem:
+            return grpc.aio.secure_channel(address, grpc.ssl_channel_credentials(pem.read()))
+    return grpc.aio.insecure_channel(address)
 
 
 def reply(request: referee_pb2.ActionRequest, index: int, request_id: int | None = None) -> bytes:
@@ -32,10 +63,22 @@ def reply(request: referee_pb2.ActionRequest, index: int, request_id: int | None
 
 
 async def main(mode: str) -> None:
+    reconnects = 0
+    while True:
+        try:
+            await session(mode, reconnects)
+            return
+        except Reconnect:
+            reconnects += 1
+            if mode == "reconnect_late":
+                await asyncio.sleep(float(os.environ.get("RECONNECT_AFTER", "3")))
+
+
+async def session(mode: str, reconnects: int) -> None:
     rng = random.Random(1)
-    async with grpc.aio.insecure_channel(os.environ["CROUPIER_ADDRESS"]) as channel:
+    async with channel() as chan:
         play: grpc.aio.StreamStreamMultiCallable[bytes, referee_pb2.RefereeMessage]
-        play = channel.stream_stream(
+        play = chan.stream_stream(
             "/croupier.v1.Referee/Play",
             request_serializer=None,  # raw bytes, so that garbage can be sent
             response_deserializer=referee_pb2.RefereeMessage.FromString,
@@ -58,7 +101,9 @@ async def main(mode: str) -> None:
                 request = message.action_request
                 requests += 1
                 index = rng.randrange(len(request.legal_actions))
-                if requests != 3 or mode == "good":
+                if mode == "slow_good":
+                    await asyncio.sleep(0.02)
+                if requests != 3 or mode in {"good", "slow_good"} or reconnects:
                     await call.write(reply(request, index))
                 elif mode == "slow":
                     await asyncio.sleep(request.clock.deadline_ms / 1000 + 0.05)
@@ -74,6 +119,37 @@ async def main(mode: str) -> None:
                     await call.write(reply(request, index))
                 elif mode == "exit":
                     os._exit(3)
+                elif mode == "other_match":
+                    other = referee_pb2.ActionRequest()
+                    other.CopyFrom(request)
+                    other.match_id = "someone-elses-match"
+                    await call.write(reply(other, index))
+                elif mode in {"reconnect", "reconnect_late"}:
+                    call.cancel()
+                    raise Reconnect
+                elif mode == "flood":
+                    # Keep reading while flooding, as a real bot would: the referee's Goodbye
+                    # names the limit (a write after the referee's end fails on our side first).
+                    async def listen() -> None:
+                        try:
+                            while isinstance(
+                                answer := await call.read(), referee_pb2.RefereeMessage
+                            ):
+                                if answer.WhichOneof("kind") == "goodbye":
+                                    print(f"goodbye: {answer.goodbye.reason}", file=sys.stderr)
+                        except grpc.aio.AioRpcError as error:
+                            print(f"{error.code().name}: {error.details()}", file=sys.stderr)
+
+                    listener = asyncio.ensure_future(listen())
+                    try:
+                        for _ in range(5000):
+                            await call.write(reply(request, index))
+                    except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
+                        pass
+                    await listener
+                    sys.exit(1)
+                elif mode == "huge":
+                    await call.write(b"\x00" * 200_000)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,8 @@
 `run(bot)` is all most bots need: it reads CROUPIER_ADDRESS and CROUPIER_TOKEN (and
 CROUPIER_SESSIONS, how many matches to play at once) from the environment, opens the sessions on
 grpc.aio, and calls the bot's `act` and hooks. `run_async` is the same for asyncio programs.
+For a referee that speaks TLS, set CROUPIER_CA_FILE to its CA certificate (PEM), or
+CROUPIER_TLS=1 to trust the system's roots.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ def run(
     address: str | None = None,
     token: str | None = None,
     sessions: int | None = None,
+    ca_file: str | None = None,
 ) -> None:
     """Play every match the referee offers; returns when the referee ends all sessions.
 
@@ -55,7 +58,9 @@ def run(
     code 1 and one line on stderr.
     """
     try:
-        asyncio.run(run_async(bot, address=address, token=token, sessions=sessions))
+        asyncio.run(
+            run_async(bot, address=address, token=token, sessions=sessions, ca_file=ca_file)
+        )
     except grpc.aio.AioRpcError as error:
         raise SystemExit(f"croupier: {error.code().name}: {error.details()}") from None
     except ConfigurationError as error:
@@ -68,6 +73,7 @@ async def run_async(
     address: str | None = None,
     token: str | None = None,
     sessions: int | None = None,
+    ca_file: str | None = None,
 ) -> None:
     """`run` for asyncio programs; `bot.act` may be a coroutine function."""
     target = _setting(address, "CROUPIER_ADDRESS")
@@ -78,9 +84,20 @@ async def run_async(
             "several sessions need a bot factory (e.g. the class), not one bot"
         )
     make: BotFactory = (lambda: bot) if isinstance(bot, Bot) else bot
-    async with grpc.aio.insecure_channel(target) as channel:
+    async with _channel(target, ca_file or os.environ.get("CROUPIER_CA_FILE")) as channel:
         stub = referee_pb2_grpc.RefereeStub(channel)
         await asyncio.gather(*(play_session(stub, make(), secret) for _ in range(count)))
+
+
+def _channel(address: str, ca_file: str | None) -> grpc.aio.Channel:
+    """TLS with the given CA (or the system roots with CROUPIER_TLS=1), else plaintext."""
+    if ca_file:
+        with open(ca_file, "rb") as pem:
+            credentials = grpc.ssl_channel_credentials(root_certificates=pem.read())
+        return grpc.aio.secure_channel(address, credentials)
+    if os.environ.get("CROUPIER_TLS", "") not in ("", "0"):
+        return grpc.aio.secure_channel(address, grpc.ssl_channel_credentials())
+    return grpc.aio.insecure_channel(address)
 
 
 async def play_session(stub: referee_pb2_grpc.RefereeAsyncStub, bot: Bot, token: str) -> None:
@@ -122,6 +139,10 @@ async def play_session(stub: referee_pb2_grpc.RefereeAsyncStub, bot: Bot, token:
             bot.on_match_end(message.match_end)
         elif kind == "goodbye":
             await call.done_writing()
+            log.info("the referee ended the session: %s", message.goodbye.reason)
+            # A limit or a revoked token ends with an error status: raise it (AioRpcError).
+            while await call.read() is not grpc.aio.EOF:
+                pass
             return
 
 

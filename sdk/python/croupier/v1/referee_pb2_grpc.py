@@ -50,6 +50,11 @@ class RefereeStub:
                 request_serializer=croupier_dot_v1_dot_referee__pb2.ListGamesRequest.SerializeToString,
                 response_deserializer=croupier_dot_v1_dot_referee__pb2.ListGamesResponse.FromString,
                 _registered_method=True)
+        self.ListMatches = channel.unary_unary(
+                '/croupier.v1.Referee/ListMatches',
+                request_serializer=croupier_dot_v1_dot_referee__pb2.ListMatchesRequest.SerializeToString,
+                response_deserializer=croupier_dot_v1_dot_referee__pb2.ListMatchesResponse.FromString,
+                _registered_method=True)
 
 
 class RefereeServicer:
@@ -77,6 +82,13 @@ class RefereeServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListMatches(self, request, context):
+        """The matches being played now, for spectators to pick one to Watch.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RefereeServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -94,6 +106,11 @@ def add_RefereeServicer_to_server(servicer, server):
                     servicer.ListGames,
                     request_deserializer=croupier_dot_v1_dot_referee__pb2.ListGamesRequest.FromString,
                     response_serializer=croupier_dot_v1_dot_referee__pb2.ListGamesResponse.SerializeToString,
+            ),
+            'ListMatches': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListMatches,
+                    request_deserializer=croupier_dot_v1_dot_referee__pb2.ListMatchesRequest.FromString,
+                    response_serializer=croupier_dot_v1_dot_referee__pb2.ListMatchesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -178,6 +195,33 @@ class Referee:
             '/croupier.v1.Referee/ListGames',
             croupier_dot_v1_dot_referee__pb2.ListGamesRequest.SerializeToString,
             croupier_dot_v1_dot_referee__pb2.ListGamesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListMatches(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/croupier.v1.Referee/ListMatches',
+            croupier_dot_v1_dot_referee__pb2.ListMatchesRequest.SerializeToString,
+            croupier_dot_v1_dot_referee__pb2.ListMatchesResponse.FromString,
             options,
             channel_credentials,
             insecure,

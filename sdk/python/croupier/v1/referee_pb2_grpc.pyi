@@ -50,6 +50,8 @@ class RefereeStub:
     """A live match's public events, for spectators. Never a hidden card."""
     ListGames: _grpc.UnaryUnaryMultiCallable[_referee_pb2.ListGamesRequest, _referee_pb2.ListGamesResponse]
     """The games this referee runs and their options."""
+    ListMatches: _grpc.UnaryUnaryMultiCallable[_referee_pb2.ListMatchesRequest, _referee_pb2.ListMatchesResponse]
+    """The matches being played now, for spectators to pick one to Watch."""
 
 @_typing.type_check_only
 class RefereeAsyncStub(RefereeStub):
@@ -62,6 +64,8 @@ class RefereeAsyncStub(RefereeStub):
     """A live match's public events, for spectators. Never a hidden card."""
     ListGames: _aio.UnaryUnaryMultiCallable[_referee_pb2.ListGamesRequest, _referee_pb2.ListGamesResponse]  # type: ignore[assignment]
     """The games this referee runs and their options."""
+    ListMatches: _aio.UnaryUnaryMultiCallable[_referee_pb2.ListMatchesRequest, _referee_pb2.ListMatchesResponse]  # type: ignore[assignment]
+    """The matches being played now, for spectators to pick one to Watch."""
 
 class RefereeServicer(metaclass=_abc_1.ABCMeta):
     """The referee's service."""
@@ -89,5 +93,13 @@ class RefereeServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_referee_pb2.ListGamesResponse, _abc.Awaitable[_referee_pb2.ListGamesResponse]]:
         """The games this referee runs and their options."""
+
+    @_abc_1.abstractmethod
+    def ListMatches(
+        self,
+        request: _referee_pb2.ListMatchesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_referee_pb2.ListMatchesResponse, _abc.Awaitable[_referee_pb2.ListMatchesResponse]]:
+        """The matches being played now, for spectators to pick one to Watch."""
 
 def add_RefereeServicer_to_server(servicer: RefereeServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

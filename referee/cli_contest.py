@@ -1,0 +1,170 @@
+"""The contest commands: `croupier serve`, `croupier token ...` and `croupier watch`."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from referee import transport
+from referee.cli_support import console, option_pairs, user_errors
+from referee.clock import TimeControl
+from referee.errors import CroupierError
+from referee.games import get_game
+from referee.games.base import parse_options
+from referee.logs import configure_logging
+from referee.match import MatchOutcome
+from referee.serving import ServeConfig, serve_matches
+from referee.tokens import TokenStore
+from referee.transport import ServerSettings
+from referee.transport.client import list_matches, watch_match
+
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+DEFAULT_DB = Path("croupier.db")
+
+token_app = typer.Typer(help="Bot accounts: a name and a secret token (only its hash is kept).")
+TokenDb = Annotated[Path, typer.Option("--db", help="The contest's SQLite database.")]
+
+
+@token_app.command("add")
+def token_add(name: str, db: TokenDb = DEFAULT_DB) -> None:
+    """Create an account and print its token (shown this once only)."""
+    with user_errors():
+        token = TokenStore(db).add(name)
+    console.print(token, markup=False, highlight=False)
+
+
+@token_app.command("list")
+def token_list(db: TokenDb = DEFAULT_DB) -> None:
+    """List the accounts (never the tokens)."""
+    with user_errors():
+        accounts = TokenStore(db).accounts()
+    table = Table(title="bot accounts")
+    for column in ("bot", "created", "revoked"):
+        table.add_column(column)
+    for account in accounts:
+        table.add_row(account.name, account.created_at, account.revoked_at or "-")
+    console.print(table)
+
+
+@token_app.command("revoke")
+def token_revoke(name: str, db: TokenDb = DEFAULT_DB) -> None:
+    """Revoke an account's token; a running referee drops its sessions at once."""
+    with user_errors():
+        TokenStore(db).revoke(name)
+    console.print(f"revoked {name}", markup=False)
+
+
+def serve_command(
+    game: Annotated[str, typer.Option(help="Game id to play (see `croupier games`).")] = "xix",
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port (0: any free port).")] = 50051,
+    tokens: Annotated[
+        Path | None,
+        typer.Option("--db", help="Accounts database (croupier token add); default: any token."),
+    ] = None,
+    tls_cert: Annotated[Path | None, typer.Option(help="PEM certificate chain for TLS.")] = None,
+    tls_key: Annotated[Path | None, typer.Option(help="PEM private key for TLS.")] = None,
+    insecure: Annotated[
+        bool, typer.Option(help="Allow plaintext on an address other than loopback.")
+    ] = False,
+    records: Annotated[Path | None, typer.Option(help="Folder for the match records.")] = None,
+    matches: Annotated[
+        int | None, typer.Option(min=1, help="Stop after this many matches (default: never).")
+    ] = None,
+    move_ms: Annotated[int, typer.Option(min=0, help="Time per decision, ms.")] = 1000,
+    bank_ms: Annotated[int, typer.Option(min=0, help="Time bank for overage, ms.")] = 10_000,
+    seed: Annotated[int, typer.Option(help="Seed; each match's seed derives from it.")] = 0,
+    option: Annotated[
+        list[str] | None, typer.Option(help="A game option NAME=VALUE; repeatable.")
+    ] = None,
+    max_faults: Annotated[int, typer.Option(min=1, help="Faults before a seat is retired.")] = 3,
+    reconnect_grace: Annotated[
+        float, typer.Option(min=0, help="Seconds a bot may take to reconnect mid-match.")
+    ] = 10.0,
+    max_sessions_per_token: Annotated[int, typer.Option(min=1)] = 16,
+    max_matches_per_session: Annotated[int | None, typer.Option(min=1)] = None,
+    max_messages_per_second: Annotated[float, typer.Option(min=1)] = 1000.0,
+    max_message_bytes: Annotated[int, typer.Option(min=1024)] = 64 * 1024,
+    drain_seconds: Annotated[
+        float, typer.Option(min=0, help="On SIGINT/SIGTERM, time given to running matches.")
+    ] = 30.0,
+    log_json: Annotated[bool, typer.Option(help="Log connections and faults as JSON lines.")] = (
+        False
+    ),
+) -> None:
+    """Listen for bots and play matches among whichever are idle, printing each result."""
+    with user_errors():
+        chosen = get_game(game)
+        if (tls_cert is None) != (tls_key is None):
+            raise CroupierError("give both --tls-cert and --tls-key, or neither")
+        if tls_cert is None and host not in LOOPBACK and not insecure:
+            raise CroupierError(
+                f"refusing plaintext on {host!r}: give --tls-cert/--tls-key (or --insecure)"
+            )
+        if tokens is None and host not in LOOPBACK:
+            raise CroupierError(f"refusing to accept any token on {host!r}: give --db")
+        for path in (tls_cert, tls_key):
+            if path is not None and not path.is_file():
+                raise CroupierError(f"no such file {str(path)!r}")
+        configure_logging(json_lines=log_json)
+        config = ServeConfig(
+            game=chosen,
+            options=parse_options(chosen, option_pairs(option or [], None)),
+            settings=ServerSettings(
+                host=host,
+                port=port,
+                tls_cert=tls_cert,
+                tls_key=tls_key,
+                max_sessions_per_token=max_sessions_per_token,
+                max_messages_per_second=max_messages_per_second,
+                max_receive_bytes=max_message_bytes,
+            ),
+            tokens=tokens,
+            records=records,
+            time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms),
+            seed=seed,
+            matches=matches,
+            max_faults=max_faults,
+            reconnect_grace=reconnect_grace,
+            max_matches_per_session=max_matches_per_session,
+            drain_seconds=drain_seconds,
+        )
+
+        def listening(bound: int) -> None:
+            scheme = "TLS" if tls_cert else "plaintext"
+            console.print(f"croupier referee for {game} on {host}:{bound} ({scheme})", markup=False)
+
+        def finished(outcome: MatchOutcome) -> None:
+            console.print(f"{outcome.match_id}: {outcome.result.text}", markup=False)
+
+        transport.run(serve_matches, config, listening, finished)
+    logging.shutdown()
+
+
+def watch_command(
+    address: Annotated[str, typer.Argument(help="The referee, HOST:PORT.")],
+    match_id: Annotated[
+        str | None, typer.Argument(help="A live match (default: list the live matches).")
+    ] = None,
+    ca_file: Annotated[
+        Path | None, typer.Option(help="Speak TLS, trusting this CA file (PEM).")
+    ] = None,
+    tls: Annotated[bool, typer.Option(help="Speak TLS, trusting the system roots.")] = False,
+) -> None:
+    """Show a live match's public events as they happen, or list the live matches."""
+    with user_errors():
+        secure = tls or ca_file is not None
+        if match_id is None:
+            table = Table(title=f"live matches on {address}")
+            for column in ("match", "game", "seats"):
+                table.add_column(column)
+            for live in list_matches(address, secure=secure, ca_file=ca_file):
+                table.add_row(live.match_id, live.game, ", ".join(live.seat_names))
+            console.print(table)
+            return
+        for line in watch_match(address, match_id, secure=secure, ca_file=ca_file):
+            console.print(line, markup=False, highlight=False)

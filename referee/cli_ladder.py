@@ -1,0 +1,224 @@
+"""`croupier ladder`: run a ladder from its TOML file, show or export its standings, verify it.
+
+Exit codes as everywhere: 0 success; 1 a check failed (`verify`); 2 bad input (a bad ladder file,
+a database of another ladder, a bot that cannot start).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Group
+from rich.live import Live
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TaskID,
+    TextColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
+
+from referee import transport
+from referee.cli_support import EXIT_CHECK_FAILED, console, errors, user_errors
+from referee.ladder import (
+    LadderObserver,
+    Sprt,
+    Standings,
+    StartInfo,
+    load,
+    run_ladder,
+    standings_of,
+    verify_ladder,
+)
+from referee.ladder.standings import footer, table, to_csv, to_json
+
+ladder_app = typer.Typer(
+    name="ladder",
+    help=__doc__,
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+#: The shell's code for a run stopped by Ctrl-C (128 + SIGINT).
+EXIT_INTERRUPTED = 130
+
+
+class OutputFormat(StrEnum):
+    TABLE = "table"
+    JSON = "json"
+    CSV = "csv"
+
+
+class _Rate(ProgressColumn):
+    """Matches per second over the recent past (rich's own speed estimate)."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.speed
+        return Text(f"{speed:.1f} matches/s" if speed else "- matches/s", style="progress.data")
+
+
+class _Display(LadderObserver):
+    """A progress bar (done, rate, time left) over the live standings, on stderr."""
+
+    def __init__(self, show: bool) -> None:
+        self.bar = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            _Rate(),
+            TimeRemainingColumn(),
+            console=errors,
+        )
+        self.task: TaskID | None = None
+        self.latest: Standings | None = None
+        self.live = Live(console=errors, transient=True, refresh_per_second=4) if show else None
+        self.done = 0
+
+    def started(self, info: StartInfo) -> None:
+        state = f"resuming, {info.done} of {info.total} done" if info.resumed else "new"
+        console.print(
+            f"ladder {info.name}: {info.game}, {info.total} matches ({state})",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+        console.print(
+            f"master seed sha256: {info.seed_sha256}", markup=False, highlight=False, soft_wrap=True
+        )
+        self.done = info.done
+        self.task = self.bar.add_task(info.name, total=info.total, completed=info.done)
+        if self.live is not None:
+            self.live.start()
+            self._render()
+
+    def progress(self, done: int, total: int) -> None:
+        if self.task is None:
+            return
+        self.bar.update(self.task, total=total, advance=max(done - self.done, 0))
+        self.done = done
+        self._render()
+
+    def standings(self, standings: Standings) -> None:
+        self.latest = standings
+        self._render()
+
+    def _render(self) -> None:
+        if self.live is None:
+            return
+        parts: list[object] = [self.bar]
+        if self.latest is not None:
+            parts.append(table(self.latest, title="live standings"))
+        self.live.update(Group(*parts))  # type: ignore[arg-type]
+
+    def stop(self) -> None:
+        if self.live is not None:
+            self.live.stop()
+
+
+@ladder_app.command("run")
+def run_command(
+    ladder: Annotated[Path, typer.Argument(help="The ladder file (TOML); see docs/ladders.md.")],
+    sprt: Annotated[
+        tuple[float, float, float, float] | None,
+        typer.Option(
+            metavar="ELO0 ELO1 ALPHA BETA",
+            help="A-against-B test of the first bot against the second: stop as soon as the "
+            "SPRT accepts elo <= ELO0 or elo >= ELO1 (error rates ALPHA, BETA).",
+        ),
+    ] = None,
+    database: Annotated[
+        Path | None, typer.Option(help="Use this database instead of the file's `database`.")
+    ] = None,
+    records: Annotated[
+        Path | None, typer.Option(help="Put records here instead of the file's `records`.")
+    ] = None,
+    concurrency: Annotated[
+        int | None, typer.Option(min=1, help="Matches at once (overrides `concurrency`).")
+    ] = None,
+    live: Annotated[
+        bool, typer.Option(help="Show the progress bar and live standings (on a terminal).")
+    ] = True,
+) -> None:
+    """Run a ladder, or resume it from its database; print the standings and reveal the seed."""
+    with user_errors():
+        config = load(ladder)
+        config = replace(
+            config,
+            database=database if database is not None else config.database,
+            records=records if records is not None else config.records,
+            concurrency=concurrency if concurrency is not None else config.concurrency,
+        )
+        test = Sprt(*sprt) if sprt is not None else None
+        display = _Display(live and errors.is_terminal)
+        try:
+            summary = transport.run(run_ladder, config, test, display)
+        except KeyboardInterrupt:
+            display.stop()
+            errors.print(
+                "interrupted: every finished match is in the database; run the same command to "
+                "resume",
+                markup=False,
+                highlight=False,
+            )
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+        finally:
+            display.stop()
+    console.print(table(summary.standings))
+    for line in footer(summary.standings):
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+    console.print(f"database: {config.database}", markup=False, highlight=False, soft_wrap=True)
+    console.print(f"records: {config.records}/", markup=False, highlight=False, soft_wrap=True)
+
+
+@ladder_app.command("standings")
+def standings_command(
+    database: Annotated[Path, typer.Argument(help="A ladder database (SQLite).")],
+    format: Annotated[
+        OutputFormat, typer.Option("--format", help="table for people; json or csv to export.")
+    ] = OutputFormat.TABLE,
+) -> None:
+    """Print a ladder's standings (finished or still running)."""
+    with user_errors():
+        standings = standings_of(database)
+    if format is OutputFormat.JSON:
+        sys.stdout.write(to_json(standings) + "\n")
+    elif format is OutputFormat.CSV:
+        sys.stdout.write(to_csv(standings))
+    else:
+        console.print(table(standings))
+        for line in footer(standings):
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
+@ladder_app.command("verify")
+def verify_command(
+    database: Annotated[Path, typer.Argument(help="A ladder database (SQLite).")],
+    replay: Annotated[bool, typer.Option(help="Also re-run the engine on every record.")] = True,
+) -> None:
+    """Check the revealed seed against its SHA-256, every deal's seed, every record's hash and
+    (with --replay) every record; exit 1 on any problem."""
+    with user_errors():
+        check = verify_ladder(database, replay=replay)
+    for problem in check.problems:
+        errors.print(problem, markup=False, highlight=False, soft_wrap=True)
+    seed = "seed and deals checked" if check.seed_checked else "seed not revealed yet"
+    replayed = f", {check.records_verified} replayed" if replay else ""
+    console.print(
+        f"{check.matches} matches: records hashed{replayed}; {seed}; "
+        f"{len(check.problems)} problems",
+        markup=False,
+        highlight=False,
+    )
+    if not check.ok:
+        raise typer.Exit(EXIT_CHECK_FAILED)

@@ -1,0 +1,55 @@
+"""What every `croupier` sub-command shares: the consoles, exit codes and user-error handling."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import typer
+from rich.console import Console
+
+from referee.errors import CroupierError
+
+EXIT_CHECK_FAILED = 1
+EXIT_BAD_INPUT = 2
+
+console = Console()
+errors = Console(stderr=True, soft_wrap=True)
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """A user's mistake prints one line and exits 2, never a traceback."""
+    try:
+        yield
+    except CroupierError as error:
+        errors.print(f"error: {error}", markup=False, highlight=False)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    except BaseExceptionGroup as group:  # from a trio nursery
+        mistakes, others = group.split(CroupierError)
+        if mistakes is None or others is not None:
+            raise
+        for mistake in _leaves(mistakes):
+            errors.print(f"error: {mistake}", markup=False, highlight=False)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+
+
+def _leaves(group: BaseExceptionGroup[CroupierError]) -> Iterator[BaseException]:
+    for error in group.exceptions:
+        if isinstance(error, BaseExceptionGroup):
+            yield from _leaves(error)
+        else:
+            yield error
+
+
+def option_pairs(pairs: list[str], players: int | None) -> dict[str, str]:
+    """Game options from `--option NAME=VALUE` (and the `--players N` shortcut)."""
+    raw: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep:
+            raise CroupierError(f"bad option {pair!r}: expected NAME=VALUE")
+        raw[name.strip()] = value.strip()
+    if players is not None:
+        raw["players"] = str(players)
+    return raw

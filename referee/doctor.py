@@ -1,0 +1,792 @@
+"""The bot doctor: a conformance check a bot author runs before a contest.
+
+`croupier doctor --game G -- CMD...` launches the bot as a contest does (CROUPIER_ADDRESS,
+CROUPIER_TOKEN and CROUPIER_SESSIONS=1 in its environment), serves it a referee on a loopback
+port, seats it against in-process random bots in every seat in turn, drops its connection in the
+middle of a match to see it come back, and finally says Goodbye. Each check passes or fails
+with advice; a check that an earlier failure makes impossible is skipped, which fails the run too.
+
+The reconnect: while the bot's second request of a match is pending, the doctor ends its stream
+with UNAVAILABLE, as a network drop would. The seat waits (up to the connect timeout, which is
+added to that match's bank so the wait cannot time the bot out); the bot passes when a new
+session with the same token takes the seat back (MatchStart again, then the pending request)
+and finishes the match, whether it reconnected by itself or exited and was restarted, as the
+contest launcher restarts a bot.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import statistics
+import subprocess
+import tempfile
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import trio
+import typer
+
+from croupier.bots import RandomBot
+from croupier.v1 import common_pb2, referee_pb2
+from referee import transport
+from referee.cli_support import EXIT_CHECK_FAILED, console, option_pairs, user_errors
+from referee.clock import TimeControl
+from referee.errors import CroupierError
+from referee.games import get_game
+from referee.games.base import Game, parse_options
+from referee.games.options import Options
+from referee.launcher import EXIT_GRACE_SECONDS
+from referee.lobby import Lobby
+from referee.match import MatchConfig, MatchOutcome, run_match
+from referee.seats import InProcessSeat, Seat
+from referee.series import derive_seed
+from referee.sessions import CRASH_GRACE_SECONDS, Ending, RemoteSeat, Session
+from referee.transport import ServerSettings
+
+#: A bot that keeps exiting is restarted at most this often in one doctor run.
+MAX_RESTARTS = 10
+#: How long the doctor watches a session after MatchEnd to see whether the bot hangs up.
+HANG_UP_WATCH_SECONDS = 0.5
+#: Lines of the bot's output shown when a check fails.
+LOG_TAIL_LINES = 12
+#: The bot's request (1-based, within the reconnect match) during which its connection drops.
+DROP_AT_REQUEST = 2
+DROP_REASON = "the doctor dropped the connection to see the bot reconnect"
+
+
+class CheckName(StrEnum):
+    """The checks, in the order they run and print."""
+
+    STARTS = "starts"
+    CONNECTS = "connects"
+    AUTHENTICATES = "authenticates"
+    HELLO = "hello"
+    MATCH_CYCLE = "match cycle"
+    SEVERAL_MATCHES = "several matches"
+    TIME = "time"
+    LEGAL_ACTIONS = "legal actions"
+    PROTOCOL = "protocol"
+    RECONNECT = "reconnect"
+    GOODBYE = "goodbye"
+
+
+class Status(StrEnum):
+    PASS = "PASS"
+    FAIL = "FAIL"
+    SKIP = "SKIP"
+
+
+ADVICE: dict[CheckName, str] = {
+    CheckName.STARTS: (
+        "check the command line: it runs in the current folder, with the environment plus "
+        "CROUPIER_ADDRESS, CROUPIER_TOKEN and CROUPIER_SESSIONS"
+    ),
+    CheckName.CONNECTS: (
+        "open a plaintext gRPC channel to CROUPIER_ADDRESS (host:port) and call "
+        "croupier.v1.Referee/Play; see the bot's output below"
+    ),
+    CheckName.AUTHENTICATES: (
+        "send the metadata 'authorization: Bearer <CROUPIER_TOKEN>' with the Play call, and "
+        "make BotMessage{hello} the first message of the stream"
+    ),
+    CheckName.HELLO: "list the game in Hello.games, or leave Hello.games empty to play any game",
+    CheckName.MATCH_CYCLE: (
+        "after MatchEnd keep reading the same stream: the next MatchStart comes on it; only "
+        "Goodbye ends a session"
+    ),
+    CheckName.SEVERAL_MATCHES: (
+        "keep per-match state in your match-start hook and reset it there; a session plays "
+        "matches one after another, in any seat"
+    ),
+    CheckName.TIME: (
+        "answer each ActionRequest before clock.deadline_ms (counted from when the referee sent "
+        "it), keeping slack for the network; do slow set-up before opening the session"
+    ),
+    CheckName.LEGAL_ACTIONS: (
+        "answer with an index into request.legal_actions (0 to length - 1), not a card, a value "
+        "or an action's text"
+    ),
+    CheckName.PROTOCOL: (
+        "send exactly one ActionReply per ActionRequest, copying its match_id and request_id, "
+        "and nothing else after Hello"
+    ),
+    CheckName.RECONNECT: (
+        "when the stream fails without Goodbye (UNAVAILABLE: a network drop, a referee restart), "
+        "open a new session with the same token, or exit so that the launcher restarts the bot; "
+        "the referee then sends MatchStart again and the pending request"
+    ),
+    CheckName.GOODBYE: "on Goodbye, close your side of the stream and exit with code 0",
+}
+
+_PROTOCOL_REASONS = frozenset(
+    {
+        common_pb2.FAULT_REASON_MALFORMED_MESSAGE,
+        common_pb2.FAULT_REASON_WRONG_REQUEST,
+        common_pb2.FAULT_REASON_OUT_OF_TURN,
+    }
+)
+_LOST_REASONS = frozenset({common_pb2.FAULT_REASON_CRASHED, common_pb2.FAULT_REASON_DISCONNECTED})
+
+
+#: Advice when the bot was lost (crashed, or dropped its stream) during a match.
+LOST_ADVICE = (
+    "the bot crashed or closed its stream in the middle of a match: see its output below; a "
+    "session plays matches one after another until Goodbye"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    name: CheckName
+    status: Status
+    detail: str
+    #: Advice for this failure, when the check's usual advice does not fit it.
+    hint: str = ""
+
+    @property
+    def advice(self) -> str:
+        if self.status is Status.PASS:
+            return ""
+        return self.hint or ADVICE[self.name]
+
+
+@dataclass(frozen=True, slots=True)
+class DoctorConfig:
+    """What to examine and how hard. `workdir` receives the records and the bot's output."""
+
+    game: Game
+    options: Options
+    argv: tuple[str, ...]
+    workdir: Path
+    matches: int | None = None  # default: one per seat, at least three
+    time_control: TimeControl = field(default_factory=TimeControl)
+    seed: int = 0
+    #: How long the bot may take to open a session: at launch, between matches (after a crash),
+    #: and to take its seat back after the drop.
+    connect_timeout: float = 30.0
+    #: How long the bot may take to exit after Goodbye (a contest kills it after this).
+    goodbye_grace: float = EXIT_GRACE_SECONDS
+    max_faults: int = 3
+
+    def match_count(self) -> int:
+        return self.matches or max(3, self.game.seat_count(self.options))
+
+
+@dataclass
+class DoctorReport:
+    checks: list[Check]
+    log_path: Path
+
+    @property
+    def ok(self) -> bool:
+        return all(check.status is Status.PASS for check in self.checks)
+
+    def log_tail(self, lines: int = LOG_TAIL_LINES) -> list[str]:
+        try:
+            text = self.log_path.read_text(errors="replace")
+        except OSError:
+            return []
+        return text.splitlines()[-lines:]
+
+
+def parse_command(command: Sequence[str]) -> tuple[str, ...]:
+    """The bot's argv: the words after `--`, or one quoted command line split like a shell."""
+    one = command[0] if len(command) == 1 else ""
+    if any(c.isspace() for c in one) and not Path(one).exists():
+        return tuple(shlex.split(one))
+    if not command:
+        raise CroupierError("no bot command given: croupier doctor --game G -- CMD...")
+    return tuple(command)
+
+
+class _WatchingLobby(Lobby):
+    """A lobby that also remembers every token presented, so a refused bot can be told why."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.presented: list[str] = []
+        self.first_attempt = trio.Event()
+        self._trio_token = trio.lowlevel.current_trio_token()
+
+    def identity(self, token: str) -> str | None:
+        # Called by the transport on the asyncio side: only plain Python here, then hop to trio.
+        self.presented.append(token)
+        self._trio_token.run_sync_soon(self.first_attempt.set)
+        return super().identity(token)
+
+
+@dataclass(eq=False)
+class _Bot:
+    """The bot's process, restarted when it exits (as the contest launcher does) once allowed."""
+
+    argv: tuple[str, ...]
+    token: str
+    log_path: Path
+    lobby: Lobby
+    process: trio.Process | None = None
+    launch_error: str = ""
+    exits: list[int] = field(default_factory=list)
+    launches: int = 0
+    restart: bool = False
+    stopping: bool = False
+    #: Set when the process has exited and will not be restarted.
+    gone: trio.Event = field(default_factory=trio.Event)
+
+    async def supervise(
+        self, address: str, *, task_status: trio.TaskStatus[bool] = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        env = {
+            **os.environ,
+            "CROUPIER_ADDRESS": address,
+            "CROUPIER_TOKEN": self.token,
+            "CROUPIER_SESSIONS": "1",
+            "PYTHONUNBUFFERED": "1",
+        }
+        while True:
+            with self.log_path.open("ab") as log:
+                try:
+                    self.process = await trio.lowlevel.open_process(
+                        list(self.argv),
+                        env=env,
+                        stdin=subprocess.DEVNULL,
+                        stdout=log,
+                        stderr=subprocess.STDOUT,
+                    )
+                except OSError as error:
+                    self.launch_error = str(error)
+                    self.gone.set()
+                    if self.launches == 0:
+                        task_status.started(False)
+                    return
+            self.launches += 1
+            if self.launches == 1:
+                task_status.started(True)
+            code = await self.process.wait()
+            self.exits.append(code)
+            self.lobby.process_exited(self.token, f"exit code {code}")
+            if self.stopping or not self.restart or self.launches > MAX_RESTARTS:
+                self.gone.set()
+                return
+
+    def running(self) -> bool:
+        return self.process is not None and self.process.returncode is None
+
+    async def kill(self) -> None:
+        self.stopping = True
+        if self.running():
+            assert self.process is not None
+            self.process.kill()
+            with trio.CancelScope(shield=True):
+                await self.process.wait()
+
+
+@dataclass
+class _Played:
+    """One match the bot played, as the doctor saw it."""
+
+    index: int
+    seat: int
+    session_id: str
+    outcome: MatchOutcome
+    replies_ms: list[float]
+    hung_up: bool = False
+    recovered_after: float | None = None
+
+    def faults(self, reasons: frozenset[int] | None = None) -> list[common_pb2.Fault]:
+        return [
+            f
+            for f in self.outcome.faults
+            if f.seat == self.seat and (reasons is None or f.reason in reasons)
+        ]
+
+
+class _TimedSeat:
+    """A remote seat that notes how long each answered decision took and, with `drop_at`, drops
+    the bot's connection (UNAVAILABLE) as that decision's request goes out."""
+
+    def __init__(
+        self, inner: RemoteSeat, replies_ms: list[float], drop_at: int | None = None
+    ) -> None:
+        self.inner = inner
+        self.replies_ms = replies_ms
+        self.drop_at = drop_at
+        self.requests = 0
+        #: Seconds from the drop to the bot's answer to the pending request, once it answered.
+        self.recovered_after: float | None = None
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def version(self) -> str:
+        return self.inner.version
+
+    async def start(self, start: referee_pb2.MatchStart) -> None:
+        await self.inner.start(start)
+
+    async def end(self, end: referee_pb2.MatchEnd) -> None:
+        await self.inner.end(end)
+
+    async def act(self, request: referee_pb2.ActionRequest) -> int:
+        self.requests += 1
+        started = trio.current_time()
+        if self.requests == self.drop_at:
+            self.inner.session.finish(Ending(DROP_REASON, "UNAVAILABLE"))
+            index = await self.inner.act(request)
+            self.recovered_after = trio.current_time() - started
+            return index
+        index = await self.inner.act(request)
+        self.replies_ms.append((trio.current_time() - started) * 1000)
+        return index
+
+
+async def _first(timeout: float, *waits: Callable[[], Awaitable[object]]) -> bool:
+    """Wait until the first of `waits` returns (the others are cancelled); False on timeout."""
+    with trio.move_on_after(timeout):
+        async with trio.open_nursery() as nursery:
+
+            async def one(wait: Callable[[], Awaitable[object]]) -> None:
+                await wait()
+                nursery.cancel_scope.cancel()
+
+            for wait in waits:
+                nursery.start_soon(one, wait)
+        return True
+    return False
+
+
+class _Doctor:
+    def __init__(self, config: DoctorConfig) -> None:
+        self.config = config
+        self.lobby = _WatchingLobby()
+        self.token = f"doctor-{os.urandom(8).hex()}"
+        self.lobby.admit(self.token)
+        config.workdir.mkdir(parents=True, exist_ok=True)
+        self.log_path = config.workdir / "bot.log"
+        self.log_path.write_bytes(b"")
+        self.bot = _Bot(config.argv, self.token, self.log_path, self.lobby)
+        self.checks: dict[CheckName, Check] = {}
+        self.played: list[_Played] = []
+        self.session: Session | None = None
+
+    def note(self, name: CheckName, status: Status, detail: str, hint: str = "") -> None:
+        self.checks[name] = Check(name, status, detail, hint)
+
+    def report(self) -> DoctorReport:
+        checks = [
+            self.checks.get(name, Check(name, Status.SKIP, "not run: an earlier check failed"))
+            for name in CheckName
+        ]
+        return DoctorReport(checks, self.log_path)
+
+    async def next_session(self, timeout: float) -> Session | None:
+        """The bot's next idle session, or None if it does not come (or its process is gone)."""
+        found: list[Session] = []
+
+        async def take() -> None:
+            found.append(await self.lobby.take(self.token))
+
+        await _first(timeout, take, self.bot.gone.wait)
+        return found[0] if found else None
+
+    def exit_detail(self) -> str:
+        if self.bot.exits:
+            return f"the process exited with code {self.bot.exits[-1]}"
+        return "the process is still running"
+
+    async def run(self, nursery: trio.Nursery) -> None:
+        async with transport.serve(self.lobby, ServerSettings(grace_seconds=0)) as port:
+            started = await nursery.start(self.bot.supervise, f"127.0.0.1:{port}")
+            if not started:
+                self.note(CheckName.STARTS, Status.FAIL, f"cannot start: {self.bot.launch_error}")
+                return
+            pid = self.bot.process.pid if self.bot.process is not None else "?"
+            self.note(CheckName.STARTS, Status.PASS, f"process {pid} started")
+            if not await self.connect():
+                return
+            self.bot.restart = True  # from now on, as the contest launcher does
+            await self.play_matches()
+            if len(self.played) == self.config.match_count():
+                await self.reconnect()
+            await self.goodbye()
+
+    async def connect(self) -> bool:
+        config = self.config
+        launched = trio.current_time()
+        if not await _first(
+            config.connect_timeout, self.lobby.first_attempt.wait, self.bot.gone.wait
+        ):
+            self.note(
+                CheckName.CONNECTS,
+                Status.FAIL,
+                f"no Play call within {config.connect_timeout:g} s; {self.exit_detail()}",
+            )
+            return False
+        if not self.lobby.presented:
+            self.note(
+                CheckName.CONNECTS,
+                Status.FAIL,
+                f"{self.exit_detail()} before calling Play",
+            )
+            return False
+        self.note(
+            CheckName.CONNECTS,
+            Status.PASS,
+            f"a Play call arrived {trio.current_time() - launched:.2f} s after launch",
+        )
+        left = max(config.connect_timeout - (trio.current_time() - launched), 0.1)
+        session = await self.next_session(left)
+        if session is None:
+            wrong = [token for token in self.lobby.presented if token != self.token]
+            if wrong:
+                shown = repr(wrong[0]) if wrong[0] else "no 'authorization: Bearer' metadata"
+                detail = f"refused: the bot presented {shown}, not CROUPIER_TOKEN"
+            else:
+                detail = "the token was right, but no Hello came as the stream's first message"
+            self.note(CheckName.AUTHENTICATES, Status.FAIL, f"{detail}; {self.exit_detail()}")
+            return False
+        self.session = session
+        self.note(
+            CheckName.AUTHENTICATES,
+            Status.PASS,
+            f"token accepted and Hello received: session {session.id}",
+        )
+        self.check_hello(session.hello)
+        return True
+
+    def check_hello(self, hello: referee_pb2.Hello) -> None:
+        game = self.config.game.id
+        name = repr(hello.name) if hello.name else "no name (shown as 'bot')"
+        plays = ", ".join(hello.games) if hello.games else "any game"
+        detail = f"name {name}, version {hello.version!r}, plays {plays}"
+        if hello.games and game not in hello.games:
+            self.note(CheckName.HELLO, Status.FAIL, f"{detail}: not {game!r}")
+        else:
+            self.note(CheckName.HELLO, Status.PASS, detail)
+
+    async def play_one(self, index: int, session: Session, *, drop: bool = False) -> _Played:
+        """One match with the bot in seat `index % seats`; with `drop`, its connection drops in
+        the middle, and it has the connect timeout, as extra bank too, to take its seat back."""
+        config = self.config
+        seats = config.game.seat_count(config.options)
+        seat = index % seats
+        replies: list[float] = []
+        players: list[Seat] = [
+            InProcessSeat(RandomBot(seed=derive_seed(config.seed, index) + other), "random")
+            for other in range(seats)
+        ]
+        control = config.time_control
+        grace = 0.0
+        if drop:
+            grace = config.connect_timeout
+            # The wait for the bot (and for news of its process) must not time it out.
+            extra = round((grace + CRASH_GRACE_SECONDS + 1) * 1000)
+            control = TimeControl(control.move_ms, control.bank_ms + extra)
+        remote = RemoteSeat(session, self.lobby, grace)
+        timed = _TimedSeat(remote, replies, DROP_AT_REQUEST if drop else None)
+        players[seat] = timed
+        match_id = f"{config.game.id}-doctor-{index:02d}"
+        match_config = MatchConfig(
+            game=config.game,
+            options=config.options,
+            seed=derive_seed(config.seed, index),
+            match_id=match_id,
+            time_control=control,
+            max_faults=config.max_faults,
+        )
+        outcome = await run_match(match_config, players, config.workdir / f"{match_id}.jsonl")
+        played = _Played(index, seat, remote.session.id, outcome, replies)
+        played.recovered_after = timed.recovered_after
+        return played
+
+    async def play_matches(self) -> None:
+        config = self.config
+        count = config.match_count()
+        session = self.session
+        assert session is not None
+        for index in range(count):
+            if index > 0:
+                found = await self.next_session(config.connect_timeout)
+                if found is None:
+                    break
+                session = found
+            played = await self.play_one(index, session)
+            if index == 0:
+                with trio.move_on_after(HANG_UP_WATCH_SECONDS):
+                    await session.closed.wait()
+                played.hung_up = session.closed.is_set()
+            self.played.append(played)
+            self.lobby.give_back(session)
+        self.session = session
+        self.check_cycle()
+        self.check_several(count)
+
+    def check_cycle(self) -> None:
+        first = self.played[0]
+        lost = first.faults(_LOST_REASONS)
+        if lost:
+            detail = f"lost in match 1: {_describe(lost[0])}"
+            self.note(CheckName.MATCH_CYCLE, Status.FAIL, detail, LOST_ADVICE)
+            return
+        if first.hung_up:
+            detail = f"the bot closed its session right after MatchEnd; {self.exit_detail()}"
+        else:
+            decisions = len(first.replies_ms)
+            self.note(
+                CheckName.MATCH_CYCLE,
+                Status.PASS,
+                f"match 1 went from MatchStart through {decisions} decisions to MatchEnd, "
+                "and the session stayed open",
+            )
+            return
+        self.note(CheckName.MATCH_CYCLE, Status.FAIL, detail)
+
+    def check_several(self, count: int) -> None:
+        played = self.played
+        seats = ", ".join(str(p.seat) for p in played)
+        sessions = sorted({p.session_id for p in played})
+        problems = [
+            f"lost in match {p.index + 1}: {_describe(lost[0])}"
+            for p in played
+            if (lost := p.faults(_LOST_REASONS))
+        ]
+        hint = LOST_ADVICE if problems else ""
+        if len(played) < count:
+            problems.append(
+                f"only {len(played)} of {count} matches were played: the bot did not come back "
+                f"within {self.config.connect_timeout:g} s ({self.exit_detail()})"
+            )
+        if len(sessions) > 1:
+            problems.append(f"it needed {len(sessions)} sessions for {len(played)} matches")
+        if problems:
+            self.note(CheckName.SEVERAL_MATCHES, Status.FAIL, "; ".join(problems), hint)
+        else:
+            self.note(
+                CheckName.SEVERAL_MATCHES,
+                Status.PASS,
+                f"{len(played)} matches on one session, in seats {seats}",
+            )
+
+    async def reconnect(self) -> None:
+        session = await self.next_session(self.config.connect_timeout)
+        if session is None:
+            return  # the bot is gone: "several matches" says why
+        launches = self.bot.launches
+        exits = len(self.bot.exits)
+        played = await self.play_one(len(self.played), session, drop=True)
+        if played.recovered_after is None:
+            faults = played.faults()
+            why = _describe(faults[0]) if faults else "the match ended before the drop"
+            self.note(
+                CheckName.RECONNECT,
+                Status.FAIL,
+                "the bot did not take its seat back and answer the request pending at the drop "
+                f"(given {self.config.connect_timeout:g} s); its first fault in that match: "
+                f"{why}; {self.exit_detail()}",
+            )
+            return  # what follows the drop is no evidence about time or legality
+        self.played.append(played)
+        if self.bot.launches > launches:
+            how = (
+                f"the bot exited (code {self.bot.exits[exits]}), was restarted as the launcher "
+                "does, and"
+            )
+        else:
+            how = "the bot reconnected by itself and"
+        lost = played.faults(_LOST_REASONS)
+        if lost:
+            self.note(
+                CheckName.RECONNECT,
+                Status.FAIL,
+                f"{how} answered the pending request, but was lost later: {_describe(lost[0])}",
+                LOST_ADVICE,
+            )
+            return
+        self.note(
+            CheckName.RECONNECT,
+            Status.PASS,
+            f"dropped during request {DROP_AT_REQUEST} of a match: {how} answered the pending "
+            f"request {played.recovered_after:.2f} s later, then finished the match",
+        )
+
+    async def goodbye(self) -> None:
+        self.bot.stopping = True
+        if self.lobby.active(self.token) == 0:
+            self.note(CheckName.GOODBYE, Status.SKIP, "the bot has no open session to end")
+            return
+        said = trio.current_time()
+        self.lobby.end_all("the doctor is done")
+        with trio.move_on_after(self.config.goodbye_grace):
+            await self.bot.gone.wait()
+        if not self.bot.gone.is_set():
+            self.note(
+                CheckName.GOODBYE,
+                Status.FAIL,
+                f"still running {self.config.goodbye_grace:g} s after Goodbye; a contest kills it",
+            )
+            return
+        code = self.bot.exits[-1]
+        took = trio.current_time() - said
+        status = Status.PASS if code == 0 else Status.FAIL
+        self.note(CheckName.GOODBYE, status, f"exited with code {code}, {took:.2f} s after Goodbye")
+
+    def finish_stats(self) -> None:
+        """Time, legality and protocol, over every decision of every match played."""
+        if not self.played:
+            return
+        replies = [ms for p in self.played for ms in p.replies_ms]
+        faults = [f for p in self.played for f in p.faults()]
+        self.check_time(replies, faults)
+        illegal = [f for f in faults if f.reason == common_pb2.FAULT_REASON_ILLEGAL_ACTION]
+        decisions = len(replies) + len(faults)
+        if illegal:
+            self.note(
+                CheckName.LEGAL_ACTIONS,
+                Status.FAIL,
+                f"{len(illegal)} of {decisions} replies named no legal action, e.g. "
+                f"{_describe(illegal[0])}",
+            )
+        else:
+            self.note(
+                CheckName.LEGAL_ACTIONS, Status.PASS, f"{decisions} decisions, every index legal"
+            )
+        wrong = [f for f in faults if f.reason in _PROTOCOL_REASONS]
+        if wrong:
+            self.note(
+                CheckName.PROTOCOL,
+                Status.FAIL,
+                f"{len(wrong)} bad replies, e.g. {_describe(wrong[0])}",
+            )
+        else:
+            self.note(
+                CheckName.PROTOCOL,
+                Status.PASS,
+                "one well-formed ActionReply per request, naming its match and request",
+            )
+
+    def check_time(self, replies: list[float], faults: list[common_pb2.Fault]) -> None:
+        control = self.config.time_control
+        late = [f for f in faults if f.reason == common_pb2.FAULT_REASON_TIMEOUT]
+        if late:
+            decisions = len(replies) + len(faults)
+            self.note(
+                CheckName.TIME,
+                Status.FAIL,
+                f"{len(late)} of {decisions} decisions timed out, e.g. {_describe(late[0])}",
+            )
+            return
+        if not replies:
+            self.note(CheckName.TIME, Status.SKIP, "the bot answered no request to time")
+            return
+        slowest, median = max(replies), statistics.median(replies)
+        limit = (
+            "no time limit (move 0 ms)"
+            if control.unlimited
+            else f"a budget of {control.move_ms} ms per decision plus a {control.bank_ms} ms bank"
+        )
+        self.note(
+            CheckName.TIME,
+            Status.PASS,
+            f"{len(replies)} replies, median {median:.1f} ms, slowest {slowest:.1f} ms, "
+            f"against {limit}",
+        )
+
+
+def _describe(fault: common_pb2.Fault) -> str:
+    reason = common_pb2.FaultReason.Name(fault.reason).removeprefix("FAULT_REASON_").lower()
+    return f"{reason}: {fault.detail} (request {fault.request_id})"
+
+
+async def examine(config: DoctorConfig) -> DoctorReport:
+    """Run every check on the bot; never raises for the bot's mistakes, only for ours."""
+    doctor = _Doctor(config)
+    async with trio.open_nursery() as nursery:
+        try:
+            await doctor.run(nursery)
+        finally:
+            await doctor.bot.kill()
+            nursery.cancel_scope.cancel()
+    doctor.finish_stats()
+    return doctor.report()
+
+
+def render(report: DoctorReport, title: str, *, kept: bool = True) -> list[str]:
+    """The report as plain lines: one per check, advice under each failure, then (when a check
+    did not pass) the bot's last output, naming its file when `kept`."""
+    width = max(len(name) for name in CheckName)
+    lines = [title]
+    for check in report.checks:
+        lines.append(f"{check.status}  {check.name:<{width}}  {check.detail}")
+        if check.advice and check.status is Status.FAIL:
+            lines.append(f"      {'':<{width}}  advice: {check.advice}")
+    failed = sum(check.status is not Status.PASS for check in report.checks)
+    if failed:
+        lines.append(f"{failed} of {len(report.checks)} checks did not pass")
+        tail = report.log_tail()
+        if tail:
+            where = f" ({report.log_path})" if kept else ""
+            lines.append(f"the bot's last output{where}:")
+            lines.extend(f"  | {line}" for line in tail)
+    else:
+        lines.append(f"all {len(report.checks)} checks passed")
+    return lines
+
+
+def doctor(
+    command: Annotated[
+        list[str],
+        typer.Argument(
+            help="The bot's command line, after `--` (or one quoted string).",
+            metavar="-- CMD...",
+            show_default=False,
+        ),
+    ],
+    game: Annotated[str, typer.Option(help="Game id to check the bot on (see `croupier games`).")],
+    option: Annotated[
+        list[str] | None, typer.Option(help="A game option NAME=VALUE; repeatable.")
+    ] = None,
+    players: Annotated[int | None, typer.Option(help="Shortcut for --option players=N.")] = None,
+    matches: Annotated[
+        int | None,
+        typer.Option(min=2, help="Matches before the reconnect (default: one per seat, min 3)."),
+    ] = None,
+    move_ms: Annotated[int, typer.Option(min=0, help="Time per decision, ms.")] = 1000,
+    bank_ms: Annotated[int, typer.Option(min=0, help="Time bank for overage, ms.")] = 10_000,
+    seed: Annotated[int, typer.Option(help="Seed; each match's seed derives from it.")] = 0,
+    connect_timeout: Annotated[
+        float, typer.Option(min=0.1, help="Seconds the bot may take to open a session.")
+    ] = 30.0,
+    keep: Annotated[
+        Path | None,
+        typer.Option(help="Folder to keep the records and the bot's output in (default: none)."),
+    ] = None,
+) -> None:
+    """Check a bot before a contest: connect, authenticate, time, legality, matches, reconnect.
+
+    Exit code 0 when every check passes, 1 when one does not, 2 for bad input.
+    """
+    with user_errors():
+        chosen = get_game(game)
+        raw = option_pairs(option or [], players)
+        argv = parse_command(command)
+        with tempfile.TemporaryDirectory(prefix="croupier-doctor-") as scratch:
+            config = DoctorConfig(
+                game=chosen,
+                options=parse_options(chosen, raw),
+                argv=argv,
+                workdir=keep if keep is not None else Path(scratch),
+                matches=matches,
+                time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms),
+                seed=seed,
+                connect_timeout=connect_timeout,
+            )
+            report = transport.run(examine, config)
+            title = f"croupier doctor: {chosen.id} with `{shlex.join(argv)}`"
+            for line in render(report, title, kept=keep is not None):
+                console.print(line, markup=False, highlight=False, soft_wrap=True)
+    raise typer.Exit(0 if report.ok else EXIT_CHECK_FAILED)

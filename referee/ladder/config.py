@@ -1,0 +1,511 @@
+"""The ladder file: one TOML document naming the game, the bots, the format and where state goes.
+
+Every mistake in it is a `LadderConfigError` that names the file, the line and the key, so an
+organiser fixes a long file without guessing. Relative paths (`database`, `records`, a bot's
+`cwd`) start from `root`, itself relative to the file; bot commands run in `root` unless a bot
+gives its own `cwd`. `{python}` in a command is the Python that runs croupier, so the example
+ladders work from any virtual environment.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+import shlex
+import sys
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, TypeVar
+
+from referee.clock import TimeControl
+from referee.errors import CroupierError
+from referee.games import get_game
+from referee.games.base import Game, parse_options
+from referee.games.options import Options
+
+#: Replaced in bot commands by the running Python (`sys.executable`), shell-quoted.
+PYTHON_PLACEHOLDER = "{python}"
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
+
+T = TypeVar("T")
+
+
+class LadderConfigError(CroupierError):
+    """A ladder file that cannot be used: the message names the file, line and key."""
+
+
+class Format(StrEnum):
+    ROUND_ROBIN = "round-robin"
+    GAUNTLET = "gauntlet"
+    SWISS = "swiss"
+
+
+class Launch(StrEnum):
+    """How bot processes map to concurrent matches."""
+
+    #: One process per bot per concurrent match (slot): a bot's matches never share a CPU-bound
+    #: process, so one match's slow decision cannot eat another match's clock.
+    PER_SLOT = "per-slot"
+    #: One process per bot, with CROUPIER_SESSIONS sessions (one per slot and seat).
+    SHARED = "shared"
+    #: A fresh process per bot per match, ended after it: no state carries over between matches,
+    #: at the price of a start-up per match (what bench/ladder_throughput.py compares).
+    PER_MATCH = "per-match"
+
+
+@dataclass(frozen=True, slots=True)
+class BotSpec:
+    """One bot of the ladder: its name in the standings and how to launch it."""
+
+    name: str
+    #: The command as written in the file (`{python}` not yet expanded): part of the identity.
+    command: str
+    cwd: Path
+    env: tuple[tuple[str, str], ...] = ()
+
+    def command_line(self) -> str:
+        """The command to run, with `{python}` expanded to this interpreter."""
+        return self.command.replace(PYTHON_PLACEHOLDER, shlex.quote(sys.executable))
+
+
+@dataclass(frozen=True, slots=True)
+class LadderConfig:
+    """A validated ladder file. `fingerprint()` is what a resumed run must agree on."""
+
+    path: Path
+    name: str
+    game: Game
+    options: Options
+    bots: tuple[BotSpec, ...]
+    format: Format = Format.ROUND_ROBIN
+    matches_per_pairing: int = 10
+    rounds: int = 1
+    challengers: tuple[str, ...] = ()
+    teams: tuple[tuple[str, str], ...] = ()
+    duplicate: bool = True
+    concurrency: int = 1
+    seed: str | None = None
+    database: Path = Path("ladder.sqlite")
+    records: Path = Path("records")
+    root: Path = Path()
+    time_control: TimeControl = field(default_factory=TimeControl)
+    max_faults: int = 3
+    max_restarts: int = 10
+    launch: Launch = Launch.PER_SLOT
+    connect_timeout: float = 30.0
+
+    @property
+    def seats(self) -> int:
+        return self.game.seat_count(self.options)
+
+    def fingerprint(self) -> dict[str, Any]:
+        """What decides the schedule and the conditions of play. A database made from one
+        fingerprint refuses a file with another; where things run (paths, concurrency,
+        launch mode) may change between runs."""
+        return {
+            "name": self.name,
+            "game": self.game.id,
+            "rules_version": self.game.rules_version,
+            "options": self.options.as_text(),
+            "format": str(self.format),
+            "matches_per_pairing": self.matches_per_pairing,
+            "rounds": self.rounds,
+            "challengers": list(self.challengers),
+            "teams": [list(team) for team in self.teams],
+            "duplicate": self.duplicate,
+            "time_control": {
+                "move_ms": self.time_control.move_ms,
+                "bank_ms": self.time_control.bank_ms,
+            },
+            "max_faults": self.max_faults,
+            "bots": [
+                {"name": bot.name, "command": bot.command, "env": dict(bot.env)}
+                for bot in self.bots
+            ],
+        }
+
+
+def team_game(game: Game, options: Options) -> bool:
+    """Xeri with four players is played by two teams (XERI-R1): seats 0+2 against 1+3."""
+    return game.id == "xeri" and game.seat_count(options) == 4
+
+
+def rotations(game: Game, options: Options) -> int:
+    """How many seat rotations a duplicate deal is played in: one per seat."""
+    return game.seat_count(options)
+
+
+def load(path: Path) -> LadderConfig:
+    """Read and validate a ladder file; raises LadderConfigError naming the line and key."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise LadderConfigError(f"cannot read ladder file {str(path)!r}: {error}") from None
+    return parse(text, path)
+
+
+def parse(text: str, path: Path) -> LadderConfig:
+    """Validate the text of a ladder file; `path` names it in errors and anchors relative
+    paths."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        message = str(error)
+        found = re.search(r"\(at line (\d+), column \d+\)", message)
+        line = found.group(1) if found else str(max(len(text.splitlines()), 1))
+        detail = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", message)
+        if not found:
+            detail += " (at the end of the file: something opened earlier is never closed)"
+        raise LadderConfigError(f"{path}:{line}: not valid TOML: {detail}") from None
+    return _Reader(path, text).ladder(data)
+
+
+_TOP_KEYS = (
+    "name",
+    "game",
+    "options",
+    "format",
+    "matches_per_pairing",
+    "rounds",
+    "challengers",
+    "teams",
+    "duplicate",
+    "concurrency",
+    "seed",
+    "database",
+    "records",
+    "root",
+    "time_control",
+    "max_faults",
+    "max_restarts",
+    "launch",
+    "connect_timeout",
+    "bot",
+)
+_BOT_KEYS = ("name", "command", "cwd", "env")
+_TIME_KEYS = ("move_ms", "bank_ms")
+
+_MISSING: Any = object()
+
+
+class _Reader:
+    """Typed access to the parsed document, with each error placed at its key's line."""
+
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.lines = key_lines(text)
+
+    def error(self, key: tuple[str | int, ...], message: str) -> LadderConfigError:
+        dotted = ".".join(part for part in key if isinstance(part, str))
+        line = self.line(key)
+        where = f"{self.path}:{line}" if line is not None else str(self.path)
+        return LadderConfigError(f"{where}: key {dotted!r}: {message}")
+
+    def line(self, key: tuple[str | int, ...]) -> int | None:
+        for end in range(len(key), 0, -1):
+            if key[:end] in self.lines:
+                return self.lines[key[:end]]
+        return None
+
+    def check_keys(
+        self, table: Mapping[str, Any], known: tuple[str, ...], where: tuple[str | int, ...]
+    ) -> None:
+        for key in table:
+            if key not in known:
+                close = difflib.get_close_matches(key, known, n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise self.error(
+                    (*where, key), f"unknown key{hint}; known keys: {', '.join(known)}"
+                )
+
+    def value(
+        self,
+        table: Mapping[str, Any],
+        where: tuple[str | int, ...],
+        key: str,
+        kind: type[T],
+        default: T = _MISSING,
+        check: Callable[[T], str | None] | None = None,
+    ) -> T:
+        full = (*where, key)
+        if key not in table:
+            if default is _MISSING:
+                header = self.line(where) if where else None
+                at = f"{self.path}:{header}" if header is not None else str(self.path)
+                scope = f" in [{'.'.join(p for p in where if isinstance(p, str))}]" if where else ""
+                raise LadderConfigError(f"{at}: missing key {key!r}{scope}")
+            return default
+        value = table[key]
+        ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value, ok = float(value), True
+        if not ok:
+            raise self.error(full, f"expected {_KIND_NAMES[kind]}, got {value!r}")
+        if check is not None:
+            problem = check(value)
+            if problem:
+                raise self.error(full, f"{problem}, got {value!r}")
+        return value  # type: ignore[no-any-return]
+
+    def ladder(self, data: dict[str, Any]) -> LadderConfig:
+        self.check_keys(data, _TOP_KEYS, ())
+        name = self.value(data, (), "name", str, self.path.stem, _check_name)
+        game_id = self.value(data, (), "game", str)
+        try:
+            game = get_game(game_id)
+        except CroupierError as error:
+            raise self.error(("game",), str(error)) from None
+        raw_options = self.value(data, (), "options", dict, {})
+        options_text: dict[str, str] = {}
+        for key, value in raw_options.items():
+            if isinstance(value, bool):
+                options_text[key] = str(value).lower()
+            elif isinstance(value, int | str):
+                options_text[key] = str(value)
+            else:
+                raise self.error(
+                    ("options", key), f"expected a number or true/false, got {value!r}"
+                )
+        try:
+            options = parse_options(game, options_text)
+        except CroupierError as error:
+            bad = next((k for k in options_text if repr(k) in str(error)), None)
+            raise self.error(("options", bad) if bad else ("options",), str(error)) from None
+        seats = game.seat_count(options)
+        teams_game = team_game(game, options)
+
+        root = self.path.parent / self.value(data, (), "root", str, ".")
+        if not root.is_dir():
+            raise self.error(("root",), f"no such directory {str(root)!r}")
+        bots = self.bots(data, root)
+        names = [bot.name for bot in bots]
+
+        fmt_text = self.value(data, (), "format", str, "round-robin", _choice(Format))
+        fmt = Format(fmt_text)
+        duplicate = self.value(data, (), "duplicate", bool, True)
+        turns = seats
+        default_matches = math.ceil(10 / turns) * turns if duplicate else 10
+        matches = self.value(data, (), "matches_per_pairing", int, default_matches, _at_least(1))
+        if duplicate and matches % turns:
+            raise self.error(
+                ("matches_per_pairing",),
+                f"with duplicate = true it must be a multiple of {turns} (every deal is played "
+                f"once per seat rotation), got {matches}",
+            )
+        challengers = tuple(self.value(data, (), "challengers", list, []))
+        for challenger in challengers:
+            if challenger not in names:
+                raise self.error(("challengers",), f"no bot named {challenger!r}")
+        if fmt is Format.GAUNTLET and not challengers:
+            raise self.error(("format",), "a gauntlet needs `challengers`, the bots that face all")
+        if fmt is Format.GAUNTLET and len(challengers) == len(names):
+            raise self.error(("challengers",), "a gauntlet needs bots that are not challengers")
+        if challengers and fmt is not Format.GAUNTLET:
+            raise self.error(("challengers",), "only a gauntlet has challengers")
+        teams = self.teams(data, names, teams_game)
+        entrants = len(teams) if teams_game else len(names)
+        default_rounds = max(1, math.ceil(math.log2(max(entrants, 2))))
+        rounds = self.value(data, (), "rounds", int, default_rounds, _at_least(1))
+        if "rounds" in data and fmt is not Format.SWISS:
+            raise self.error(("rounds",), "only a Swiss ladder has rounds")
+        sides = 2 if teams_game else seats
+        if entrants < 2:
+            raise self.error(("bot",), "a ladder needs at least two competitors")
+        if fmt is Format.SWISS and entrants < sides:
+            raise self.error(("format",), f"a Swiss ladder needs at least {sides} competitors")
+
+        time_table = self.value(data, (), "time_control", dict, {})
+        self.check_keys(time_table, _TIME_KEYS, ("time_control",))
+        move_ms = self.value(time_table, ("time_control",), "move_ms", int, 1000, _at_least(0))
+        bank_ms = self.value(time_table, ("time_control",), "bank_ms", int, 10_000, _at_least(0))
+
+        seed = self.value(data, (), "seed", str, None, _nonempty)  # type: ignore[arg-type]
+        database = self.value(data, (), "database", str, f"ladder-out/{name}/ladder.sqlite")
+        records = self.value(data, (), "records", str, f"ladder-out/{name}/records")
+        return LadderConfig(
+            path=self.path,
+            name=name,
+            game=game,
+            options=options,
+            bots=bots,
+            format=fmt,
+            matches_per_pairing=matches,
+            rounds=rounds if fmt is Format.SWISS else 1,
+            challengers=challengers,
+            teams=teams,
+            duplicate=duplicate,
+            concurrency=self.value(data, (), "concurrency", int, 1, _at_least(1)),
+            seed=seed,
+            database=root / database,
+            records=root / records,
+            root=root,
+            time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms),
+            max_faults=self.value(data, (), "max_faults", int, 3, _at_least(1)),
+            max_restarts=self.value(data, (), "max_restarts", int, 10, _at_least(0)),
+            launch=Launch(self.value(data, (), "launch", str, "per-slot", _choice(Launch))),
+            connect_timeout=self.value(
+                data,
+                (),
+                "connect_timeout",
+                float,
+                30.0,
+                lambda v: None if v > 0 else "expected > 0",
+            ),
+        )
+
+    def bots(self, data: dict[str, Any], root: Path) -> tuple[BotSpec, ...]:
+        tables = self.value(data, (), "bot", list)
+        bots: list[BotSpec] = []
+        for index, table in enumerate(tables):
+            where: tuple[str | int, ...] = ("bot", index)
+            if not isinstance(table, dict):
+                raise self.error(("bot",), "expected [[bot]] tables")
+            self.check_keys(table, _BOT_KEYS, where)
+            name = self.value(table, where, "name", str, _MISSING, _check_name)
+            if any(bot.name == name for bot in bots):
+                raise self.error((*where, "name"), f"two bots are named {name!r}")
+            command = self.value(table, where, "command", str, _MISSING, _check_command)
+            cwd = root / self.value(table, where, "cwd", str, ".")
+            if not cwd.is_dir():
+                raise self.error((*where, "cwd"), f"no such directory {str(cwd)!r}")
+            env = self.value(table, where, "env", dict, {})
+            for key, value in env.items():
+                if not isinstance(value, str):
+                    raise self.error((*where, "env", key), f"expected a string, got {value!r}")
+            bots.append(BotSpec(name, command, cwd, tuple(sorted(env.items()))))
+        return tuple(bots)
+
+    def teams(
+        self, data: dict[str, Any], names: list[str], teams_game: bool
+    ) -> tuple[tuple[str, str], ...]:
+        raw = self.value(data, (), "teams", list, [])
+        if raw and not teams_game:
+            raise self.error(("teams",), "teams are only for team games (xeri with 4 players)")
+        if not teams_game:
+            return ()
+        teams: list[tuple[str, str]] = []
+        for team in raw:
+            if (
+                not isinstance(team, list)
+                or len(team) != 2
+                or not all(isinstance(member, str) for member in team)
+            ):
+                raise self.error(("teams",), f"a team is a pair of bot names, got {team!r}")
+            for member in team:
+                if member not in names:
+                    raise self.error(("teams",), f"no bot named {member!r}")
+            pair = (team[0], team[1])
+            if pair in teams:
+                raise self.error(("teams",), f"team {'+'.join(pair)!r} is listed twice")
+            teams.append(pair)
+        # By default each bot partners itself: a team game then ranks bots, not pairs.
+        return tuple(teams) if teams else tuple((name, name) for name in names)
+
+
+_KIND_NAMES: dict[type, str] = {
+    str: "a string",
+    int: "a whole number",
+    float: "a number",
+    bool: "true or false",
+    list: "a list",
+    dict: "a table",
+}
+
+
+def _at_least(minimum: int) -> Callable[[int], str | None]:
+    return lambda value: None if value >= minimum else f"expected at least {minimum}"
+
+
+def _choice(enum: type[StrEnum]) -> Callable[[str], str | None]:
+    allowed = [str(member) for member in enum]
+    return lambda value: None if value in allowed else f"expected one of {', '.join(allowed)}"
+
+
+def _check_name(value: str) -> str | None:
+    if _NAME.fullmatch(value):
+        return None
+    return "expected letters, digits and _ . + - (starting with a letter or digit)"
+
+
+def _nonempty(value: str) -> str | None:
+    return None if value.strip() else "expected a non-empty string"
+
+
+def _check_command(value: str) -> str | None:
+    try:
+        return None if shlex.split(value) else "expected a command line"
+    except ValueError as error:
+        return f"cannot split the command line ({error})"
+
+
+_BARE = r"[A-Za-z0-9_-]+"
+_QUOTED = r"\"(?:[^\"\\]|\\.)*\"|'[^']*'"
+_KEY = rf"(?:{_BARE}|{_QUOTED})(?:\s*\.\s*(?:{_BARE}|{_QUOTED}))*"
+_ARRAY_HEADER = re.compile(rf"\[\[\s*({_KEY})\s*\]\]")
+_TABLE_HEADER = re.compile(rf"\[\s*({_KEY})\s*\]")
+_ASSIGNMENT = re.compile(rf"({_KEY})\s*=(.*)")
+_STRINGS = re.compile(rf"{_QUOTED}")
+
+
+def _split_key(text: str) -> tuple[str, ...]:
+    parts = re.findall(rf"{_BARE}|{_QUOTED}", text)
+    return tuple(part[1:-1] if part[0] in "\"'" else part for part in parts)
+
+
+def key_lines(text: str) -> dict[tuple[str | int, ...], int]:
+    """The line of every key and table header: `("bot", 1, "command")` for the second
+    [[bot]]'s command. tomllib gives values without positions, so errors find lines here.
+
+    A small scanner, not a full TOML parser: it skips multi-line strings and arrays, and is
+    only ever asked about a document that tomllib already accepted."""
+    lines: dict[tuple[str | int, ...], int] = {}
+    arrays: dict[tuple[str | int, ...], int] = {}
+    table: tuple[str | int, ...] = ()
+    open_string: str | None = None
+    depth = 0
+
+    def located(path: tuple[str, ...]) -> tuple[str | int, ...]:
+        """Insert the current index after every array-of-tables prefix (`[bot.env]`)."""
+        out: list[str | int] = []
+        for part in path:
+            out.append(part)
+            if tuple(out) in arrays:
+                out.append(arrays[tuple(out)] - 1)
+        return tuple(out)
+
+    for number, line in enumerate(text.splitlines(), start=1):
+        if open_string is not None:
+            if open_string in line:
+                open_string = None
+            continue
+        stripped = _STRINGS.sub('""', line.strip())
+        if depth > 0:
+            depth += stripped.split("#")[0].count("[") - stripped.split("#")[0].count("]")
+            continue
+        if not stripped or stripped.startswith("#"):
+            continue
+        if found := _ARRAY_HEADER.match(line.strip()):
+            base = located(_split_key(found.group(1))[:-1]) + _split_key(found.group(1))[-1:]
+            arrays[base] = arrays.get(base, 0) + 1
+            table = (*base, arrays[base] - 1)
+            lines[table] = number
+            lines.setdefault(base, number)
+            continue
+        if found := _TABLE_HEADER.match(line.strip()):
+            table = located(_split_key(found.group(1)))
+            lines.setdefault(table, number)
+            continue
+        if found := _ASSIGNMENT.match(line.strip()):
+            lines.setdefault((*table, *_split_key(found.group(1))), number)
+            rest = found.group(2)
+            for quote in ('"""', "'''"):
+                if rest.count(quote) == 1:
+                    open_string = quote
+            code = _STRINGS.sub('""', rest).split("#")[0]
+            depth = max(0, code.count("[") - code.count("]"))
+    return lines

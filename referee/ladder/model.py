@@ -1,0 +1,85 @@
+"""The values a ladder passes around: a scheduled match, a finished match's result, sides.
+
+A *side* is one competitor at a table: a bot, or a team (Xeri with 4 players: two seats, a pair
+of bots). Statistics work on sides, standings on bots.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduledMatch:
+    """One match of the schedule; everything about it is fixed before it is played."""
+
+    #: 1-based place in the schedule; also names the match (`<ladder>-<number>`) and its record.
+    number: int
+    #: Swiss round (1-based); 1 for round-robin and gauntlet.
+    round: int
+    #: The table (the competitors that meet) within its round.
+    table: int
+    #: The deal: matches with the same deal share the seed, hence the whole chance stream.
+    deal: int
+    #: Which rotation of the seats this match plays (0 .. seats-1).
+    rotation: int
+    seed: int
+    #: The bot in each seat.
+    bots: tuple[str, ...]
+    #: The side (index into `entrants`) of each seat.
+    sides: tuple[int, ...]
+    #: The table's competitors, by side: a bot's name, or a team's (`a+b`).
+    entrants: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchResult:
+    """A finished, committed match as the statistics see it."""
+
+    match: ScheduledMatch
+    #: Per seat: the game score, and the rank (1 best, ties share; retired seats rank last).
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    #: Every fault of the match as (seat, reason), the reason in lower case (`timeout`).
+    faults: tuple[tuple[int, str], ...] = ()
+
+    @property
+    def side_count(self) -> int:
+        return len(self.match.entrants)
+
+    def side_ranks(self) -> list[int]:
+        """Each side's rank: the best rank among its seats (partners share a rank anyway)."""
+        ranks = [10**9] * self.side_count
+        for seat, side in enumerate(self.match.sides):
+            ranks[side] = min(ranks[side], self.ranks[seat])
+        return ranks
+
+    def side_scores(self) -> list[float]:
+        """Each side's game points: the mean over its seats (partners hold the team's score)."""
+        totals = [0.0] * self.side_count
+        counts = [0] * self.side_count
+        for seat, side in enumerate(self.match.sides):
+            totals[side] += self.scores[seat]
+            counts[side] += 1
+        return [total / max(count, 1) for total, count in zip(totals, counts, strict=True)]
+
+    def side_results(self) -> list[float]:
+        """Each side's match score in [0, 1]: sides beaten plus half the sides tied, over the
+        other sides. In two-sided games that is 1 for a win, 0.5 for a draw, 0 for a loss."""
+        return match_scores(self.side_ranks())
+
+
+def match_scores(ranks: Sequence[float]) -> list[float]:
+    """Match scores in [0, 1] from ranks (lower is better): the chess score, generalised."""
+    others = max(len(ranks) - 1, 1)
+    return [
+        sum(1.0 if mine < theirs else 0.5 if mine == theirs else 0.0 for theirs in ranks) / others
+        - 0.5 / others  # a side ties with itself
+        for mine in ranks
+    ]
+
+
+def competition_ranks(keys: Sequence[tuple[float, ...]]) -> list[int]:
+    """Ranks 1.. with ties sharing the better rank, lowest key first: (3, 1, 3) ranks (2, 1, 2)."""
+    return [1 + sum(other < key for other in keys) for key in keys]

@@ -1,0 +1,647 @@
+"""Play a ladder: the schedule in SQLite, persistent bot processes, matches `concurrency` at once.
+
+The referee serves on a loopback port and launches each bot once per slot (a worker that plays
+one match at a time), or once in all with as many sessions (`launch = "shared"`); processes play
+match after match over their sessions, and one that exits is restarted, its exit counted against
+its bot. Each match is played into `<id>.jsonl.partial`, which becomes `<id>.jsonl` (flushed to
+disk) just before the match is committed, record hash and all, in one transaction. On resume the
+matches that are not in the database are played again from scratch, over whatever files they
+left, so a kill at any moment loses nothing and counts nothing twice.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import functools
+import hashlib
+import json
+import math
+import os
+import secrets
+import time
+from collections import Counter, deque
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+import trio
+
+from referee.errors import CroupierError
+from referee.ladder import schedule as planning
+from referee.ladder.config import Format, LadderConfig, Launch, team_game
+from referee.ladder.model import MatchResult, ScheduledMatch
+from referee.ladder.ratings import Sprt, SprtState, sprt, sprt_units
+from referee.ladder.standings import Plan, Standings, compute, from_store
+from referee.ladder.store import Exit, Finished, Store, StoreError, fault_name, now
+from referee.launcher import BotProcess, supervise
+from referee.lobby import Lobby
+from referee.match import MatchConfig, run_match
+from referee.sessions import RemoteSeat
+from referee.transport import ServerSettings, serve
+
+#: Live standings are recomputed at most this often (seconds).
+STANDINGS_INTERVAL = 1.0
+
+
+class LadderError(CroupierError):
+    """A ladder that cannot start or go on (a bot that never connects, a bad SPRT setup)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StartInfo:
+    """What a ladder run announces before its first match."""
+
+    name: str
+    game: str
+    total: int
+    done: int
+    seed_sha256: str
+    resumed: bool
+    database: Path
+    records: Path
+
+
+class LadderObserver:
+    """Hooks for progress and live standings; the default does nothing. All are called on the
+    referee's thread between matches, so they must return quickly."""
+
+    def started(self, info: StartInfo) -> None:
+        """Before the first match (or at once, for a ladder that is already complete)."""
+
+    def progress(self, done: int, total: int) -> None:
+        """After every committed match; `total` can change (Swiss rounds, an SPRT verdict)."""
+
+    def standings(self, standings: Standings) -> None:
+        """Live standings, at most every STANDINGS_INTERVAL seconds."""
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    standings: Standings
+    #: True once every scheduled match is in the database (or an SPRT ended the ladder).
+    complete: bool
+    played: int
+    seconds: float
+
+
+def match_id(config: LadderConfig, number: int) -> str:
+    return f"{config.name}-{number:05d}"
+
+
+def record_path(config: LadderConfig, number: int) -> Path:
+    return config.records / f"{match_id(config, number)}.jsonl"
+
+
+def _partial(path: Path) -> Path:
+    return path.with_name(path.name + ".partial")
+
+
+def plan_of(config: LadderConfig) -> Plan:
+    two_sided = config.seats == 2
+    return Plan(
+        name=config.name,
+        game=config.game.id,
+        options=config.options.as_text(),
+        bots=tuple(bot.name for bot in config.bots),
+        system="elo" if two_sided and not team_game(config.game, config.options) else "openskill",
+        duplicate=config.duplicate,
+        rotations=planning.Layout.of(config.game, config.options).rotations,
+        format=str(config.format),
+    )
+
+
+def _prepare(store: Store, config: LadderConfig, test: Sprt | None) -> tuple[str, Sprt | None]:
+    """Create the ladder in a new database, or check that the database is this ladder's.
+    Returns the master seed and the SPRT in force."""
+    fingerprint = config.fingerprint()
+    stored = store.meta_json("fingerprint")
+    if stored is None:
+        master = config.seed or planning.new_master_seed()
+        store.initialise(
+            {
+                "fingerprint": _json(fingerprint),
+                "plan": plan_of(config).to_json(),
+                "master_seed": master,
+                "seed_sha256": planning.commitment(master),
+                "created_at": now(),
+                "sprt": _json(asdict(test)) if test is not None else "null",
+            },
+            planning.first_schedule(config, master),
+        )
+        return master, test
+    if stored != fingerprint:
+        changes = [
+            f"{key} was {stored.get(key)!r}, now {fingerprint.get(key)!r}"
+            for key in sorted(set(stored) | set(fingerprint))
+            if stored.get(key) != fingerprint.get(key)
+        ]
+        raise StoreError(
+            f"database {str(store.path)!r} holds a ladder made from a different file "
+            f"({'; '.join(changes)}); restore the file or use a new database"
+        )
+    master = store.meta("master_seed") or ""
+    if config.seed is not None and planning.commitment(config.seed) != store.meta("seed_sha256"):
+        raise StoreError(f"database {str(store.path)!r} was started with a different seed")
+    before = store.meta_json("sprt")
+    if test is not None and before != asdict(test):
+        was = "no SPRT" if before is None else f"SPRT {before}"
+        raise StoreError(f"database {str(store.path)!r} was started with {was}; resume with it")
+    return master, Sprt(**before) if before is not None else None
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+def _check_sprt(config: LadderConfig, test: Sprt | None) -> None:
+    if test is None:
+        return
+    if problem := test.check():
+        raise LadderError(f"bad SPRT: {problem}")
+    if plan_of(config).system != "elo" or len(config.bots) != 2:
+        raise LadderError(
+            "an SPRT tests one bot against another: it needs a two-player game and exactly two "
+            f"bots, not {len(config.bots)} bots at {config.game.id!r} with {config.seats} seats"
+        )
+
+
+class _Dispenser:
+    """Hands out the matches still to play; adds Swiss rounds when a round is complete, and
+    after an SPRT verdict only finishes the deals already started."""
+
+    def __init__(
+        self,
+        pending: list[ScheduledMatch],
+        next_round: Callable[[], Awaitable[list[ScheduledMatch]]] | None,
+        started: set[int],
+    ) -> None:
+        self.queue = deque(pending)
+        self.next_round = next_round
+        self.started_deals = started
+        self.in_flight = 0
+        self.stopping = False
+        self._generating = False
+        self._changed = trio.Event()
+
+    def _signal(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
+
+    async def next(self) -> ScheduledMatch | None:
+        while True:
+            if self.stopping:
+                self.queue = deque(m for m in self.queue if m.deal in self.started_deals)
+            if self.queue:
+                match = self.queue.popleft()
+                self.started_deals.add(match.deal)
+                self.in_flight += 1
+                return match
+            if self.in_flight == 0 and not self._generating:
+                if self.stopping or self.next_round is None:
+                    return None
+                self._generating = True
+                try:
+                    matches = await self.next_round()
+                finally:
+                    self._generating = False
+                if not matches:
+                    self.next_round = None
+                self.queue.extend(matches)
+                self._signal()
+                continue
+            await self._changed.wait()
+
+    def finished(self) -> None:
+        self.in_flight -= 1
+        self._signal()
+
+    def stop(self) -> None:
+        self.stopping = True
+        self._signal()
+
+
+@dataclass
+class _Slot:
+    """The processes one worker plays with: a bot's process (and token) per bot."""
+
+    number: int
+    processes: dict[str, BotProcess]
+    #: How many of each process's exits were already committed (by id of the process).
+    reported: dict[int, int]
+
+
+class _Ladder:
+    def __init__(
+        self,
+        config: LadderConfig,
+        store: Store,
+        master: str,
+        test: Sprt | None,
+        observer: LadderObserver,
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.master = master
+        self.test = test
+        self.observer = observer
+        self.plan = plan_of(config)
+        self.scheduled = store.schedule()
+        self.results: list[MatchResult] = store.results()
+        self.exits = store.exits()
+        self.sprt_state: SprtState | None = None
+        #: The SPRT's report when it reached its verdict (kept in the database at once): the
+        #: matches that complete the deals already started do not reopen the test.
+        self.sprt_verdict = store.meta("sprt_report")
+        self.played = 0
+        self.lobby = Lobby()
+        self.address = ""
+        self._standings_due = -math.inf
+        self._standings_busy = False
+
+    # -- the schedule --------------------------------------------------------------------
+
+    def total(self) -> int:
+        """Matches the ladder will play: known exactly except for Swiss rounds not yet paired
+        (each round plays as many matches as the first)."""
+        if self.config.format is not Format.SWISS or not self.scheduled:
+            return len(self.scheduled)
+        first = sum(1 for m in self.scheduled if m.round == 1)
+        planned = planning.rounds_planned(self.scheduled)
+        return len(self.scheduled) + first * (self.config.rounds - planned)
+
+    async def next_round(self) -> list[ScheduledMatch]:
+        if self.config.format is not Format.SWISS:
+            return []
+        if planning.rounds_planned(self.scheduled) >= self.config.rounds:
+            return []
+        matches = planning.swiss_round(self.config, self.master, self.scheduled, self.results)
+        await trio.to_thread.run_sync(self.store.add_schedule, matches)
+        self.scheduled.extend(matches)
+        return matches
+
+    def check_sprt(self) -> bool:
+        """Update the SPRT; True once it has a verdict (then `sprt_verdict` holds its report,
+        to be stored)."""
+        if self.test is None:
+            return False
+        if self.sprt_verdict is not None:
+            return True
+        units = sprt_units(self.results, self.config.bots[0].name, self.config.duplicate)
+        self.sprt_state = sprt(self.test, units)
+        if self.sprt_state.verdict is None:
+            return False
+        self.sprt_verdict = self.sprt_report()
+        return True
+
+    def sprt_report(self) -> str | None:
+        if self.sprt_verdict is not None:
+            return self.sprt_verdict
+        if self.sprt_state is None:
+            return None
+        return self.sprt_state.describe(self.config.bots[0].name, self.config.bots[1].name)
+
+    # -- playing ----------------------------------------------------------------------------
+
+    def slots(self) -> list[_Slot]:
+        """Processes for every bot: one per worker (per-slot), or one shared by all workers;
+        none with launch per match (each match launches its own)."""
+        config = self.config
+        seats = planning.max_seats_per_bot(config)
+        shared = config.launch is Launch.SHARED
+        logs = config.records / "logs"
+        logs.mkdir(parents=True, exist_ok=True)
+        if config.launch is Launch.PER_MATCH:
+            return [_Slot(slot, {}, {}) for slot in range(config.concurrency)]
+        count = 1 if shared else config.concurrency
+        made = []
+        for slot in range(count):
+            processes = {
+                bot.name: BotProcess(
+                    command=bot.command_line(),
+                    token=secrets.token_urlsafe(24),
+                    log_path=logs / f"{bot.name}-{slot}.log",
+                    sessions=seats[bot.name] * (config.concurrency if shared else 1),
+                    cwd=bot.cwd,
+                    env=dict(bot.env),
+                )
+                for bot in config.bots
+            }
+            made.append(_Slot(slot, processes, {}))
+        return made if not shared else made * config.concurrency
+
+    def new_exits(self, slot: _Slot) -> list[Exit]:
+        """Exits of the slot's processes since the last commit (each reported once)."""
+        found: list[Exit] = []
+        for name, process in slot.processes.items():
+            seen = slot.reported.get(id(process), 0)
+            found.extend(Exit(name, slot.number, detail) for detail in process.exits[seen:])
+            slot.reported[id(process)] = len(process.exits)
+        return found
+
+    async def play(self, match: ScheduledMatch, slot: _Slot) -> Finished:
+        if self.config.launch is not Launch.PER_MATCH:
+            return await self._play(match, slot)
+        async with self._launched_for(match, slot) as fresh:
+            return await self._play(match, fresh)
+
+    @asynccontextmanager
+    async def _launched_for(self, match: ScheduledMatch, slot: _Slot) -> AsyncIterator[_Slot]:
+        """Launch each bot of the match for it alone, and see the processes out afterwards:
+        what a harness without sessions (a process per match over stdin/stdout) pays."""
+        config = self.config
+        seats = Counter(match.bots)
+        logs = config.records / "logs"
+        processes = {
+            bot.name: BotProcess(
+                command=bot.command_line(),
+                token=secrets.token_urlsafe(24),
+                log_path=logs / f"{bot.name}-per-match.log",
+                sessions=seats[bot.name],
+                cwd=bot.cwd,
+                env=dict(bot.env),
+            )
+            for bot in config.bots
+            if bot.name in seats
+        }
+        done = trio.Event()
+        async with trio.open_nursery() as nursery:
+            for process in processes.values():
+                self.lobby.admit(process.token)
+                nursery.start_soon(
+                    functools.partial(
+                        supervise,
+                        process,
+                        self.address,
+                        self.lobby,
+                        done,
+                        max_restarts=config.max_restarts,
+                    )
+                )
+            try:
+                yield _Slot(slot.number, processes, {})
+            finally:
+                done.set()
+                for process in processes.values():
+                    for session in self.lobby.by_identity.get(process.token, []):
+                        session.end("the match is over")
+
+    async def _play(self, match: ScheduledMatch, slot: _Slot) -> Finished:
+        config = self.config
+        sessions = []
+        try:
+            for bot in match.bots:
+                process = slot.processes[bot]
+                with trio.move_on_after(config.connect_timeout):
+                    sessions.append(await self.lobby.take(process.token))
+                    continue
+                raise LadderError(
+                    f"bot {bot!r} did not connect within {config.connect_timeout:g} s; "
+                    f"see {process.log_path}"
+                )
+            seats = []
+            for bot, session in zip(match.bots, sessions, strict=True):
+                seat = RemoteSeat(session)
+                seat.name = bot  # the ladder's name for the bot, in the record and MatchStart
+                seats.append(seat)
+            identifier = match_id(config, match.number)
+            final = record_path(config, match.number)
+            partial = _partial(final)
+            partial.unlink(missing_ok=True)
+            started = time.monotonic()
+            outcome = await run_match(
+                MatchConfig(
+                    game=config.game,
+                    options=config.options,
+                    seed=match.seed,
+                    match_id=identifier,
+                    time_control=config.time_control,
+                    max_faults=config.max_faults,
+                ),
+                seats,
+                partial,
+            )
+        finally:
+            for session in sessions:
+                self.lobby.give_back(session)
+        return Finished(
+            match=match,
+            match_id=identifier,
+            record=final,
+            record_sha256="",
+            result=outcome.result,
+            faults=outcome.faults,
+            seconds=time.monotonic() - started,
+            exits=tuple(self.new_exits(slot)),
+        )
+
+    def commit(self, finished: Finished) -> Finished:
+        """Flush the record to disk, move it into place, hash it, commit (worker thread)."""
+        partial = _partial(finished.record)
+        with partial.open("rb") as handle:
+            data = handle.read()
+            os.fsync(handle.fileno())
+        os.replace(partial, finished.record)
+        done = replace(finished, record_sha256=hashlib.sha256(data).hexdigest())
+        self.store.commit(done)
+        return done
+
+    def remember(self, finished: Finished) -> None:
+        by_seat = {seat.seat: seat for seat in finished.result.seats}
+        seats = range(len(finished.match.bots))
+        self.results.append(
+            MatchResult(
+                match=finished.match,
+                scores=tuple(by_seat[s].score for s in seats),
+                ranks=tuple(by_seat[s].rank for s in seats),
+                faults=tuple((f.seat, fault_name(f.reason)) for f in finished.faults),
+            )
+        )
+        self.exits.extend(finished.exits)
+
+    async def live_standings(self, force: bool = False) -> None:
+        """Recompute the standings in a worker thread, at most every STANDINGS_INTERVAL seconds
+        and never more than a tenth of the time: a big ladder's ratings take a while, and the
+        referee (which times the bots) must keep the interpreter most of the time."""
+        if self._standings_busy:
+            return
+        if not force and time.monotonic() < self._standings_due:
+            return
+        self._standings_busy = True
+        began = time.monotonic()
+        try:
+            # Snapshots taken here, on the referee's thread: the workers append as they go.
+            standings = await trio.to_thread.run_sync(
+                functools.partial(
+                    compute,
+                    self.plan,
+                    list(self.results),
+                    list(self.exits),
+                    scheduled=self.total(),
+                    seed_sha256=planning.commitment(self.master),
+                    sprt=self.sprt_report(),
+                )
+            )
+        finally:
+            self._standings_busy = False
+            spent = time.monotonic() - began
+            self._standings_due = time.monotonic() + max(STANDINGS_INTERVAL, 10 * spent)
+        self.observer.standings(standings)
+
+    async def run(self) -> bool:
+        """Play what is left; True when the ladder is complete."""
+        config = self.config
+        committed = {r.match.number for r in self.results}
+        pending = [m for m in self.scheduled if m.number not in committed]
+        for match in pending:  # what an interrupted run left of these matches is void
+            final = record_path(config, match.number)
+            final.unlink(missing_ok=True)
+            _partial(final).unlink(missing_ok=True)
+        stopping = self.check_sprt()
+        dispenser = _Dispenser(
+            pending,
+            self.next_round if config.format is Format.SWISS else None,
+            started={r.match.deal for r in self.results},
+        )
+        if stopping:
+            dispenser.stop()
+        self.observer.progress(len(self.results), self.total())
+        if self.results:
+            await self.live_standings(force=True)
+        if not await self._has_work(dispenser):
+            return self._complete(dispenser)
+        slots = self.slots()
+        done = trio.Event()
+        config.records.mkdir(parents=True, exist_ok=True)
+        async with serve(self.lobby, ServerSettings()) as port, trio.open_nursery() as nursery:
+            self.address = f"127.0.0.1:{port}"
+            for slot_ in {id(s): s for s in slots}.values():
+                for process in slot_.processes.values():
+                    self.lobby.admit(process.token)
+                    nursery.start_soon(
+                        functools.partial(
+                            supervise,
+                            process,
+                            f"127.0.0.1:{port}",
+                            self.lobby,
+                            done,
+                            max_restarts=config.max_restarts,
+                        )
+                    )
+
+            async def worker(slot: int) -> None:
+                while (match := await dispenser.next()) is not None:
+                    try:
+                        finished = await self.play(match, slots[slot])
+                        finished = await trio.to_thread.run_sync(self.commit, finished)
+                    finally:
+                        dispenser.finished()
+                    self.remember(finished)
+                    self.played += 1
+                    if self.check_sprt() and not dispenser.stopping:
+                        dispenser.stop()
+                        await trio.to_thread.run_sync(
+                            self.store.put_meta, "sprt_report", self.sprt_report() or ""
+                        )
+                    total = len(self.results) + len(dispenser.queue) + dispenser.in_flight
+                    self.observer.progress(
+                        len(self.results), total if dispenser.stopping else self.total()
+                    )
+                    await self.live_standings()
+
+            async with trio.open_nursery() as workers:
+                for slot in range(config.concurrency):
+                    workers.start_soon(worker, slot)
+            done.set()
+            self.lobby.end_all("the ladder is over")
+        return self._complete(dispenser)
+
+    async def _has_work(self, dispenser: _Dispenser) -> bool:
+        """Whether any match is left to play (so that bots are worth launching)."""
+        if dispenser.stopping:
+            return any(m.deal in dispenser.started_deals for m in dispenser.queue)
+        if dispenser.queue:
+            return True
+        more = await self.next_round()
+        dispenser.queue.extend(more)
+        return bool(more)
+
+    def _complete(self, dispenser: _Dispenser) -> bool:
+        config = self.config
+        committed = {r.match.number for r in self.results}
+        everything = all(m.number in committed for m in self.scheduled)
+        if dispenser.stopping:
+            self.store.drop_unplayed()
+            self.scheduled = [m for m in self.scheduled if m.number in committed]
+            return True
+        rounds_left = (
+            config.format is Format.SWISS
+            and planning.rounds_planned(self.scheduled) < config.rounds
+        )
+        return everything and not rounds_left
+
+
+async def run_ladder(
+    config: LadderConfig,
+    sprt_test: Sprt | None = None,
+    observer: LadderObserver | None = None,
+) -> Summary:
+    """Run (or resume) the ladder until every scheduled match is in its database, or an SPRT
+    decides; then reveal the master seed. Returns the final standings."""
+    observer = observer or LadderObserver()
+    _check_sprt(config, sprt_test)
+    began = time.monotonic()
+    config.database.parent.mkdir(parents=True, exist_ok=True)
+    with _exclusive(config.database):
+        return await _run(config, sprt_test, observer, began)
+
+
+@contextmanager
+def _exclusive(database: Path) -> Iterator[None]:
+    """One runner per database: a second one would play the same matches. The lock (flock on
+    `<database>.lock`) dies with its process, so a kill -9 never leaves it stale."""
+    with open(database.with_name(database.name + ".lock"), "w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise LadderError(
+                f"database {str(database)!r} is in use by another `croupier ladder run`"
+            ) from None
+        yield
+
+
+async def _run(
+    config: LadderConfig, sprt_test: Sprt | None, observer: LadderObserver, began: float
+) -> Summary:
+    store = Store(config.database, create=True)
+    try:
+        resumed = store.meta("fingerprint") is not None
+        master, test = _prepare(store, config, sprt_test)
+        _check_sprt(config, test)
+        ladder = _Ladder(config, store, master, test, observer)
+        observer.started(
+            StartInfo(
+                name=config.name,
+                game=config.game.id,
+                total=ladder.total(),
+                done=len(ladder.results),
+                seed_sha256=planning.commitment(master),
+                resumed=resumed,
+                database=config.database,
+                records=config.records,
+            )
+        )
+        complete = store.meta("finished_at") is not None
+        if not complete:
+            complete = await ladder.run()
+            if complete:
+                report = ladder.sprt_report()
+                store.finish(reveal=True, extra={"sprt_report": report} if report else None)
+        return Summary(
+            standings=from_store(store),
+            complete=complete,
+            played=ladder.played,
+            seconds=time.monotonic() - began,
+        )
+    finally:
+        store.close()

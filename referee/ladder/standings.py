@@ -1,0 +1,279 @@
+"""Standings from a ladder's results: rank, bot, rating and interval, matches, score, faults.
+
+Everything here is computed from the database alone (its plan, schedule and results), so
+`croupier ladder standings DB` needs no ladder file, and the live standings of a running ladder
+are the same computation on the results so far.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from rich import box
+from rich.table import Table
+
+from referee.ladder import ratings
+from referee.ladder.model import MatchResult
+from referee.ladder.store import Exit, Store, StoreError
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What the standings need to know about the ladder (kept in the database's meta)."""
+
+    name: str
+    game: str
+    options: dict[str, str]
+    bots: tuple[str, ...]
+    #: "elo" (two-player games) or "openskill" (multiplayer and team games).
+    system: str
+    duplicate: bool
+    rotations: int
+    format: str
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> Plan:
+        data = json.loads(text)
+        data["bots"] = tuple(data["bots"])
+        return cls(**data)
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    rank: int
+    bot: str
+    #: Elo, or openskill's ordinal (mu - 3 sigma); None before the bot has a rated match.
+    rating: float | None
+    low: float | None
+    high: float | None
+    mu: float | None
+    sigma: float | None
+    matches: int
+    #: Mean match score in [0, 1]: 1 win, 0.5 draw, 0 loss (sides beaten, over the others).
+    score: float | None
+    #: Mean game points per match.
+    points: float | None
+    faults: dict[str, int]
+    restarts: int
+
+
+@dataclass(frozen=True, slots=True)
+class Standings:
+    plan: Plan
+    rows: tuple[Row, ...]
+    matches_done: int
+    matches_scheduled: int
+    seed_sha256: str
+    #: The master seed, once the ladder has ended and revealed it.
+    seed: str | None
+    finished: bool
+    sprt: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ladder": self.plan.name,
+            "game": self.plan.game,
+            "options": self.plan.options,
+            "format": self.plan.format,
+            "rating": self.plan.system,
+            "duplicate_deals": self.plan.duplicate,
+            "matches_done": self.matches_done,
+            "matches_scheduled": self.matches_scheduled,
+            "finished": self.finished,
+            "seed_sha256": self.seed_sha256,
+            "seed": self.seed,
+            "sprt": self.sprt,
+            "standings": [asdict(row) for row in self.rows],
+        }
+
+
+def compute(
+    plan: Plan,
+    results: Sequence[MatchResult],
+    exits: Sequence[Exit],
+    *,
+    scheduled: int,
+    seed_sha256: str,
+    seed: str | None = None,
+    finished: bool = False,
+    sprt: str | None = None,
+) -> Standings:
+    if plan.system == "elo":
+        rated = ratings.elo(ratings.elo_games(results, plan.duplicate), plan.bots)
+    else:
+        rated = ratings.openskill(results, plan.duplicate, plan.rotations)
+    matches: Counter[str] = Counter()
+    score_sum: defaultdict[str, float] = defaultdict(float)
+    score_n: Counter[str] = Counter()
+    points_sum: defaultdict[str, float] = defaultdict(float)
+    points_n: Counter[str] = Counter()
+    faults: dict[str, Counter[str]] = defaultdict(Counter)
+    for result in results:
+        side_results = result.side_results()
+        for bot in set(result.match.bots):
+            matches[bot] += 1
+        for seat, bot in enumerate(result.match.bots):
+            score_sum[bot] += side_results[result.match.sides[seat]]
+            score_n[bot] += 1
+            points_sum[bot] += result.scores[seat]
+            points_n[bot] += 1
+        for seat, reason in result.faults:
+            faults[result.match.bots[seat]][reason] += 1
+    restarts = Counter(exit_.bot for exit_ in exits)
+
+    def order(bot: str) -> tuple[float, float, int]:
+        rating = rated.get(bot)
+        value = rating.value if rating is not None else -math.inf
+        score = score_sum[bot] / score_n[bot] if score_n[bot] else -math.inf
+        return (-value, -score, plan.bots.index(bot))
+
+    rows = []
+    for rank, bot in enumerate(sorted(plan.bots, key=order), start=1):
+        rating = rated.get(bot)
+        rows.append(
+            Row(
+                rank=rank,
+                bot=bot,
+                rating=_round(rating.value if rating else None),
+                low=_round(rating.low if rating else None),
+                high=_round(rating.high if rating else None),
+                mu=_round(rating.mu if rating else None),
+                sigma=_round(rating.sigma if rating else None),
+                matches=matches[bot],
+                score=round(score_sum[bot] / score_n[bot], 4) if score_n[bot] else None,
+                points=round(points_sum[bot] / points_n[bot], 2) if points_n[bot] else None,
+                faults=dict(sorted(faults[bot].items())),
+                restarts=restarts[bot],
+            )
+        )
+    return Standings(
+        plan=plan,
+        rows=tuple(rows),
+        matches_done=len(results),
+        matches_scheduled=scheduled,
+        seed_sha256=seed_sha256,
+        seed=seed,
+        finished=finished,
+        sprt=sprt,
+    )
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 2)
+
+
+def from_store(store: Store) -> Standings:
+    """The standings of the ladder in `store` as it is now."""
+    plan_text = store.meta("plan")
+    if plan_text is None:
+        raise StoreError(f"{str(store.path)!r} holds no ladder plan")
+    plan = Plan.from_json(plan_text)
+    revealed = store.meta("revealed") == "1"
+    return compute(
+        plan,
+        store.results(),
+        store.exits(),
+        scheduled=len(store.schedule()),
+        seed_sha256=store.meta("seed_sha256") or "",
+        seed=store.meta("master_seed") if revealed else None,
+        finished=store.meta("finished_at") is not None,
+        sprt=store.meta("sprt_report"),
+    )
+
+
+def table(standings: Standings, *, title: str | None = None) -> Table:
+    """The standings as a rich table. openskill shows its ordinal (mu - 3 sigma, what it ranks
+    by) and mu with sigma; the JSON export also has its 95% interval, mu +- 1.96 sigma."""
+    plan = standings.plan
+    elo = plan.system == "elo"
+    heading = title or (
+        f"ladder {plan.name} ({plan.game}): {standings.matches_done} of "
+        f"{standings.matches_scheduled} matches" + (", duplicate deals" if plan.duplicate else "")
+    )
+    out = Table(title=heading, box=box.SIMPLE_HEAD)
+    columns = ["rank", "bot", "Elo" if elo else "ordinal", "95% interval" if elo else "mu ± sigma"]
+    columns += ["matches", "score", "points", "faults"]
+    for column in columns:
+        out.add_column(column, justify="left" if column in {"bot", "faults"} else "right")
+    for row in standings.rows:
+        if row.rating is None or row.low is None or row.high is None:
+            rating, interval = "-", "-"
+        elif elo:
+            rating = f"{row.rating:+.0f}"
+            interval = f"{row.low:+.0f}..{row.high:+.0f}"
+        else:
+            rating = f"{row.rating:.1f}"
+            interval = f"{row.mu:.1f} ± {row.sigma:.2f}"
+        cells = [str(row.rank), row.bot, rating, interval]
+        cells += [
+            str(row.matches),
+            f"{row.score:.1%}" if row.score is not None else "-",
+            f"{row.points:.1f}" if row.points is not None else "-",
+            fault_text(row),
+        ]
+        out.add_row(*cells)
+    return out
+
+
+def fault_text(row: Row) -> str:
+    parts = [f"{reason} {count}" for reason, count in row.faults.items()]
+    if row.restarts:
+        parts.append(f"restarted {row.restarts}")
+    return ", ".join(parts) or "-"
+
+
+def footer(standings: Standings) -> list[str]:
+    """The lines under the table: the seed commitment (and the seed), the SPRT."""
+    lines = []
+    if standings.sprt:
+        lines.append(standings.sprt)
+    lines.append(f"master seed sha256: {standings.seed_sha256}")
+    if standings.seed is not None:
+        lines.append(f"master seed: {standings.seed}")
+    elif standings.finished:
+        lines.append("master seed: not revealed")
+    else:
+        lines.append("master seed: revealed when the ladder ends")
+    return lines
+
+
+def to_json(standings: Standings) -> str:
+    return json.dumps(standings.to_dict(), indent=2)
+
+
+CSV_COLUMNS = (
+    "rank",
+    "bot",
+    "rating",
+    "low",
+    "high",
+    "mu",
+    "sigma",
+    "matches",
+    "score",
+    "points",
+    "faults",
+    "restarts",
+)
+
+
+def to_csv(standings: Standings) -> str:
+    """One row per bot; faults as `reason=count` joined by `;`."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for row in standings.rows:
+        data = asdict(row)
+        data["faults"] = ";".join(f"{k}={v}" for k, v in row.faults.items())
+        writer.writerow(["" if data[c] is None else data[c] for c in CSV_COLUMNS])
+    return buffer.getvalue()

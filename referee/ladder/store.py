@@ -1,0 +1,346 @@
+"""A ladder's state in SQLite: its plan, its schedule, and every finished match.
+
+A finished match goes in with its seats, faults and record (path and SHA-256) in one
+transaction, so a ladder killed at any moment has each match either wholly in the database or not
+at all; on resume the matches not in it are played again. The database also keeps the master
+seed (secret until the ladder ends) and its published SHA-256.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from croupier.v1 import common_pb2
+from referee.errors import CroupierError
+from referee.ladder.model import MatchResult, ScheduledMatch
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS schedule (
+    number INTEGER PRIMARY KEY,
+    round INTEGER NOT NULL,
+    table_no INTEGER NOT NULL,
+    deal INTEGER NOT NULL,
+    rotation INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    bots TEXT NOT NULL,
+    sides TEXT NOT NULL,
+    entrants TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS matches (
+    number INTEGER PRIMARY KEY REFERENCES schedule(number),
+    match_id TEXT NOT NULL UNIQUE,
+    record TEXT NOT NULL,
+    record_sha256 TEXT NOT NULL,
+    result TEXT NOT NULL,
+    termination TEXT NOT NULL,
+    seconds REAL NOT NULL,
+    finished_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS seats (
+    number INTEGER NOT NULL REFERENCES matches(number),
+    seat INTEGER NOT NULL,
+    bot TEXT NOT NULL,
+    side INTEGER NOT NULL,
+    score INTEGER NOT NULL,
+    rank INTEGER NOT NULL,
+    faults INTEGER NOT NULL,
+    retired INTEGER NOT NULL,
+    PRIMARY KEY (number, seat)
+);
+CREATE TABLE IF NOT EXISTS faults (
+    number INTEGER NOT NULL REFERENCES matches(number),
+    seat INTEGER NOT NULL,
+    bot TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    detail TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS exits (
+    id INTEGER PRIMARY KEY,
+    bot TEXT NOT NULL,
+    slot INTEGER NOT NULL,
+    detail TEXT NOT NULL,
+    at TEXT NOT NULL
+);
+"""
+
+
+class StoreError(CroupierError):
+    """A database that is not a ladder's, or that belongs to a different ladder."""
+
+
+@dataclass(frozen=True, slots=True)
+class Exit:
+    """A bot process that exited while the ladder still needed it (it was restarted)."""
+
+    bot: str
+    slot: int
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class Finished:
+    """What a worker commits for one match."""
+
+    match: ScheduledMatch
+    match_id: str
+    record: Path
+    record_sha256: str
+    result: common_pb2.Result
+    faults: tuple[common_pb2.Fault, ...]
+    seconds: float
+    exits: tuple[Exit, ...] = ()
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def fault_name(reason: int) -> str:
+    """`timeout` for FAULT_REASON_TIMEOUT: the closed reason as the standings show it."""
+    return common_pb2.FaultReason.Name(reason).removeprefix("FAULT_REASON_").lower()
+
+
+class Store:
+    """One ladder database. Methods are safe to call from worker threads, one at a time."""
+
+    def __init__(self, path: Path, *, create: bool) -> None:
+        self.path = path
+        if not create and not path.is_file():
+            raise StoreError(f"no ladder database at {str(path)!r}")
+        if create:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA busy_timeout=10000")
+            if create:
+                self._db.executescript(_SCHEMA)
+            version = self.meta("schema_version")
+        except sqlite3.DatabaseError as error:
+            raise StoreError(f"{str(path)!r} is not a ladder database: {error}") from None
+        if version is None and not create:
+            raise StoreError(f"{str(path)!r} is not a ladder database (it has no ladder in it)")
+        if version is not None and version != str(SCHEMA_VERSION):
+            raise StoreError(f"{str(path)!r} has ladder schema {version!r}, not {SCHEMA_VERSION}")
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        self._db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One atomic write: all of it is committed, or none of it."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def meta(self, key: str) -> str | None:
+        try:
+            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        except sqlite3.OperationalError:
+            return None  # no meta table: not a ladder database
+        return None if row is None else str(row[0])
+
+    def meta_json(self, key: str) -> Any:
+        text = self.meta(key)
+        return None if text is None else json.loads(text)
+
+    def set_meta(self, db: sqlite3.Connection, key: str, value: str) -> None:
+        db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    def put_meta(self, key: str, value: str) -> None:
+        """Set one meta value in its own transaction."""
+        with self.transaction() as db:
+            self.set_meta(db, key, value)
+
+    def initialise(self, meta: dict[str, str], schedule: Sequence[ScheduledMatch]) -> None:
+        """A new ladder: its plan and first schedule, in one transaction."""
+        with self.transaction() as db:
+            self.set_meta(db, "schema_version", str(SCHEMA_VERSION))
+            for key, value in meta.items():
+                self.set_meta(db, key, value)
+            self._insert_schedule(db, schedule)
+
+    def add_schedule(self, schedule: Sequence[ScheduledMatch]) -> None:
+        """A Swiss round, added once the round before it is complete."""
+        with self.transaction() as db:
+            self._insert_schedule(db, schedule)
+
+    def _insert_schedule(self, db: sqlite3.Connection, schedule: Sequence[ScheduledMatch]) -> None:
+        db.executemany(
+            "INSERT INTO schedule (number, round, table_no, deal, rotation, seed, bots, sides, "
+            "entrants) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    m.number,
+                    m.round,
+                    m.table,
+                    m.deal,
+                    m.rotation,
+                    m.seed,
+                    json.dumps(m.bots),
+                    json.dumps(m.sides),
+                    json.dumps(m.entrants),
+                )
+                for m in schedule
+            ],
+        )
+
+    def schedule(self) -> list[ScheduledMatch]:
+        rows = self._db.execute(
+            "SELECT number, round, table_no, deal, rotation, seed, bots, sides, entrants "
+            "FROM schedule ORDER BY number"
+        ).fetchall()
+        return [
+            ScheduledMatch(
+                number=row[0],
+                round=row[1],
+                table=row[2],
+                deal=row[3],
+                rotation=row[4],
+                seed=row[5],
+                bots=tuple(json.loads(row[6])),
+                sides=tuple(json.loads(row[7])),
+                entrants=tuple(json.loads(row[8])),
+            )
+            for row in rows
+        ]
+
+    def committed(self) -> set[int]:
+        return {row[0] for row in self._db.execute("SELECT number FROM matches")}
+
+    def commit(self, finished: Finished) -> None:
+        """The match, its seats, faults and record, and the bot exits seen since the last
+        commit: all in one transaction. The record must already be in its final place."""
+        result = finished.result
+        record = os.path.relpath(finished.record.resolve(), self.path.resolve().parent)
+        by_seat = {seat.seat: seat for seat in result.seats}
+        with self.transaction() as db:
+            db.execute(
+                "INSERT INTO matches (number, match_id, record, record_sha256, result, "
+                "termination, seconds, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    finished.match.number,
+                    finished.match_id,
+                    record,
+                    finished.record_sha256,
+                    result.text,
+                    common_pb2.Termination.Name(result.termination)
+                    .removeprefix("TERMINATION_")
+                    .lower(),
+                    finished.seconds,
+                    now(),
+                ),
+            )
+            db.executemany(
+                "INSERT INTO seats (number, seat, bot, side, score, rank, faults, retired) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        finished.match.number,
+                        seat,
+                        bot,
+                        finished.match.sides[seat],
+                        by_seat[seat].score,
+                        by_seat[seat].rank,
+                        by_seat[seat].faults,
+                        int(by_seat[seat].retired),
+                    )
+                    for seat, bot in enumerate(finished.match.bots)
+                ],
+            )
+            db.executemany(
+                "INSERT INTO faults (number, seat, bot, reason, detail) VALUES (?, ?, ?, ?, ?)",
+                [
+                    (
+                        finished.match.number,
+                        fault.seat,
+                        finished.match.bots[fault.seat],
+                        fault_name(fault.reason),
+                        fault.detail,
+                    )
+                    for fault in finished.faults
+                ],
+            )
+            db.executemany(
+                "INSERT INTO exits (bot, slot, detail, at) VALUES (?, ?, ?, ?)",
+                [(e.bot, e.slot, e.detail, now()) for e in finished.exits],
+            )
+
+    def results(self) -> list[MatchResult]:
+        """Every committed match, in schedule order."""
+        schedule = {m.number: m for m in self.schedule()}
+        seats: dict[int, dict[int, tuple[int, int]]] = {}
+        for number, seat, score, rank in self._db.execute(
+            "SELECT number, seat, score, rank FROM seats"
+        ):
+            seats.setdefault(number, {})[seat] = (score, rank)
+        faults: dict[int, list[tuple[int, str]]] = {}
+        for number, seat, reason in self._db.execute(
+            "SELECT number, seat, reason FROM faults ORDER BY rowid"
+        ):
+            faults.setdefault(number, []).append((seat, reason))
+        out = []
+        for number in sorted(seats):
+            match = schedule[number]
+            by_seat = seats[number]
+            out.append(
+                MatchResult(
+                    match=match,
+                    scores=tuple(by_seat[s][0] for s in range(len(match.bots))),
+                    ranks=tuple(by_seat[s][1] for s in range(len(match.bots))),
+                    faults=tuple(faults.get(number, ())),
+                )
+            )
+        return out
+
+    def records(self) -> list[tuple[int, str, Path, str]]:
+        """(number, match id, record path, SHA-256) of every committed match."""
+        base = self.path.parent
+        return [
+            (row[0], row[1], base / row[2], row[3])
+            for row in self._db.execute(
+                "SELECT number, match_id, record, record_sha256 FROM matches ORDER BY number"
+            )
+        ]
+
+    def exits(self) -> list[Exit]:
+        return [
+            Exit(row[0], row[1], row[2])
+            for row in self._db.execute("SELECT bot, slot, detail FROM exits ORDER BY id")
+        ]
+
+    def drop_unplayed(self) -> int:
+        """Forget the scheduled matches that were never played (an SPRT ended the ladder)."""
+        with self.transaction() as db:
+            cursor = db.execute(
+                "DELETE FROM schedule WHERE number NOT IN (SELECT number FROM matches)"
+            )
+            return cursor.rowcount
+
+    def finish(self, reveal: bool, extra: dict[str, str] | None = None) -> None:
+        """The ladder is over: note when, and reveal the master seed."""
+        with self.transaction() as db:
+            self.set_meta(db, "finished_at", now())
+            if reveal:
+                self.set_meta(db, "revealed", "1")
+            for key, value in (extra or {}).items():
+                self.set_meta(db, key, value)

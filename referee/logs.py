@@ -1,0 +1,36 @@
+"""Structured logs of connections, matches and faults: text for people, JSON lines for machines."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from datetime import UTC, datetime
+
+_STANDARD = set(vars(logging.makeLogRecord({})))
+
+
+class JsonLines(logging.Formatter):
+    """One JSON object per line: time, level, message, and the record's `extra` fields."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        fields = {key: value for key, value in vars(record).items() if key not in _STANDARD}
+        line = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "event": record.getMessage(),
+            **fields,
+        }
+        return json.dumps(line, default=str)
+
+
+def configure_logging(*, json_lines: bool) -> None:
+    """Log the referee's `croupier.*` loggers to stderr."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(
+        JsonLines() if json_lines else logging.Formatter("%(asctime)s %(levelname)s %(message)s")
+    )
+    logger = logging.getLogger("croupier")
+    logger.handlers[:] = [handler]
+    logger.setLevel(logging.INFO)
+    logger.propagate = False

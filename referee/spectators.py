@@ -1,0 +1,91 @@
+"""Live matches and their spectators: only public events ever reach a spectator.
+
+A plain object, no trio primitives: the transport's Watch handler (asyncio) and the runner (trio)
+both call it directly, which is safe because trio runs as a guest on the same thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from croupier.v1 import game_pb2, referee_pb2
+
+Watcher = Callable[[referee_pb2.WatchMessage | None], None]
+
+
+@dataclass(eq=False)
+class LiveMatch:
+    """One match's public story so far, and who is watching it."""
+
+    start: referee_pb2.MatchStart
+    history: list[referee_pb2.WatchMessage] = field(default_factory=list)
+    watchers: list[Watcher] = field(default_factory=list)
+    over: bool = False
+
+    def __post_init__(self) -> None:
+        self.history.append(referee_pb2.WatchMessage(match_start=self.start))
+
+    def publish(self, event: game_pb2.Event) -> None:
+        """A public event (the runner never passes a private one)."""
+        self._send(
+            referee_pb2.WatchMessage(
+                event=referee_pb2.MatchEvent(match_id=self.start.match_id, event=event)
+            )
+        )
+
+    def finish(self, end: referee_pb2.MatchEnd) -> None:
+        self._send(referee_pb2.WatchMessage(match_end=end))
+        self.over = True
+        for watcher in self.watchers:
+            watcher(None)
+        self.watchers.clear()
+
+    def watch(self, watcher: Watcher) -> None:
+        """Send everything so far, then each new message; None marks the end."""
+        for message in self.history:
+            watcher(message)
+        if self.over:
+            watcher(None)
+        else:
+            self.watchers.append(watcher)
+
+    def unwatch(self, watcher: Watcher) -> None:
+        if watcher in self.watchers:
+            self.watchers.remove(watcher)
+
+    def _send(self, message: referee_pb2.WatchMessage) -> None:
+        self.history.append(message)
+        for watcher in self.watchers:
+            watcher(message)
+
+
+@dataclass
+class LiveMatches:
+    """The matches being played now, by id."""
+
+    matches: dict[str, LiveMatch] = field(default_factory=dict)
+
+    def open(self, start: referee_pb2.MatchStart) -> LiveMatch:
+        live = LiveMatch(start)
+        self.matches[start.match_id] = live
+        return live
+
+    def close(self, match_id: str) -> None:
+        self.matches.pop(match_id, None)
+
+    def get(self, match_id: str) -> LiveMatch | None:
+        return self.matches.get(match_id)
+
+    def listing(self) -> referee_pb2.ListMatchesResponse:
+        return referee_pb2.ListMatchesResponse(
+            matches=[
+                referee_pb2.LiveMatch(
+                    match_id=live.start.match_id,
+                    game=live.start.game,
+                    seat_names=live.start.seat_names,
+                    options=live.start.options,
+                )
+                for live in self.matches.values()
+            ]
+        )

@@ -1,0 +1,110 @@
+"""Bot accounts for a contest: a name and a secret token, of which only the SHA-256 is stored.
+
+The store is SQLite, the embedded default that ladders use too. `add` shows the token once;
+`revoke` takes effect at once on a running referee (it polls `revoked_since`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+import sqlite3
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from referee.errors import CroupierError
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS tokens (
+    name TEXT PRIMARY KEY,
+    token_hash TEXT NOT NULL UNIQUE,
+    created_at TEXT NOT NULL,
+    revoked_at TEXT
+)
+"""
+
+
+class TokenError(CroupierError):
+    """A bad account name, a duplicate, or an unknown one."""
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    name: str
+    created_at: str
+    revoked_at: str | None
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class TokenStore:
+    """Accounts in a SQLite file; every call is its own short transaction."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with self._connect() as db:
+            db.execute(_SCHEMA)
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=10)
+        db.execute("PRAGMA journal_mode=WAL")
+        return db
+
+    def add(self, name: str) -> str:
+        """Create an account; returns its token, which is never stored or shown again."""
+        if not _NAME.fullmatch(name):
+            raise TokenError(f"bad bot name {name!r}: use 1 to 64 letters, digits, '_', '.' or '-'")
+        token = secrets.token_urlsafe(32)
+        with self._connect() as db:
+            # A revoked account may be given a new token; an active one may not.
+            added = db.execute(
+                "INSERT INTO tokens (name, token_hash, created_at) VALUES (?, ?, ?) "
+                "ON CONFLICT(name) DO UPDATE SET token_hash = excluded.token_hash, "
+                "created_at = excluded.created_at, revoked_at = NULL "
+                "WHERE tokens.revoked_at IS NOT NULL",
+                (name, token_hash(token), _now()),
+            ).rowcount
+        if not added:
+            raise TokenError(f"bot {name!r} already has a token (revoke it first)")
+        return token
+
+    def revoke(self, name: str) -> None:
+        with self._connect() as db:
+            found = db.execute(
+                "UPDATE tokens SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL",
+                (_now(), name),
+            ).rowcount
+        if not found:
+            raise TokenError(f"no active token for bot {name!r}")
+
+    def accounts(self) -> list[Account]:
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT name, created_at, revoked_at FROM tokens ORDER BY name"
+            ).fetchall()
+        return [Account(*row) for row in rows]
+
+    def lookup(self, token: str) -> str | None:
+        """The bot name of an active token, or None."""
+        with self._connect() as db:
+            row = db.execute(
+                "SELECT name FROM tokens WHERE token_hash = ? AND revoked_at IS NULL",
+                (token_hash(token),),
+            ).fetchone()
+        return row[0] if row else None
+
+    def revoked(self) -> set[str]:
+        """The names whose tokens are revoked (the referee polls this)."""
+        with self._connect() as db:
+            rows = db.execute("SELECT name FROM tokens WHERE revoked_at IS NOT NULL").fetchall()
+        return {row[0] for row in rows}

@@ -1,0 +1,50 @@
+"""Replays people can look at: the terminal stepper and the self-contained HTML viewer.
+
+`timeline.load` re-runs a record through the engine; each game's view (`viewer.games`) turns the
+observations at every step into a table model (`viewer.model`) that the terminal (rich, Textual)
+and the HTML page both draw. A seat's view is built from that seat's observations and events only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from referee.viewer.html import render_html, viewer_data, write_html
+from referee.viewer.model import Card, Deck, Layout, Pile, SeatBox, Table
+from referee.viewer.timeline import Shown, Step, StepKind, Timeline, load
+
+__all__ = [
+    "Card",
+    "Deck",
+    "Layout",
+    "Pile",
+    "SeatBox",
+    "Shown",
+    "Step",
+    "StepKind",
+    "Table",
+    "Timeline",
+    "load",
+    "render_html",
+    "step_through",
+    "viewer_data",
+    "write_html",
+    "write_viewer",
+]
+
+
+def write_viewer(record: Path, out: Path, seat: int | None = None) -> Path:
+    """Write `record`'s HTML viewer to `out`, opening on `seat`'s view (None: everything).
+
+    This is what a ladder report links to for each match: one standalone file per record."""
+    timeline = load(record)
+    return write_html(timeline, out, seat)
+
+
+def step_through(record: Path, seat: int | None = None) -> None:
+    """Open the terminal stepper on `record` until the user quits (needs a terminal)."""
+    timeline = load(record)
+    timeline.check_viewer(seat)
+    from referee.viewer.stepper import run_stepper  # Textual loads only when a stepper opens
+
+    run_stepper(timeline, seat)

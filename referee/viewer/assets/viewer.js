@@ -1,0 +1,364 @@
+// croupier replay viewer: draws the tables that `croupier replay --html` precomputed.
+// No rules here: every step's table in every view comes from the engine, via the JSON above.
+"use strict";
+(function () {
+  const data = JSON.parse(document.getElementById("match-data").textContent);
+  const parts = data.parts;
+  const steps = data.steps;
+  const last = steps.length - 1;
+  const $ = (id) => document.getElementById(id);
+  let index = 0;
+  let view = Math.min(data.start_view || 0, data.views.length - 1);
+  let timer = null;
+
+  // --- cards ---------------------------------------------------------------------------------
+
+  const SUITS = { C: ["♣", false], D: ["♦", true], H: ["♥", true], S: ["♠", false] };
+  const SHAPE_COLOURS = ["#c62828", "#1565c0", "#2e7d32", "#ef6c00"];
+  const SHAPE_NAMES = ["balls", "cubes", "cones", "stars"];
+  const svgCache = new Map();
+
+  function shape(kind, x, y, colour) {
+    if (kind === 0) return `<circle cx="${x}" cy="${y}" r="4.6" fill="${colour}"/>`;
+    if (kind === 1) return `<rect x="${x - 4.2}" y="${y - 4.2}" width="8.4" height="8.4" fill="${colour}"/>`;
+    if (kind === 2) return `<path d="M${x} ${y - 5}L${x + 5} ${y + 4.4}H${x - 5}Z" fill="${colour}"/>`;
+    const points = [];
+    for (let i = 0; i < 10; i++) {
+      const r = i % 2 ? 2.3 : 5.4;
+      const a = (Math.PI / 5) * i - Math.PI / 2;
+      points.push(`${(x + r * Math.cos(a)).toFixed(2)},${(y + r * Math.sin(a)).toFixed(2)}`);
+    }
+    return `<polygon points="${points.join(" ")}" fill="${colour}"/>`;
+  }
+
+  // An Xactika card: four rows (balls, cubes, cones, stars), each showing its count of shapes.
+  function xactikaSvg(text) {
+    let svg = svgCache.get(text);
+    if (svg) return svg;
+    let body = "";
+    for (let row = 0; row < 4; row++) {
+      const count = Number(text[row]);
+      const y = 7.5 + row * 13;
+      for (let k = 0; k < count; k++) {
+        const x = 20 + (k - (count - 1) / 2) * 11.5;
+        body += shape(row, x, y, SHAPE_COLOURS[row]);
+      }
+    }
+    svg = `<svg viewBox="0 0 40 52" role="img" aria-hidden="true">${body}</svg>`;
+    svgCache.set(text, svg);
+    return svg;
+  }
+
+  function describe(text) {
+    if (data.deck === "xactika" && text.length === 4) {
+      return [0, 1, 2, 3].map((i) => `${text[i]} ${SHAPE_NAMES[i]}`).join(", ");
+    }
+    return text;
+  }
+
+  function cardElement(card) {
+    const slot = document.createElement("div");
+    slot.className = "slot";
+    const face = document.createElement("div");
+    face.className = "card";
+    const text = card.t;
+    if (!text) {
+      face.classList.add("back");
+      face.title = "face down";
+    } else {
+      face.dataset.card = text;
+      face.title = describe(text) + (card.d ? " (face down)" : "");
+      if (data.deck === "xactika") {
+        face.classList.add("xactika");
+        face.innerHTML = xactikaSvg(text);
+      } else if (data.deck === "xix") {
+        face.classList.add("xix");
+        face.innerHTML = `<span class="num">${text}</span>`;
+      } else if (text[0] === "X") {
+        face.classList.add("joker");
+        face.innerHTML = `<span class="rank">★</span><span class="word">joker</span>`;
+      } else {
+        const suit = SUITS[text[1]] || ["?", false];
+        if (suit[1]) face.classList.add("red");
+        const rank = text[0] === "T" ? "10" : text[0];
+        face.innerHTML = `<span class="rank">${rank}</span><span class="suit">${suit[0]}</span>`;
+      }
+      if (card.d) face.classList.add("down");
+    }
+    if (card.m) face.classList.add("mark");
+    slot.appendChild(face);
+    if (card.n) {
+      const note = document.createElement("div");
+      note.className = "note";
+      note.textContent = card.n.replaceAll(" · ", "\n");
+      slot.appendChild(note);
+    }
+    return slot;
+  }
+
+  function cardsElement(cards) {
+    const row = document.createElement("div");
+    row.className = "cards";
+    for (const card of cards) row.appendChild(cardElement(card));
+    return row;
+  }
+
+  // --- the table -----------------------------------------------------------------------------
+
+  function text(tag, className, content) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    node.textContent = content;
+    return node;
+  }
+
+  function pileElement(pile) {
+    const box = document.createElement("div");
+    box.className = "pile";
+    const label = document.createElement("div");
+    label.className = "label";
+    label.appendChild(text("b", "", pile.label));
+    if (pile.note) label.appendChild(document.createTextNode(" · " + pile.note));
+    box.appendChild(label);
+    if (pile.layout === "grid") {
+      const grid = document.createElement("div");
+      grid.className = "grid";
+      pile.stacks.forEach((stack, position) => {
+        const cell = document.createElement("div");
+        cell.className = "cell";
+        cell.dataset.position = position;
+        if (!stack.length) {
+          cell.classList.add("empty");
+          cell.textContent = "empty";
+        } else {
+          const fan = document.createElement("div");
+          fan.className = "stack";
+          for (const card of stack) fan.appendChild(cardElement(card));
+          cell.appendChild(fan);
+          if (stack.length > 1) cell.title = `stack of ${stack.length}, base first`;
+        }
+        grid.appendChild(cell);
+      });
+      box.appendChild(grid);
+    } else if (pile.cards.length) {
+      box.appendChild(cardsElement(pile.cards));
+    }
+    return box;
+  }
+
+  function seatElement(seat) {
+    const box = document.createElement("div");
+    box.className = "seat";
+    box.dataset.seat = seat.seat;
+    if (seat.move) box.classList.add("move");
+    if (seat.me) box.classList.add("me");
+    const who = document.createElement("div");
+    who.className = "who";
+    who.appendChild(text("span", "name", `${seat.seat} · ${seat.name}${seat.me ? " (view)" : ""}`));
+    who.appendChild(text("span", "score", seat.score));
+    box.appendChild(who);
+    box.appendChild(text("div", "facts", (seat.facts || []).join(" · ")));
+    const hand = cardsElement(seat.hand);
+    hand.classList.add("hand");
+    if (!seat.hand.length) hand.appendChild(text("span", "empty-hand", "no cards"));
+    box.appendChild(hand);
+    for (const pile of seat.piles || []) {
+      box.appendChild(text("div", "sub", pile.label));
+      box.appendChild(cardsElement(pile.cards));
+    }
+    return box;
+  }
+
+  function render() {
+    const step = steps[index];
+    const table = parts[step.table[view]];
+    $("status").textContent = parts[table[0]];
+    const seats = document.createDocumentFragment();
+    for (const i of table[1]) seats.appendChild(seatElement(parts[i]));
+    $("seats").replaceChildren(seats);
+    const piles = document.createDocumentFragment();
+    for (const i of table[2]) piles.appendChild(pileElement(parts[i]));
+    $("piles").replaceChildren(piles);
+    const caption = document.createDocumentFragment();
+    const lines = parts[step.caption[view]];
+    for (const line of lines) caption.appendChild(text("li", "", line));
+    if (!lines.length) caption.appendChild(text("li", "quiet", "nothing this view could see"));
+    $("caption").replaceChildren(caption);
+    $("result").textContent = index === last && data.result ? `result: ${data.result}` : "";
+    $("slider").value = index;
+    $("counter").textContent = `step ${index} / ${last}`;
+    $("view").value = view;
+    syncSegments();
+    document.body.dataset.step = index;
+    document.body.dataset.view = view;
+    clearTimeout(addressTimer);
+    addressTimer = setTimeout(writeAddress, 400);
+  }
+
+  // The address names the step and view, so a link or a reload opens here. Written once the
+  // stepping pauses: browsers throttle (and complain about) many history calls in a row.
+  let addressTimer = null;
+  function writeAddress() {
+    try {
+      history.replaceState(null, "", `#step=${index}&view=${view}`);
+    } catch (error) {
+      // Some browsers refuse to rewrite a file:// address; the viewer works the same without.
+    }
+  }
+
+  // --- rounds and tricks ---------------------------------------------------------------------
+
+  // The first step of each round (major) or trick (minor): where a jump lands.
+  function segmentStarts(major) {
+    const starts = [];
+    let previous = null;
+    steps.forEach((step, i) => {
+      const key = major ? `${step.at[0]}` : `${step.at[0]}.${step.at[1]}`;
+      if (key !== previous) starts.push(i);
+      previous = key;
+    });
+    return starts;
+  }
+  const minorStarts = segmentStarts(false);
+  const roundStarts = segmentStarts(true);
+
+  // "round 3/8 · trick 2/8" names trick 2 in the trick menu.
+  function minorLabel(label) {
+    const pieces = parts[label].split(" · ");
+    return pieces[pieces.length - 1];
+  }
+
+  function fillMajor() {
+    const select = $("major");
+    for (const start of roundStarts) {
+      const option = document.createElement("option");
+      option.value = start;
+      option.textContent = `${data.major} ${steps[start].at[0]}`;
+      select.appendChild(option);
+    }
+  }
+
+  function syncSegments() {
+    const round = roundStarts.filter((s) => s <= index).pop() || 0;
+    $("major").value = round;
+    const end = roundStarts.find((s) => s > round);
+    const select = $("minor");
+    if (select.dataset.round !== String(round)) {
+      select.replaceChildren();
+      for (const start of minorStarts) {
+        if (start < round || (end !== undefined && start >= end)) continue;
+        const option = document.createElement("option");
+        option.value = start;
+        option.textContent = minorLabel(steps[start].at[2]);
+        select.appendChild(option);
+      }
+      select.dataset.round = round;
+    }
+    select.value = minorStarts.filter((s) => s <= index).pop() || 0;
+  }
+
+  function nextStart(starts, forward) {
+    if (forward) {
+      const found = starts.find((s) => s > index);
+      return found === undefined ? last : found;
+    }
+    const earlier = starts.filter((s) => s < index);
+    return earlier.length ? earlier[earlier.length - 1] : 0;
+  }
+
+  // --- moving --------------------------------------------------------------------------------
+
+  function go(target) {
+    index = Math.max(0, Math.min(last, target));
+    render();
+  }
+
+  function setView(target) {
+    if (target < 0 || target >= data.views.length) return;
+    view = target;
+    render();
+  }
+
+  function play(on) {
+    if (timer !== null) {
+      clearInterval(timer);
+      timer = null;
+    }
+    if (on) {
+      if (index >= last) go(0);
+      timer = setInterval(() => {
+        if (index >= last) play(false);
+        else go(index + 1);
+      }, Number($("speed").value));
+    }
+    $("play").textContent = timer === null ? "play" : "pause";
+    $("play").setAttribute("aria-pressed", String(timer !== null));
+  }
+
+  function onKey(event) {
+    if (event.ctrlKey || event.altKey || event.metaKey) return;
+    const key = event.key;
+    const actions = {
+      ArrowRight: () => go(index + 1),
+      ArrowLeft: () => go(index - 1),
+      Home: () => go(0),
+      End: () => go(last),
+      "]": () => go(nextStart(minorStarts, true)),
+      "[": () => go(nextStart(minorStarts, false)),
+      PageDown: () => go(nextStart(roundStarts, true)),
+      PageUp: () => go(nextStart(roundStarts, false)),
+      "}": () => go(nextStart(roundStarts, true)),
+      "{": () => go(nextStart(roundStarts, false)),
+      " ": () => play(timer === null),
+      o: () => setView(0),
+      v: () => setView((view + 1) % data.views.length),
+      V: () => setView((view + data.views.length - 1) % data.views.length),
+    };
+    let action = actions[key];
+    if (!action && /^[0-9]$/.test(key)) action = () => setView(Number(key) + 1);
+    if (!action) return;
+    event.preventDefault();
+    action();
+  }
+
+  // --- start ---------------------------------------------------------------------------------
+
+  function init() {
+    const options = Object.entries(data.options).map(([k, v]) => `${k}=${v}`).join(", ");
+    $("title").textContent = `${data.title} · ${data.match}`;
+    $("meta").textContent = [
+      `rules ${data.rules}`,
+      options || "default options",
+      data.names.map((name, seat) => `${seat} ${name}`).join(", "),
+      data.started ? `started ${data.started}` : "",
+    ].filter(Boolean).join(" · ");
+    for (const name of document.querySelectorAll(".major-name, #major-name")) name.textContent = data.major;
+    for (const name of document.querySelectorAll(".minor-name, #minor-name")) name.textContent = data.minor;
+    data.views.forEach((name, i) => {
+      const option = document.createElement("option");
+      option.value = i;
+      option.textContent = name;
+      $("view").appendChild(option);
+    });
+    for (const problem of data.problems) $("problems").appendChild(text("li", "", problem));
+    fillMajor();
+    const slider = $("slider");
+    slider.max = last;
+    slider.addEventListener("input", () => go(Number(slider.value)));
+    $("first").addEventListener("click", () => go(0));
+    $("prev").addEventListener("click", () => go(index - 1));
+    $("next").addEventListener("click", () => go(index + 1));
+    $("last").addEventListener("click", () => go(last));
+    $("play").addEventListener("click", () => play(timer === null));
+    $("speed").addEventListener("change", () => { if (timer !== null) play(true); });
+    $("view").addEventListener("change", () => setView(Number($("view").value)));
+    $("major").addEventListener("change", () => go(Number($("major").value)));
+    $("minor").addEventListener("change", () => go(Number($("minor").value)));
+    document.addEventListener("keydown", onKey);
+    const hash = new URLSearchParams(location.hash.slice(1));
+    if (hash.has("view")) view = Math.max(0, Math.min(data.views.length - 1, Number(hash.get("view")) || 0));
+    go(hash.has("step") ? Number(hash.get("step")) || 0 : 0);
+  }
+
+  init();
+})();

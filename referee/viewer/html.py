@@ -1,0 +1,123 @@
+"""`croupier replay FILE --html OUT.html`: one self-contained page that steps through a match.
+
+The page holds everything: its CSS and JavaScript inline, and the match as JSON built here from
+the timeline, every step's table in every view (the same tables the terminal stepper draws). Equal
+parts (a seat's box, a pile, a caption) are stored once and referred to by number, which keeps a
+10-player Xactika game to a few megabytes. No network, no external assets: it opens from disk.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Hashable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from referee.errors import CroupierError
+from referee.version import VERSION
+from referee.viewer.timeline import StepKind, Timeline
+
+_TITLES = {"xix": "XIX", "xactika": "Xactika", "xeri": "Xeri", "textactoe": "Tex-Tac-Toe"}
+
+
+class _Parts:
+    """Stores each distinct value once; `add` returns its number. Values are keyed by the frozen
+    model objects themselves, so a repeated seat box or pile is neither converted nor stored
+    again."""
+
+    def __init__(self) -> None:
+        self.values: list[Any] = []
+        self.numbers: dict[Hashable, int] = {}
+
+    def add(self, key: Hashable, make: Callable[[], Any] | None = None) -> int:
+        """The number of `key`'s value: `make()`, or `key` itself (a string, or a tuple that
+        becomes a JSON list)."""
+        number = self.numbers.get(key)
+        if number is None:
+            number = self.numbers[key] = len(self.values)
+            self.values.append(key if make is None else make())
+        return number
+
+
+def viewer_data(timeline: Timeline) -> dict[str, Any]:
+    """The match as the page reads it (documented in docs/records.md, "Looking at a record")."""
+    parts = _Parts()
+    views = timeline.views()
+    steps = []
+    for index, step in enumerate(timeline.steps):
+        tables, captions = [], []
+        for viewer, table in zip(views, timeline.tables(index), strict=True):
+            status = parts.add(table.status)
+            seats = tuple(parts.add(box, box.to_json) for box in table.seats)
+            piles = tuple(parts.add(pile, pile.to_json) for pile in table.piles)
+            tables.append(parts.add((status, seats, piles)))
+            captions.append(parts.add(tuple(timeline.caption(index, viewer))))
+        position = timeline.positions[index]
+        steps.append(
+            {
+                "table": tables,
+                "caption": captions,
+                "at": [position.major, position.minor, parts.add(position.label)],
+                "seat": step.seat if step.kind is StepKind.ACTION else None,
+            }
+        )
+    header = timeline.header
+    return {
+        "format": 1,
+        "game": header.game,
+        "title": _TITLES.get(header.game, header.game),
+        "match": header.match_id,
+        "rules": header.rules_version,
+        "options": dict(sorted(header.options.items())),
+        "started": header.started_at,
+        "software": VERSION,
+        "deck": timeline.view.deck.value,
+        "major": timeline.view.major,
+        "minor": timeline.view.minor,
+        "names": list(timeline.names),
+        "views": [timeline.view_name(viewer) for viewer in views],
+        "result": timeline.result.text if timeline.result is not None else "",
+        "problems": timeline.problems,
+        "parts": parts.values,
+        "steps": steps,
+    }
+
+
+def _asset(name: str) -> str:
+    return resources.files("referee.viewer").joinpath("assets", name).read_text("utf-8")
+
+
+def render_html(timeline: Timeline, viewer: int | None = None) -> str:
+    """The page as text; it opens on `viewer`'s view (None: everything)."""
+    timeline.check_viewer(viewer)
+    data = viewer_data(timeline)
+    data["start_view"] = 0 if viewer is None else viewer + 1
+    payload = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    # Inside <script>, "</" could end the element early; "<\/" means the same to JSON.
+    payload = payload.replace("</", "<\\/").replace("<!--", "<\\!--")
+    title = f"{data['title']} · {timeline.header.match_id} · croupier replay"
+    page = _asset("viewer.html")
+    for key, value in (
+        ("/*CSS*/", _asset("viewer.css")),
+        ("/*JS*/", _asset("viewer.js")),
+        ("__TITLE__", _escape(title)),
+        ("__DATA__", payload),
+    ):
+        page = page.replace(key, value, 1)
+    return page
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def write_html(timeline: Timeline, out: Path, viewer: int | None = None) -> Path:
+    """Write the viewer page for this match to `out` (folders are created); returns `out`."""
+    page = render_html(timeline, viewer)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(page, encoding="utf-8")
+    except OSError as error:
+        raise CroupierError(f"cannot write {str(out)!r}: {error}") from None
+    return out

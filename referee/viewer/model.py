@@ -1,0 +1,146 @@
+"""The table model: what a viewer draws at one step of a match, in one view, for any game.
+
+Each game's module (`referee.viewer.games`) turns observations into this model once; the terminal
+stepper and the HTML viewer only draw it, so both show the same thing and neither knows a rule.
+Every value is plain data that becomes JSON with `to_json`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+
+class Deck(StrEnum):
+    """How a card's text form is drawn."""
+
+    XIX = "xix"  # numbers 1..18
+    XACTIKA = "xactika"  # four shape counts, "1321"
+    STANDARD = "standard"  # rank and suit, "TD"; jokers "X1", "X2"
+
+
+class Layout(StrEnum):
+    """How a pile's cards are laid out."""
+
+    ROW = "row"  # side by side, in order
+    GRID = "grid"  # three columns of stacks (Tex-Tac-Toe); each stack base first
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """One card as this view shows it.
+
+    `text` empty: a face-down card the view cannot see (a back). `down`: face down on the table
+    although this view knows it (a peek, the referee's omniscience). `note` is a short label
+    under the card (who played it, "slid"); `mark` flags the card that matters now (the trick's
+    winner, the last card played).
+    """
+
+    text: str = ""
+    down: bool = False
+    note: str = ""
+    mark: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"t": self.text}
+        if self.down:
+            data["d"] = 1
+        if self.note:
+            data["n"] = self.note
+        if self.mark:
+            data["m"] = 1
+        return data
+
+
+BACK = Card()
+"""A card nobody in this view can see."""
+
+
+def backs(count: int) -> tuple[Card, ...]:
+    return (BACK,) * count
+
+
+@dataclass(frozen=True, slots=True)
+class Pile:
+    """A labelled group of cards: a trick, the Xeri pile, the strike row, the Tex-Tac-Toe grid.
+
+    With `Layout.GRID`, `stacks` holds the nine positions' stacks (base first) and `cards` is
+    unused; an empty stack is an empty position.
+    """
+
+    label: str
+    cards: tuple[Card, ...] = ()
+    layout: Layout = Layout.ROW
+    stacks: tuple[tuple[Card, ...], ...] = ()
+    note: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"label": self.label}
+        if self.layout is Layout.GRID:
+            data["layout"] = self.layout.value
+            data["stacks"] = [[card.to_json() for card in stack] for stack in self.stacks]
+        else:
+            data["cards"] = [card.to_json() for card in self.cards]
+        if self.note:
+            data["note"] = self.note
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class SeatBox:
+    """One seat at the table: its name, score, facts (bid, strikes, team...), hand and piles."""
+
+    seat: int
+    name: str
+    score: str
+    hand: tuple[Card, ...] = ()
+    facts: tuple[str, ...] = ()
+    piles: tuple[Pile, ...] = ()
+    to_move: bool = False
+    viewer: bool = False  # the seat whose view this is
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "seat": self.seat,
+            "name": self.name,
+            "score": self.score,
+            "hand": [card.to_json() for card in self.hand],
+        }
+        if self.facts:
+            data["facts"] = list(self.facts)
+        if self.piles:
+            data["piles"] = [pile.to_json() for pile in self.piles]
+        if self.to_move:
+            data["move"] = 1
+        if self.viewer:
+            data["me"] = 1
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """Everything drawn for one step in one view: a status line, the seats, the middle piles."""
+
+    deck: Deck
+    status: str
+    seats: tuple[SeatBox, ...]
+    piles: tuple[Pile, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "seats": [seat.to_json() for seat in self.seats],
+            "piles": [pile.to_json() for pile in self.piles],
+        }
+
+    def cards(self) -> list[Card]:
+        """Every card drawn, backs included (tests check what a view reveals)."""
+        found: list[Card] = []
+        for pile in (*self.piles, *(p for seat in self.seats for p in seat.piles)):
+            found += pile.cards
+            for stack in pile.stacks:
+                found += stack
+        for seat in self.seats:
+            found += seat.hand
+        return found

@@ -1,0 +1,202 @@
+"""`croupier replay FILE` in a terminal: a Textual app that steps through a match.
+
+Keys: ← → step, Home End, [ ] trick, PgUp PgDn (or { }) round, g go to (round, round.trick or
+#step), space play/pause, o everything, 0-9 a seat's view, v V cycle views, ↑ ↓ scroll, q quit.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual import events
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.timer import Timer
+from textual.widgets import Footer, Header, Input, Static
+
+from referee.viewer.terminal import table_renderable
+from referee.viewer.timeline import Timeline
+
+PLAY_SECONDS = 0.7
+KEYS = (
+    "← → step · Home End first, last\n"
+    "[ ] trick · PgUp PgDn (or { }) round\n"
+    "g go to: 3 (round 3), 3.4 (its trick 4), #57 (step 57)\n"
+    "space play/pause · ↑ ↓ scroll\n"
+    "o everything · 0-9 a seat's view · v V next, previous view\n"
+    "q quit"
+)
+
+
+class Board(VerticalScroll, can_focus=False):
+    """The table. It never takes the focus, so Home, End and the page keys stay the stepper's;
+    up and down scroll it."""
+
+
+class Stepper(App[None]):
+    """Steps through one match; every view is the timeline's, so it shows what the HTML shows."""
+
+    TITLE = "croupier replay"
+    AUTO_FOCUS = None  # keys go to the stepper; the go-to box takes them only while open
+    CSS = """
+    #status { height: 1; padding: 0 1; background: $boost; }
+    #table { padding: 0 1; width: 100%; }
+    #caption { height: auto; max-height: 12; padding: 0 1; border-top: solid $accent; }
+    #goto { display: none; }
+    #goto.open { display: block; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("right,l", "step(1)", "next"),
+        Binding("left,h", "step(-1)", "back"),
+        Binding("home", "go(0)", "start", show=False),
+        Binding("end", "go(-1)", "end", show=False),
+        Binding("right_square_bracket", "segment(False, True)", "next trick"),
+        Binding("left_square_bracket", "segment(False, False)", "prev trick", show=False),
+        Binding("pagedown,right_curly_bracket", "segment(True, True)", "next round"),
+        Binding("pageup,left_curly_bracket", "segment(True, False)", "prev round", show=False),
+        Binding("g", "open_goto", "go to"),
+        Binding("space", "play", "play/pause"),
+        Binding("v", "cycle(1)", "view"),
+        Binding("V", "cycle(-1)", "prev view", show=False),
+        Binding("o", "show(-1)", "everything"),
+        *(Binding(str(n), f"show({n})", f"seat {n}", show=False) for n in range(10)),
+        Binding("down", "scroll(1)", "scroll", show=False),
+        Binding("up", "scroll(-1)", "scroll", show=False),
+        Binding("question_mark", "keys", "keys"),
+        Binding("q", "quit", "quit"),
+    ]
+
+    def __init__(self, timeline: Timeline, viewer: int | None = None) -> None:
+        super().__init__()
+        timeline.check_viewer(viewer)
+        self.timeline = timeline
+        self.index = 0
+        self.viewer = viewer
+        self.player: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="status")
+        with Board(id="board"):
+            yield Static(id="table")
+        yield Static(id="caption")
+        yield Input(
+            placeholder="round, round.trick, or #step; Enter to go, Esc to close", id="goto"
+        )
+        yield Footer()
+
+    def on_mount(self) -> None:
+        header = self.timeline.header
+        self.title = f"{header.game} · {header.match_id}"
+        self.refresh_view()
+
+    # --- drawing --------------------------------------------------------------------------------
+
+    def refresh_view(self) -> None:
+        timeline, index, viewer = self.timeline, self.index, self.viewer
+        self.sub_title = f"view: {timeline.view_name(viewer)}"
+        playing = " · playing" if self.player is not None else ""
+        self.query_one("#status", Static).update(
+            Text(
+                f"step {index}/{len(timeline.steps) - 1} · view: {timeline.view_name(viewer)}"
+                f"{playing}"
+            )
+        )
+        self.query_one("#table", Static).update(table_renderable(timeline.table(index, viewer)))
+        caption = Text()
+        for problem in timeline.problems if index == len(timeline.steps) - 1 else []:
+            caption.append(f"record problem: {problem}\n", style="bold red")
+        lines = timeline.caption(index, viewer) or ["(nothing this view could see)"]
+        caption.append("\n".join(lines))
+        self.query_one("#caption", Static).update(caption)
+
+    def go(self, index: int) -> None:
+        self.index = max(0, min(index, len(self.timeline.steps) - 1))
+        self.refresh_view()
+
+    # --- actions --------------------------------------------------------------------------------
+
+    def action_step(self, delta: int) -> None:
+        self.go(self.index + delta)
+
+    def action_go(self, index: int) -> None:
+        self.go(index if index >= 0 else len(self.timeline.steps) - 1)
+
+    def action_segment(self, major: bool, forward: bool) -> None:
+        self.go(self.timeline.next_segment(self.index, major, forward))
+
+    def action_show(self, seat: int) -> None:
+        if seat < 0:
+            self.viewer = None
+        elif seat < self.timeline.seats:
+            self.viewer = seat
+        else:
+            self.notify(f"this match has no seat {seat}", severity="warning")
+            return
+        self.refresh_view()
+
+    def action_cycle(self, delta: int) -> None:
+        views = self.timeline.views()
+        self.viewer = views[(views.index(self.viewer) + delta) % len(views)]
+        self.refresh_view()
+
+    def action_play(self) -> None:
+        if self.player is not None:
+            self.player.stop()
+            self.player = None
+        else:
+            self.player = self.set_interval(PLAY_SECONDS, self._tick)
+        self.refresh_view()
+
+    def _tick(self) -> None:
+        if self.index >= len(self.timeline.steps) - 1:
+            self.action_play()  # stop at the end
+            return
+        self.go(self.index + 1)
+
+    def action_keys(self) -> None:
+        self.notify(KEYS, title="keys", timeout=12)
+
+    def action_scroll(self, lines: int) -> None:
+        self.query_one(Board).scroll_relative(y=lines, animate=False)
+
+    def action_open_goto(self) -> None:
+        box = self.query_one("#goto", Input)
+        box.add_class("open")
+        box.value = ""
+        box.focus()
+
+    def on_input_submitted(self, message: Input.Submitted) -> None:
+        target = self.parse_goto(message.value)
+        box = self.query_one("#goto", Input)
+        if target is None:
+            self.notify(f"nothing at {message.value!r}", severity="warning")
+            return
+        box.remove_class("open")
+        self.set_focus(None)
+        self.go(target)
+
+    def on_key(self, event: events.Key) -> None:
+        box = self.query_one("#goto", Input)
+        if event.key == "escape" and box.has_class("open"):
+            box.remove_class("open")
+            self.set_focus(None)
+
+    def parse_goto(self, text: str) -> int | None:
+        """ "3" round 3, "3.4" round 3 trick 4, "#57" step 57; None if there is no such step."""
+        text = text.strip()
+        try:
+            if text.startswith("#"):
+                index = int(text[1:])
+                return index if 0 <= index < len(self.timeline.steps) else None
+            major, _, minor = text.partition(".")
+            return self.timeline.find(int(major), int(minor) if minor else None)
+        except ValueError:
+            return None
+
+
+def run_stepper(timeline: Timeline, viewer: int | None = None) -> None:
+    """Open the stepper in this terminal until the user quits."""
+    Stepper(timeline, viewer).run()

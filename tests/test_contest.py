@@ -1,0 +1,389 @@
+"""The contest server for real: TLS with a test CA, accounts and tokens in SQLite, bots as
+processes that connect like remote ones, reconnects, spectators, limits and graceful shutdown."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+import pytest
+import trio
+from grpc_health.v1 import health_pb2
+
+from croupier.v1 import common_pb2, referee_pb2, referee_pb2_grpc
+from referee import transport
+from referee.clock import TimeControl
+from referee.games import get_game
+from referee.games.base import parse_options
+from referee.match import MatchOutcome
+from referee.records import read_all
+from referee.replay import verify
+from referee.serving import ServeConfig, serve_matches
+from referee.tokens import TokenStore
+from referee.transport import ServerSettings
+from tests.tls_helpers import make_ca_and_server_cert
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+BAD = str(ROOT / "tests" / "bots" / "misbehaving.py")
+RANDOM = str(ROOT / "examples" / "python" / "random_bot.py")
+XIX = get_game("xix")
+
+
+@dataclass
+class Contest:
+    """A referee served in-process, with helpers to run bot processes against it."""
+
+    folder: Path
+    port: int = 0
+    outcomes: list[MatchOutcome] = field(default_factory=list)
+    ca_file: Path | None = None
+
+    def env(self, token: str, **extra: str) -> dict[str, str]:
+        env = {**os.environ, "CROUPIER_ADDRESS": f"127.0.0.1:{self.port}", "CROUPIER_TOKEN": token}
+        if self.ca_file is not None:
+            env["CROUPIER_CA_FILE"] = str(self.ca_file)
+        return env | extra
+
+    async def bot(
+        self, script: str, token: str, *args: str, **extra: str
+    ) -> subprocess.CompletedProcess[bytes]:
+        log = self.folder / f"bot-{token[:8]}-{len(list(self.folder.glob('bot-*')))}.log"
+        with log.open("wb") as out:
+            result = await trio.run_process(
+                [PYTHON, script, *args],
+                env=self.env(token, **extra),
+                stdout=out,
+                stderr=out,
+                check=False,
+            )
+        result.stderr = log.read_bytes()
+        return result
+
+
+def run_contest(
+    tmp_path: Path,
+    scenario: Callable[[Contest, trio.Event], Awaitable[None]],
+    *,
+    tls: bool = False,
+    **overrides: object,
+) -> Contest:
+    """Serve a XIX contest and run `scenario` against it; returns when the referee stopped."""
+    contest = Contest(tmp_path)
+    settings = ServerSettings()
+    if tls:
+        ca, cert, key = make_ca_and_server_cert(tmp_path)
+        contest.ca_file = ca
+        settings = ServerSettings(tls_cert=cert, tls_key=key)
+    if "settings" in overrides:
+        settings = overrides.pop("settings")  # type: ignore[assignment]
+    config = ServeConfig(
+        game=XIX,
+        options=parse_options(XIX, {}),
+        settings=settings,
+        tokens=tmp_path / "contest.db",
+        records=tmp_path / "records",
+        time_control=TimeControl(move_ms=5000, bank_ms=0),
+        drain_seconds=5,
+        **overrides,  # type: ignore[arg-type]
+    )
+
+    async def main() -> None:
+        stop = trio.Event()
+        listening = trio.Event()
+
+        def on_listening(port: int) -> None:
+            contest.port = port
+            listening.set()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(serve_matches, config, on_listening, contest.outcomes.append, stop)
+            await listening.wait()
+            with trio.fail_after(90):
+                await scenario(contest, stop)
+            stop.set()
+
+    transport.run(main)
+    return contest
+
+
+def accounts(tmp_path: Path, *names: str) -> dict[str, str]:
+    store = TokenStore(tmp_path / "contest.db")
+    return {name: store.add(name) for name in names}
+
+
+def test_tls_and_tokens(tmp_path: Path) -> None:
+    tokens = accounts(tmp_path, "alice", "bob", "carol")
+    TokenStore(tmp_path / "contest.db").revoke("carol")
+
+    async def scenario(contest: Contest, stop: trio.Event) -> None:
+        async with trio.open_nursery() as nursery:
+            for name in ("alice", "bob"):
+                nursery.start_soon(contest.bot, RANDOM, tokens[name])
+            refused = [
+                await contest.bot(RANDOM, "wrong-token"),
+                await contest.bot(RANDOM, tokens["carol"]),
+            ]
+            for result in refused:
+                assert result.returncode == 1
+                assert b"UNAUTHENTICATED" in result.stderr
+            missing = await contest.bot(RANDOM, "")
+            assert b"no token given" in missing.stderr
+            plain = await contest.bot(RANDOM, tokens["alice"], CROUPIER_CA_FILE="")
+            assert plain.returncode == 1  # plaintext against a TLS server
+            while len(contest.outcomes) < 2:
+                await trio.sleep(0.05)
+            stop.set()
+
+    contest = run_contest(tmp_path, scenario, tls=True)
+    assert len(contest.outcomes) >= 2
+    for outcome in contest.outcomes:
+        assert {seat.name for seat in outcome.result.seats} == {"random"}
+        assert outcome.record_path is not None
+        assert verify(outcome.record_path).ok
+
+
+def test_a_revoked_token_is_cut_off_mid_match(tmp_path: Path) -> None:
+    tokens = accounts(tmp_path, "alice", "bob")
+
+    async def scenario(contest: Contest, stop: trio.Event) -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(contest.bot, RANDOM, tokens["alice"])
+            nursery.start_soon(contest.bot, BAD, tokens["bob"], "slow_good")
+            while not list((tmp_path / "records").glob("*.jsonl")):
+                await trio.sleep(0.02)  # a match is under way: bob takes 20 ms a decision
+            TokenStore(tmp_path / "contest.db").revoke("bob")
+            while not contest.outcomes:
+                await trio.sleep(0.05)
+            stop.set()
+
+    contest = run_contest(tmp_path, scenario)
+    outcome = contest.outcomes[0]
+    bob = next(s for s in outcome.result.seats if s.name == "bad-slow_good")
+    assert bob.retired
+    reasons = {f.reason for f in outcome.faults if f.seat == bob.seat}
+    assert reasons == {common_pb2.FAULT_REASON_DISCONNECTED}
+    assert outcome.record_path is not None
+    assert verify(outcome.record_path).ok
+    assert "token revoked" in outcome.record_path.read_text()
+
+
+@pytest.mark.parametrize(
+    ("mode", "grace", "reason"),
+    [
+        ("other_match", 5.0, common_pb2.FAULT_REASON_WRONG_REQUEST),
+        ("reconnect", 5.0, None),
+        ("reconnect_late", 1.0, common_pb2.FAULT_REASON_DISCONNECTED),
+    ],
+)
+def test_bots_cannot_act_for_others_and_may_reconnect_within_the_grace(
+    tmp_path: Path, mode: str, grace: float, reason: int | None
+) -> None:
+    tokens = accounts(tmp_path, "good", "odd")
+
+    async def scenario(contest: Contest, stop: trio.Event) -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(contest.bot, BAD, tokens["good"], "good")
+            nursery.start_soon(contest.bot, BAD, tokens["odd"], mode)
+            while not contest.outcomes:
+                await trio.sleep(0.05)
+            stop.set()
+
+    contest = run_contest(tmp_path, scenario, matches=1, reconnect_grace=grace)
+    outcome = contest.outcomes[0]
+    odd = next(s for s in outcome.result.seats if s.name == f"bad-{mode}")
+    good = 1 - odd.seat
+    assert not [f for f in outcome.faults if f.seat == good]
+    if reason is None:
+        assert outcome.faults == ()  # came back in time and answered the re-sent request
+        assert outcome.result.termination == common_pb2.TERMINATION_NORMAL
+    else:
+        assert reason in {f.reason for f in outcome.faults if f.seat == odd.seat}
+    assert outcome.record_path is not None
+    assert verify(outcome.record_path).ok
+
+
+def test_spectators_see_every_public_event_and_nothing_else(tmp_path: Path) -> None:
+    tokens = accounts(tmp_path, "alice", "bob")
+    watched: list[referee_pb2.WatchMessage] = []
+
+    async def spectate(port: int) -> None:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            stub = referee_pb2_grpc.RefereeStub(channel)
+            while not (listing := await stub.ListMatches(referee_pb2.ListMatchesRequest())).matches:
+                await trio_sleep_on_asyncio(0.02)
+            async for message in stub.Watch(
+                referee_pb2.WatchRequest(match_id=listing.matches[0].match_id)
+            ):
+                watched.append(message)
+
+    async def scenario(contest: Contest, stop: trio.Event) -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(contest.bot, BAD, tokens["alice"], "slow_good")
+            nursery.start_soon(contest.bot, BAD, tokens["bob"], "slow_good")
+            await transport.host.call_asyncio(spectate(contest.port))
+
+    contest = run_contest(tmp_path, scenario, matches=1)
+    assert watched[0].WhichOneof("kind") == "match_start"
+    assert watched[-1].WhichOneof("kind") == "match_end"
+    record_path = contest.outcomes[0].record_path
+    assert record_path is not None
+    records, _ = read_all(record_path, strict=True)
+    public = [r.event.event for r in records if r.WhichOneof("line") == "event" and r.event.public]
+    seen = [m.event.event for m in watched if m.WhichOneof("kind") == "event"]
+    assert seen == public  # all of the public events, in order, and no private one
+    assert any(r.WhichOneof("line") == "event" and not r.event.public for r in records)
+
+
+async def trio_sleep_on_asyncio(seconds: float) -> None:
+    import asyncio
+
+    await asyncio.sleep(seconds)
+
+
+def test_fifty_bots_then_a_graceful_shutdown(tmp_path: Path) -> None:
+    tokens = accounts(tmp_path, *(f"bot{i:02d}" for i in range(50)))
+    token_file = tmp_path / "tokens.txt"
+    token_file.write_text("\n".join(tokens.values()))
+
+    async def scenario(contest: Contest, stop: trio.Event) -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(
+                contest.bot,
+                str(ROOT / "tests" / "bots" / "many_bots.py"),
+                "unused",
+                str(token_file),
+            )
+            while len(contest.outcomes) < 60:
+                await trio.sleep(0.05)
+            stop.set()  # as SIGTERM does: drain, end every session; the bots then exit
+
+    contest = run_contest(tmp_path, scenario)
+    records = sorted((tmp_path / "records").glob("*.jsonl"))
+    assert len(records) >= 60
+    for record in records:
+        assert verify(record).ok, record
+    finished = [
+        o for o in contest.outcomes if o.result.termination == common_pb2.TERMINATION_NORMAL
+    ]
+    assert len(finished) >= 60
+    firsts = sum(seat.rank == 1 for o in finished for seat in o.result.seats)
+    assert firsts == len(finished)  # one winner a XIX match
+    players = {s.name for o in finished for s in o.result.seats}
+    assert players == {"random"}
+
+
+@pytest.mark.parametrize(
+    ("mode", "limit"),
+    [("flood", "rate limit"), ("huge", "RESOURCE_EXHAUSTED")],
+)
+def test_limits_give_a_status_and_the_match_goes_on(tmp_path: Path, mode: str, limit: str) -> None:
+    tokens = accounts(tmp_path, "good", "bad")
+    results: list[subprocess.CompletedProcess[bytes]] = []
+
+    async def scenario(contest: Contest, stop: trio.Event) -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(contest.bot, BAD, tokens["good"], "slow_good")
+            results.append(await contest.bot(BAD, tokens["bad"], mode))
+            while not contest.outcomes:
+                await trio.sleep(0.05)
+
+    settings = ServerSettings(max_messages_per_second=200, message_burst=50)
+    contest = run_contest(tmp_path, scenario, matches=1, reconnect_grace=0.0, settings=settings)
+    assert limit.encode() in results[0].stderr
+    outcome = contest.outcomes[0]
+    assert outcome.record_path is not None
+    assert verify(outcome.record_path).ok
+    assert outcome.result.termination == common_pb2.TERMINATION_RETIRED
+
+
+def test_session_and_match_limits(tmp_path: Path) -> None:
+    tokens = accounts(tmp_path, "alice", "bob")
+
+    async def scenario(contest: Contest, stop: trio.Event) -> None:
+        # Alone, bob's sessions wait for an opponent: the third is over the limit.
+        three = await contest.bot(RANDOM, tokens["bob"], CROUPIER_SESSIONS="3")
+        assert b"session limit: at most 2 open sessions per token" in three.stderr
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(contest.bot, RANDOM, tokens["alice"])
+            one = await contest.bot(RANDOM, tokens["bob"])
+            assert b"match limit: 1 matches per session" in one.stderr
+            stop.set()
+
+    settings = ServerSettings(max_sessions_per_token=2)
+    run_contest(
+        tmp_path, scenario, settings=settings, max_matches_per_session=1, reconnect_grace=0.0
+    )
+
+
+def test_sigterm_drains_then_exits(tmp_path: Path) -> None:
+    """`croupier serve` as a process: SIGTERM turns health to NOT_SERVING, lets the running
+    match finish, closes every record and exits 0."""
+    tokens = accounts(tmp_path, "alice", "bob")
+    serve = subprocess.Popen(
+        [
+            str(Path(PYTHON).parent / "croupier"),
+            "serve",
+            "--port",
+            "0",
+            "--db",
+            str(tmp_path / "contest.db"),
+            "--records",
+            str(tmp_path / "records"),
+            "--drain-seconds",
+            "20",
+            "--log-json",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    assert serve.stdout is not None
+    port = int(serve.stdout.readline().split(b"127.0.0.1:")[1].split()[0])
+    env = {**os.environ, "CROUPIER_ADDRESS": f"127.0.0.1:{port}"}
+    bots = [
+        subprocess.Popen(
+            [PYTHON, BAD, "slow_good"],
+            env=env | {"CROUPIER_TOKEN": token},
+            stderr=subprocess.DEVNULL,
+        )
+        for token in tokens.values()
+    ]
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stub = referee_pb2_grpc.RefereeStub(channel)
+        while not stub.ListMatches(referee_pb2.ListMatchesRequest()).matches:
+            time.sleep(0.02)
+        serve.send_signal(signal.SIGTERM)
+        check = channel.unary_unary(
+            "/grpc.health.v1.Health/Check",
+            request_serializer=health_pb2.HealthCheckRequest.SerializeToString,
+            response_deserializer=health_pb2.HealthCheckResponse.FromString,
+        )
+        for _ in range(500):
+            status = check(health_pb2.HealthCheckRequest(service=""))
+            if status.status == health_pb2.HealthCheckResponse.NOT_SERVING:
+                break
+            time.sleep(0.01)
+        assert status.status == health_pb2.HealthCheckResponse.NOT_SERVING
+    assert serve.wait(timeout=60) == 0
+    for bot in bots:
+        assert bot.wait(timeout=30) == 0
+    records = sorted((tmp_path / "records").glob("*.jsonl"))
+    assert records
+    for record in records:
+        assert verify(record).ok
+        last = read_all(record, strict=True)[0][-1]
+        assert last.WhichOneof("line") == "result"
+    assert serve.stderr is not None
+    logs = serve.stderr.read()
+    serve.stdout.close()
+    serve.stderr.close()
+    assert b'"event": "session opened"' in logs
+    assert b'"event": "draining"' in logs

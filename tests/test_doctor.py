@@ -1,0 +1,148 @@
+"""The bot doctor for real: it passes the example bots (Python and Node) and fails a bot broken
+in each way (tests/bots/broken_bot.py) on exactly the check that names that defect."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from referee import transport
+from referee.cli import app
+from referee.clock import TimeControl
+from referee.doctor import CheckName, DoctorConfig, DoctorReport, Status, examine, parse_command
+from referee.games import get_game
+from referee.games.base import parse_options
+from referee.replay import verify
+from tests.node_support import NODE_RANDOM, ROOT, node_or_skip
+
+PYTHON = sys.executable
+EXAMPLES = ROOT / "examples" / "python"
+BROKEN = ROOT / "tests" / "bots" / "broken_bot.py"
+runner = CliRunner()
+
+C = CheckName
+# The checks each defect must fail, with what their detail says (every other check must pass,
+# or be skipped when an earlier failure makes it impossible).
+EXPECTED: dict[str, dict[CheckName, str]] = {
+    "good": {},
+    "wrong_token": {C.AUTHENTICATES: "presented 'not-the-token', not CROUPIER_TOKEN"},
+    "no_hello": {C.AUTHENTICATES: "no Hello came as the stream's first message"},
+    "wrong_game": {C.HELLO: "plays chess: not 'xix'"},
+    "slow": {C.TIME: "decisions timed out, e.g. timeout: no reply within 500 ms"},
+    "illegal": {C.LEGAL_ACTIONS: "named no legal action, e.g. illegal_action: action index"},
+    "stale": {C.PROTOCOL: "bad replies, e.g. wrong_request: reply names request"},
+    "one_match": {
+        C.MATCH_CYCLE: "the bot closed its session right after MatchEnd",
+        C.SEVERAL_MATCHES: "sessions for 3 matches",
+    },
+    "second_match": {
+        C.SEVERAL_MATCHES: "lost in match 2: crashed: bot process exited: exit code 3"
+    },
+    "no_reconnect": {C.RECONNECT: "did not take its seat back and answer the request pending"},
+    "ignore_goodbye": {C.GOODBYE: "still running 1 s after Goodbye"},
+}
+
+
+def examine_broken(mode: str, workdir: Path) -> DoctorReport:
+    game = get_game("xix")
+    config = DoctorConfig(
+        game=game,
+        options=parse_options(game, {}),
+        argv=(PYTHON, str(BROKEN), mode),
+        workdir=workdir,
+        time_control=TimeControl(move_ms=500, bank_ms=0),
+        connect_timeout=3.0,
+        goodbye_grace=1.0,
+    )
+    return transport.run(examine, config)
+
+
+@pytest.mark.parametrize("mode", sorted(EXPECTED))
+def test_each_defect_fails_its_own_check(tmp_path: Path, mode: str) -> None:
+    failing = EXPECTED[mode]
+    report = examine_broken(mode, tmp_path)
+    statuses = {check.name: check.status for check in report.checks}
+    assert list(statuses) == list(CheckName)
+    assert {name for name, status in statuses.items() if status is Status.FAIL} == set(failing)
+    assert report.ok == (not failing)
+    for check in report.checks:
+        if check.name in failing:
+            assert failing[check.name] in check.detail, check.detail
+            assert check.advice
+        if check.status is Status.SKIP:
+            # Only what an earlier failure made impossible is skipped.
+            assert set(failing) & {C.CONNECTS, C.AUTHENTICATES, C.RECONNECT}, (mode, check)
+    for record in tmp_path.glob("*.jsonl"):
+        assert verify(record).ok, record
+
+
+def doctor(*args: str) -> tuple[int, str]:
+    result = runner.invoke(app, ["doctor", *args])
+    return result.exit_code, result.output
+
+
+def assert_all_passed(output: str) -> None:
+    lines = output.splitlines()
+    for name in CheckName:
+        assert any(line.startswith(f"PASS  {name} ") for line in lines), (name, output)
+    assert lines[-1] == f"all {len(CheckName)} checks passed"
+
+
+def test_the_python_examples_pass() -> None:
+    code, output = doctor("--game", "xix", "--", PYTHON, str(EXAMPLES / "random_bot.py"))
+    assert code == 0, output
+    assert_all_passed(output)
+    assert "the bot exited (code 1), was restarted as the launcher does" in output
+    code, output = doctor("--game", "xix", "--", PYTHON, str(EXAMPLES / "xix_heuristic.py"))
+    assert code == 0, output
+    assert_all_passed(output)
+
+
+def test_the_node_example_passes_and_reconnects_by_itself() -> None:
+    node = node_or_skip()
+    code, output = doctor("--game", "xeri", "--players", "4", "--", node, str(NODE_RANDOM))
+    assert code == 0, output
+    assert_all_passed(output)
+    assert "4 matches on one session, in seats 0, 1, 2, 3" in output
+    assert "the bot reconnected by itself" in output
+
+
+def test_a_failing_bot_gets_advice_its_output_and_exit_code_1(tmp_path: Path) -> None:
+    code, output = doctor(
+        *("--game", "xix", "--move-ms", "500", "--bank-ms", "0", "--keep", str(tmp_path)),
+        *("--", PYTHON, str(BROKEN), "illegal"),
+    )
+    assert code == 1, output
+    lines = output.splitlines()
+    failed = lines.index(next(line for line in lines if line.startswith("FAIL")))
+    assert lines[failed].startswith("FAIL  legal actions")
+    assert "advice: answer with an index into request.legal_actions" in lines[failed + 1]
+    assert "1 of 11 checks did not pass" in output
+    assert f"the bot's last output ({tmp_path / 'bot.log'}):" in output
+    assert len(list(tmp_path.glob("xix-doctor-*.jsonl"))) == 4
+
+
+def test_a_command_that_cannot_start_fails_the_first_check() -> None:
+    code, output = doctor("--game", "xix", "--", "/nonexistent/bot")
+    assert code == 1
+    assert output.splitlines()[1].startswith("FAIL  starts           cannot start: ")
+    assert output.count("SKIP") == len(CheckName) - 1
+
+
+def test_bad_input_is_a_clear_error() -> None:
+    code, output = doctor("--game", "chess", "--", PYTHON, "bot.py")
+    assert code == 2
+    assert "unknown game 'chess'" in output
+    code, output = doctor("--game", "xix", "--option", "players=2", "--", PYTHON, "bot.py")
+    assert code == 2
+    assert "unknown option 'players' for game 'xix'" in output
+
+
+def test_a_quoted_command_line_is_split_like_a_shell() -> None:
+    assert parse_command(["node bot.js --fast"]) == ("node", "bot.js", "--fast")
+    assert parse_command(["node", "bot.js"]) == ("node", "bot.js")
+    assert parse_command([shlex.join([PYTHON, "my bot.py"])]) == (PYTHON, "my bot.py")

@@ -1,0 +1,148 @@
+"""Ladder files: every example loads, and each kind of mistake is one clear line naming the key
+and its line, with exit code 2 from the CLI (never a traceback)."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from referee.cli import app
+from referee.ladder.config import Format, LadderConfigError, Launch, key_lines, load, parse
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = sorted((ROOT / "examples" / "ladders").glob("*.toml"))
+runner = CliRunner()
+
+GOOD = """\
+game = "xix"
+matches_per_pairing = 4
+seed = "s"
+
+[time_control]
+move_ms = 500
+
+[[bot]]
+name = "a"
+command = "{python} examples/python/random_bot.py"
+
+[[bot]]
+name = "b"
+command = "{python} examples/python/random_bot.py"
+env = { LEVEL = "3" }
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "ladder.toml"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_the_examples_load(path: Path) -> None:
+    config = load(path)
+    assert config.root.resolve() == ROOT
+    assert {bot.name for bot in config.bots} == {"heuristic", "random"}
+    for bot in config.bots:
+        argv = shlex.split(bot.command_line())
+        assert argv[0] == sys.executable
+        assert (config.root / argv[1]).is_file()
+
+
+def test_defaults_and_placeholder(tmp_path: Path) -> None:
+    config = parse(GOOD, tmp_path / "ladder.toml")
+    assert config.name == "ladder"
+    assert config.format is Format.ROUND_ROBIN
+    assert config.duplicate
+    assert config.launch is Launch.PER_SLOT
+    assert config.time_control.move_ms == 500
+    assert config.time_control.bank_ms == 10_000
+    assert config.database == tmp_path / "ladder-out/ladder/ladder.sqlite"
+    assert config.bots[1].env == (("LEVEL", "3"),)
+    assert config.bots[0].command_line().startswith(shlex.quote(sys.executable) + " ")
+    assert "{python}" in config.fingerprint()["bots"][0]["command"]
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (("matches_per_pairing = 4", "matches_per_pairing = 3"), ":2: key 'matches_per_pairing'"),
+        (("matches_per_pairing = 4", 'matches_per_pairing = "four"'), "expected a whole number"),
+        (('seed = "s"', 'seed = "s"\nconcurency = 2'), ":4: key 'concurency': unknown key"),
+        (("move_ms = 500", "move_ms = -1"), ":6: key 'time_control.move_ms': expected at least 0"),
+        (('game = "xix"', 'game = "chess"'), ":1: key 'game': unknown game 'chess'"),
+        (('game = "xix"', 'game = "xix"\nformat = "league"'), ":2: key 'format'"),
+        (('env = { LEVEL = "3" }', "env = { LEVEL = 3 }"), ":15: key 'bot.env.LEVEL'"),
+        (('name = "b"', 'name = "a"'), ":13: key 'bot.name': two bots are named 'a'"),
+        (('name = "b"', 'name = "b c"'), ":13: key 'bot.name': expected letters"),
+        (('command = "{python} examples/python/random_bot.py"\n\n', ""), "missing key 'command'"),
+        (('[[bot]]\nname = "b"', '[[bot]]\nnome = "b"'), "(did you mean 'name'?)"),
+        (('seed = "s"', 'seed = "s"\n[options]\nplayers = 4'), ":5: key 'options.players'"),
+        (('seed = "s"', 'seed = "s"\nrounds = 3'), ":4: key 'rounds': only a Swiss"),
+        (('seed = "s"', 'seed = "s"\nformat = "gauntlet"'), "needs `challengers`"),
+        (('seed = "s"', 'seed = "s'), ":3: not valid TOML"),
+        (('seed = "s"', 'seed = "s"\nconcurrency = = 2'), ":4: not valid TOML"),
+        (('seed = "s"', 'seed = "s"\ncommand = \'x'), ":16: not valid TOML"),
+    ],
+)
+def test_mistakes_name_the_line_and_key(
+    tmp_path: Path, change: tuple[str, str], expected: str
+) -> None:
+    assert change[0] in GOOD
+    path = write(tmp_path, GOOD.replace(change[0], change[1], 1))
+    with pytest.raises(LadderConfigError) as error:
+        load(path)
+    assert expected in str(error.value)
+    assert str(error.value).startswith(str(path))
+
+
+def test_the_cli_says_it_in_one_line_with_exit_2(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD.replace("move_ms = 500", 'move_ms = "fast"'))
+    result = runner.invoke(app, ["ladder", "run", str(path)])
+    assert result.exit_code == 2
+    assert result.output.strip() == (
+        f"error: {path}:6: key 'time_control.move_ms': expected a whole number, got 'fast'"
+    )
+    missing = runner.invoke(app, ["ladder", "run", str(tmp_path / "nope.toml")])
+    assert missing.exit_code == 2
+    assert "cannot read ladder file" in missing.output
+    assert "Traceback" not in missing.output
+
+
+def test_a_bad_sprt_is_a_clear_error(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD)
+    result = runner.invoke(app, ["ladder", "run", str(path), "--sprt", "10", "0", "0.05", "0.05"])
+    assert result.exit_code == 2
+    assert "bad SPRT: elo1 must exceed elo0" in result.output
+
+
+def test_key_lines_follow_arrays_of_tables_and_skip_multiline_values() -> None:
+    text = '''\
+a = 1
+b = """
+c = 2
+"""
+d = [
+  1,
+]
+[[bot]]
+name = "x"
+[[bot]]
+name = "y"
+[bot.env]
+K = "v"
+[t]
+"q.r" = 1
+'''
+    lines = key_lines(text)
+    assert lines[("a",)] == 1
+    assert ("c",) not in lines
+    assert lines[("d",)] == 5
+    assert lines[("bot", 0, "name")] == 9
+    assert lines[("bot", 1, "name")] == 11
+    assert lines[("bot", 1, "env", "K")] == 13
+    assert lines[("t", "q.r")] == 15

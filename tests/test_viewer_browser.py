@@ -1,0 +1,180 @@
+"""The HTML viewer in a real headless browser: Debian's chromium driven by Playwright (which never
+downloads a browser here). One browser for the whole test; one real match per game, the Xactika
+one with 10 players and 8 rounds, the longest match of any game.
+
+For each game: the page loads from disk with no console error and no request at all, stepping
+(keys, slider, play) shows exactly the tables and captions the timeline holds for that step and
+view, jumps land where the timeline says, and a screenshot of one position is written to
+test-output/viewer/GAME.png (or under $CROUPIER_TEST_OUTPUT).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.viewer import Timeline, load, write_html
+from tests.viewer_helpers import MATCHES, play
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+ROOT = Path(__file__).resolve().parent.parent
+OUTPUT = Path(os.environ.get("CROUPIER_TEST_OUTPUT", ROOT / "test-output")) / "viewer"
+#: Chromium as root needs --no-sandbox; the rest keeps a headless run quiet and offline.
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+OPTIONS = {game: options for game, (options, _) in MATCHES.items()}
+OPTIONS["xactika"] = {"players": "10", "rounds": "8"}
+
+_READ = """() => ({
+  step: Number(document.body.dataset.step),
+  view: Number(document.body.dataset.view),
+  status: document.getElementById("status").textContent,
+  seats: [...document.querySelectorAll("#seats .seat")].map((s) => ({
+    seat: Number(s.dataset.seat),
+    hand: [...s.querySelectorAll(".hand .card")].map((c) => c.dataset.card || ""),
+  })),
+  piles: [...document.querySelectorAll("#piles .pile")].map((p) => ({
+    label: p.querySelector(".label b").textContent,
+    cards: [...p.querySelectorAll(".card")].map((c) => c.dataset.card || ""),
+  })),
+  caption: [...document.querySelectorAll("#caption li:not(.quiet)")].map((li) => li.textContent),
+  result: document.getElementById("result").textContent,
+})"""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if CHROMIUM is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is missing: `make test` installs it (apt-get install chromium)")
+        pytest.skip("chromium is not installed (`make chromium` installs it)")
+    with sync_api.sync_playwright() as playwright:
+        # Playwright gives the browser a fresh temporary profile (--user-data-dir) of its own.
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def _expected(timeline: Timeline, index: int, viewer: int | None) -> dict[str, Any]:
+    table = timeline.table(index, viewer)
+    piles = []
+    for pile in table.piles:
+        cards = [*pile.cards, *(card for stack in pile.stacks for card in stack)]
+        piles.append({"label": pile.label, "cards": [card.text for card in cards]})
+    return {
+        "step": index,
+        "view": 0 if viewer is None else viewer + 1,
+        "status": table.status,
+        "seats": [{"seat": s.seat, "hand": [c.text for c in s.hand]} for s in table.seats],
+        "piles": piles,
+        "caption": timeline.caption(index, viewer),
+        "result": f"result: {timeline.result.text}"
+        if timeline.result is not None and index == len(timeline.steps) - 1
+        else "",
+    }
+
+
+def _check(page: Any, timeline: Timeline, index: int, viewer: int | None) -> None:
+    shown = page.evaluate(_READ)
+    assert shown == _expected(timeline, index, viewer)
+
+
+def _screenshot_step(timeline: Timeline) -> int:
+    """A position worth a picture: mid-game, with cards in the middle of the table."""
+    steps = len(timeline.steps)
+    for index in range(steps // 3, steps):
+        table = timeline.table(index, None)
+        middle = [card for pile in table.piles for card in pile.cards]
+        if len(middle) >= 2 or any(len(stack) > 1 for p in table.piles for stack in p.stacks):
+            return index
+    return steps // 2
+
+
+def _view_game(browser: Any, game: str, folder: Path) -> Path:
+    played = play(game, folder / f"{game}.jsonl", seed=5, options=OPTIONS[game])
+    timeline = load(played.path)
+    html = write_html(timeline, folder / f"{game}.html")
+    problems: list[str] = []
+    requests: list[str] = []
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    page.on("request", lambda r: requests.append(r.url) if not r.url.startswith("file:") else None)
+    page.goto(html.as_uri())
+    page.wait_for_selector("body[data-step='0']")
+    _check(page, timeline, 0, None)
+
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    _check(page, timeline, 3, None)
+    page.keyboard.press("ArrowLeft")
+    _check(page, timeline, 2, None)
+
+    index = timeline.next_segment(2, major=False, forward=True)
+    page.keyboard.press("]")
+    _check(page, timeline, index, None)
+    index = timeline.next_segment(index, major=True, forward=True)
+    page.keyboard.press("PageDown")
+    _check(page, timeline, index, None)
+    assert page.eval_on_selector("#major", "s => Number(s.value)") == index
+
+    page.keyboard.press("1")  # seat 1's view: its hand, the others' backs, its events only
+    _check(page, timeline, index, 1)
+    page.keyboard.press("ArrowRight")
+    _check(page, timeline, index + 1, 1)
+    page.keyboard.press("v")
+    _check(page, timeline, index + 1, 2 if timeline.seats > 2 else None)
+    page.keyboard.press("o")
+    _check(page, timeline, index + 1, None)
+
+    last = len(timeline.steps) - 1
+    page.keyboard.press("End")
+    _check(page, timeline, last, None)
+    middle = last // 2
+    page.eval_on_selector(
+        "#slider", f"s => {{ s.value = {middle}; s.dispatchEvent(new Event('input')); }}"
+    )
+    _check(page, timeline, middle, None)
+
+    page.keyboard.press(" ")  # play: it moves on by itself
+    page.wait_for_function(f"Number(document.body.dataset.step) > {middle}", timeout=5000)
+    page.keyboard.press(" ")
+    assert page.text_content("#play") == "play"
+
+    shot = _screenshot_step(timeline)
+    page.goto(html.as_uri() + f"#step={shot}&view=0")
+    page.reload()  # a new load reads the address's step and view
+    page.wait_for_selector(f"body[data-step='{shot}']")
+    _check(page, timeline, shot, None)
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    picture = OUTPUT / f"{game}.png"
+    page.screenshot(path=str(picture), full_page=True)
+    page.close()
+    assert problems == []
+    assert requests == []
+    return picture
+
+
+def test_html_viewer_in_chromium(
+    browser: Any, subtests: pytest.Subtests, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    folder = tmp_path_factory.mktemp("html")
+    for game in sorted(MATCHES):
+        with subtests.test(game=game):
+            picture = _view_game(browser, game, folder)
+            assert picture.stat().st_size > 10_000
