@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from referee import transport
+from referee import contest_file, transport
 from referee.cli_support import console, option_pairs, user_errors
 from referee.clock import TimeControl
 from referee.errors import CroupierError
@@ -59,6 +59,10 @@ def token_revoke(name: str, db: TokenDb = DEFAULT_DB) -> None:
 
 
 def serve_command(
+    contest: Annotated[
+        Path | None,
+        typer.Argument(help="A contest file (TOML) with these settings; see docs/contest.md."),
+    ] = None,
     game: Annotated[str, typer.Option(help="Game id to play (see `croupier games`).")] = "xix",
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port (0: any free port).")] = 50051,
@@ -96,7 +100,16 @@ def serve_command(
         False
     ),
 ) -> None:
-    """Listen for bots and play matches among whichever are idle, printing each result."""
+    """Listen for bots and play matches among whichever are idle, printing each result.
+
+    With --db (or a contest file) it is a contest: accounts, standings and history in that
+    database (see `croupier ladder standings DB`), tables paired Swiss-like by rating.
+    """
+    if contest is not None:
+        with user_errors():
+            settings = contest_file.load(contest)
+        serve_command(**settings)
+        return
     with user_errors():
         chosen = get_game(game)
         if (tls_cert is None) != (tls_key is None):

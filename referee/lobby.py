@@ -92,6 +92,17 @@ class Lobby:
             if not session.closed.is_set():
                 return session
 
+    def take_nowait(self, identity: str = ANYONE) -> Session | None:
+        """An idle, still-open session if one is waiting now, else None."""
+        receive = self._pool(identity)[1]
+        while True:
+            try:
+                session = receive.receive_nowait()
+            except trio.WouldBlock:
+                return None
+            if not session.closed.is_set():
+                return session
+
     def enlist(self, seat: RemoteSeat) -> None:
         """The seat is in a match: a new session of its bot may take it back."""
         self._in_play.setdefault(seat.session.token, []).append(seat)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import logging
 import signal
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,7 @@ from pathlib import Path
 import trio
 
 from referee.clock import TimeControl
+from referee.contest import ContestBook, choose_table
 from referee.games.base import Game
 from referee.games.options import Options
 from referee.lobby import ANYONE, Lobby
@@ -62,71 +64,131 @@ async def serve_matches(
     stop: trio.Event | None = None,
 ) -> None:
     """Serve until `config.matches` were played, or `stop` is set, or a SIGINT/SIGTERM."""
-    store = TokenStore(config.tokens) if config.tokens is not None else None
-    lobby = Lobby(
-        open_access=store is None,
-        shared=True,
-        authenticate=store.lookup if store is not None else None,
+    accounts = TokenStore(config.tokens) if config.tokens is not None else None
+    book = (
+        ContestBook(config.tokens, config.game, config.options)
+        if config.tokens is not None
+        else None
     )
-    live = LiveMatches()
-    control = ServerControl()
+    referee = _Referee(config, accounts, book, on_match)
     stop = stop if stop is not None else trio.Event()
-    seats = config.game.seat_count(config.options)
-    played: dict[str, int] = {}
-    async with serve(lobby, config.settings, live, control) as port, trio.open_nursery() as aux:
-        on_listening(port)
-        aux.start_soon(_stop_on_signals, stop)
-        if store is not None:
-            aux.start_soon(_enforce_revocations, store, lobby)
-        async with trio.open_nursery() as matches:
-            with trio.CancelScope() as matchmaking:
-                aux.start_soon(_cancel_when, stop, matchmaking)
-                indices = range(config.matches) if config.matches else itertools.count()
-                for index in indices:
-                    sessions = [await lobby.take(ANYONE) for _ in range(seats)]
-                    matches.start_soon(_one, config, index, sessions, lobby, live, played, on_match)
-            if stop.is_set():
-                log.info("draining", extra={"seconds": config.drain_seconds})
-                await control.drain()
-                matches.cancel_scope.deadline = trio.current_time() + config.drain_seconds
-        lobby.end_all("the referee is shutting down" if stop.is_set() else "the referee is done")
-        aux.cancel_scope.cancel()
-
-
-async def _one(
-    config: ServeConfig,
-    index: int,
-    sessions: list[Session],
-    lobby: Lobby,
-    live: LiveMatches,
-    played: dict[str, int],
-    on_match: Callable[[MatchOutcome], None],
-) -> None:
-    match_id = f"{config.game.id}-{index:05d}"
-    match_config = MatchConfig(
-        game=config.game,
-        options=config.options,
-        seed=derive_seed(config.seed, index),
-        match_id=match_id,
-        time_control=config.time_control,
-        max_faults=config.max_faults,
-    )
-    path = config.records / f"{match_id}.jsonl" if config.records is not None else None
-    remote = [RemoteSeat(s, lobby, config.reconnect_grace) for s in sessions]
-    log.info("match started", extra={"match": match_id, "bots": [s.token for s in sessions]})
     try:
-        outcome = await run_match(match_config, remote, path, live)
+        await referee.serve(on_listening, stop)
     finally:
-        for seat in remote:
-            session = seat.session
-            played[session.id] = played.get(session.id, 0) + 1
-            limit = config.max_matches_per_session
-            if limit is not None and played[session.id] >= limit:
-                session.end(f"match limit: {limit} matches per session", "RESOURCE_EXHAUSTED")
-            else:
-                lobby.give_back(session)
-    log.info("match over", extra={"match": match_id, "result": outcome.result.text})
-    on_match(outcome)
+        if book is not None:
+            # A contest that played all its matches is over: reveal its seed. One that was
+            # stopped may resume on the same database, so its seed stays secret.
+            book.close(reveal=not stop.is_set() and config.matches is not None)
+
+
+class _Referee:
+    """One serving referee: its lobby, live matches, contest book, and the matches it plays."""
+
+    def __init__(
+        self,
+        config: ServeConfig,
+        accounts: TokenStore | None,
+        book: ContestBook | None,
+        on_match: Callable[[MatchOutcome], None],
+    ) -> None:
+        self.config = config
+        self.accounts = accounts
+        self.book = book
+        self.on_match = on_match
+        self.lobby = Lobby(
+            open_access=accounts is None,
+            shared=True,
+            authenticate=accounts.lookup if accounts is not None else None,
+        )
+        self.live = LiveMatches()
+        self.control = ServerControl()
+        self.seats = config.game.seat_count(config.options)
+        self.played: dict[str, int] = {}
+        self.records = config.records
+        if self.records is None and config.tokens is not None:
+            self.records = config.tokens.with_name(config.tokens.stem + "-records")
+
+    async def serve(self, on_listening: Callable[[int], None], stop: trio.Event) -> None:
+        config = self.config
+        async with (
+            serve(self.lobby, config.settings, self.live, self.control) as port,
+            trio.open_nursery() as aux,
+        ):
+            on_listening(port)
+            aux.start_soon(_stop_on_signals, stop)
+            if self.accounts is not None:
+                aux.start_soon(_enforce_revocations, self.accounts, self.lobby)
+            async with trio.open_nursery() as matches:
+                with trio.CancelScope() as matchmaking:
+                    aux.start_soon(_cancel_when, stop, matchmaking)
+                    await self.matchmake(matches)
+                if stop.is_set():
+                    log.info("draining", extra={"seconds": config.drain_seconds})
+                    await self.control.drain()
+                    matches.cancel_scope.deadline = trio.current_time() + config.drain_seconds
+            reason = "the referee is shutting down" if stop.is_set() else "the referee is done"
+            self.lobby.end_all(reason)
+            aux.cancel_scope.cancel()
+
+    async def matchmake(self, matches: trio.Nursery) -> None:
+        """Seat tables as bots become idle, until `config.matches` have started."""
+        idle: list[Session] = []
+        indices = range(self.config.matches) if self.config.matches else itertools.count()
+        for index in indices:
+            while True:
+                while (session := self.lobby.take_nowait()) is not None:
+                    idle.append(session)
+                idle = [s for s in idle if not s.closed.is_set()]
+                ratings = self.book.ratings if self.book is not None else {}
+                meetings = self.book.meetings if self.book is not None else Counter()
+                table = choose_table(idle, self.seats, ratings, meetings)
+                if table is not None:
+                    break
+                idle.append(await self.lobby.take(ANYONE))
+            for session in table:
+                idle.remove(session)
+            matches.start_soon(self.play, index, table)
+
+    async def play(self, index: int, sessions: list[Session]) -> None:
+        config = self.config
+        bots = [s.token for s in sessions]
+        if self.book is not None:
+            scheduled = await trio.to_thread.run_sync(self.book.seat, bots)
+            match_id, seed = f"contest-{scheduled.number:05d}", scheduled.seed
+        else:
+            match_id, seed = f"{config.game.id}-{index:05d}", derive_seed(config.seed, index)
+        match_config = MatchConfig(
+            game=config.game,
+            options=config.options,
+            seed=seed,
+            match_id=match_id,
+            time_control=config.time_control,
+            max_faults=config.max_faults,
+        )
+        path = self.records / f"{match_id}.jsonl" if self.records is not None else None
+        remote = [RemoteSeat(s, self.lobby, config.reconnect_grace) for s in sessions]
+        log.info("match started", extra={"match": match_id, "bots": bots})
+        started = trio.current_time()
+        try:
+            outcome = await run_match(match_config, remote, path, self.live)
+        finally:
+            for seat in remote:
+                self.release(seat.session)
+        if self.book is not None:
+            seconds = trio.current_time() - started
+            await trio.to_thread.run_sync(self.book.commit, scheduled, outcome, seconds)
+            await trio.to_thread.run_sync(self.book.refresh_ratings)
+        log.info("match over", extra={"match": match_id, "result": outcome.result.text})
+        self.on_match(outcome)
+
+    def release(self, session: Session) -> None:
+        """Back to the lobby after a match, unless the session reached its match limit."""
+        self.played[session.id] = self.played.get(session.id, 0) + 1
+        limit = self.config.max_matches_per_session
+        if limit is not None and self.played[session.id] >= limit:
+            session.end(f"match limit: {limit} matches per session", "RESOURCE_EXHAUSTED")
+        else:
+            self.lobby.give_back(session)
 
 
 async def _stop_on_signals(stop: trio.Event) -> None:

@@ -22,6 +22,7 @@ from referee import transport
 from referee.clock import TimeControl
 from referee.games import get_game
 from referee.games.base import parse_options
+from referee.ladder.verify import standings_of, verify_ladder
 from referee.match import MatchOutcome
 from referee.records import read_all
 from referee.replay import verify
@@ -278,6 +279,18 @@ def test_fifty_bots_then_a_graceful_shutdown(tmp_path: Path) -> None:
     assert firsts == len(finished)  # one winner a XIX match
     players = {s.name for o in finished for s in o.result.seats}
     assert players == {"random"}
+    # The contest's standings and history live in the ladder database: they add up.
+    committed = [
+        o for o in contest.outcomes if o.result.termination != common_pb2.TERMINATION_ABORTED
+    ]
+    standings = standings_of(tmp_path / "contest.db")
+    assert {row.bot for row in standings.rows} <= set(tokens)
+    assert sum(row.matches for row in standings.rows) == 2 * len(committed)
+    wins = sum(row.score * row.matches for row in standings.rows if row.score is not None)
+    assert round(wins) == len(committed)  # one win a match (XIX has no draws)
+    check = verify_ladder(tmp_path / "contest.db")
+    assert check.ok, check.problems
+    assert check.matches == len(committed)
 
 
 @pytest.mark.parametrize(

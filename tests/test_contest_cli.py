@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import trio
@@ -51,11 +55,13 @@ def test_watch_lists_and_follows_a_live_match(tmp_path: Path) -> None:
         address = f"127.0.0.1:{contest.port}"
 
         def watch() -> None:  # the CLI is synchronous: run it beside the referee
-            while "xix-" not in (listing := runner.invoke(app, ["watch", address]).output):
-                pass
+            for _ in range(1000):
+                if "contest-" in (listing := runner.invoke(app, ["watch", address]).output):
+                    break
+                time.sleep(0.01)
             outputs.append(listing)
-            match_id = listing.split("xix-")[1].split()[0]
-            outputs.append(runner.invoke(app, ["watch", address, f"xix-{match_id}"]).output)
+            match_id = "contest-" + listing.split("contest-")[1].split()[0]
+            outputs.append(runner.invoke(app, ["watch", address, match_id]).output)
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(contest.bot, BAD, tokens["alice"], "slow_good")
@@ -68,3 +74,48 @@ def test_watch_lists_and_follows_a_live_match(tmp_path: Path) -> None:
     assert "seat 0 is dealt" not in outputs[1]  # private
     assert "leads first" in outputs[1]
     assert "result: seat" in outputs[1]
+
+
+def test_a_contest_file_runs_a_contest_to_its_end(tmp_path: Path) -> None:
+    tokens = accounts(tmp_path, "alice", "bob")
+    contest = tmp_path / "contest.toml"
+    contest.write_text(
+        'game = "xix"\nport = 0\ndatabase = "contest.db"\nrecords = "records"\nmatches = 4\n'
+        "[time_control]\nmove_ms = 5000\nbank_ms = 0\n[limits]\nmax_faults = 2\n"
+    )
+    croupier = str(Path(sys.executable).parent / "croupier")
+    with subprocess.Popen([croupier, "serve", str(contest)], stdout=subprocess.PIPE) as serve:
+        assert serve.stdout is not None
+        port = serve.stdout.readline().split(b"127.0.0.1:")[1].split()[0].decode()
+        env = {**os.environ, "CROUPIER_ADDRESS": f"127.0.0.1:{port}"}
+        bots = [
+            subprocess.Popen([sys.executable, BAD, "good"], env=env | {"CROUPIER_TOKEN": t})
+            for t in tokens.values()
+        ]
+        assert serve.wait(timeout=60) == 0
+        output = serve.stdout.read().decode()
+        for bot in bots:
+            assert bot.wait(timeout=30) == 0
+    assert output.count("contest-") == 4
+    database = str(tmp_path / "contest.db")
+    standings = runner.invoke(app, ["ladder", "standings", database, "--format", "json"])
+    assert standings.exit_code == 0, standings.output
+    assert '"bot": "alice"' in standings.output
+    assert '"bot": "bob"' in standings.output
+    verified = runner.invoke(app, ["ladder", "verify", database])
+    assert verified.exit_code == 0, verified.output
+    again = runner.invoke(app, ["serve", str(contest)])  # over: its seed was revealed
+    assert again.exit_code == 2
+    assert "is over and its seed was revealed" in again.output
+
+
+def test_a_bad_contest_file_names_the_line_and_key(tmp_path: Path) -> None:
+    contest = tmp_path / "contest.toml"
+    contest.write_text('game = "xix"\n[limits]\nmax_fault = 2\n')
+    result = runner.invoke(app, ["serve", str(contest)])
+    assert result.exit_code == 2
+    assert f"{contest}:3: limits.max_fault: unknown key" in result.output
+    contest.write_text('game = "xix"\nport = "fifty"\n')
+    result = runner.invoke(app, ["serve", str(contest)])
+    assert result.exit_code == 2
+    assert "port: expected int, got 'fifty'" in result.output

@@ -1,0 +1,202 @@
+"""A contest as a continuous ladder: the bots that are connected meet as they become idle.
+
+The contest lives in the ladder database (referee.ladder.store), so `croupier ladder standings`
+and `croupier ladder verify` work on it: a schedule row is added when a table sits down, and the
+match, its record's hash and its faults are committed in one transaction when it ends. Deals
+derive from a master seed whose SHA-256 is stored when the contest starts and which is revealed
+when it shuts down. Pairing is Swiss-like: the bot that waited longest meets the idle bots it has
+met least, closest in rating first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import logging
+import threading
+import time
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+from referee.errors import CroupierError
+from referee.games.base import Game
+from referee.games.options import Options
+from referee.ladder import schedule as planning
+from referee.ladder.model import ScheduledMatch
+from referee.ladder.standings import Plan, Standings, compute
+from referee.ladder.store import Finished, Store, now
+from referee.match import MatchOutcome
+from referee.sessions import Session
+
+log = logging.getLogger("croupier.referee")
+
+#: Ratings for pairing are refitted at most this often (the fit covers every match so far).
+RATING_REFRESH_SECONDS = 2.0
+
+
+def choose_table(
+    idle: Sequence[Session],
+    seats: int,
+    ratings: dict[str, float],
+    meetings: Counter[frozenset[str]],
+) -> list[Session] | None:
+    """The next table from the idle sessions (oldest first), or None if too few bots are idle.
+
+    One session per bot at a table; the longest-waiting bot sits first and is joined by the bots
+    it has met least, then the closest in rating, then the longest waiting.
+    """
+    first_per_bot: dict[str, Session] = {}
+    for session in idle:
+        first_per_bot.setdefault(session.token, session)
+    if len(first_per_bot) < seats:
+        return None
+    candidates = list(first_per_bot.values())
+    head, others = candidates[0], candidates[1:]
+    rating = ratings.get(head.token, 0.0)
+    others.sort(
+        key=lambda s: (
+            meetings[frozenset((head.token, s.token))],
+            abs(ratings.get(s.token, 0.0) - rating),
+        )
+    )
+    return [head, *others[: seats - 1]]
+
+
+class ContestBook:
+    """The contest's history and standings in a ladder database (created on first use).
+
+    Its methods may be called from worker threads; a lock keeps each one whole.
+    """
+
+    def __init__(self, path: Path, game: Game, options: Options) -> None:
+        self.store = Store(path, create=True)
+        self.game = game
+        self.options = options
+        self.seats = game.seat_count(options)
+        if self.store.meta("revealed") == "1":
+            self.store.close()
+            raise CroupierError(
+                f"the contest in {str(path)!r} is over and its seed was revealed: "
+                "start a new contest with a new database"
+            )
+        master = self.store.meta("master_seed")
+        if master is None:
+            master = planning.new_master_seed()
+            self.store.initialise(
+                {
+                    "master_seed": master,
+                    "seed_sha256": planning.commitment(master),
+                    "created_at": now(),
+                    "plan": self._plan(()).to_json(),
+                },
+                [],
+            )
+        self.master = master
+        self.numbers = itertools.count(
+            max(m.number for m in self.store.schedule() or [_zero()]) + 1
+        )
+        self.meetings: Counter[frozenset[str]] = Counter()
+        for result in self.store.results():
+            for a, b in itertools.combinations(set(result.match.bots), 2):
+                self.meetings[frozenset((a, b))] += 1
+        self.ratings: dict[str, float] = {}
+        self._rated_at = -RATING_REFRESH_SECONDS
+        self._lock = threading.Lock()
+        self.bots = set(Plan.from_json(self.store.meta("plan") or self._plan(()).to_json()).bots)
+
+    def _plan(self, bots: Sequence[str]) -> Plan:
+        two_sided = self.seats == 2
+        return Plan(
+            name="contest",
+            game=self.game.id,
+            options=self.options.as_text(),
+            bots=tuple(sorted(bots)),
+            system="elo" if two_sided else "openskill",
+            duplicate=False,
+            rotations=self.seats,
+            format="contest",
+        )
+
+    def seat(self, bots: Sequence[str]) -> ScheduledMatch:
+        """A table sits down: its schedule row, with the next deal's seed."""
+        with self._lock:
+            return self._seat(bots)
+
+    def _seat(self, bots: Sequence[str]) -> ScheduledMatch:
+        number = next(self.numbers)
+        entrants = tuple(dict.fromkeys(bots))
+        match = ScheduledMatch(
+            number=number,
+            round=1,
+            table=number,
+            deal=number,
+            rotation=0,
+            seed=planning.derive_seed(self.master, number),
+            bots=tuple(bots),
+            sides=tuple(entrants.index(bot) for bot in bots),
+            entrants=entrants,
+        )
+        self.store.add_schedule([match])
+        if not set(bots) <= self.bots:
+            self.bots |= set(bots)
+            self.store.put_meta("plan", self._plan(sorted(self.bots)).to_json())
+        return match
+
+    def commit(self, match: ScheduledMatch, outcome: MatchOutcome, seconds: float) -> None:
+        """The match and its record, in one transaction (an aborted match is not committed)."""
+        assert outcome.record_path is not None
+        digest = hashlib.sha256(outcome.record_path.read_bytes()).hexdigest()
+        with self._lock:
+            self._commit(match, outcome, digest, seconds)
+
+    def _commit(
+        self, match: ScheduledMatch, outcome: MatchOutcome, digest: str, seconds: float
+    ) -> None:
+        assert outcome.record_path is not None
+        self.store.commit(
+            Finished(
+                match=match,
+                match_id=outcome.match_id,
+                record=outcome.record_path,
+                record_sha256=digest,
+                result=outcome.result,
+                faults=outcome.faults,
+                seconds=seconds,
+            )
+        )
+        for a, b in itertools.combinations(set(match.bots), 2):
+            self.meetings[frozenset((a, b))] += 1
+
+    def standings(self) -> Standings:
+        with self._lock:
+            return self._standings()
+
+    def _standings(self) -> Standings:
+        plan = Plan.from_json(self.store.meta("plan") or self._plan(()).to_json())
+        return compute(
+            plan,
+            self.store.results(),
+            self.store.exits(),
+            scheduled=len(self.store.schedule()),
+            seed_sha256=self.store.meta("seed_sha256") or "",
+            seed=self.master if self.store.meta("revealed") == "1" else None,
+        )
+
+    def refresh_ratings(self) -> None:
+        """Refit the ratings used for pairing, at most every RATING_REFRESH_SECONDS."""
+        if time.monotonic() - self._rated_at < RATING_REFRESH_SECONDS:
+            return
+        self._rated_at = time.monotonic()
+        self.ratings = {
+            row.bot: row.rating for row in self.standings().rows if row.rating is not None
+        }
+
+    def close(self, *, reveal: bool) -> None:
+        """Reveal the master seed (so anyone can check every deal) and close the database."""
+        self.store.finish(reveal=reveal)
+        self.store.close()
+
+
+def _zero() -> ScheduledMatch:
+    return ScheduledMatch(0, 0, 0, 0, 0, 0, (), (), ())

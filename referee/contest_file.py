@@ -1,0 +1,109 @@
+"""`croupier serve CONTEST.toml`: a contest's settings in a file, each key one `serve` option.
+
+    game = "xix"
+    host = "0.0.0.0"
+    port = 50051
+    database = "contest.db"      # accounts (croupier token add), standings and history
+    records = "records"
+    tls_cert = "server.pem"
+    tls_key = "server.key"
+    matches = 1000                # optional: the contest ends (and reveals its seed) after these
+    [options]                     # the game's options
+    [time_control]                # move_ms, bank_ms
+    [limits]                      # max_faults, reconnect_grace, max_sessions_per_token,
+                                  # max_matches_per_session, max_messages_per_second,
+                                  # max_message_bytes, drain_seconds
+
+Relative paths start from the file's folder. A mistake names the file, the line and the key.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from referee.errors import CroupierError
+from referee.ladder.config import key_lines
+
+#: Key (as written in the file) -> (expected type, the `serve` option it sets).
+_TOP: dict[str, tuple[type, str]] = {
+    "game": (str, "game"),
+    "host": (str, "host"),
+    "port": (int, "port"),
+    "database": (str, "tokens"),
+    "records": (str, "records"),
+    "tls_cert": (str, "tls_cert"),
+    "tls_key": (str, "tls_key"),
+    "insecure": (bool, "insecure"),
+    "matches": (int, "matches"),
+    "log_json": (bool, "log_json"),
+}
+_TABLES: dict[str, dict[str, tuple[type, str]]] = {
+    "time_control": {"move_ms": (int, "move_ms"), "bank_ms": (int, "bank_ms")},
+    "limits": {
+        "max_faults": (int, "max_faults"),
+        "reconnect_grace": (float, "reconnect_grace"),
+        "max_sessions_per_token": (int, "max_sessions_per_token"),
+        "max_matches_per_session": (int, "max_matches_per_session"),
+        "max_messages_per_second": (float, "max_messages_per_second"),
+        "max_message_bytes": (int, "max_message_bytes"),
+        "drain_seconds": (float, "drain_seconds"),
+    },
+}
+_PATHS = {"tokens", "records", "tls_cert", "tls_key"}
+
+
+class ContestFileError(CroupierError):
+    """A contest file that cannot be used: the message names the file, line and key."""
+
+
+def load(path: Path) -> dict[str, Any]:
+    """The `serve` options the file sets, by option name."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
+    except OSError as error:
+        raise ContestFileError(f"cannot read contest file {str(path)!r}: {error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ContestFileError(f"{path}: not valid TOML: {error}") from None
+    lines = key_lines(text)
+
+    def fail(key: tuple[str, ...], problem: str) -> ContestFileError:
+        line = lines.get(key)
+        where = f"{path}:{line}" if line is not None else str(path)
+        return ContestFileError(f"{where}: {'.'.join(key)}: {problem}")
+
+    settings: dict[str, Any] = {}
+
+    def take(key: tuple[str, ...], value: object, expected: type, option: str) -> None:
+        number = expected is float and isinstance(value, int) and not isinstance(value, bool)
+        if not isinstance(value, expected) and not number:
+            raise fail(key, f"expected {expected.__name__}, got {value!r}")
+        if expected is not bool and isinstance(value, bool):
+            raise fail(key, f"expected {expected.__name__}, got {value!r}")
+        settings[option] = (path.parent / str(value)) if option in _PATHS else value
+
+    for key, value in data.items():
+        if key == "options":
+            if not isinstance(value, dict):
+                raise fail((key,), "expected a table of game options")
+            settings["option"] = [f"{name}={_text(v)}" for name, v in value.items()]
+        elif key in _TABLES:
+            if not isinstance(value, dict):
+                raise fail((key,), "expected a table")
+            for inner, inner_value in value.items():
+                if inner not in _TABLES[key]:
+                    known = ", ".join(sorted(_TABLES[key]))
+                    raise fail((key, inner), f"unknown key (known: {known})")
+                take((key, inner), inner_value, *_TABLES[key][inner])
+        elif key in _TOP:
+            take((key,), value, *_TOP[key])
+        else:
+            known = ", ".join(sorted([*_TOP, *_TABLES, "options"]))
+            raise fail((key,), f"unknown key (known: {known})")
+    return settings
+
+
+def _text(value: object) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
