@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from referee import transport, viewer
+from referee.cli_cluster import cluster_app
 from referee.cli_contest import serve_command, token_app, watch_command
 from referee.cli_ladder import ladder_app
 from referee.cli_support import (
@@ -196,6 +197,7 @@ app.command("serve")(serve_command)
 app.command("watch")(watch_command)
 app.add_typer(token_app, name="token")
 app.add_typer(ladder_app, name="ladder")
+app.add_typer(cluster_app, name="cluster")
 
 
 def main() -> None:

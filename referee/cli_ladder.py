@@ -6,6 +6,7 @@ a database of another ladder, a bot that cannot start).
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from dataclasses import replace
 from enum import StrEnum
@@ -29,6 +30,7 @@ from rich.text import Text
 
 from referee import transport
 from referee.cli_support import EXIT_CHECK_FAILED, console, errors, user_errors
+from referee.cluster import on_cluster
 from referee.ladder import (
     LadderObserver,
     Sprt,
@@ -39,6 +41,7 @@ from referee.ladder import (
     standings_of,
     verify_ladder,
 )
+from referee.ladder.report import write_report
 from referee.ladder.standings import footer, table, to_csv, to_json
 
 ladder_app = typer.Typer(
@@ -149,6 +152,13 @@ def run_command(
     live: Annotated[
         bool, typer.Option(help="Show the progress bar and live standings (on a terminal).")
     ] = True,
+    cluster: Annotated[
+        str | None,
+        typer.Option(
+            metavar="tcp://SCHEDULER:8786",
+            help="Play the matches on this Dask cluster (overrides [cluster] scheduler).",
+        ),
+    ] = None,
 ) -> None:
     """Run a ladder, or resume it from its database; print the standings and reveal the seed."""
     with user_errors():
@@ -159,6 +169,10 @@ def run_command(
             records=records if records is not None else config.records,
             concurrency=concurrency if concurrency is not None else config.concurrency,
         )
+        config = on_cluster(config, cluster)
+        if config.cluster is not None and config.cluster.scheduler:
+            where = f"on the Dask cluster at {config.cluster.scheduler}"
+            console.print(where, markup=False, highlight=False, soft_wrap=True)
         test = Sprt(*sprt) if sprt is not None else None
         display = _Display(live and errors.is_terminal)
         try:
@@ -222,3 +236,47 @@ def verify_command(
     )
     if not check.ok:
         raise typer.Exit(EXIT_CHECK_FAILED)
+
+
+@ladder_app.command("report")
+def report_command(
+    database: Annotated[Path, typer.Argument(help="A ladder database (SQLite).")],
+    html: Annotated[
+        Path,
+        typer.Option(
+            "--html",
+            metavar="OUT_DIR",
+            help="Write index.html (standings, ratings over time, every match) and a replay "
+            "viewer per match under OUT_DIR/matches/.",
+        ),
+    ],
+    workers: Annotated[
+        int | None, typer.Option(min=1, help="Processes building pages (default: one per CPU).")
+    ] = None,
+    force: Annotated[
+        bool, typer.Option(help="Rebuild every match page, not just new ones.")
+    ] = False,
+) -> None:
+    """Write a ladder's report as web pages that work offline (finished or still running);
+    again into the same OUT_DIR, only new or changed matches get their page built."""
+    bar = Progress(TextColumn("[bold]report"), BarColumn(), MofNCompleteColumn(), console=errors)
+    task = bar.add_task("report", total=None)
+
+    def progress(done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total)
+
+    with user_errors(), bar if errors.is_terminal else contextlib.nullcontext():
+        try:
+            report = write_report(database, html, workers=workers, force=force, progress=progress)
+        except KeyboardInterrupt:
+            errors.print("interrupted: the pages written so far are kept", markup=False)
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+    for problem in report.problems:
+        errors.print(f"warning: {problem}", markup=False, highlight=False, soft_wrap=True)
+    console.print(
+        f"{report.index}: {report.matches} matches; {report.pages_written} match pages written, "
+        f"{report.pages_kept} kept; {report.seconds:.1f} s",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )

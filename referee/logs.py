@@ -24,9 +24,22 @@ class JsonLines(logging.Formatter):
         return json.dumps(line, default=str)
 
 
+class _Stderr(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever sys.stderr is when a record is emitted, not when it was created
+    (so a handler outlives a replaced stderr, as under a test runner's capture)."""
+
+    @property
+    def stream(self) -> object:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value: object) -> None:
+        pass
+
+
 def configure_logging(*, json_lines: bool) -> None:
     """Log the referee's `croupier.*` loggers to stderr."""
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _Stderr()
     handler.setFormatter(
         JsonLines() if json_lines else logging.Formatter("%(asctime)s %(levelname)s %(message)s")
     )

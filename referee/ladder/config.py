@@ -74,6 +74,21 @@ class BotSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class ClusterConfig:
+    """The `[cluster]` table: where a ladder's matches run when they run on a Dask cluster.
+    Not part of the fingerprint: a ladder may resume on a cluster, or off it."""
+
+    #: The Dask scheduler (`tcp://host:8786`); None plays locally unless `--cluster` gives one.
+    scheduler: str | None = None
+    #: Paths under `root` packed and unpacked on every worker; the bots then run from there.
+    ship: tuple[str, ...] = ()
+    #: Where `root` is on the workers when they hold the bots at another path than here.
+    root: str | None = None
+    #: Matches per Dask task (one referee and one launch of the bots each); None sizes them.
+    batch: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class LadderConfig:
     """A validated ladder file. `fingerprint()` is what a resumed run must agree on."""
 
@@ -98,6 +113,7 @@ class LadderConfig:
     max_restarts: int = 10
     launch: Launch = Launch.PER_SLOT
     connect_timeout: float = 30.0
+    cluster: ClusterConfig | None = None
 
     @property
     def seats(self) -> int:
@@ -185,9 +201,11 @@ _TOP_KEYS = (
     "max_restarts",
     "launch",
     "connect_timeout",
+    "cluster",
     "bot",
 )
 _BOT_KEYS = ("name", "command", "cwd", "env")
+_CLUSTER_KEYS = ("scheduler", "ship", "root", "batch")
 _TIME_KEYS = ("move_ms", "bank_ms")
 
 _MISSING: Any = object()
@@ -356,7 +374,27 @@ class _Reader:
                 30.0,
                 lambda v: None if v > 0 else "expected > 0",
             ),
+            cluster=self.cluster(data, root),
         )
+
+    def cluster(self, data: dict[str, Any], root: Path) -> ClusterConfig | None:
+        if "cluster" not in data:
+            return None
+        table = self.value(data, (), "cluster", dict)
+        where: tuple[str | int, ...] = ("cluster",)
+        self.check_keys(table, _CLUSTER_KEYS, where)
+        scheduler = self.value(table, where, "scheduler", str, None, check_scheduler)  # type: ignore[arg-type]
+        ship = self.value(table, where, "ship", list, [])
+        for path in ship:
+            if not isinstance(path, str) or not path.strip():
+                raise self.error((*where, "ship"), f"expected paths under root, got {path!r}")
+            if not (root / path).exists():
+                raise self.error((*where, "ship"), f"no such file or directory {path!r} in root")
+        worker_root = self.value(table, where, "root", str, None, _nonempty)  # type: ignore[arg-type]
+        if ship and worker_root is not None:
+            raise self.error((*where, "root"), "give `ship` or `root`, not both")
+        batch = self.value(table, where, "batch", int, None, _at_least(1))  # type: ignore[arg-type]
+        return ClusterConfig(scheduler, tuple(ship), worker_root, batch)
 
     def bots(self, data: dict[str, Any], root: Path) -> tuple[BotSpec, ...]:
         tables = self.value(data, (), "bot", list)
@@ -434,6 +472,24 @@ def _check_name(value: str) -> str | None:
 
 def _nonempty(value: str) -> str | None:
     return None if value.strip() else "expected a non-empty string"
+
+
+#: The address schemes Dask's scheduler listens on (none: tcp).
+SCHEDULER_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx", "inproc")
+
+
+def check_scheduler(value: str) -> str | None:
+    """What is wrong with a Dask scheduler's address (`tcp://host:8786`), or None."""
+    scheme, found, rest = value.partition("://")
+    if not found:
+        scheme, rest = "tcp", value
+    if scheme not in SCHEDULER_SCHEMES:
+        return (
+            f"expected an address such as tcp://host:8786 (schemes: {', '.join(SCHEDULER_SCHEMES)})"
+        )
+    if not rest.strip() or rest != rest.strip():
+        return "expected an address such as tcp://host:8786"
+    return None
 
 
 def _check_command(value: str) -> str | None:

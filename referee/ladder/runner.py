@@ -1,4 +1,5 @@
-"""Play a ladder: the schedule in SQLite, persistent bot processes, matches `concurrency` at once.
+"""Play a ladder: the schedule in SQLite, persistent bot processes, matches `concurrency` at once
+(or on a Dask cluster: referee.cluster plays them there, and they are committed here alike).
 
 The referee serves on a loopback port and launches each bot once per slot (a worker that plays
 one match at a time), or once in all with as many sessions (`launch = "shared"`); processes play
@@ -74,6 +75,40 @@ class LadderObserver:
 
     def standings(self, standings: Standings) -> None:
         """Live standings, at most every STANDINGS_INTERVAL seconds."""
+
+    def batch(self, report: BatchReport) -> None:
+        """A batch played on a cluster worker was committed (where its time went)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BatchReport:
+    """One batch of matches played on a cluster worker: where the time went."""
+
+    worker: str
+    matches: int
+    #: On the worker: the whole task; what was not spent in matches (starting and stopping the
+    #: referee and the bots, waiting for them to connect); the matches themselves.
+    seconds: float
+    overhead: float
+    playing: float
+    #: At the coordinator: submitting to having the results, then writing and committing.
+    wall: float
+    commit: float
+    #: The records' size, and as they travelled (zlib).
+    record_bytes: int
+    sent_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class Work:
+    """What a place that plays matches away from the ladder (a Dask cluster) needs from it."""
+
+    #: Up to n matches to play (waiting for the first); empty once the ladder is played.
+    take: Callable[[int], Awaitable[list[ScheduledMatch]]]
+    #: How many matches are ready to be taken now.
+    backlog: Callable[[], int]
+    #: Commit one finished match whose record is at `<record>.partial` on this machine.
+    settle: Callable[[Finished], Awaitable[None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,14 +223,31 @@ class _Dispenser:
         self._changed.set()
         self._changed = trio.Event()
 
+    def _pop(self) -> ScheduledMatch | None:
+        """The next match if one is ready now (never waits for a Swiss round)."""
+        if self.stopping:
+            self.queue = deque(m for m in self.queue if m.deal in self.started_deals)
+        if not self.queue:
+            return None
+        match = self.queue.popleft()
+        self.started_deals.add(match.deal)
+        self.in_flight += 1
+        return match
+
+    async def take(self, count: int) -> list[ScheduledMatch]:
+        """Up to `count` matches for one batch: waits for the first like `next`, then takes
+        only what is ready. Empty when the ladder has nothing more to play."""
+        first = await self.next()
+        if first is None:
+            return []
+        batch = [first]
+        while len(batch) < count and (match := self._pop()) is not None:
+            batch.append(match)
+        return batch
+
     async def next(self) -> ScheduledMatch | None:
         while True:
-            if self.stopping:
-                self.queue = deque(m for m in self.queue if m.deal in self.started_deals)
-            if self.queue:
-                match = self.queue.popleft()
-                self.started_deals.add(match.deal)
-                self.in_flight += 1
+            if (match := self._pop()) is not None:
                 return match
             if self.in_flight == 0 and not self._generating:
                 if self.stopping or self.next_round is None:
@@ -231,77 +283,14 @@ class _Slot:
     reported: dict[int, int]
 
 
-class _Ladder:
-    def __init__(
-        self,
-        config: LadderConfig,
-        store: Store,
-        master: str,
-        test: Sprt | None,
-        observer: LadderObserver,
-    ) -> None:
+class _Referee:
+    """A loopback referee and its bot processes: what plays matches, here or on a cluster
+    worker. `play_matches` is its only entry point."""
+
+    def __init__(self, config: LadderConfig) -> None:
         self.config = config
-        self.store = store
-        self.master = master
-        self.test = test
-        self.observer = observer
-        self.plan = plan_of(config)
-        self.scheduled = store.schedule()
-        self.results: list[MatchResult] = store.results()
-        self.exits = store.exits()
-        self.sprt_state: SprtState | None = None
-        #: The SPRT's report when it reached its verdict (kept in the database at once): the
-        #: matches that complete the deals already started do not reopen the test.
-        self.sprt_verdict = store.meta("sprt_report")
-        self.played = 0
         self.lobby = Lobby()
         self.address = ""
-        self._standings_due = -math.inf
-        self._standings_busy = False
-
-    # -- the schedule --------------------------------------------------------------------
-
-    def total(self) -> int:
-        """Matches the ladder will play: known exactly except for Swiss rounds not yet paired
-        (each round plays as many matches as the first)."""
-        if self.config.format is not Format.SWISS or not self.scheduled:
-            return len(self.scheduled)
-        first = sum(1 for m in self.scheduled if m.round == 1)
-        planned = planning.rounds_planned(self.scheduled)
-        return len(self.scheduled) + first * (self.config.rounds - planned)
-
-    async def next_round(self) -> list[ScheduledMatch]:
-        if self.config.format is not Format.SWISS:
-            return []
-        if planning.rounds_planned(self.scheduled) >= self.config.rounds:
-            return []
-        matches = planning.swiss_round(self.config, self.master, self.scheduled, self.results)
-        await trio.to_thread.run_sync(self.store.add_schedule, matches)
-        self.scheduled.extend(matches)
-        return matches
-
-    def check_sprt(self) -> bool:
-        """Update the SPRT; True once it has a verdict (then `sprt_verdict` holds its report,
-        to be stored)."""
-        if self.test is None:
-            return False
-        if self.sprt_verdict is not None:
-            return True
-        units = sprt_units(self.results, self.config.bots[0].name, self.config.duplicate)
-        self.sprt_state = sprt(self.test, units)
-        if self.sprt_state.verdict is None:
-            return False
-        self.sprt_verdict = self.sprt_report()
-        return True
-
-    def sprt_report(self) -> str | None:
-        if self.sprt_verdict is not None:
-            return self.sprt_verdict
-        if self.sprt_state is None:
-            return None
-        return self.sprt_state.describe(self.config.bots[0].name, self.config.bots[1].name)
-
-    # -- playing ----------------------------------------------------------------------------
 
     def slots(self) -> list[_Slot]:
         """Processes for every bot: one per worker (per-slot), or one shared by all workers;
@@ -435,6 +424,116 @@ class _Ladder:
             exits=tuple(self.new_exits(slot)),
         )
 
+
+async def play_matches(
+    config: LadderConfig,
+    next_match: Callable[[], Awaitable[ScheduledMatch | None]],
+    settle: Callable[[Finished], Awaitable[None]],
+) -> None:
+    """Serve on a loopback port, launch the bots, and play what `next_match` hands out until
+    it returns None, `config.concurrency` matches at a time. Each finished match's record is
+    left at `<record>.jsonl.partial` for `settle`, which must move it (the ladder commits it;
+    a cluster worker sends it back). The one way matches are played, locally and on a cluster.
+    """
+    referee = _Referee(config)
+    slots = referee.slots()
+    done = trio.Event()
+    config.records.mkdir(parents=True, exist_ok=True)
+    async with serve(referee.lobby, ServerSettings()) as port, trio.open_nursery() as nursery:
+        referee.address = f"127.0.0.1:{port}"
+        for slot_ in {id(s): s for s in slots}.values():
+            for process in slot_.processes.values():
+                referee.lobby.admit(process.token)
+                nursery.start_soon(
+                    functools.partial(
+                        supervise,
+                        process,
+                        referee.address,
+                        referee.lobby,
+                        done,
+                        max_restarts=config.max_restarts,
+                    )
+                )
+
+        async def worker(slot: int) -> None:
+            while (match := await next_match()) is not None:
+                await settle(await referee.play(match, slots[slot]))
+
+        async with trio.open_nursery() as workers:
+            for slot in range(config.concurrency):
+                workers.start_soon(worker, slot)
+        done.set()
+        referee.lobby.end_all("the ladder is over")
+
+
+class _Ladder:
+    def __init__(
+        self,
+        config: LadderConfig,
+        store: Store,
+        master: str,
+        test: Sprt | None,
+        observer: LadderObserver,
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.master = master
+        self.test = test
+        self.observer = observer
+        self.plan = plan_of(config)
+        self.scheduled = store.schedule()
+        self.results: list[MatchResult] = store.results()
+        self.exits = store.exits()
+        self.sprt_state: SprtState | None = None
+        #: The SPRT's report when it reached its verdict (kept in the database at once): the
+        #: matches that complete the deals already started do not reopen the test.
+        self.sprt_verdict = store.meta("sprt_report")
+        self.played = 0
+        self._standings_due = -math.inf
+        self._standings_busy = False
+
+    # -- the schedule --------------------------------------------------------------------
+
+    def total(self) -> int:
+        """Matches the ladder will play: known exactly except for Swiss rounds not yet paired
+        (each round plays as many matches as the first)."""
+        if self.config.format is not Format.SWISS or not self.scheduled:
+            return len(self.scheduled)
+        first = sum(1 for m in self.scheduled if m.round == 1)
+        planned = planning.rounds_planned(self.scheduled)
+        return len(self.scheduled) + first * (self.config.rounds - planned)
+
+    async def next_round(self) -> list[ScheduledMatch]:
+        if self.config.format is not Format.SWISS:
+            return []
+        if planning.rounds_planned(self.scheduled) >= self.config.rounds:
+            return []
+        matches = planning.swiss_round(self.config, self.master, self.scheduled, self.results)
+        await trio.to_thread.run_sync(self.store.add_schedule, matches)
+        self.scheduled.extend(matches)
+        return matches
+
+    def check_sprt(self) -> bool:
+        """Update the SPRT; True once it has a verdict (then `sprt_verdict` holds its report,
+        to be stored)."""
+        if self.test is None:
+            return False
+        if self.sprt_verdict is not None:
+            return True
+        units = sprt_units(self.results, self.config.bots[0].name, self.config.duplicate)
+        self.sprt_state = sprt(self.test, units)
+        if self.sprt_state.verdict is None:
+            return False
+        self.sprt_verdict = self.sprt_report()
+        return True
+
+    def sprt_report(self) -> str | None:
+        if self.sprt_verdict is not None:
+            return self.sprt_verdict
+        if self.sprt_state is None:
+            return None
+        return self.sprt_state.describe(self.config.bots[0].name, self.config.bots[1].name)
+
     def commit(self, finished: Finished) -> Finished:
         """Flush the record to disk, move it into place, hash it, commit (worker thread)."""
         partial = _partial(finished.record)
@@ -488,6 +587,24 @@ class _Ladder:
             self._standings_due = time.monotonic() + max(STANDINGS_INTERVAL, 10 * spent)
         self.observer.standings(standings)
 
+    async def settle(self, dispenser: _Dispenser, finished: Finished) -> None:
+        """A match is over (its record at `<record>.partial`): commit it, count it, update the
+        SPRT, progress and live standings. The one way a match enters the ladder."""
+        try:
+            finished = await trio.to_thread.run_sync(self.commit, finished)
+        finally:
+            dispenser.finished()
+        self.remember(finished)
+        self.played += 1
+        if self.check_sprt() and not dispenser.stopping:
+            dispenser.stop()
+            await trio.to_thread.run_sync(
+                self.store.put_meta, "sprt_report", self.sprt_report() or ""
+            )
+        total = len(self.results) + len(dispenser.queue) + dispenser.in_flight
+        self.observer.progress(len(self.results), total if dispenser.stopping else self.total())
+        await self.live_standings()
+
     async def run(self) -> bool:
         """Play what is left; True when the ladder is complete."""
         config = self.config
@@ -510,50 +627,15 @@ class _Ladder:
             await self.live_standings(force=True)
         if not await self._has_work(dispenser):
             return self._complete(dispenser)
-        slots = self.slots()
-        done = trio.Event()
         config.records.mkdir(parents=True, exist_ok=True)
-        async with serve(self.lobby, ServerSettings()) as port, trio.open_nursery() as nursery:
-            self.address = f"127.0.0.1:{port}"
-            for slot_ in {id(s): s for s in slots}.values():
-                for process in slot_.processes.values():
-                    self.lobby.admit(process.token)
-                    nursery.start_soon(
-                        functools.partial(
-                            supervise,
-                            process,
-                            f"127.0.0.1:{port}",
-                            self.lobby,
-                            done,
-                            max_restarts=config.max_restarts,
-                        )
-                    )
+        settle = functools.partial(self.settle, dispenser)
+        if config.cluster is not None and config.cluster.scheduler:
+            from referee.cluster.coordinator import play_on_cluster  # needs the Dask extra
 
-            async def worker(slot: int) -> None:
-                while (match := await dispenser.next()) is not None:
-                    try:
-                        finished = await self.play(match, slots[slot])
-                        finished = await trio.to_thread.run_sync(self.commit, finished)
-                    finally:
-                        dispenser.finished()
-                    self.remember(finished)
-                    self.played += 1
-                    if self.check_sprt() and not dispenser.stopping:
-                        dispenser.stop()
-                        await trio.to_thread.run_sync(
-                            self.store.put_meta, "sprt_report", self.sprt_report() or ""
-                        )
-                    total = len(self.results) + len(dispenser.queue) + dispenser.in_flight
-                    self.observer.progress(
-                        len(self.results), total if dispenser.stopping else self.total()
-                    )
-                    await self.live_standings()
-
-            async with trio.open_nursery() as workers:
-                for slot in range(config.concurrency):
-                    workers.start_soon(worker, slot)
-            done.set()
-            self.lobby.end_all("the ladder is over")
+            work = Work(take=dispenser.take, backlog=lambda: len(dispenser.queue), settle=settle)
+            await play_on_cluster(config, work, self.observer)
+        else:
+            await play_matches(config, dispenser.next, settle)
         return self._complete(dispenser)
 
     async def _has_work(self, dispenser: _Dispenser) -> bool:

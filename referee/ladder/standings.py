@@ -108,10 +108,7 @@ def compute(
     finished: bool = False,
     sprt: str | None = None,
 ) -> Standings:
-    if plan.system == "elo":
-        rated = ratings.elo(ratings.elo_games(results, plan.duplicate), plan.bots)
-    else:
-        rated = ratings.openskill(results, plan.duplicate, plan.rotations)
+    rated = ratings_of(plan, results)
     matches: Counter[str] = Counter()
     score_sum: defaultdict[str, float] = defaultdict(float)
     score_n: Counter[str] = Counter()
@@ -166,6 +163,14 @@ def compute(
         finished=finished,
         sprt=sprt,
     )
+
+
+def ratings_of(plan: Plan, results: Sequence[MatchResult]) -> dict[str, ratings.Rating]:
+    """The ladder's ratings over `results`, by its own system (unrounded); bots not yet rated
+    are absent. The standings and the report's ratings over time both come from here."""
+    if plan.system == "elo":
+        return ratings.elo(ratings.elo_games(results, plan.duplicate), plan.bots)
+    return ratings.openskill(results, plan.duplicate, plan.rotations)
 
 
 def _round(value: float | None) -> float | None:

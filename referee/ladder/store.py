@@ -90,6 +90,24 @@ class Exit:
 
 
 @dataclass(frozen=True, slots=True)
+class Played:
+    """A committed match as the `matches` table holds it (what a report lists)."""
+
+    number: int
+    match_id: str
+    record: Path
+    record_sha256: str
+    #: The result's text (`seat 0 wins 20-8`) and how the match ended (`normal`, ...).
+    result: str
+    termination: str
+    seconds: float
+    #: When it was committed (UTC, ISO 8601, to the second).
+    finished_at: str
+    #: (seat, reason, detail) of each of its faults, in the order they happened.
+    faults: tuple[tuple[int, str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Finished:
     """What a worker commits for one match."""
 
@@ -321,6 +339,43 @@ class Store:
                 "SELECT number, match_id, record, record_sha256 FROM matches ORDER BY number"
             )
         ]
+
+    def played(self) -> list[Played]:
+        """Every committed match with its result text and faults, in schedule order."""
+        base = self.path.parent
+        faults: dict[int, list[tuple[int, str, str]]] = {}
+        for number, seat, reason, detail in self._db.execute(
+            "SELECT number, seat, reason, detail FROM faults ORDER BY rowid"
+        ):
+            faults.setdefault(number, []).append((seat, reason, detail))
+        return [
+            Played(
+                number=row[0],
+                match_id=row[1],
+                record=base / row[2],
+                record_sha256=row[3],
+                result=row[4],
+                termination=row[5],
+                seconds=row[6],
+                finished_at=row[7],
+                faults=tuple(faults.get(row[0], ())),
+            )
+            for row in self._db.execute(
+                "SELECT number, match_id, record, record_sha256, result, termination, seconds, "
+                "finished_at FROM matches ORDER BY number"
+            )
+        ]
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Reads that all see one state of the database while a running ladder commits (WAL
+        readers never block its writer, nor it them)."""
+        with self._lock:
+            self._db.execute("BEGIN DEFERRED")
+            try:
+                yield
+            finally:
+                self._db.execute("COMMIT")
 
     def exits(self) -> list[Exit]:
         return [

@@ -1,0 +1,91 @@
+"""`croupier cluster`: a Dask cluster on this machine, to try ladders on a cluster.
+
+A real cluster is Dask's own `dask scheduler` and `dask worker tcp://SCHEDULER:8786` (see the
+README's "Ladders on a cluster"); `croupier cluster local` starts a scheduler and N worker
+processes here and prints the scheduler's address for `croupier ladder run --cluster`.
+Exit codes: 0 stopped with Ctrl-C (or SIGTERM); 2 Dask missing or the port taken.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from types import FrameType
+from typing import Annotated, Any
+
+import typer
+
+from referee.cli_support import console, user_errors
+from referee.cluster import ClusterError, require_dask
+
+cluster_app = typer.Typer(
+    name="cluster",
+    help=__doc__,
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@cluster_app.command("local")
+def local_command(
+    workers: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 2,
+    threads: Annotated[
+        int, typer.Option(min=1, help="Threads per worker: the matches each plays at once.")
+    ] = 1,
+    port: Annotated[
+        int, typer.Option(min=0, max=65535, help="The scheduler's port (0: any free one).")
+    ] = 8786,
+    host: Annotated[
+        str, typer.Option(help="The address to listen on (loopback: this machine only).")
+    ] = "127.0.0.1",
+) -> None:
+    """Start a Dask scheduler and worker processes here; print the scheduler's address and
+    run until Ctrl-C."""
+    with user_errors():
+        require_dask()
+        from distributed import LocalCluster
+
+        start: Any = LocalCluster  # Dask's annotations are partial
+        try:
+            cluster = start(
+                n_workers=workers,
+                threads_per_worker=threads,
+                processes=True,
+                host=host,
+                scheduler_port=port,
+                dashboard_address=None,
+            )
+        except (OSError, RuntimeError) as error:  # Dask wraps the cause in RuntimeError
+            cause: BaseException = error
+            while cause.__cause__ is not None:
+                cause = cause.__cause__
+            raise ClusterError(
+                f"cannot start a Dask cluster on {host}:{port}: {cause} (choose another "
+                "--port, or 0 for any free one)"
+            ) from None
+    stop = threading.Event()
+
+    def on_signal(number: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = signal.signal(signal.SIGTERM, on_signal)
+    try:
+        address = cluster.scheduler_address
+        console.print(address, markup=False, highlight=False)
+        console.print(
+            f"Dask scheduler with {workers} worker process(es) of {threads} thread(s); run a "
+            f"ladder on it with: croupier ladder run LADDER.toml --cluster {address}\n"
+            "Ctrl-C stops it.",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+        console.file.flush()
+        while not stop.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        cluster.close()

@@ -1,0 +1,55 @@
+"""Ladders past one machine: a ladder's matches played as Dask tasks on a cluster.
+
+The coordinator (`croupier ladder run --cluster tcp://SCHEDULER:8786`) keeps what it keeps on one
+machine: the schedule, SQLite, ratings, records, progress. Each Dask task plays a batch of
+matches on a worker with the same code the local runner uses (a loopback referee, the bots
+launched there) and sends back the results and the compressed records, which the coordinator
+commits one match at a time exactly as the local runner does.
+
+Dask is an optional extra (`pip install 'croupier[cluster]'`); nothing here imports it until a
+cluster is asked for, and `require_dask` says how to install it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import replace
+
+from referee.errors import CroupierError
+from referee.ladder.config import ClusterConfig, LadderConfig, check_scheduler
+
+#: How to get the extra, for error messages.
+INSTALL_HINT = "pip install 'croupier[cluster]'"
+
+
+class ClusterError(CroupierError):
+    """A cluster that cannot be used: Dask missing, a scheduler out of reach, workers that
+    cannot run the ladder's bots."""
+
+
+def require_dask() -> None:
+    """Raise ClusterError naming the install command when Dask distributed is missing."""
+    try:
+        found = importlib.util.find_spec("distributed") is not None
+    except (ImportError, ValueError):  # a broken install, or a module blanked out
+        found = False
+    if not found:
+        raise ClusterError(f"running on a Dask cluster needs Dask: {INSTALL_HINT}")
+
+
+def on_cluster(config: LadderConfig, scheduler: str | None) -> LadderConfig:
+    """The ladder with `--cluster SCHEDULER` applied (over the file's `[cluster] scheduler`);
+    raises ClusterError, naming the install command, when it must run on a cluster and Dask is
+    missing."""
+    if scheduler is not None:
+        if problem := check_scheduler(scheduler):
+            raise ClusterError(f"--cluster {scheduler!r}: {problem}")
+        config = replace(
+            config, cluster=replace(config.cluster or ClusterConfig(), scheduler=scheduler)
+        )
+    if config.cluster is not None and config.cluster.scheduler:
+        require_dask()
+    return config
+
+
+__all__ = ["INSTALL_HINT", "ClusterError", "on_cluster", "require_dask"]

@@ -1,0 +1,233 @@
+"""The Dask task: play a batch of a ladder's matches on a worker, return results and records.
+
+`play_batch` runs in a worker's thread. It plays with `referee.ladder.runner.play_matches`, the
+code a local ladder runs (a referee on a loopback port, the bots launched there with
+`CROUPIER_ADDRESS` and a token, match after match over their sessions), into a scratch folder
+that is gone when the task returns. Nothing is written on the coordinator's side: a task that
+dies with its worker leaves nothing behind, and Dask runs it again elsewhere.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import socket
+import sys
+import tempfile
+import time
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import trio
+
+from referee import transport
+from referee.cluster import ClusterError
+from referee.errors import CroupierError
+from referee.games import get_game
+from referee.ladder.config import LadderConfig
+from referee.ladder.model import ScheduledMatch
+from referee.ladder.runner import LadderError, play_matches
+from referee.ladder.store import Exit, Finished
+from referee.version import VERSION
+
+#: A bot's log sent back per batch is cut to its last this many bytes.
+LOG_TAIL_BYTES = 64 * 1024
+
+#: The folder, under a worker's local directory, that shipped files are unpacked into.
+SHIP_PREFIX = "croupier-ship-"
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """One Dask task's work. `config.bots[i].cwd` is relative to the root on the worker."""
+
+    number: int
+    version: str
+    config: LadderConfig
+    matches: tuple[ScheduledMatch, ...]
+    #: The ladder's root on the worker: this path, or (with `shipped`) the unpacked files.
+    root: str
+    shipped: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedMatch:
+    """One match as it travels back: protobuf messages as bytes, the record zlib-compressed."""
+
+    number: int
+    result: bytes
+    faults: tuple[bytes, ...]
+    seconds: float
+    exits: tuple[Exit, ...]
+    record: bytes
+    record_size: int
+
+
+@dataclass(frozen=True, slots=True)
+class BatchOutcome:
+    """What a task returns: its matches in the order given, and what the worker measured."""
+
+    number: int
+    worker: str
+    played: tuple[PlayedMatch, ...]
+    #: (log file name, its tail, zlib-compressed) for every bot log of the batch.
+    logs: tuple[tuple[str, bytes], ...]
+    #: The whole task on the worker, starting and stopping the referee and the bots included.
+    seconds: float
+
+
+def template(config: LadderConfig, root: str | None = None, shipped: str | None = None) -> Batch:
+    """The batch every task of the ladder gets but for its number and matches: bot folders
+    relative to the root, and the root as the workers see it (by default, where it is here)."""
+    bots = tuple(
+        replace(bot, cwd=Path(os.path.relpath(bot.cwd, config.root))) for bot in config.bots
+    )
+    where = root if root is not None else str(config.root.resolve())
+    return Batch(0, VERSION, replace(config, bots=bots, cluster=None), (), where, shipped)
+
+
+def play_batch(batch: Batch) -> BatchOutcome:
+    """The Dask task: play `batch.matches` here and return them. Bot mistakes are results; a
+    ladder that cannot go on (a bot that never connects) raises LadderError naming the worker
+    and what the bot's log said last."""
+    began = time.monotonic()
+    worker, scratch = _where()
+    if batch.version != VERSION:
+        raise ClusterError(
+            f"worker {worker} runs croupier {VERSION!r} but the coordinator runs "
+            f"{batch.version!r}: install the same version everywhere"
+        )
+    root = _root(batch, scratch, worker)
+    with tempfile.TemporaryDirectory(prefix="croupier-batch-", dir=scratch) as folder:
+        config = _local_config(batch, root, Path(folder), worker)
+        try:
+            played = transport.run(_play, config, batch.matches)
+        except (CroupierError, BaseExceptionGroup) as error:
+            raise _explained(error, config, worker) from None
+        logs = tuple(_log_tails(config.records / "logs"))
+    return BatchOutcome(batch.number, worker, played, logs, time.monotonic() - began)
+
+
+async def _play(
+    config: LadderConfig, matches: tuple[ScheduledMatch, ...]
+) -> tuple[PlayedMatch, ...]:
+    queue = iter(matches)
+    played: list[PlayedMatch] = []
+
+    async def next_match() -> ScheduledMatch | None:
+        return next(queue, None)
+
+    async def settle(finished: Finished) -> None:
+        partial = finished.record.with_name(finished.record.name + ".partial")
+        data = partial.read_bytes()
+        partial.unlink()
+        played.append(
+            PlayedMatch(
+                number=finished.match.number,
+                result=finished.result.SerializeToString(),
+                faults=tuple(fault.SerializeToString() for fault in finished.faults),
+                seconds=finished.seconds,
+                exits=finished.exits,
+                record=zlib.compress(data, 6),
+                record_size=len(data),
+            )
+        )
+        await trio.lowlevel.checkpoint()
+
+    await play_matches(config, next_match, settle)
+    return tuple(played)
+
+
+def _where() -> tuple[str, Path | None]:
+    """This worker's address and scratch folder (the host name and the system's temporary
+    folder when called outside a Dask worker, as tests do)."""
+    try:
+        from distributed import get_worker
+
+        worker = get_worker()
+    except (ImportError, ValueError):
+        return socket.gethostname(), None
+    return worker.address, Path(worker.local_directory)
+
+
+def _root(batch: Batch, scratch: Path | None, worker: str) -> Path:
+    if batch.shipped is None:
+        root = Path(batch.root)
+        if not root.is_dir():
+            raise ClusterError(
+                f"worker {worker} has no folder {batch.root!r} (the ladder's root): install the "
+                "bots there on every worker, set [cluster] root, or ship them with [cluster] ship"
+            )
+        return root
+    root = (scratch or Path(tempfile.gettempdir())) / f"{SHIP_PREFIX}{batch.shipped}"
+    if not (root / ".complete").is_file():
+        raise ClusterError(f"worker {worker} has not unpacked the shipped files into {root}")
+    return root
+
+
+def _local_config(batch: Batch, root: Path, folder: Path, worker: str) -> LadderConfig:
+    """The ladder's settings as this worker plays them: its own paths, one match at a time."""
+    config = batch.config
+    bots = []
+    for bot in config.bots:
+        cwd = root / bot.cwd
+        if not cwd.is_dir():
+            raise ClusterError(f"bot {bot.name!r}: no folder {str(cwd)!r} on worker {worker}")
+        bots.append(replace(bot, cwd=cwd))
+    return replace(
+        config,
+        game=get_game(config.game.id),
+        bots=tuple(bots),
+        root=root,
+        records=folder / "records",
+        database=folder / "unused.sqlite",
+        concurrency=1,
+        cluster=None,
+    )
+
+
+def _explained(error: BaseException, config: LadderConfig, worker: str) -> BaseException:
+    """One LadderError for the coordinator: every mistake of the batch, where it happened and
+    the last line each bot logged. Anything else (our own bug) goes back as it is."""
+    mistakes: list[BaseException] = []
+    if isinstance(error, BaseExceptionGroup):
+        found, others = error.split(CroupierError)
+        if found is None or others is not None:
+            return error
+        mistakes = list(_leaves(found))
+    else:
+        mistakes = [error]
+    said = []
+    for log in sorted((config.records / "logs").glob("*.log")):
+        lines = log.read_text(errors="replace").strip().splitlines()
+        if lines:
+            said.append(f"{log.stem}: {lines[-1].strip()!r}")
+    text = "; ".join(str(mistake) for mistake in mistakes)
+    where = f" (on worker {worker}"
+    where += f"; last lines of the bot logs: {', '.join(said)})" if said else ")"
+    return LadderError(text + where)
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> Iterator[BaseException]:
+    for error in group.exceptions:
+        if isinstance(error, BaseExceptionGroup):
+            yield from _leaves(error)
+        else:
+            yield error
+
+
+def _log_tails(folder: Path) -> Iterator[tuple[str, bytes]]:
+    for log in sorted(folder.glob("*.log")):
+        with log.open("rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, size - LOG_TAIL_BYTES))
+            data = handle.read()
+        if data:
+            yield log.name, zlib.compress(data, 6)
+
+
+def worker_facts() -> dict[str, str]:
+    """What the coordinator checks on every worker before it sends any work."""
+    return {"croupier": VERSION, "python": sys.version.split()[0], "host": platform.node()}

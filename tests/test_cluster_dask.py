@@ -1,0 +1,116 @@
+"""Ladders on a real local Dask cluster (`croupier cluster local`, two worker processes).
+
+The same ladder gives the same matches, deals and outcomes on the cluster as on one machine
+(its bots are deterministic), with the bots run from files shipped to the workers; and
+interrupting the coordinator, then killing a worker process in the middle of a batch, still ends
+with every scheduled match committed exactly once and every record verifying.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from referee import transport
+from referee.cli import app
+from referee.ladder import load, run_ladder, verify_ladder
+from tests.cluster_helpers import (
+    CLI,
+    alive,
+    children,
+    committed,
+    dask_workers,
+    ladder_file,
+    local_cluster,
+    outcomes,
+    wait_for,
+    wait_until,
+)
+
+pytest.importorskip("distributed")
+runner = CliRunner()
+
+
+def test_a_ladder_on_the_cluster_plays_what_it_plays_locally(tmp_path: Path) -> None:
+    local_dir, cluster_dir = tmp_path / "local", tmp_path / "cluster"
+    local_dir.mkdir()
+    cluster_dir.mkdir()
+    # Shipped to the workers: the bots run from the unpacked copy there, not from ROOT.
+    body = 'ship = ["examples/python", "tests/bots"]'
+    config = load(ladder_file(cluster_dir, 16, body))
+    transport.run(run_ladder, replace(config, database=local_dir / "ladder.sqlite"))
+    with local_cluster() as (address, _):
+        result = runner.invoke(
+            app, ["ladder", "run", str(cluster_dir / "ladder.toml"), "--cluster", address]
+        )
+    assert result.exit_code == 0, result.output
+    assert f"on the Dask cluster at {address}" in result.output
+    assert "16 of 16 matches" in result.output
+    here, there = outcomes(local_dir / "ladder.sqlite"), outcomes(cluster_dir / "ladder.sqlite")
+    assert sorted(there) == list(range(1, 17))
+    assert there == here
+    check = verify_ladder(cluster_dir / "ladder.sqlite")
+    assert check.ok and check.records_verified == 16, check.problems
+    logs = list((cluster_dir / "records" / "logs").glob("seeded-127.0.0.1-*.log"))
+    assert logs and all("croupier-ship-" in log.read_text() for log in logs)
+
+
+def coordinate(path: Path, address: str, log: Path) -> subprocess.Popen[str]:
+    with log.open("a") as out:
+        return subprocess.Popen(
+            [*CLI, "ladder", "run", str(path), "--no-live", "--cluster", address],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+
+
+def test_an_interrupted_coordinator_and_a_killed_worker_lose_nothing(tmp_path: Path) -> None:
+    path = ladder_file(tmp_path, 40, "batch = 4")
+    database, log = tmp_path / "ladder.sqlite", tmp_path / "coordinator.log"
+    with local_cluster() as (address, cluster):
+        # Ctrl-C on the coordinator once a batch is in: it stops cleanly and resumes.
+        coordinator = coordinate(path, address, log)
+        try:
+            assert wait_until(lambda: committed(database) >= 4, 60), log.read_text()
+            coordinator.send_signal(signal.SIGINT)
+            assert coordinator.wait(timeout=30) == 130, log.read_text()
+            assert "interrupted: every finished match is in the database" in log.read_text()
+            assert "Traceback" not in log.read_text()
+            resumed_at = committed(database)
+            coordinator = coordinate(path, address, log)
+            # Then kill a worker that is playing a batch (its bots are running).
+            assert wait_until(lambda: committed(database) >= resumed_at + 4, 60)
+            victim = wait_for(
+                lambda: next((w for w in dask_workers(cluster.pid) if children(w)), None), 30
+            )
+            assert victim is not None
+            orphans = children(victim)
+            at_kill = committed(database)
+            os.kill(victim, signal.SIGKILL)
+            assert coordinator.wait(timeout=120) == 0, log.read_text()
+        finally:
+            if coordinator.poll() is None:
+                coordinator.kill()
+                coordinator.wait()
+        # Its bots lost their referee and quit by themselves.
+        assert wait_until(lambda: not any(alive(pid) for pid in orphans), 20)
+    assert at_kill < 40  # the kill came mid-ladder
+    output = log.read_text()
+    assert "40 matches (resuming" in output and "master seed: cluster" in output
+    check = verify_ladder(database)
+    assert check.ok, check.problems
+    assert check.records_verified == check.matches == 40 and check.seed_checked
+    with sqlite3.connect(database) as db:
+        numbers = [row[0] for row in db.execute("SELECT number FROM matches ORDER BY number")]
+        seats = db.execute("SELECT count(*) FROM seats").fetchone()[0]
+    assert numbers == list(range(1, 41)) and seats == 80
+    records = sorted(p.name for p in (tmp_path / "records").glob("*.jsonl*"))
+    assert records == [f"ladder-{n:05d}.jsonl" for n in range(1, 41)]

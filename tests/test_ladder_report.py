@@ -1,0 +1,449 @@
+"""`croupier ladder report DB --html OUT_DIR` on a real ladder: the example XIX ladder scaled down,
+with a third bot that makes an illegal move in every match, played by real bot processes.
+
+The index shows every bot with the very numbers of `standings_of`, links every match to a viewer
+page that exists, and plots one series per bot with one point per committed match, the last one
+the standings' rating; a second run builds only missing pages or those whose record changed; a
+pool builds the same pages; bad input exits 2; an openskill ladder still running plots the
+ratings its standings would have shown; the page works in headless chromium.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import sqlite3
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from croupier.v1 import common_pb2
+from referee import transport
+from referee.cli import app
+from referee.ladder import load, run_ladder, standings_of
+from referee.ladder.model import ScheduledMatch
+from referee.ladder.report import CACHE, PAGES, write_report
+from referee.ladder.standings import Plan, Standings
+from referee.ladder.standings import table as standings_table
+from referee.ladder.store import Finished, Store
+
+try:  # the viewer tests' headless chromium (that module skips itself without playwright)
+    from tests.test_viewer_browser import browser
+except pytest.skip.Exception:
+
+    @pytest.fixture
+    def browser() -> Any:
+        pytest.skip("playwright is not installed")
+
+
+ROOT = Path(__file__).resolve().parent.parent
+runner = CliRunner()
+
+
+# --- a small HTML tree, enough to read our own pages ------------------------------------------
+
+
+@dataclass
+class Node:
+    tag: str
+    attrs: dict[str, str]
+    children: list[Node | str] = field(default_factory=list)
+
+    def text(self) -> str:
+        return "".join(c if isinstance(c, str) else c.text() for c in self.children)
+
+    def all(self, tag: str | None = None, **attrs: str) -> Iterator[Node]:
+        for child in self.children:
+            if isinstance(child, Node):
+                if (tag is None or child.tag == tag) and all(
+                    child.attrs.get(k.rstrip("_").replace("_", "-")) == v for k, v in attrs.items()
+                ):
+                    yield child
+                yield from child.all(tag, **attrs)
+
+    def one(self, tag: str | None = None, **attrs: str) -> Node:
+        found = list(self.all(tag, **attrs))
+        assert len(found) == 1, (tag, attrs, len(found))
+        return found[0]
+
+
+class _Builder(HTMLParser):
+    VOID = frozenset({"meta", "link", "br", "img", "input", "hr", "col", "source"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.root = Node("#document", {})
+        self.stack = [self.root]
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        node = Node(tag, {k: v or "" for k, v in attrs})
+        self.stack[-1].children.append(node)
+        if tag not in self.VOID:
+            self.stack.append(node)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.stack[-1].children.append(Node(tag, {k: v or "" for k, v in attrs}))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.VOID:
+            return
+        while self.stack[-1].tag != tag:
+            self.stack.pop()
+        self.stack.pop()
+
+    def handle_data(self, data: str) -> None:
+        self.stack[-1].children.append(data)
+
+
+def parse(path: Path) -> Node:
+    builder = _Builder()
+    builder.feed(path.read_text("utf-8"))
+    builder.close()
+    return builder.root
+
+
+# --- the ladder -------------------------------------------------------------------------------
+
+
+def _toml(data: dict[str, Any]) -> str:
+    """Enough TOML for a ladder file: scalars, tables of scalars, arrays of such tables."""
+    lines = [f"{k} = {json.dumps(v)}" for k, v in data.items() if not isinstance(v, dict | list)]
+    for key, value in data.items():
+        if isinstance(value, dict):
+            lines += [f"[{key}]", *(f"{k} = {json.dumps(v)}" for k, v in value.items())]
+        elif isinstance(value, list):
+            for table in value:
+                lines += [f"[[{key}]]", *(f"{k} = {json.dumps(v)}" for k, v in table.items())]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def ladder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """examples/ladders/xix.toml with 2 matches per pairing and a third bot that answers its
+    third request of every match with an illegal index: 6 matches, 4 with a fault."""
+    folder = tmp_path_factory.mktemp("ladder")
+    data = tomllib.loads((ROOT / "examples" / "ladders" / "xix.toml").read_text())
+    data |= {
+        "name": "mini",
+        "root": str(ROOT),
+        "database": str(folder / "ladder.sqlite"),
+        "records": str(folder / "records"),
+        "matches_per_pairing": 2,
+        "seed": "report",
+    }
+    data["time_control"] = {"move_ms": 5000, "bank_ms": 10000}
+    data["bot"] = [
+        *data["bot"],
+        {"name": "faulty", "command": "{python} tests/bots/misbehaving.py out_of_range"},
+    ]
+    path = folder / "mini.toml"
+    path.write_text(_toml(data))
+    summary = transport.run(run_ladder, load(path))
+    assert summary.complete
+    return folder / "ladder.sqlite"
+
+
+def copy_of(database: Path, tmp_path: Path) -> Path:
+    """The ladder's folder copied (record paths are relative to the database)."""
+    shutil.copytree(database.parent, tmp_path / "ladder")
+    return tmp_path / "ladder" / database.name
+
+
+def committed_order(database: Path) -> list[int]:
+    with sqlite3.connect(database) as db:
+        return [n for (n,) in db.execute("SELECT number FROM matches ORDER BY finished_at, number")]
+
+
+def ratings_data(index: Node) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(index.one("script", id="ratings-data").text())
+    return data
+
+
+def check_standings(index: Node, standings: Standings) -> None:
+    """Each standings row of the page holds exactly what `standings_of` says, and shows it as
+    `croupier ladder standings` does, cell for cell."""
+    table = index.one("table", class_="standings")
+    rows = list(table.all("tr"))[1:]
+    assert [row.attrs["data-bot"] for row in rows] == [row.bot for row in standings.rows]
+    cli = standings_table(standings)
+    assert [th.text() for th in table.all("th")] == [str(c.header) for c in cli.columns]
+    shown = [[td.text() for td in row.all("td")] for row in rows]
+    columns = [list(map(str, column.cells)) for column in cli.columns]
+    assert shown == [list(cells) for cells in zip(*columns, strict=True)]
+    for node, row in zip(rows, standings.rows, strict=True):
+        cells = {td.attrs["data-key"]: td.attrs["data-value"] for td in node.all("td")}
+        assert int(cells["rank"]) == row.rank
+        assert cells["bot"] == row.bot
+        assert float(cells["rating"]) == row.rating
+        if standings.plan.system == "elo":
+            assert json.loads(cells["interval"]) == [row.low, row.high]
+        else:
+            assert json.loads(cells["interval"]) == [row.mu, row.sigma]
+        assert int(cells["matches"]) == row.matches
+        assert float(cells["score"]) == row.score
+        assert float(cells["points"]) == row.points
+        faults = dict(row.faults) | ({"restarted": row.restarts} if row.restarts else {})
+        assert json.loads(cells["faults"]) == faults
+
+
+def check_plot(index: Node, standings: Standings, order: list[int]) -> None:
+    """One series per bot, one point per committed match (commit order), ending on the
+    standings' ratings; the SVG draws each series' rated points."""
+    data = ratings_data(index)
+    assert data["numbers"] == order
+    series = {s["bot"]: s for s in data["series"]}
+    assert sorted(series) == sorted(row.bot for row in standings.rows)
+    plot = index.one("svg", id="plot")
+    drawn = {g.attrs["data-bot"]: g for g in plot.all("g", class_="series")}
+    assert sorted(drawn) == sorted(series)
+    for row in standings.rows:
+        values = series[row.bot]["values"]
+        assert len(values) == len(order)
+        assert values[-1] == row.rating
+        path = drawn[row.bot].one("path", class_="line").attrs["d"]
+        assert len(re.findall(r"[ML]", path)) == sum(v is not None for v in values)
+
+
+# --- tests --------------------------------------------------------------------------------------
+
+
+def test_report_of_a_real_ladder(ladder: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    result = runner.invoke(app, ["ladder", "report", str(ladder), "--html", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "6 matches; 6 match pages written, 0 kept" in result.output
+    index = parse(out / "index.html")
+    standings = standings_of(ladder)
+    summary = index.one("dl", id="summary").text()
+    assert "mini" in index.one("h1").text() and "XIX" in summary
+    assert standings.seed_sha256 in summary and len(standings.seed_sha256) == 64
+    assert index.one("code", id="seed").text() == "report"  # revealed: the ladder is over
+    check_standings(index, standings)
+    faults = {row.bot: row.faults for row in standings.rows}
+    assert faults == {"heuristic": {}, "random": {}, "faulty": {"illegal_action": 4}}
+    check_plot(index, standings, committed_order(ladder))
+
+    with sqlite3.connect(ladder) as db:
+        ids = dict(db.execute("SELECT number, match_id FROM matches"))
+    rows = {
+        int(tr.attrs["id"].removeprefix("match-")): tr for tr in index.all("tr") if "id" in tr.attrs
+    }
+    assert sorted(rows) == sorted(ids) == list(range(1, 7))
+    fault_links = 0
+    for number, row in rows.items():
+        link = row.one("a", class_="viewer")
+        assert link.text() == ids[number]
+        assert link.attrs["href"] == f"{PAGES}/{ids[number]}.html"
+        page = out / link.attrs["href"]
+        assert page.is_file() and f'"match":"{ids[number]}"' in page.read_text("utf-8")
+        hrefs = [a.attrs["href"] for a in row.all("a")]
+        assert f"{PAGES}/{ids[number]}.html#view=1" in hrefs  # seat 0's view
+        assert f"{PAGES}/{ids[number]}.html#view=2" in hrefs
+        for href in hrefs:
+            assert (out / href.partition("#")[0]).is_file()
+        steps = [h for h in hrefs if "#step=" in h]
+        fault_links += len(steps)
+        assert ("faulty" in row.text() and "illegal_action" in row.text()) == bool(steps)
+    assert fault_links == 4
+
+    # Self-contained: nothing is fetched, every link stays in the folder.
+    text = (out / "index.html").read_text("utf-8")
+    assert "src=" not in text and "<link" not in text
+    assert all(not re.match(r"[a-z]+:|//", a.attrs["href"]) for a in index.all("a"))
+
+
+def test_regenerating_builds_only_missing_or_changed_pages(ladder: Path, tmp_path: Path) -> None:
+    database = copy_of(ladder, tmp_path)
+    out = tmp_path / "site"
+    first = write_report(database, out, pool=False)
+    assert (first.pages_written, first.pages_kept, first.points_computed) == (6, 0, 6)
+    pages = {p.name: p.stat().st_mtime_ns for p in (out / PAGES).glob("*.html")}
+    assert len(pages) == 6
+
+    again = write_report(database, out, pool=False)
+    assert (again.pages_written, again.pages_kept, again.points_computed) == (0, 6, 0)
+    assert {p.name: p.stat().st_mtime_ns for p in (out / PAGES).glob("*.html")} == pages
+    assert again.problems == []
+
+    (out / PAGES / "mini-00002.html").unlink()
+    missing = write_report(database, out, pool=False)
+    assert (missing.pages_written, missing.pages_kept, missing.points_computed) == (1, 5, 0)
+
+    # A record that changed and was committed again (same match id, a new SHA-256): its page
+    # is rebuilt, and the ratings from its place in the commit order on.
+    record = database.parent / "records" / "mini-00003.jsonl"
+    text = record.read_text().replace('"startedAt":"', '"startedAt":"1999', 1)
+    record.write_text(text)
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    with sqlite3.connect(database) as db:
+        db.execute("UPDATE matches SET record_sha256 = ? WHERE number = 3", (digest,))
+    changed = write_report(database, out, pool=False)
+    assert (changed.pages_written, changed.pages_kept) == (1, 5)
+    assert changed.points_computed == 6 - committed_order(database).index(3)
+    assert '"started":"1999' in (out / PAGES / "mini-00003.html").read_text()
+
+    # A record that is not the one committed gets no page: a problem, listed, not an error.
+    record.write_text(text.replace('"startedAt":"1999', '"startedAt":"2000', 1))
+    (out / PAGES / "mini-00003.html").unlink()
+    result = runner.invoke(app, ["ladder", "report", str(database), "--html", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "warning: match mini-00003: record" in result.output
+    assert "is not the one committed" in result.output
+    index = parse(out / "index.html")
+    assert "is not the one committed" in index.one("section", id="problems").text()
+    assert not list(index.one("tr", id="match-3").all("a"))
+    assert not (out / PAGES / "mini-00003.html").exists()
+    check_standings(index, standings_of(database))
+
+    # Another ladder into the same folder: the old ladder's pages go.
+    cache = json.loads((out / CACHE).read_text())
+    cache["pages"]["old-00001"] = {"sha256": "0" * 64, "page": "old-00001.html"}
+    (out / CACHE).write_text(json.dumps(cache))
+    (out / PAGES / "old-00001.html").write_text("old")
+    write_report(database, out, pool=False)
+    assert not (out / PAGES / "old-00001.html").exists()
+
+
+def test_a_process_pool_builds_the_same_pages(ladder: Path, tmp_path: Path) -> None:
+    here = write_report(ladder, tmp_path / "here", pool=False)
+    pooled = write_report(ladder, tmp_path / "pool", workers=2, pool=True)
+    assert here.processes == 1 and pooled.processes == 2
+    assert pooled.pages_written == 6 and pooled.problems == []
+    for page in (tmp_path / "here" / PAGES).glob("*.html"):
+        assert page.read_bytes() == (tmp_path / "pool" / PAGES / page.name).read_bytes()
+    assert ratings_data(parse(here.index)) == ratings_data(parse(pooled.index))
+    forced = write_report(ladder, tmp_path / "pool", workers=2, force=True)
+    assert forced.pages_written == 6 and forced.points_computed == 6
+
+
+def test_bad_input_exits_2(ladder: Path, tmp_path: Path) -> None:
+    def report(database: Path, out: Path) -> str:
+        result = runner.invoke(app, ["ladder", "report", str(database), "--html", str(out)])
+        assert result.exit_code == 2, result.output
+        assert "Traceback" not in result.output
+        return result.output
+
+    assert "no ladder database at" in report(tmp_path / "absent.sqlite", tmp_path / "a")
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database at all " * 100)
+    assert "is not a ladder database" in report(text, tmp_path / "b")
+    with sqlite3.connect(tmp_path / "other.sqlite") as db:
+        db.execute("CREATE TABLE t (x)")
+    assert "is not a ladder database" in report(tmp_path / "other.sqlite", tmp_path / "c")
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    assert "cannot write the report into" in report(ladder, blocked)
+    missing = runner.invoke(app, ["ladder", "report", str(ladder)])
+    assert missing.exit_code == 2 and "--html" in missing.output
+
+
+def test_openskill_ladder_still_running(tmp_path: Path) -> None:
+    """Xactika at tables of four with duplicate deals, 3 of 4 deals committed and the last one
+    half, no records on disk: openskill moves only when a deal completes; every missing record
+    is a problem and leaves its match unlinked."""
+    database = tmp_path / "ladder.sqlite"
+    bots = ("a", "b", "c")
+    plan = Plan(
+        "os", "xactika", {"players": "4", "rounds": "2"}, bots, "openskill", True, 4, "round-robin"
+    )
+    seats = ("a", "b", "c", "a")
+    schedule = []
+    for deal in range(4):
+        for rotation in range(4):
+            number = deal * 4 + rotation + 1
+            turned = tuple(seats[(s - rotation) % 4] for s in range(4))
+            sides = tuple(bots.index(bot) for bot in turned)
+            schedule.append(
+                ScheduledMatch(number, 1, 1, deal + 1, rotation, deal, turned, sides, bots)
+            )
+    store = Store(database, create=True)
+    store.initialise({"plan": plan.to_json(), "seed_sha256": "ab" * 32}, schedule)
+    for match in schedule[:14]:
+        scores = [(match.number * 7 + 3 * s) % 11 for s in range(4)]
+        ranks = [1 + sum(o > x for o in scores) for x in scores]
+        result = common_pb2.Result(text=f"scores {scores}")
+        for seat in range(4):
+            result.seats.add(seat=seat, score=scores[seat], rank=ranks[seat])
+        faults = (
+            (common_pb2.Fault(seat=1, reason=common_pb2.FAULT_REASON_TIMEOUT, detail="slow"),)
+            if match.number % 5 == 0
+            else ()
+        )
+        store.commit(
+            Finished(
+                match,
+                f"os-{match.number:05d}",
+                tmp_path / "records" / f"os-{match.number:05d}.jsonl",
+                "0" * 64,
+                result,
+                faults,
+                1.0,
+            )
+        )
+    store.close()
+    out = tmp_path / "site"
+    report = write_report(database, out, pool=False)
+    assert report.pages_written == 0 and len(report.problems) == 14
+    assert all("cannot read its record" in problem for problem in report.problems)
+    index = parse(out / "index.html")
+    standings = standings_of(database)
+    assert "14 of 16 committed (running)" in index.one("dl", id="summary").text()
+    assert "revealed when the ladder ends" in index.one("dl", id="summary").text()
+    check_standings(index, standings)
+    check_plot(index, standings, committed_order(database))
+    values = ratings_data(index)["series"][0]["values"]
+    assert values[:3] == [None, None, None]  # nobody is rated before the first deal completes
+    assert values[3] is not None and values[4:8] == [values[4]] * 3 + [values[7]]
+    assert values[-2:] == [values[11]] * 2  # the last deal is not complete: no change
+    assert not list(index.one("table", class_="matches").all("a"))
+    assert "timeout" in index.one("tr", id="match-5").text()
+
+
+def test_report_in_chromium(browser: Any, ladder: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    write_report(ladder, out, pool=False)
+    problems: list[str] = []
+    requests: list[str] = []
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    page.on("request", lambda r: requests.append(r.url) if not r.url.startswith("file:") else None)
+    page.goto((out / "index.html").as_uri())
+
+    box = page.locator("#hit").bounding_box()
+    page.mouse.move(box["x"] + box["width"] - 2, box["y"] + box["height"] / 2)
+    tip = page.locator("#tip")
+    assert tip.is_visible()
+    assert "after 6 of 6 matches" in tip.text_content()
+    for row in standings_of(ladder).rows:
+        assert row.bot in tip.text_content()
+    page.mouse.click(box["x"] + 2, box["y"] + 5)
+    first = committed_order(ladder)[0]
+    assert page.evaluate("location.hash") == f"#match-{first}"
+    page.click(".legend .key[data-bot='random']")
+    assert page.locator(".series[data-bot='random']").is_hidden()
+    page.fill("#filter", "faulty illegal")
+    assert page.locator("table.matches tbody tr:visible").count() == 4
+
+    page.click("table.matches .fault a >> nth=0")  # a fault, at its step, in the viewer
+    page.wait_for_selector("body[data-step]")
+    href = page.evaluate("location.href")
+    assert re.search(r"/matches/mini-\d{5}\.html#step=\d+&view=0$", href), href
+    step = int(href.rpartition("#step=")[2].partition("&")[0])
+    assert page.evaluate("document.body.dataset.step") == str(step)
+    assert "illegal" in page.text_content("#caption")
+    page.go_back()
+    page.click("#match-2 .seats a >> nth=1")  # seat 1's view of match 2
+    page.wait_for_selector("body[data-step='0']")
+    assert page.evaluate("document.body.dataset.view") == "2"
+    page.close()
+    assert problems == []
+    assert requests == []
