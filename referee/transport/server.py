@@ -100,7 +100,15 @@ class RefereeService:
     async def play(
         self, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext[bytes, object]
     ) -> AsyncIterator[referee_pb2.RefereeMessage]:
-        """A bot's session: authenticate, count it against its token's limit, then serve it."""
+        """A bot's session: authenticate, count it against its token's limit, then serve it.
+
+        The token is checked once the first message (Hello) has arrived: a refusal before the
+        client's first write completes reaches the client as INTERNAL, not as the reason.
+        """
+        try:
+            first = await anext(aiter(requests))
+        except StopAsyncIteration:
+            return
         identity = self.lobby.identity(bearer_token(context.invocation_metadata()))
         if identity is None:
             log.info("refused", extra={"peer": context.peer(), "why": "bad token"})
@@ -117,7 +125,7 @@ class RefereeService:
             )
         self.open_streams[identity] = self.open_streams.get(identity, 0) + 1
         try:
-            async for message in self._session(identity, requests, context):
+            async for message in self._session(identity, first, requests, context):
                 yield message
         finally:
             self.open_streams[identity] -= 1
@@ -125,13 +133,10 @@ class RefereeService:
     async def _session(
         self,
         identity: str,
+        first: bytes,
         requests: AsyncIterator[bytes],
         context: grpc.aio.ServicerContext[bytes, object],
     ) -> AsyncIterator[referee_pb2.RefereeMessage]:
-        try:
-            first = await anext(aiter(requests))
-        except StopAsyncIteration:
-            return
         hello = _parse(first)
         if hello is None or hello.WhichOneof("kind") != "hello":
             await context.abort(
