@@ -4,12 +4,13 @@ from hypothesis, so a failing game shrinks to a short one."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from hypothesis import strategies as st
 
 from referee.games import checked
-from referee.games.base import ChanceOutcome, Game, Shuffle, State
+from referee.games.base import ChanceOutcome, Game, Pick, Shuffle, State
 from referee.games.options import Options
 from referee.match import draw_chance
 
@@ -25,8 +26,14 @@ class Playout:
     choices: list[tuple[int, int]] = field(default_factory=list)
 
 
-def play_out(game: Game, options: Options, data: st.DataObject, max_steps: int = 20_000) -> Playout:
-    """Play a whole game, drawing every deck, pick and action index from `data`."""
+def _play(
+    game: Game,
+    options: Options,
+    chance: Callable[[Shuffle | Pick], ChanceOutcome],
+    choose: Callable[[int], int],
+    max_steps: int,
+) -> Playout:
+    """The one playout loop: `chance` resolves each chance node, `choose(n)` picks an index."""
     state = game.new_game(options)
     playout = Playout(states=[state])
     for _ in range(max_steps):
@@ -34,11 +41,7 @@ def play_out(game: Game, options: Options, data: st.DataObject, max_steps: int =
             return playout
         node = state.chance()
         if node is not None:
-            outcome: ChanceOutcome
-            if isinstance(node, Shuffle):
-                outcome = tuple(data.draw(st.permutations(node.cards), label=node.label))
-            else:
-                outcome = data.draw(st.integers(0, node.count - 1), label=node.label)
+            outcome = chance(node)
             state = checked.apply_chance(state, outcome)
             playout.steps.append(("chance", outcome))
         else:
@@ -46,12 +49,23 @@ def play_out(game: Game, options: Options, data: st.DataObject, max_steps: int =
             assert seat is not None
             legal = state.legal_actions()
             assert legal, "no legal action before the end of the game"
-            index = data.draw(st.integers(0, len(legal) - 1))
-            state, action = checked.apply_index(state, seat, index)
+            index = choose(len(legal))
+            state, action = checked.apply_index(state, seat, index, legal)
             playout.steps.append(("action", action.text))
             playout.choices.append((seat, index))
         playout.states.append(state)
     raise AssertionError(f"game did not end within {max_steps} steps")
+
+
+def play_out(game: Game, options: Options, data: st.DataObject, max_steps: int = 20_000) -> Playout:
+    """Play a whole game, drawing every deck, pick and action index from `data`."""
+
+    def chance(node: Shuffle | Pick) -> ChanceOutcome:
+        if isinstance(node, Shuffle):
+            return tuple(data.draw(st.permutations(node.cards), label=node.label))
+        return data.draw(st.integers(0, node.count - 1), label=node.label)
+
+    return _play(game, options, chance, lambda n: data.draw(st.integers(0, n - 1)), max_steps)
 
 
 def replay_steps(
@@ -79,22 +93,4 @@ def seeded_playout(
     """A whole game with chance and choices from one seeded RNG, through the checked path: for
     games too long for hypothesis' data buffer (hypothesis then draws only the seed)."""
     rng = seed if isinstance(seed, random.Random) else random.Random(seed)
-    state = game.new_game(options)
-    playout = Playout(states=[state])
-    for _ in range(max_steps):
-        if state.is_terminal():
-            return playout
-        node = state.chance()
-        if node is not None:
-            outcome = draw_chance(node, rng)
-            state = checked.apply_chance(state, outcome)
-            playout.steps.append(("chance", outcome))
-        else:
-            seat = state.to_move
-            assert seat is not None
-            index = rng.randrange(len(state.legal_actions()))
-            state, action = checked.apply_index(state, seat, index)
-            playout.steps.append(("action", action.text))
-            playout.choices.append((seat, index))
-        playout.states.append(state)
-    raise AssertionError(f"game did not end within {max_steps} steps")
+    return _play(game, options, lambda node: draw_chance(node, rng), rng.randrange, max_steps)
