@@ -53,6 +53,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 
 proto: $(STAMP)
 	$(BIN)/python scripts/protogen.py

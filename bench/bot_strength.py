@@ -22,11 +22,11 @@ from croupier.bots import (
     XeriHeuristicBot,
     XixHeuristicBot,
 )
-from referee.clock import TimeControl
 from referee.games import get_game
 from referee.games.base import parse_options
-from referee.match import MatchConfig, run_match
-from referee.seats import InProcessSeat
+from referee.match.clock import TimeControl
+from referee.match.runner import MatchConfig, run_match
+from referee.match.seats import InProcessSeat
 
 CASES: list[tuple[str, dict[str, str], type[Bot]]] = [
     ("xix", {}, XixHeuristicBot),

@@ -27,9 +27,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from referee import transport
+from referee.cluster import venue_for
 from referee.ladder import run_ladder
 from referee.ladder.config import ClusterConfig, LadderConfig, parse
-from referee.ladder.runner import BatchReport, LadderObserver
+from referee.ladder.venue import BatchReport, LadderObserver
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI = [sys.executable, "-c", "from referee.cli import main; main()"]
@@ -86,7 +87,7 @@ class Run:
 def play(config: LadderConfig, label: str) -> Run:
     observer = Batches()
     began, spent = time.perf_counter(), cpu()
-    summary = transport.run(run_ladder, config, None, observer)
+    summary = transport.run(run_ladder, config, None, observer, venue_for(config))
     seconds, spent = time.perf_counter() - began, cpu() - spent
     done = summary.standings.matches_done
     if not summary.complete:

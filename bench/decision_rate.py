@@ -26,13 +26,13 @@ import trio
 
 from croupier.v1 import referee_pb2
 from referee import transport
-from referee.clock import TimeControl
 from referee.games import get_game
 from referee.games.base import parse_options
-from referee.launcher import BotProcess, supervise
-from referee.lobby import Lobby
-from referee.match import MatchConfig, run_match
-from referee.sessions import RemoteSeat
+from referee.local.launcher import BotProcess, supervise
+from referee.match.clock import TimeControl
+from referee.match.lobby import Lobby
+from referee.match.runner import MatchConfig, run_match
+from referee.match.sessions import RemoteSeat
 
 ROOT = Path(__file__).resolve().parent.parent
 BOT = f"{sys.executable} {ROOT / 'examples' / 'python' / 'random_bot.py'}"
@@ -104,8 +104,8 @@ def _sizes() -> tuple[int, int]:
     """Serialized sizes of a typical XIX ActionRequest and ActionReply message."""
     game = get_game("xix")
     state = game.new_game(parse_options(game, {}))
-    from referee import protocol
     from referee.games import checked
+    from referee.match import protocol
 
     state = checked.apply_chance(state, tuple(str(c) for c in range(1, 19)))
     state = checked.apply_chance(state, 0)

@@ -13,7 +13,7 @@ import time
 
 from referee.games import GAMES, checked, get_game
 from referee.games.base import Game, parse_options
-from referee.match import draw_chance
+from referee.match.runner import draw_chance
 
 # Option sets to measure per game (text form); a game not listed runs with its defaults.
 CASES: dict[str, list[dict[str, str]]] = {

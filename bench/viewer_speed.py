@@ -20,11 +20,11 @@ import trio
 from rich.console import Console
 
 from croupier.bots import RandomBot, XactikaHeuristicBot
-from referee.clock import TimeControl
 from referee.games import get_game
 from referee.games.base import parse_options
-from referee.match import MatchConfig, run_match
-from referee.seats import InProcessSeat
+from referee.match.clock import TimeControl
+from referee.match.runner import MatchConfig, run_match
+from referee.match.seats import InProcessSeat
 from referee.viewer import load, write_html
 from referee.viewer.terminal import table_renderable
 

@@ -24,10 +24,10 @@ from croupier.v1 import referee_pb2, referee_pb2_grpc
 from referee import transport
 from referee.games import get_game
 from referee.games.base import parse_options
-from referee.lobby import Lobby
-from referee.match import MatchConfig, run_match
-from referee.replay import verify
-from referee.sessions import RemoteSeat
+from referee.match.lobby import Lobby
+from referee.match.replay import verify
+from referee.match.runner import MatchConfig, run_match
+from referee.match.sessions import RemoteSeat
 from referee.transport.host import call_asyncio
 
 GAME = "xactika"

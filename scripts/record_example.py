@@ -17,11 +17,11 @@ from pathlib import Path
 import trio
 
 from croupier.bots import RandomBot, XixHeuristicBot
-from referee.clock import TimeControl
 from referee.games import get_game
 from referee.games.base import parse_options
-from referee.match import MatchConfig, run_match
-from referee.seats import InProcessSeat
+from referee.match.clock import TimeControl
+from referee.match.runner import MatchConfig, run_match
+from referee.match.seats import InProcessSeat
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "records.md"
 BEGIN = "<!-- example record: begin (scripts/record_example.py writes what follows) -->"

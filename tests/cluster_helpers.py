@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
-from referee.records import read_all
+from referee.match.records import read_all
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI = [sys.executable, "-c", "from referee.cli import main; main()"]

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from referee.games import checked
 from referee.games.base import ChanceOutcome, Game, Pick, Shuffle, State
 from referee.games.options import Options
-from referee.match import draw_chance
+from referee.match.runner import draw_chance
 
 
 @dataclass

@@ -7,11 +7,11 @@ from pathlib import Path
 import trio
 
 from croupier.bots import RandomBot, XixHeuristicBot
-from referee.clock import TimeControl
 from referee.games import get_game
 from referee.games.base import parse_options
-from referee.match import MatchConfig, MatchOutcome, run_match
-from referee.seats import InProcessSeat
+from referee.match.clock import TimeControl
+from referee.match.runner import MatchConfig, MatchOutcome, run_match
+from referee.match.seats import InProcessSeat
 
 
 def record_xix_match(path: Path, seed: int = 7) -> MatchOutcome:

@@ -19,9 +19,9 @@ from referee.cli import app
 from referee.cluster import ClusterError
 from referee.cluster.batch import play_batch, template
 from referee.ladder.config import ClusterConfig, LadderConfigError, load, parse
-from referee.ladder.runner import LadderError
 from referee.ladder.schedule import first_schedule
-from referee.records import read_all
+from referee.ladder.venue import LadderError
+from referee.match.records import read_all
 from tests.cluster_helpers import CLI, HEURISTIC, ROOT, ladder_file
 
 runner = CliRunner()

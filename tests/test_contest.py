@@ -19,15 +19,15 @@ from grpc_health.v1 import health_pb2
 
 from croupier.v1 import common_pb2, referee_pb2, referee_pb2_grpc
 from referee import transport
-from referee.clock import TimeControl
+from referee.contest.serving import ServeConfig, serve_matches
+from referee.contest.tokens import TokenStore
 from referee.games import get_game
 from referee.games.base import parse_options
 from referee.ladder.verify import standings_of, verify_ladder
-from referee.match import MatchOutcome
-from referee.records import read_all
-from referee.replay import verify
-from referee.serving import ServeConfig, serve_matches
-from referee.tokens import TokenStore
+from referee.match.clock import TimeControl
+from referee.match.records import read_all
+from referee.match.replay import verify
+from referee.match.runner import MatchOutcome
 from referee.transport import ServerSettings
 from tests.tls_helpers import make_ca_and_server_cert
 

@@ -12,7 +12,7 @@ import trio
 from typer.testing import CliRunner
 
 from referee.cli import app
-from referee.tokens import TokenStore
+from referee.contest.tokens import TokenStore
 from tests.test_contest import BAD, Contest, accounts, run_contest
 
 runner = CliRunner()

@@ -12,11 +12,18 @@ from typer.testing import CliRunner
 
 from referee import transport
 from referee.cli import app
-from referee.clock import TimeControl
-from referee.doctor import CheckName, DoctorConfig, DoctorReport, Status, examine, parse_command
+from referee.doctor.checks import (
+    CheckName,
+    DoctorConfig,
+    DoctorReport,
+    Status,
+    parse_command,
+)
+from referee.doctor.examine import examine
 from referee.games import get_game
 from referee.games.base import parse_options
-from referee.replay import verify
+from referee.match.clock import TimeControl
+from referee.match.replay import verify
 from tests.node_support import NODE_RANDOM, ROOT, node_or_skip
 
 PYTHON = sys.executable

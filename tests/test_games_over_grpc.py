@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from referee.cli import app
-from referee.replay import verify
+from referee.match.replay import verify
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()

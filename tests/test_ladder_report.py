@@ -30,7 +30,8 @@ from referee import transport
 from referee.cli import app
 from referee.ladder import load, run_ladder, standings_of
 from referee.ladder.model import ScheduledMatch
-from referee.ladder.report import CACHE, PAGES, write_report
+from referee.ladder.report import CACHE, write_report
+from referee.ladder.report_index import PAGES
 from referee.ladder.standings import Plan, Standings
 from referee.ladder.standings import table as standings_table
 from referee.ladder.store import Finished, Store

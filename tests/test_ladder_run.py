@@ -28,7 +28,7 @@ from referee.cli import app
 from referee.ladder import load, run_ladder, verify_ladder
 from referee.ladder.config import LadderConfig, parse
 from referee.ladder.store import Store
-from referee.records import read_all
+from referee.match.records import read_all
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "ladders"

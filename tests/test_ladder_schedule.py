@@ -189,6 +189,7 @@ def test_the_public_api_is_pinned() -> None:
         "Standings",
         "StartInfo",
         "Summary",
+        "Venue",
         "load",
         "run_ladder",
         "standings_of",

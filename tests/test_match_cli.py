@@ -8,7 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from referee.cli import app
-from referee.replay import verify
+from referee.match.replay import verify
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable

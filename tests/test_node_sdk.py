@@ -19,15 +19,15 @@ import trio
 from croupier.bots import RandomBot
 from croupier.v1 import common_pb2
 from referee import transport
-from referee.clock import TimeControl
 from referee.games import GAMES, get_game
 from referee.games.base import parse_options
-from referee.lobby import Lobby
-from referee.match import MatchConfig, MatchOutcome, run_match
-from referee.replay import verify
-from referee.seats import InProcessSeat, Seat
-from referee.series import SeriesConfig, Standing, play_series
-from referee.sessions import RemoteSeat
+from referee.local.series import SeriesConfig, Standing, play_series
+from referee.match.clock import TimeControl
+from referee.match.lobby import Lobby
+from referee.match.replay import verify
+from referee.match.runner import MatchConfig, MatchOutcome, run_match
+from referee.match.seats import InProcessSeat, Seat
+from referee.match.sessions import RemoteSeat
 from tests.node_support import NODE_RANDOM, ROOT, node_or_skip
 from tests.tls_helpers import make_ca_and_server_cert
 

@@ -12,14 +12,14 @@ import trio
 
 from croupier.v1 import common_pb2
 from referee import transport
-from referee.clock import TimeControl
 from referee.games import get_game
 from referee.games.base import parse_options
-from referee.launcher import BotProcess, supervise
-from referee.lobby import Lobby
-from referee.match import MatchConfig, MatchOutcome, run_match
-from referee.replay import verify
-from referee.sessions import RemoteSeat
+from referee.local.launcher import BotProcess, supervise
+from referee.match.clock import TimeControl
+from referee.match.lobby import Lobby
+from referee.match.replay import verify
+from referee.match.runner import MatchConfig, MatchOutcome, run_match
+from referee.match.sessions import RemoteSeat
 
 ROOT = Path(__file__).resolve().parent.parent
 BAD = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'misbehaving.py'}"

@@ -10,13 +10,13 @@ from google.protobuf import json_format
 
 from croupier.bots import RandomBot
 from croupier.v1 import common_pb2, record_pb2, referee_pb2
-from referee.clock import TimeControl
 from referee.games import GAMES
 from referee.games.base import parse_options
-from referee.match import MatchConfig, run_match
-from referee.protojson import message_to_dict
-from referee.records import RecordReader
-from referee.seats import InProcessSeat
+from referee.match.clock import TimeControl
+from referee.match.protojson import message_to_dict
+from referee.match.records import RecordReader
+from referee.match.runner import MatchConfig, run_match
+from referee.match.seats import InProcessSeat
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.records import RecordReader, read_all
-from referee.replay import verify
+from referee.match.records import RecordReader, read_all
+from referee.match.replay import verify
 from tests.records_helpers import record_xix_match
 
 

@@ -11,7 +11,7 @@ from types import ModuleType
 from typing import Any
 
 from croupier.v1 import record_pb2
-from referee.replay import verify
+from referee.match.replay import verify
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "records.md"

@@ -22,7 +22,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 
 from referee import transport
 from referee.games import GAMES
-from referee.lobby import Lobby
+from referee.match.lobby import Lobby
 
 T = TypeVar("T")
 

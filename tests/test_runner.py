@@ -11,12 +11,12 @@ import trio.testing
 from croupier.bot import Bot
 from croupier.bots import RandomBot
 from croupier.v1 import common_pb2, referee_pb2
-from referee.clock import TimeControl
 from referee.games import get_game
 from referee.games.base import parse_options
-from referee.match import MatchConfig, run_match
-from referee.replay import verify
-from referee.seats import InProcessSeat
+from referee.match.clock import TimeControl
+from referee.match.replay import verify
+from referee.match.runner import MatchConfig, run_match
+from referee.match.seats import InProcessSeat
 
 GAME = get_game("xix")
 OPTIONS = parse_options(GAME, {})

@@ -11,14 +11,14 @@ from hypothesis import strategies as st
 from croupier.bots import RandomBot, TexTacToeHeuristicBot
 from croupier.bots.textactoe_heuristic import hand_value
 from croupier.v1 import referee_pb2
-from referee import protocol
-from referee.clock import TimeControl
 from referee.games import get_game
 from referee.games.base import parse_options
 from referee.games.textactoe import TexTacToeState
 from referee.games.textactoe_poker import JOKER_DECK, card_text, evaluate
-from referee.match import MatchConfig, run_match
-from referee.seats import InProcessSeat
+from referee.match import protocol
+from referee.match.clock import TimeControl
+from referee.match.runner import MatchConfig, run_match
+from referee.match.seats import InProcessSeat
 from tests.test_textactoe_rules import act, start
 
 GAME = get_game("textactoe")

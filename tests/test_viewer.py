@@ -27,9 +27,9 @@ from referee.games.xactika import CARD_TEXT as XACTIKA_CARDS
 from referee.games.xactika import XactikaState
 from referee.games.xeri import XeriState
 from referee.games.xix import XixState
-from referee.match import MatchConfig, run_match
-from referee.replay import render
-from referee.seats import InProcessSeat
+from referee.match.replay import render
+from referee.match.runner import MatchConfig, run_match
+from referee.match.seats import InProcessSeat
 from referee.viewer import StepKind, Timeline, load, render_html, viewer_data
 from referee.viewer.games import GenericView, view_for
 from referee.viewer.stepper import Stepper

@@ -6,11 +6,11 @@ import trio
 
 from croupier.bot import Bot
 from croupier.bots import RandomBot, XactikaHeuristicBot
-from referee.clock import TimeControl
 from referee.games import get_game
 from referee.games.base import parse_options
-from referee.match import MatchConfig, run_match
-from referee.seats import InProcessSeat
+from referee.match.clock import TimeControl
+from referee.match.runner import MatchConfig, run_match
+from referee.match.seats import InProcessSeat
 
 GAME = get_game("xactika")
 

@@ -18,14 +18,14 @@ from hypothesis import strategies as st
 
 from croupier.bots import RandomBot
 from croupier.v1 import xeri_pb2
-from referee.clock import TimeControl
 from referee.games import get_game
 from referee.games.base import ChanceOutcome, Pick, Shuffle, parse_options
 from referee.games.options import Options
 from referee.games.xeri import XeriState
-from referee.match import MatchConfig, run_match
-from referee.replay import verify
-from referee.seats import InProcessSeat
+from referee.match.clock import TimeControl
+from referee.match.replay import verify
+from referee.match.runner import MatchConfig, run_match
+from referee.match.seats import InProcessSeat
 from tests.playouts import Playout, play_out, replay_steps, seeded_playout
 
 GAME = get_game("xeri")

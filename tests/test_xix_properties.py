@@ -13,13 +13,13 @@ from hypothesis import strategies as st
 
 from croupier.bots import RandomBot
 from croupier.v1 import xix_pb2
-from referee.clock import TimeControl
 from referee.games import get_game
 from referee.games.base import ChanceOutcome, parse_options
 from referee.games.xix import STAKES, XixState
-from referee.match import MatchConfig, run_match
-from referee.replay import verify
-from referee.seats import InProcessSeat
+from referee.match.clock import TimeControl
+from referee.match.replay import verify
+from referee.match.runner import MatchConfig, run_match
+from referee.match.seats import InProcessSeat
 from tests.playouts import play_out, replay_steps
 
 GAME = get_game("xix")

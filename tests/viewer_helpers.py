@@ -19,11 +19,11 @@ from croupier.bots import (
     XixHeuristicBot,
 )
 from croupier.v1 import game_pb2, referee_pb2
-from referee.clock import TimeControl
 from referee.games import get_game
 from referee.games.base import parse_options
-from referee.match import MatchConfig, run_match
-from referee.seats import InProcessSeat
+from referee.match.clock import TimeControl
+from referee.match.runner import MatchConfig, run_match
+from referee.match.seats import InProcessSeat
 
 
 class Recording(Bot):

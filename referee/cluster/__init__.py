@@ -17,6 +17,7 @@ from dataclasses import replace
 
 from referee.errors import CroupierError
 from referee.ladder.config import ClusterConfig, LadderConfig, check_scheduler
+from referee.ladder.venue import Venue
 
 #: How to get the extra, for error messages.
 INSTALL_HINT = "pip install 'croupier[cluster]'"
@@ -52,4 +53,14 @@ def on_cluster(config: LadderConfig, scheduler: str | None) -> LadderConfig:
     return config
 
 
-__all__ = ["INSTALL_HINT", "ClusterError", "on_cluster", "require_dask"]
+def venue_for(config: LadderConfig) -> Venue | None:
+    """The Dask cluster's venue when the ladder plays on one, else None (this machine)."""
+    if config.cluster is None or not config.cluster.scheduler:
+        return None
+    require_dask()
+    from referee.cluster.coordinator import ClusterVenue  # imports Dask
+
+    return ClusterVenue()
+
+
+__all__ = ["INSTALL_HINT", "ClusterError", "on_cluster", "require_dask", "venue_for"]

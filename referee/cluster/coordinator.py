@@ -42,7 +42,8 @@ from referee.cluster.ship import ShipFiles, pack
 from referee.errors import CroupierError
 from referee.ladder.config import LadderConfig
 from referee.ladder.model import ScheduledMatch
-from referee.ladder.runner import (
+from referee.ladder.store import Finished
+from referee.ladder.venue import (
     BatchReport,
     LadderError,
     LadderObserver,
@@ -50,7 +51,6 @@ from referee.ladder.runner import (
     match_id,
     record_path,
 )
-from referee.ladder.store import Finished
 from referee.transport.host import call_asyncio
 from referee.version import VERSION
 
@@ -109,6 +109,13 @@ class _Measure:
 
 async def _aio(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
     return await call_asyncio(make())
+
+
+class ClusterVenue:
+    """The venue on a Dask cluster: the scheduler named by the ladder's `[cluster]` table."""
+
+    async def play(self, config: LadderConfig, work: Work, observer: LadderObserver) -> None:
+        await play_on_cluster(config, work, observer)
 
 
 async def play_on_cluster(config: LadderConfig, work: Work, observer: LadderObserver) -> None:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from referee.ladder.config import LadderConfig, LadderConfigError, load
 from referee.ladder.ratings import Sprt
-from referee.ladder.runner import LadderError, LadderObserver, StartInfo, Summary, run_ladder
+from referee.ladder.runner import Summary, run_ladder
 from referee.ladder.standings import Standings
+from referee.ladder.venue import LadderError, LadderObserver, StartInfo, Venue
 from referee.ladder.verify import LadderCheck, standings_of, verify_ladder
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "Standings",
     "StartInfo",
     "Summary",
+    "Venue",
     "load",
     "run_ladder",
     "standings_of",

@@ -21,11 +21,11 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypeVar
 
-from referee.clock import TimeControl
 from referee.errors import CroupierError
 from referee.games import get_game
 from referee.games.base import Game, parse_options
 from referee.games.options import Options
+from referee.match.clock import TimeControl
 
 #: Replaced in bot commands by the running Python (`sys.executable`), shell-quoted.
 PYTHON_PLACEHOLDER = "{python}"

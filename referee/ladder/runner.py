@@ -1,10 +1,7 @@
-"""Play a ladder: the schedule in SQLite, persistent bot processes, matches `concurrency` at once
-(or on a Dask cluster: referee.cluster plays them there, and they are committed here alike).
+"""Play a ladder: the schedule in SQLite, the matches at a venue (referee.ladder.venue: bot
+processes on this machine, or a Dask cluster), each committed here as it finishes.
 
-The referee serves on a loopback port and launches each bot once per slot (a worker that plays
-one match at a time), or once in all with as many sessions (`launch = "shared"`); processes play
-match after match over their sessions, and one that exits is restarted, its exit counted against
-its bot. Each match is played into `<id>.jsonl.partial`, which becomes `<id>.jsonl` (flushed to
+Each match is played into `<id>.jsonl.partial`, which becomes `<id>.jsonl` (flushed to
 disk) just before the match is committed, record hash and all, in one transaction. On resume the
 matches that are not in the database are played again from scratch, over whatever files they
 left, so a kill at any moment loses nothing and counts nothing twice.
@@ -18,97 +15,34 @@ import hashlib
 import json
 import math
 import os
-import secrets
 import time
-from collections import Counter, deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import trio
 
-from referee.errors import CroupierError
 from referee.ladder import schedule as planning
-from referee.ladder.config import Format, LadderConfig, Launch, team_game
+from referee.ladder.config import Format, LadderConfig, team_game
 from referee.ladder.model import MatchResult, ScheduledMatch
 from referee.ladder.ratings import Sprt, SprtState, sprt, sprt_units
+from referee.ladder.slots import LocalSlots
 from referee.ladder.standings import Plan, Standings, compute, from_store
-from referee.ladder.store import Exit, Finished, Store, StoreError, fault_name, now
-from referee.launcher import BotProcess, supervise
-from referee.lobby import Lobby
-from referee.match import MatchConfig, run_match
-from referee.sessions import RemoteSeat
-from referee.transport import ServerSettings, serve
+from referee.ladder.store import Finished, Store, StoreError, fault_name, now
+from referee.ladder.venue import (
+    LadderError,
+    LadderObserver,
+    StartInfo,
+    Venue,
+    Work,
+    partial_path,
+    record_path,
+)
 
 #: Live standings are recomputed at most this often (seconds).
 STANDINGS_INTERVAL = 1.0
-
-
-class LadderError(CroupierError):
-    """A ladder that cannot start or go on (a bot that never connects, a bad SPRT setup)."""
-
-
-@dataclass(frozen=True, slots=True)
-class StartInfo:
-    """What a ladder run announces before its first match."""
-
-    name: str
-    game: str
-    total: int
-    done: int
-    seed_sha256: str
-    resumed: bool
-    database: Path
-    records: Path
-
-
-class LadderObserver:
-    """Hooks for progress and live standings; the default does nothing. All are called on the
-    referee's thread between matches, so they must return quickly."""
-
-    def started(self, info: StartInfo) -> None:
-        """Before the first match (or at once, for a ladder that is already complete)."""
-
-    def progress(self, done: int, total: int) -> None:
-        """After every committed match; `total` can change (Swiss rounds, an SPRT verdict)."""
-
-    def standings(self, standings: Standings) -> None:
-        """Live standings, at most every STANDINGS_INTERVAL seconds."""
-
-    def batch(self, report: BatchReport) -> None:
-        """A batch played on a cluster worker was committed (where its time went)."""
-
-
-@dataclass(frozen=True, slots=True)
-class BatchReport:
-    """One batch of matches played on a cluster worker: where the time went."""
-
-    worker: str
-    matches: int
-    #: On the worker: the whole task; what was not spent in matches (starting and stopping the
-    #: referee and the bots, waiting for them to connect); the matches themselves.
-    seconds: float
-    overhead: float
-    playing: float
-    #: At the coordinator: submitting to having the results, then writing and committing.
-    wall: float
-    commit: float
-    #: The records' size, and as they travelled (zlib).
-    record_bytes: int
-    sent_bytes: int
-
-
-@dataclass(frozen=True, slots=True)
-class Work:
-    """What a place that plays matches away from the ladder (a Dask cluster) needs from it."""
-
-    #: Up to n matches to play (waiting for the first); empty once the ladder is played.
-    take: Callable[[int], Awaitable[list[ScheduledMatch]]]
-    #: How many matches are ready to be taken now.
-    backlog: Callable[[], int]
-    #: Commit one finished match whose record is at `<record>.partial` on this machine.
-    settle: Callable[[Finished], Awaitable[None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,18 +52,6 @@ class Summary:
     complete: bool
     played: int
     seconds: float
-
-
-def match_id(config: LadderConfig, number: int) -> str:
-    return f"{config.name}-{number:05d}"
-
-
-def record_path(config: LadderConfig, number: int) -> Path:
-    return config.records / f"{match_id(config, number)}.jsonl"
-
-
-def _partial(path: Path) -> Path:
-    return path.with_name(path.name + ".partial")
 
 
 def plan_of(config: LadderConfig) -> Plan:
@@ -273,199 +195,6 @@ class _Dispenser:
         self._signal()
 
 
-@dataclass
-class _Slot:
-    """The processes one worker plays with: a bot's process (and token) per bot."""
-
-    number: int
-    processes: dict[str, BotProcess]
-    #: How many of each process's exits were already committed (by id of the process).
-    reported: dict[int, int]
-
-
-class _Referee:
-    """A loopback referee and its bot processes: what plays matches, here or on a cluster
-    worker. `play_matches` is its only entry point."""
-
-    def __init__(self, config: LadderConfig) -> None:
-        self.config = config
-        self.lobby = Lobby()
-        self.address = ""
-
-    def slots(self) -> list[_Slot]:
-        """Processes for every bot: one per worker (per-slot), or one shared by all workers;
-        none with launch per match (each match launches its own)."""
-        config = self.config
-        seats = planning.max_seats_per_bot(config)
-        shared = config.launch is Launch.SHARED
-        logs = config.records / "logs"
-        logs.mkdir(parents=True, exist_ok=True)
-        if config.launch is Launch.PER_MATCH:
-            return [_Slot(slot, {}, {}) for slot in range(config.concurrency)]
-        count = 1 if shared else config.concurrency
-        made = []
-        for slot in range(count):
-            processes = {
-                bot.name: BotProcess(
-                    command=bot.command_line(),
-                    token=secrets.token_urlsafe(24),
-                    log_path=logs / f"{bot.name}-{slot}.log",
-                    sessions=seats[bot.name] * (config.concurrency if shared else 1),
-                    cwd=bot.cwd,
-                    env=dict(bot.env),
-                )
-                for bot in config.bots
-            }
-            made.append(_Slot(slot, processes, {}))
-        return made if not shared else made * config.concurrency
-
-    def new_exits(self, slot: _Slot) -> list[Exit]:
-        """Exits of the slot's processes since the last commit (each reported once)."""
-        found: list[Exit] = []
-        for name, process in slot.processes.items():
-            seen = slot.reported.get(id(process), 0)
-            found.extend(Exit(name, slot.number, detail) for detail in process.exits[seen:])
-            slot.reported[id(process)] = len(process.exits)
-        return found
-
-    async def play(self, match: ScheduledMatch, slot: _Slot) -> Finished:
-        if self.config.launch is not Launch.PER_MATCH:
-            return await self._play(match, slot)
-        async with self._launched_for(match, slot) as fresh:
-            return await self._play(match, fresh)
-
-    @asynccontextmanager
-    async def _launched_for(self, match: ScheduledMatch, slot: _Slot) -> AsyncIterator[_Slot]:
-        """Launch each bot of the match for it alone, and see the processes out afterwards:
-        what a harness without sessions (a process per match over stdin/stdout) pays."""
-        config = self.config
-        seats = Counter(match.bots)
-        logs = config.records / "logs"
-        processes = {
-            bot.name: BotProcess(
-                command=bot.command_line(),
-                token=secrets.token_urlsafe(24),
-                log_path=logs / f"{bot.name}-per-match.log",
-                sessions=seats[bot.name],
-                cwd=bot.cwd,
-                env=dict(bot.env),
-            )
-            for bot in config.bots
-            if bot.name in seats
-        }
-        done = trio.Event()
-        async with trio.open_nursery() as nursery:
-            for process in processes.values():
-                self.lobby.admit(process.token)
-                nursery.start_soon(
-                    functools.partial(
-                        supervise,
-                        process,
-                        self.address,
-                        self.lobby,
-                        done,
-                        max_restarts=config.max_restarts,
-                    )
-                )
-            try:
-                yield _Slot(slot.number, processes, {})
-            finally:
-                done.set()
-                for process in processes.values():
-                    for session in self.lobby.by_identity.get(process.token, []):
-                        session.end("the match is over")
-
-    async def _play(self, match: ScheduledMatch, slot: _Slot) -> Finished:
-        config = self.config
-        sessions = []
-        try:
-            for bot in match.bots:
-                process = slot.processes[bot]
-                with trio.move_on_after(config.connect_timeout):
-                    sessions.append(await self.lobby.take(process.token))
-                    continue
-                raise LadderError(
-                    f"bot {bot!r} did not connect within {config.connect_timeout:g} s; "
-                    f"see {process.log_path}"
-                )
-            seats = []
-            for bot, session in zip(match.bots, sessions, strict=True):
-                seat = RemoteSeat(session)
-                seat.name = bot  # the ladder's name for the bot, in the record and MatchStart
-                seats.append(seat)
-            identifier = match_id(config, match.number)
-            final = record_path(config, match.number)
-            partial = _partial(final)
-            partial.unlink(missing_ok=True)
-            started = time.monotonic()
-            outcome = await run_match(
-                MatchConfig(
-                    game=config.game,
-                    options=config.options,
-                    seed=match.seed,
-                    match_id=identifier,
-                    time_control=config.time_control,
-                    max_faults=config.max_faults,
-                ),
-                seats,
-                partial,
-            )
-        finally:
-            for session in sessions:
-                self.lobby.give_back(session)
-        return Finished(
-            match=match,
-            match_id=identifier,
-            record=final,
-            record_sha256="",
-            result=outcome.result,
-            faults=outcome.faults,
-            seconds=time.monotonic() - started,
-            exits=tuple(self.new_exits(slot)),
-        )
-
-
-async def play_matches(
-    config: LadderConfig,
-    next_match: Callable[[], Awaitable[ScheduledMatch | None]],
-    settle: Callable[[Finished], Awaitable[None]],
-) -> None:
-    """Serve on a loopback port, launch the bots, and play what `next_match` hands out until
-    it returns None, `config.concurrency` matches at a time. Each finished match's record is
-    left at `<record>.jsonl.partial` for `settle`, which must move it (the ladder commits it;
-    a cluster worker sends it back). The one way matches are played, locally and on a cluster.
-    """
-    referee = _Referee(config)
-    slots = referee.slots()
-    done = trio.Event()
-    config.records.mkdir(parents=True, exist_ok=True)
-    async with serve(referee.lobby, ServerSettings()) as port, trio.open_nursery() as nursery:
-        referee.address = f"127.0.0.1:{port}"
-        for slot_ in {id(s): s for s in slots}.values():
-            for process in slot_.processes.values():
-                referee.lobby.admit(process.token)
-                nursery.start_soon(
-                    functools.partial(
-                        supervise,
-                        process,
-                        referee.address,
-                        referee.lobby,
-                        done,
-                        max_restarts=config.max_restarts,
-                    )
-                )
-
-        async def worker(slot: int) -> None:
-            while (match := await next_match()) is not None:
-                await settle(await referee.play(match, slots[slot]))
-
-        async with trio.open_nursery() as workers:
-            for slot in range(config.concurrency):
-                workers.start_soon(worker, slot)
-        done.set()
-        referee.lobby.end_all("the ladder is over")
-
-
 class _Ladder:
     def __init__(
         self,
@@ -474,8 +203,10 @@ class _Ladder:
         master: str,
         test: Sprt | None,
         observer: LadderObserver,
+        venue: Venue,
     ) -> None:
         self.config = config
+        self.venue = venue
         self.store = store
         self.master = master
         self.test = test
@@ -536,7 +267,7 @@ class _Ladder:
 
     def commit(self, finished: Finished) -> Finished:
         """Flush the record to disk, move it into place, hash it, commit (worker thread)."""
-        partial = _partial(finished.record)
+        partial = partial_path(finished.record)
         with partial.open("rb") as handle:
             data = handle.read()
             os.fsync(handle.fileno())
@@ -613,7 +344,7 @@ class _Ladder:
         for match in pending:  # what an interrupted run left of these matches is void
             final = record_path(config, match.number)
             final.unlink(missing_ok=True)
-            _partial(final).unlink(missing_ok=True)
+            partial_path(final).unlink(missing_ok=True)
         stopping = self.check_sprt()
         dispenser = _Dispenser(
             pending,
@@ -629,13 +360,13 @@ class _Ladder:
             return self._complete(dispenser)
         config.records.mkdir(parents=True, exist_ok=True)
         settle = functools.partial(self.settle, dispenser)
-        if config.cluster is not None and config.cluster.scheduler:
-            from referee.cluster.coordinator import play_on_cluster  # needs the Dask extra
-
-            work = Work(take=dispenser.take, backlog=lambda: len(dispenser.queue), settle=settle)
-            await play_on_cluster(config, work, self.observer)
-        else:
-            await play_matches(config, dispenser.next, settle)
+        work = Work(
+            next=dispenser.next,
+            take=dispenser.take,
+            backlog=lambda: len(dispenser.queue),
+            settle=settle,
+        )
+        await self.venue.play(config, work, self.observer)
         return self._complete(dispenser)
 
     async def _has_work(self, dispenser: _Dispenser) -> bool:
@@ -667,15 +398,25 @@ async def run_ladder(
     config: LadderConfig,
     sprt_test: Sprt | None = None,
     observer: LadderObserver | None = None,
+    venue: Venue | None = None,
 ) -> Summary:
     """Run (or resume) the ladder until every scheduled match is in its database, or an SPRT
-    decides; then reveal the master seed. Returns the final standings."""
+    decides; then reveal the master seed. Returns the final standings. The matches are played
+    at `venue` (default: LocalSlots, on this machine); a ladder whose file names a Dask
+    scheduler needs the cluster's venue (referee.cluster.ClusterVenue)."""
     observer = observer or LadderObserver()
+    if venue is None:
+        if config.cluster is not None and config.cluster.scheduler:
+            raise LadderError(
+                f"ladder {config.name!r} plays on the Dask cluster at "
+                f"{config.cluster.scheduler!r}: run it with that cluster's venue"
+            )
+        venue = LocalSlots()
     _check_sprt(config, sprt_test)
     began = time.monotonic()
     config.database.parent.mkdir(parents=True, exist_ok=True)
     with _exclusive(config.database):
-        return await _run(config, sprt_test, observer, began)
+        return await _run(config, sprt_test, observer, venue, began)
 
 
 @contextmanager
@@ -693,14 +434,18 @@ def _exclusive(database: Path) -> Iterator[None]:
 
 
 async def _run(
-    config: LadderConfig, sprt_test: Sprt | None, observer: LadderObserver, began: float
+    config: LadderConfig,
+    sprt_test: Sprt | None,
+    observer: LadderObserver,
+    venue: Venue,
+    began: float,
 ) -> Summary:
     store = Store(config.database, create=True)
     try:
         resumed = store.meta("fingerprint") is not None
         master, test = _prepare(store, config, sprt_test)
         _check_sprt(config, test)
-        ladder = _Ladder(config, store, master, test, observer)
+        ladder = _Ladder(config, store, master, test, observer, venue)
         observer.started(
             StartInfo(
                 name=config.name,

@@ -11,8 +11,8 @@ from pathlib import Path
 from referee.ladder.schedule import commitment, derive_seed
 from referee.ladder.standings import Standings, from_store
 from referee.ladder.store import Store
-from referee.records import read_all
-from referee.replay import verify
+from referee.match.records import read_all
+from referee.match.replay import verify
 
 
 @dataclass

@@ -26,9 +26,9 @@ from grpc_reflection.v1alpha import reflection
 from croupier.v1 import referee_pb2
 from referee.games import GAMES
 from referee.games.options import format_value
-from referee.lobby import Lobby
-from referee.sessions import Ending, Session
-from referee.spectators import LiveMatches
+from referee.match.lobby import Lobby
+from referee.match.sessions import Ending, Session
+from referee.match.spectators import LiveMatches
 from referee.transport.host import call_asyncio
 from referee.version import VERSION
 

@@ -18,8 +18,8 @@ from google.protobuf.message import Message
 from croupier.v1 import common_pb2, record_pb2
 from referee.errors import CroupierError, RecordError
 from referee.games.base import State
-from referee.records import read_all
-from referee.replay import _Replayer
+from referee.match.records import read_all
+from referee.match.replay import Replayer
 from referee.viewer.games import Context, GameView, Position, view_for
 from referee.viewer.model import SeatBox, Table
 
@@ -204,7 +204,7 @@ def load(path: Path) -> Timeline:
     if errors and errors[0].startswith("unknown record schema"):
         raise RecordError(f"{path}: {errors[0]}")
     header = records[0].header
-    replayer = _Replayer(header)  # checks the game, rules version and seat count
+    replayer = Replayer(header)  # checks the game, rules version and seat count
     view = view_for(header.game)
     names = tuple(replayer.names)
     problems = list(errors)
@@ -258,7 +258,7 @@ def load(path: Path) -> Timeline:
 def _step(
     index: int,
     record: record_pb2.Record,
-    replayer: _Replayer,
+    replayer: Replayer,
     faults: tuple[record_pb2.FaultRecord, ...],
 ) -> Step:
     counts = tuple(replayer.faults)

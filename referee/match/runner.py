@@ -20,14 +20,14 @@ from pathlib import Path
 import trio
 
 from croupier.v1 import common_pb2, game_pb2, record_pb2, referee_pb2
-from referee import protocol
-from referee.clock import SeatClock, TimeControl
 from referee.games import checked
 from referee.games.base import Action, ChanceOutcome, Game, Pick, Shuffle, State
 from referee.games.options import Options
-from referee.records import SCHEMA_VERSION, RecordWriter
-from referee.seats import Seat, SeatFault
-from referee.spectators import LiveMatch, LiveMatches
+from referee.match import protocol
+from referee.match.clock import SeatClock, TimeControl
+from referee.match.records import SCHEMA_VERSION, RecordWriter
+from referee.match.seats import Seat, SeatFault
+from referee.match.spectators import LiveMatch, LiveMatches
 from referee.version import VERSION
 
 

@@ -29,8 +29,8 @@ from rich.progress import (
 from rich.text import Text
 
 from referee import transport
-from referee.cli_support import EXIT_CHECK_FAILED, console, errors, user_errors
-from referee.cluster import on_cluster
+from referee.cli.support import EXIT_CHECK_FAILED, console, errors, user_errors
+from referee.cluster import on_cluster, venue_for
 from referee.ladder import (
     LadderObserver,
     Sprt,
@@ -176,7 +176,7 @@ def run_command(
         test = Sprt(*sprt) if sprt is not None else None
         display = _Display(live and errors.is_terminal)
         try:
-            summary = transport.run(run_ladder, config, test, display)
+            summary = transport.run(run_ladder, config, test, display, venue_for(config))
         except KeyboardInterrupt:
             display.stop()
             errors.print(

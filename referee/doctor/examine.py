@@ -17,110 +17,40 @@ contest launcher restarts a bot.
 from __future__ import annotations
 
 import os
-import shlex
 import statistics
 import subprocess
-import tempfile
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
 
 import trio
-import typer
 
 from croupier.bots import RandomBot
 from croupier.v1 import common_pb2, referee_pb2
 from referee import transport
-from referee.cli_support import EXIT_CHECK_FAILED, console, option_pairs, user_errors
-from referee.clock import TimeControl
-from referee.errors import CroupierError
-from referee.games import get_game
-from referee.games.base import Game, parse_options
-from referee.games.options import Options
-from referee.launcher import EXIT_GRACE_SECONDS
-from referee.lobby import Lobby
-from referee.match import MatchConfig, MatchOutcome, run_match
-from referee.seats import InProcessSeat, Seat
-from referee.series import derive_seed
-from referee.sessions import CRASH_GRACE_SECONDS, Ending, RemoteSeat, Session
+from referee.doctor.checks import (
+    LOST_ADVICE,
+    Check,
+    CheckName,
+    DoctorConfig,
+    DoctorReport,
+    Status,
+)
+from referee.match.clock import TimeControl
+from referee.match.lobby import Lobby
+from referee.match.runner import MatchConfig, MatchOutcome, run_match
+from referee.match.seats import InProcessSeat, Seat
+from referee.match.seeds import derive_seed
+from referee.match.sessions import CRASH_GRACE_SECONDS, Ending, RemoteSeat, Session
 from referee.transport import ServerSettings
 
 #: A bot that keeps exiting is restarted at most this often in one doctor run.
 MAX_RESTARTS = 10
 #: How long the doctor watches a session after MatchEnd to see whether the bot hangs up.
 HANG_UP_WATCH_SECONDS = 0.5
-#: Lines of the bot's output shown when a check fails.
-LOG_TAIL_LINES = 12
 #: The bot's request (1-based, within the reconnect match) during which its connection drops.
 DROP_AT_REQUEST = 2
 DROP_REASON = "the doctor dropped the connection to see the bot reconnect"
-
-
-class CheckName(StrEnum):
-    """The checks, in the order they run and print."""
-
-    STARTS = "starts"
-    CONNECTS = "connects"
-    AUTHENTICATES = "authenticates"
-    HELLO = "hello"
-    MATCH_CYCLE = "match cycle"
-    SEVERAL_MATCHES = "several matches"
-    TIME = "time"
-    LEGAL_ACTIONS = "legal actions"
-    PROTOCOL = "protocol"
-    RECONNECT = "reconnect"
-    GOODBYE = "goodbye"
-
-
-class Status(StrEnum):
-    PASS = "PASS"
-    FAIL = "FAIL"
-    SKIP = "SKIP"
-
-
-ADVICE: dict[CheckName, str] = {
-    CheckName.STARTS: (
-        "check the command line: it runs in the current folder, with the environment plus "
-        "CROUPIER_ADDRESS, CROUPIER_TOKEN and CROUPIER_SESSIONS"
-    ),
-    CheckName.CONNECTS: (
-        "open a plaintext gRPC channel to CROUPIER_ADDRESS (host:port) and call "
-        "croupier.v1.Referee/Play; see the bot's output below"
-    ),
-    CheckName.AUTHENTICATES: (
-        "send the metadata 'authorization: Bearer <CROUPIER_TOKEN>' with the Play call, and "
-        "make BotMessage{hello} the first message of the stream"
-    ),
-    CheckName.HELLO: "list the game in Hello.games, or leave Hello.games empty to play any game",
-    CheckName.MATCH_CYCLE: (
-        "after MatchEnd keep reading the same stream: the next MatchStart comes on it; only "
-        "Goodbye ends a session"
-    ),
-    CheckName.SEVERAL_MATCHES: (
-        "keep per-match state in your match-start hook and reset it there; a session plays "
-        "matches one after another, in any seat"
-    ),
-    CheckName.TIME: (
-        "answer each ActionRequest before clock.deadline_ms (counted from when the referee sent "
-        "it), keeping slack for the network; do slow set-up before opening the session"
-    ),
-    CheckName.LEGAL_ACTIONS: (
-        "answer with an index into request.legal_actions (0 to length - 1), not a card, a value "
-        "or an action's text"
-    ),
-    CheckName.PROTOCOL: (
-        "send exactly one ActionReply per ActionRequest, copying its match_id and request_id, "
-        "and nothing else after Hello"
-    ),
-    CheckName.RECONNECT: (
-        "when the stream fails without Goodbye (UNAVAILABLE: a network drop, a referee restart), "
-        "open a new session with the same token, or exit so that the launcher restarts the bot; "
-        "the referee then sends MatchStart again and the pending request"
-    ),
-    CheckName.GOODBYE: "on Goodbye, close your side of the stream and exit with code 0",
-}
 
 _PROTOCOL_REASONS = frozenset(
     {
@@ -130,77 +60,6 @@ _PROTOCOL_REASONS = frozenset(
     }
 )
 _LOST_REASONS = frozenset({common_pb2.FAULT_REASON_CRASHED, common_pb2.FAULT_REASON_DISCONNECTED})
-
-
-#: Advice when the bot was lost (crashed, or dropped its stream) during a match.
-LOST_ADVICE = (
-    "the bot crashed or closed its stream in the middle of a match: see its output below; a "
-    "session plays matches one after another until Goodbye"
-)
-
-
-@dataclass(frozen=True, slots=True)
-class Check:
-    name: CheckName
-    status: Status
-    detail: str
-    #: Advice for this failure, when the check's usual advice does not fit it.
-    hint: str = ""
-
-    @property
-    def advice(self) -> str:
-        if self.status is Status.PASS:
-            return ""
-        return self.hint or ADVICE[self.name]
-
-
-@dataclass(frozen=True, slots=True)
-class DoctorConfig:
-    """What to examine and how hard. `workdir` receives the records and the bot's output."""
-
-    game: Game
-    options: Options
-    argv: tuple[str, ...]
-    workdir: Path
-    matches: int | None = None  # default: one per seat, at least three
-    time_control: TimeControl = field(default_factory=TimeControl)
-    seed: int = 0
-    #: How long the bot may take to open a session: at launch, between matches (after a crash),
-    #: and to take its seat back after the drop.
-    connect_timeout: float = 30.0
-    #: How long the bot may take to exit after Goodbye (a contest kills it after this).
-    goodbye_grace: float = EXIT_GRACE_SECONDS
-    max_faults: int = 3
-
-    def match_count(self) -> int:
-        return self.matches or max(3, self.game.seat_count(self.options))
-
-
-@dataclass
-class DoctorReport:
-    checks: list[Check]
-    log_path: Path
-
-    @property
-    def ok(self) -> bool:
-        return all(check.status is Status.PASS for check in self.checks)
-
-    def log_tail(self, lines: int = LOG_TAIL_LINES) -> list[str]:
-        try:
-            text = self.log_path.read_text(errors="replace")
-        except OSError:
-            return []
-        return text.splitlines()[-lines:]
-
-
-def parse_command(command: Sequence[str]) -> tuple[str, ...]:
-    """The bot's argv: the words after `--`, or one quoted command line split like a shell."""
-    one = command[0] if len(command) == 1 else ""
-    if any(c.isspace() for c in one) and not Path(one).exists():
-        return tuple(shlex.split(one))
-    if not command:
-        raise CroupierError("no bot command given: croupier doctor --game G -- CMD...")
-    return tuple(command)
 
 
 class _WatchingLobby(Lobby):
@@ -713,80 +572,3 @@ async def examine(config: DoctorConfig) -> DoctorReport:
             nursery.cancel_scope.cancel()
     doctor.finish_stats()
     return doctor.report()
-
-
-def render(report: DoctorReport, title: str, *, kept: bool = True) -> list[str]:
-    """The report as plain lines: one per check, advice under each failure, then (when a check
-    did not pass) the bot's last output, naming its file when `kept`."""
-    width = max(len(name) for name in CheckName)
-    lines = [title]
-    for check in report.checks:
-        lines.append(f"{check.status}  {check.name:<{width}}  {check.detail}")
-        if check.advice and check.status is Status.FAIL:
-            lines.append(f"      {'':<{width}}  advice: {check.advice}")
-    failed = sum(check.status is not Status.PASS for check in report.checks)
-    if failed:
-        lines.append(f"{failed} of {len(report.checks)} checks did not pass")
-        tail = report.log_tail()
-        if tail:
-            where = f" ({report.log_path})" if kept else ""
-            lines.append(f"the bot's last output{where}:")
-            lines.extend(f"  | {line}" for line in tail)
-    else:
-        lines.append(f"all {len(report.checks)} checks passed")
-    return lines
-
-
-def doctor(
-    command: Annotated[
-        list[str],
-        typer.Argument(
-            help="The bot's command line, after `--` (or one quoted string).",
-            metavar="-- CMD...",
-            show_default=False,
-        ),
-    ],
-    game: Annotated[str, typer.Option(help="Game id to check the bot on (see `croupier games`).")],
-    option: Annotated[
-        list[str] | None, typer.Option(help="A game option NAME=VALUE; repeatable.")
-    ] = None,
-    players: Annotated[int | None, typer.Option(help="Shortcut for --option players=N.")] = None,
-    matches: Annotated[
-        int | None,
-        typer.Option(min=2, help="Matches before the reconnect (default: one per seat, min 3)."),
-    ] = None,
-    move_ms: Annotated[int, typer.Option(min=0, help="Time per decision, ms.")] = 1000,
-    bank_ms: Annotated[int, typer.Option(min=0, help="Time bank for overage, ms.")] = 10_000,
-    seed: Annotated[int, typer.Option(help="Seed; each match's seed derives from it.")] = 0,
-    connect_timeout: Annotated[
-        float, typer.Option(min=0.1, help="Seconds the bot may take to open a session.")
-    ] = 30.0,
-    keep: Annotated[
-        Path | None,
-        typer.Option(help="Folder to keep the records and the bot's output in (default: none)."),
-    ] = None,
-) -> None:
-    """Check a bot before a contest: connect, authenticate, time, legality, matches, reconnect.
-
-    Exit code 0 when every check passes, 1 when one does not, 2 for bad input.
-    """
-    with user_errors():
-        chosen = get_game(game)
-        raw = option_pairs(option or [], players)
-        argv = parse_command(command)
-        with tempfile.TemporaryDirectory(prefix="croupier-doctor-") as scratch:
-            config = DoctorConfig(
-                game=chosen,
-                options=parse_options(chosen, raw),
-                argv=argv,
-                workdir=keep if keep is not None else Path(scratch),
-                matches=matches,
-                time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms),
-                seed=seed,
-                connect_timeout=connect_timeout,
-            )
-            report = transport.run(examine, config)
-            title = f"croupier doctor: {chosen.id} with `{shlex.join(argv)}`"
-            for line in render(report, title, kept=keep is not None):
-                console.print(line, markup=False, highlight=False, soft_wrap=True)
-    raise typer.Exit(0 if report.ok else EXIT_CHECK_FAILED)

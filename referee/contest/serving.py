@@ -18,16 +18,16 @@ from pathlib import Path
 
 import trio
 
-from referee.clock import TimeControl
-from referee.contest import ContestBook, choose_table
+from referee.contest.book import ContestBook, choose_table
+from referee.contest.tokens import TokenStore
 from referee.games.base import Game
 from referee.games.options import Options
-from referee.lobby import ANYONE, Lobby
-from referee.match import MatchConfig, MatchOutcome, run_match
-from referee.series import derive_seed
-from referee.sessions import RemoteSeat, Session
-from referee.spectators import LiveMatches
-from referee.tokens import TokenStore
+from referee.match.clock import TimeControl
+from referee.match.lobby import ANYONE, Lobby
+from referee.match.runner import MatchConfig, MatchOutcome, run_match
+from referee.match.seeds import derive_seed
+from referee.match.sessions import RemoteSeat, Session
+from referee.match.spectators import LiveMatches
 from referee.transport import ServerControl, ServerSettings, serve
 
 log = logging.getLogger("croupier.referee")

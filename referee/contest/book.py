@@ -26,8 +26,8 @@ from referee.ladder import schedule as planning
 from referee.ladder.model import ScheduledMatch
 from referee.ladder.standings import Plan, Standings, compute
 from referee.ladder.store import Finished, Store, now
-from referee.match import MatchOutcome
-from referee.sessions import Session
+from referee.match.runner import MatchOutcome
+from referee.match.sessions import Session
 
 log = logging.getLogger("croupier.referee")
 

@@ -7,7 +7,6 @@ bot plays every seat equally often. Each match's seed derives from the series se
 
 from __future__ import annotations
 
-import hashlib
 import math
 import secrets
 from collections import Counter
@@ -18,15 +17,16 @@ from pathlib import Path
 import trio
 
 from croupier.v1 import common_pb2
-from referee.clock import TimeControl
 from referee.errors import CroupierError
 from referee.games import checked
 from referee.games.base import Game
 from referee.games.options import Options
-from referee.launcher import BotProcess, supervise
-from referee.lobby import Lobby
-from referee.match import MatchConfig, MatchOutcome, run_match
-from referee.sessions import RemoteSeat
+from referee.local.launcher import BotProcess, supervise
+from referee.match.clock import TimeControl
+from referee.match.lobby import Lobby
+from referee.match.runner import MatchConfig, MatchOutcome, run_match
+from referee.match.seeds import derive_seed
+from referee.match.sessions import RemoteSeat
 from referee.transport import ServerSettings, serve
 
 
@@ -64,12 +64,6 @@ class Standing:
     @property
     def average_rank(self) -> float:
         return self.rank_sum / self.matches if self.matches else math.nan
-
-
-def derive_seed(seed: int, index: int) -> int:
-    """The seed of match `index` in a series: anyone can recompute it from the series seed."""
-    digest = hashlib.sha256(f"croupier/{seed}/{index}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
 
 
 def seat_roles(seats: int, index: int) -> list[int]:

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from referee.cli_support import console, user_errors
+from referee.cli.support import console, user_errors
 from referee.cluster import ClusterError, require_dask
 
 cluster_app = typer.Typer(

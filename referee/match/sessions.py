@@ -17,7 +17,7 @@ import trio
 from google.protobuf.message import DecodeError
 
 from croupier.v1 import common_pb2, referee_pb2
-from referee.seats import SeatFault
+from referee.match.seats import SeatFault
 
 #: How long a seat whose stream closed waits to learn whether its process died (a crash) rather
 #: than only its connection (a disconnect).
@@ -55,7 +55,7 @@ class Session:
     arrive undecoded so that a malformed message is the bot's fault, not a broken stream.
     """
 
-    #: The bot this session belongs to (see referee.lobby): the identity its token maps to.
+    #: The bot this session belongs to (see referee.match.lobby): the identity its token maps to.
     token: str
     hello: referee_pb2.Hello
     send: Callable[[referee_pb2.RefereeMessage], None]

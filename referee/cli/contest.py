@@ -9,16 +9,17 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from referee import contest_file, transport
-from referee.cli_support import console, option_pairs, user_errors
-from referee.clock import TimeControl
+from referee import transport
+from referee.cli.logs import configure_logging
+from referee.cli.support import console, option_pairs, user_errors
+from referee.contest import file as contest_file
+from referee.contest.serving import ServeConfig, serve_matches
+from referee.contest.tokens import TokenStore
 from referee.errors import CroupierError
 from referee.games import get_game
 from referee.games.base import parse_options
-from referee.logs import configure_logging
-from referee.match import MatchOutcome
-from referee.serving import ServeConfig, serve_matches
-from referee.tokens import TokenStore
+from referee.match.clock import TimeControl
+from referee.match.runner import MatchOutcome
 from referee.transport import ServerSettings
 from referee.transport.client import list_matches, watch_match
 

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from croupier.v1 import common_pb2, record_pb2
-from referee import protocol
 from referee.errors import CroupierError
 from referee.games import checked, get_game
 from referee.games.base import ChanceOutcome, State, parse_options
-from referee.records import read_all
+from referee.match import protocol
+from referee.match.records import read_all
 
 
 @dataclass
@@ -33,7 +33,11 @@ class Verification:
         return not self.problems
 
 
-class _Replayer:
+class Replayer:
+    """Re-runs a record's lines through the engine, checking every recorded outcome as it goes:
+    the one replay path that `verify` and the viewers share. Raises CroupierError when the
+    header does not fit this engine (another rules version, a wrong seat count)."""
+
     def __init__(self, header: record_pb2.RecordHeader) -> None:
         self.game = get_game(header.game)
         if header.rules_version != self.game.rules_version:
@@ -135,7 +139,7 @@ def verify(path: Path) -> Verification:
     if report.problems:
         return report
     try:
-        replayer = _Replayer(records[0].header)
+        replayer = Replayer(records[0].header)
         for number, record in enumerate(records[1:], start=2):
             try:
                 replayer.line(record)

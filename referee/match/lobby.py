@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import trio
 
-from referee.sessions import RemoteSeat, Session
+from referee.match.sessions import RemoteSeat, Session
 
 #: The pool key for sessions when all wait in one pool (a referee that seats whoever is idle).
 ANYONE = "*"

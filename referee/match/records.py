@@ -18,7 +18,7 @@ from google.protobuf import json_format
 
 from croupier.v1 import record_pb2
 from referee.errors import RecordError
-from referee.protojson import message_to_dict
+from referee.match.protojson import message_to_dict
 
 SCHEMA_VERSION = 1
 

@@ -1,12 +1,7 @@
-"""The `croupier` command line: one sub-command per noun; each parses, calls the library, prints.
-
-Exit codes: 0 success; 1 a check failed (a record did not verify); 2 bad input (an unknown game, a
-bad option, an unreadable record, a bad argument).
-"""
+"""`croupier games` and `croupier match`: the games on offer, and matches among launched bots."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -14,36 +9,20 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from referee import transport, viewer
-from referee.cli_cluster import cluster_app
-from referee.cli_contest import serve_command, token_app, watch_command
-from referee.cli_ladder import ladder_app
-from referee.cli_support import (
-    EXIT_CHECK_FAILED,
+from referee import transport
+from referee.cli.support import (
     console,
     errors,
     option_pairs,
     user_errors,
 )
-from referee.clock import TimeControl
-from referee.doctor import doctor
-from referee.errors import CroupierError
 from referee.games import GAMES, get_game
 from referee.games.base import parse_options
-from referee.match import MatchOutcome
-from referee.replay import render, verify
-from referee.series import SeriesConfig, Standing, play_series
-
-app = typer.Typer(
-    name="croupier",
-    help=__doc__,
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+from referee.local.series import SeriesConfig, Standing, play_series
+from referee.match.clock import TimeControl
+from referee.match.runner import MatchOutcome
 
 
-@app.command()
 def games() -> None:
     """List the games and their options."""
     table = Table(title="games")
@@ -62,7 +41,6 @@ def _deck(text: str | None) -> tuple[str, ...] | None:
     return tuple(text.replace(",", " ").split()) if text else None
 
 
-@app.command()
 def match(
     game: Annotated[str, typer.Argument(help="Game id (see `croupier games`).")],
     bot: Annotated[
@@ -140,65 +118,3 @@ def _print_standings(
     console.print(table)
     if config.records is not None:
         console.print(f"records: {config.records}/", markup=False, highlight=False)
-
-
-@app.command()
-def replay(
-    records: Annotated[
-        list[Path], typer.Argument(help="Match records (.jsonl); several only with --verify.")
-    ],
-    seat: Annotated[
-        int | None, typer.Option(help="Show only what this seat saw (default: everything).")
-    ] = None,
-    check: Annotated[
-        bool,
-        typer.Option("--verify", help="Re-run the engine on the record; exit 1 on any difference."),
-    ] = False,
-    plain: Annotated[
-        bool, typer.Option("--plain", help="Print text lines (the default off a terminal).")
-    ] = False,
-    html: Annotated[
-        Path | None, typer.Option(help="Write a self-contained HTML viewer to this file.")
-    ] = None,
-) -> None:
-    """Step through a match record (a terminal viewer), print it, write its HTML viewer, or
-    verify it (exit 1 if it does not replay exactly)."""
-    with user_errors():
-        if check:
-            _verify(records)
-            return
-        if len(records) != 1:
-            raise CroupierError(f"give one record to show, not {len(records)} (or use --verify)")
-        if html is not None:
-            out = viewer.write_viewer(records[0], html, seat)
-            console.print(f"wrote {out}", markup=False, highlight=False, soft_wrap=True)
-            return
-        if not plain and sys.stdin.isatty() and sys.stdout.isatty():
-            viewer.step_through(records[0], seat)
-            return
-        for line in render(records[0], seat):
-            console.print(line, markup=False, highlight=False)
-
-
-def _verify(records: list[Path]) -> None:
-    failed = 0
-    for record in records:
-        report = verify(record)
-        failed += not report.ok
-        for problem in report.problems:
-            errors.print(f"{record}: {problem}", markup=False, highlight=False)
-    console.print(f"{len(records) - failed} of {len(records)} records verified", markup=False)
-    if failed:
-        raise typer.Exit(EXIT_CHECK_FAILED)
-
-
-app.command("doctor")(doctor)
-app.command("serve")(serve_command)
-app.command("watch")(watch_command)
-app.add_typer(token_app, name="token")
-app.add_typer(ladder_app, name="ladder")
-app.add_typer(cluster_app, name="cluster")
-
-
-def main() -> None:
-    app()

@@ -16,7 +16,7 @@ from pathlib import Path
 import trio
 
 from referee.errors import CroupierError
-from referee.lobby import Lobby
+from referee.match.lobby import Lobby
 
 
 class LaunchError(CroupierError):

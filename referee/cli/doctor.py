@@ -1,0 +1,73 @@
+"""`croupier doctor`: check a bot before a contest and print what to fix."""
+
+from __future__ import annotations
+
+import shlex
+import tempfile
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from referee import transport
+from referee.cli.support import EXIT_CHECK_FAILED, console, option_pairs, user_errors
+from referee.doctor.checks import DoctorConfig, parse_command, render
+from referee.doctor.examine import examine
+from referee.games import get_game
+from referee.games.base import parse_options
+from referee.match.clock import TimeControl
+
+
+def doctor(
+    command: Annotated[
+        list[str],
+        typer.Argument(
+            help="The bot's command line, after `--` (or one quoted string).",
+            metavar="-- CMD...",
+            show_default=False,
+        ),
+    ],
+    game: Annotated[str, typer.Option(help="Game id to check the bot on (see `croupier games`).")],
+    option: Annotated[
+        list[str] | None, typer.Option(help="A game option NAME=VALUE; repeatable.")
+    ] = None,
+    players: Annotated[int | None, typer.Option(help="Shortcut for --option players=N.")] = None,
+    matches: Annotated[
+        int | None,
+        typer.Option(min=2, help="Matches before the reconnect (default: one per seat, min 3)."),
+    ] = None,
+    move_ms: Annotated[int, typer.Option(min=0, help="Time per decision, ms.")] = 1000,
+    bank_ms: Annotated[int, typer.Option(min=0, help="Time bank for overage, ms.")] = 10_000,
+    seed: Annotated[int, typer.Option(help="Seed; each match's seed derives from it.")] = 0,
+    connect_timeout: Annotated[
+        float, typer.Option(min=0.1, help="Seconds the bot may take to open a session.")
+    ] = 30.0,
+    keep: Annotated[
+        Path | None,
+        typer.Option(help="Folder to keep the records and the bot's output in (default: none)."),
+    ] = None,
+) -> None:
+    """Check a bot before a contest: connect, authenticate, time, legality, matches, reconnect.
+
+    Exit code 0 when every check passes, 1 when one does not, 2 for bad input.
+    """
+    with user_errors():
+        chosen = get_game(game)
+        raw = option_pairs(option or [], players)
+        argv = parse_command(command)
+        with tempfile.TemporaryDirectory(prefix="croupier-doctor-") as scratch:
+            config = DoctorConfig(
+                game=chosen,
+                options=parse_options(chosen, raw),
+                argv=argv,
+                workdir=keep if keep is not None else Path(scratch),
+                matches=matches,
+                time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms),
+                seed=seed,
+                connect_timeout=connect_timeout,
+            )
+            report = transport.run(examine, config)
+            title = f"croupier doctor: {chosen.id} with `{shlex.join(argv)}`"
+            for line in render(report, title, kept=keep is not None):
+                console.print(line, markup=False, highlight=False, soft_wrap=True)
+    raise typer.Exit(0 if report.ok else EXIT_CHECK_FAILED)

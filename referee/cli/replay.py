@@ -1,0 +1,68 @@
+"""`croupier replay`: step through, print, export or verify match records."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from referee import viewer
+from referee.cli.support import (
+    EXIT_CHECK_FAILED,
+    console,
+    errors,
+    user_errors,
+)
+from referee.errors import CroupierError
+from referee.match.replay import render, verify
+
+
+def replay(
+    records: Annotated[
+        list[Path], typer.Argument(help="Match records (.jsonl); several only with --verify.")
+    ],
+    seat: Annotated[
+        int | None, typer.Option(help="Show only what this seat saw (default: everything).")
+    ] = None,
+    check: Annotated[
+        bool,
+        typer.Option("--verify", help="Re-run the engine on the record; exit 1 on any difference."),
+    ] = False,
+    plain: Annotated[
+        bool, typer.Option("--plain", help="Print text lines (the default off a terminal).")
+    ] = False,
+    html: Annotated[
+        Path | None, typer.Option(help="Write a self-contained HTML viewer to this file.")
+    ] = None,
+) -> None:
+    """Step through a match record (a terminal viewer), print it, write its HTML viewer, or
+    verify it (exit 1 if it does not replay exactly)."""
+    with user_errors():
+        if check:
+            _verify(records)
+            return
+        if len(records) != 1:
+            raise CroupierError(f"give one record to show, not {len(records)} (or use --verify)")
+        if html is not None:
+            out = viewer.write_viewer(records[0], html, seat)
+            console.print(f"wrote {out}", markup=False, highlight=False, soft_wrap=True)
+            return
+        if not plain and sys.stdin.isatty() and sys.stdout.isatty():
+            viewer.step_through(records[0], seat)
+            return
+        for line in render(records[0], seat):
+            console.print(line, markup=False, highlight=False)
+
+
+def _verify(records: list[Path]) -> None:
+    failed = 0
+    for record in records:
+        report = verify(record)
+        failed += not report.ok
+        for problem in report.problems:
+            errors.print(f"{record}: {problem}", markup=False, highlight=False)
+    console.print(f"{len(records) - failed} of {len(records)} records verified", markup=False)
+    if failed:
+        raise typer.Exit(EXIT_CHECK_FAILED)

@@ -1,0 +1,176 @@
+"""The doctor's checks: names, advice, what to examine, and the report a bot author reads."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from referee.errors import CroupierError
+from referee.games.base import Game
+from referee.games.options import Options
+from referee.local.launcher import EXIT_GRACE_SECONDS
+from referee.match.clock import TimeControl
+
+#: Lines of the bot's output shown when a check fails.
+LOG_TAIL_LINES = 12
+
+
+class CheckName(StrEnum):
+    """The checks, in the order they run and print."""
+
+    STARTS = "starts"
+    CONNECTS = "connects"
+    AUTHENTICATES = "authenticates"
+    HELLO = "hello"
+    MATCH_CYCLE = "match cycle"
+    SEVERAL_MATCHES = "several matches"
+    TIME = "time"
+    LEGAL_ACTIONS = "legal actions"
+    PROTOCOL = "protocol"
+    RECONNECT = "reconnect"
+    GOODBYE = "goodbye"
+
+
+class Status(StrEnum):
+    PASS = "PASS"
+    FAIL = "FAIL"
+    SKIP = "SKIP"
+
+
+ADVICE: dict[CheckName, str] = {
+    CheckName.STARTS: (
+        "check the command line: it runs in the current folder, with the environment plus "
+        "CROUPIER_ADDRESS, CROUPIER_TOKEN and CROUPIER_SESSIONS"
+    ),
+    CheckName.CONNECTS: (
+        "open a plaintext gRPC channel to CROUPIER_ADDRESS (host:port) and call "
+        "croupier.v1.Referee/Play; see the bot's output below"
+    ),
+    CheckName.AUTHENTICATES: (
+        "send the metadata 'authorization: Bearer <CROUPIER_TOKEN>' with the Play call, and "
+        "make BotMessage{hello} the first message of the stream"
+    ),
+    CheckName.HELLO: "list the game in Hello.games, or leave Hello.games empty to play any game",
+    CheckName.MATCH_CYCLE: (
+        "after MatchEnd keep reading the same stream: the next MatchStart comes on it; only "
+        "Goodbye ends a session"
+    ),
+    CheckName.SEVERAL_MATCHES: (
+        "keep per-match state in your match-start hook and reset it there; a session plays "
+        "matches one after another, in any seat"
+    ),
+    CheckName.TIME: (
+        "answer each ActionRequest before clock.deadline_ms (counted from when the referee sent "
+        "it), keeping slack for the network; do slow set-up before opening the session"
+    ),
+    CheckName.LEGAL_ACTIONS: (
+        "answer with an index into request.legal_actions (0 to length - 1), not a card, a value "
+        "or an action's text"
+    ),
+    CheckName.PROTOCOL: (
+        "send exactly one ActionReply per ActionRequest, copying its match_id and request_id, "
+        "and nothing else after Hello"
+    ),
+    CheckName.RECONNECT: (
+        "when the stream fails without Goodbye (UNAVAILABLE: a network drop, a referee restart), "
+        "open a new session with the same token, or exit so that the launcher restarts the bot; "
+        "the referee then sends MatchStart again and the pending request"
+    ),
+    CheckName.GOODBYE: "on Goodbye, close your side of the stream and exit with code 0",
+}
+
+
+#: Advice when the bot was lost (crashed, or dropped its stream) during a match.
+LOST_ADVICE = (
+    "the bot crashed or closed its stream in the middle of a match: see its output below; a "
+    "session plays matches one after another until Goodbye"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    name: CheckName
+    status: Status
+    detail: str
+    #: Advice for this failure, when the check's usual advice does not fit it.
+    hint: str = ""
+
+    @property
+    def advice(self) -> str:
+        if self.status is Status.PASS:
+            return ""
+        return self.hint or ADVICE[self.name]
+
+
+@dataclass(frozen=True, slots=True)
+class DoctorConfig:
+    """What to examine and how hard. `workdir` receives the records and the bot's output."""
+
+    game: Game
+    options: Options
+    argv: tuple[str, ...]
+    workdir: Path
+    matches: int | None = None  # default: one per seat, at least three
+    time_control: TimeControl = field(default_factory=TimeControl)
+    seed: int = 0
+    #: How long the bot may take to open a session: at launch, between matches (after a crash),
+    #: and to take its seat back after the drop.
+    connect_timeout: float = 30.0
+    #: How long the bot may take to exit after Goodbye (a contest kills it after this).
+    goodbye_grace: float = EXIT_GRACE_SECONDS
+    max_faults: int = 3
+
+    def match_count(self) -> int:
+        return self.matches or max(3, self.game.seat_count(self.options))
+
+
+@dataclass
+class DoctorReport:
+    checks: list[Check]
+    log_path: Path
+
+    @property
+    def ok(self) -> bool:
+        return all(check.status is Status.PASS for check in self.checks)
+
+    def log_tail(self, lines: int = LOG_TAIL_LINES) -> list[str]:
+        try:
+            text = self.log_path.read_text(errors="replace")
+        except OSError:
+            return []
+        return text.splitlines()[-lines:]
+
+
+def parse_command(command: Sequence[str]) -> tuple[str, ...]:
+    """The bot's argv: the words after `--`, or one quoted command line split like a shell."""
+    one = command[0] if len(command) == 1 else ""
+    if any(c.isspace() for c in one) and not Path(one).exists():
+        return tuple(shlex.split(one))
+    if not command:
+        raise CroupierError("no bot command given: croupier doctor --game G -- CMD...")
+    return tuple(command)
+
+
+def render(report: DoctorReport, title: str, *, kept: bool = True) -> list[str]:
+    """The report as plain lines: one per check, advice under each failure, then (when a check
+    did not pass) the bot's last output, naming its file when `kept`."""
+    width = max(len(name) for name in CheckName)
+    lines = [title]
+    for check in report.checks:
+        lines.append(f"{check.status}  {check.name:<{width}}  {check.detail}")
+        if check.advice and check.status is Status.FAIL:
+            lines.append(f"      {'':<{width}}  advice: {check.advice}")
+    failed = sum(check.status is not Status.PASS for check in report.checks)
+    if failed:
+        lines.append(f"{failed} of {len(report.checks)} checks did not pass")
+        tail = report.log_tail()
+        if tail:
+            where = f" ({report.log_path})" if kept else ""
+            lines.append(f"the bot's last output{where}:")
+            lines.extend(f"  | {line}" for line in tail)
+    else:
+        lines.append(f"all {len(report.checks)} checks passed")
+    return lines

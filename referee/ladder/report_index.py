@@ -1,0 +1,501 @@
+"""The ladder report's index page: the ladder, its standings, the rating plot, every match.
+
+Plain HTML with inline CSS and SVG, written by `referee.ladder.report.write_report`; the pure
+rendering lives here, apart from the page building and caching that decide what to render.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import json
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib import resources
+from typing import Any
+
+from referee.errors import CroupierError
+from referee.games import get_game
+from referee.games.base import parse_options
+from referee.ladder.model import MatchResult, ScheduledMatch
+from referee.ladder.standings import (
+    Plan,
+    Row,
+    Standings,
+    fault_text,
+    footer,
+)
+from referee.ladder.store import Played
+from referee.version import VERSION
+
+#: The folder (inside OUT_DIR) that holds one viewer page per match.
+PAGES = "matches"
+_SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
+#: A point of the ratings over time: per rated bot, (value, low, high, mu, sigma), rounded as
+#: the standings round them (mu and sigma None for Elo).
+Point = dict[str, tuple[float, float, float, float | None, float | None]]
+
+
+@dataclass(frozen=True, slots=True)
+class LadderData:
+    """One consistent reading of a ladder database (taken while a ladder may be committing)."""
+
+    standings: Standings
+    schedule: dict[int, ScheduledMatch]
+    results: dict[int, MatchResult]
+    played: list[Played]
+    #: The ladder file's conditions of play, as stored (game rules, time control, ...).
+    fingerprint: dict[str, Any]
+
+    def commit_order(self) -> list[tuple[MatchResult, str]]:
+        """Committed matches in the order they were committed (finish time to the second,
+        then schedule order), each with its record's SHA-256."""
+        ordered = sorted(self.played, key=lambda p: (p.finished_at, p.number))
+        return [(self.results[p.number], p.record_sha256) for p in ordered]
+
+
+def page_name(match_id: str, number: int) -> str:
+    """The page's file name in `matches/`: the match id, unless it is no safe file name."""
+    if _SAFE_ID.fullmatch(match_id):
+        return f"{match_id}.html"
+    return f"match-{number:05d}.html"
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    """Every bot's rating after each committed match, in commit order."""
+
+    #: The schedule number of the match after which each point stands.
+    numbers: list[int]
+    points: list[Point]
+
+
+PALETTE = (
+    "#4e79a7",
+    "#f28e2b",
+    "#e15759",
+    "#76b7b2",
+    "#59a14f",
+    "#edc948",
+    "#b07aa1",
+    "#ff9da7",
+    "#9c755f",
+    "#bab0ac",
+)
+_DASHES = ("", "7 4", "2 3", "9 3 2 3")
+#: The plot's drawing area in SVG units (it scales with the page).
+_W, _H = 960, 360
+_LEFT, _RIGHT, _TOP, _BOTTOM = 64, 16, 14, 44
+#: Up to this many points, each gets a dot; past it, lines only.
+_DOTS_UP_TO = 120
+
+
+def _game_title(game_id: str) -> str:
+    try:
+        return get_game(game_id).title
+    except CroupierError:  # a game this croupier does not know: its id will do
+        return game_id
+
+
+def _asset(name: str) -> str:
+    return resources.files("referee.ladder").joinpath("assets", name).read_text("utf-8")
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def render_index(
+    data: LadderData,
+    history: History,
+    pages: dict[str, Any],
+    problems: Sequence[str],
+) -> str:
+    """The report's index.html as text. `pages` holds, per match id with a page, its notes
+    (the fault steps); matches without one are listed unlinked."""
+    standings = data.standings
+    plan = standings.plan
+    title = f"{plan.name} · {_game_title(plan.game)} ladder"
+    colours = {row.bot: i for i, row in enumerate(standings.rows)}
+    body = [
+        f"<header><h1>{_e(title)}</h1>{_summary(data)}</header>",
+        _problems(problems),
+        '<section id="standings"><h2>Standings</h2>',
+        _standings_table(standings),
+        f'<p class="note">{_e(_standings_note(plan))}</p></section>',
+        '<section id="ratings"><h2>Ratings over time</h2>',
+        _plot(plan, history, standings, colours, data),
+        "</section>",
+        '<section id="matches"><h2>Matches</h2>',
+        _matches_table(data, pages, colours),
+        "</section>",
+        f"<footer>written {_e(datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC'))} by croupier "
+        f"{_e(VERSION)} (<code>croupier ladder report</code>); every page here works offline."
+        "</footer>",
+    ]
+    return (
+        '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        '<meta name="generator" content="croupier ladder report">\n'
+        f"<title>{_e(title)}</title>\n<style>{_asset('report.css')}</style>\n</head>\n<body>\n"
+        + "\n".join(part for part in body if part)
+        + f"\n<script>{_asset('report.js')}</script>\n</body>\n</html>\n"
+    )
+
+
+def _summary(data: LadderData) -> str:
+    standings = data.standings
+    plan = standings.plan
+    fingerprint = data.fingerprint
+    game = _game_title(plan.game)
+    rules = fingerprint.get("rules_version")
+    options = _options(plan)
+    state = "finished" if standings.finished else "running"
+    items: list[tuple[str, str]] = [
+        ("game", _e(game) + (f" <span class='quiet'>({_e(rules)})</span>" if rules else "")),
+        ("options", _e(options)),
+        ("format", _e(plan.format) + (", duplicate deals" if plan.duplicate else "")),
+        ("rating", "Elo (95% intervals)" if plan.system == "elo" else "openskill (Weng-Lin)"),
+        (
+            "matches",
+            f"{standings.matches_done} of {standings.matches_scheduled} committed ({state})",
+        ),
+    ]
+    control = fingerprint.get("time_control")
+    if isinstance(control, dict):
+        move, bank = control.get("move_ms"), control.get("bank_ms")
+        move_text = "no limit" if not move else f"{move} ms"
+        items.append(("time control", _e(f"{move_text} per decision, bank {bank} ms")))
+    items.append(("seed commitment", f"<code>{_e(standings.seed_sha256)}</code>"))
+    if standings.seed is not None:
+        items.append(("seed", f"<code id='seed'>{_e(standings.seed)}</code> (revealed)"))
+    else:  # as `croupier ladder standings` says it: not yet, or not revealed
+        items.append(("seed", _e(footer(standings)[-1].removeprefix("master seed: "))))
+    if standings.sprt:
+        items.append(("SPRT", _e(standings.sprt)))
+    rows = "".join(f"<dt>{key}</dt><dd>{value}</dd>" for key, value in items)
+    return f'<dl id="summary">{rows}</dl>'
+
+
+def _options(plan: Plan) -> str:
+    """Every option in force, the game's defaults included."""
+    try:
+        options = parse_options(get_game(plan.game), plan.options).as_text()
+    except CroupierError:  # a game or option this croupier does not know: as stored
+        options = dict(plan.options)
+    return ", ".join(f"{name} {value}" for name, value in options.items()) or "none"
+
+
+def _problems(problems: Sequence[str]) -> str:
+    if not problems:
+        return ""
+    items = "".join(f"<li>{_e(problem)}</li>" for problem in problems)
+    return f'<section id="problems"><h2>Problems</h2><ul>{items}</ul></section>'
+
+
+def _standings_note(plan: Plan) -> str:
+    if plan.system == "elo":
+        return (
+            "Elo: maximum likelihood over all matches, mean 0, 95% cluster-robust interval. "
+            "Score: the mean match score (1 win, 0.5 draw, 0 loss). Points: mean game points."
+        )
+    return (
+        "openskill (Weng-Lin, Plackett-Luce): ordinal = mu - 3 sigma, which ranks. Score: the "
+        "mean match score (sides beaten plus half the sides tied, over the others). Points: "
+        "mean game points."
+    )
+
+
+def _number(value: float | None) -> str:
+    return "" if value is None else repr(value)
+
+
+def _standings_table(standings: Standings) -> str:
+    """The CLI's table (`referee.ladder.standings.table`), cell for cell; each cell also
+    carries its exact value in `data-value`."""
+    elo = standings.plan.system == "elo"
+    heads = ["rank", "bot", "Elo" if elo else "ordinal", "95% interval" if elo else "mu ± sigma"]
+    heads += ["matches", "score", "points", "faults"]
+    out = ["<table class='standings'><thead><tr>"]
+    out += [
+        f"<th class='{'text' if h in {'bot', 'faults'} else 'num'}'>{_e(h)}</th>" for h in heads
+    ]
+    out.append("</tr></thead><tbody>")
+    for i, row in enumerate(standings.rows):
+        rating, interval = _rating_text(row, elo)
+        interval_value = json.dumps([row.low, row.high]) if elo else json.dumps([row.mu, row.sigma])
+        cells = [
+            ("rank", str(row.rank), str(row.rank), "num"),
+            ("bot", _swatch(i) + _e(row.bot), row.bot, "text"),
+            ("rating", _e(rating), _number(row.rating), "num"),
+            ("interval", _e(interval), interval_value, "num"),
+            ("matches", str(row.matches), str(row.matches), "num"),
+            (
+                "score",
+                _e(f"{row.score:.1%}" if row.score is not None else "-"),
+                _number(row.score),
+                "num",
+            ),
+            (
+                "points",
+                _e(f"{row.points:.1f}" if row.points is not None else "-"),
+                _number(row.points),
+                "num",
+            ),
+            (
+                "faults",
+                _e(fault_text(row)),
+                json.dumps({**row.faults, **({"restarted": row.restarts} if row.restarts else {})}),
+                "text",
+            ),
+        ]
+        tds = "".join(
+            f"<td class='{kind}' data-key='{key}' data-value='{_e(value)}'>{shown}</td>"
+            for key, shown, value, kind in cells
+        )
+        out.append(f"<tr data-bot='{_e(row.bot)}'>{tds}</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def _rating_text(row: Row, elo: bool) -> tuple[str, str]:
+    if row.rating is None or row.low is None or row.high is None:
+        return "-", "-"
+    if elo:
+        return f"{row.rating:+.0f}", f"{row.low:+.0f}..{row.high:+.0f}"
+    return f"{row.rating:.1f}", f"{row.mu:.1f} ± {row.sigma:.2f}"
+
+
+def _swatch(index: int) -> str:
+    return f"<i class='swatch' style='--c:{PALETTE[index % len(PALETTE)]}'></i>"
+
+
+def _ticks(low: float, high: float, count: int) -> list[float]:
+    """Round-numbered ticks covering [low, high], about `count` of them."""
+    if high - low < 1e-9:
+        low, high = low - 1, high + 1
+    raw = (high - low) / count
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
+    first = math.floor(low / step + 1e-9) * step
+    last = math.ceil(high / step - 1e-9) * step
+    return [first + i * step for i in range(round((last - first) / step) + 1)]
+
+
+def _plot(
+    plan: Plan,
+    history: History,
+    standings: Standings,
+    colours: dict[str, int],
+    data: LadderData,
+) -> str:
+    """The ratings over time as inline SVG, drawn here (readable with scripts off); the
+    script adds the cursor, the tooltip and the legend's toggles from the same JSON."""
+    n = len(history.points)
+    if n == 0:
+        return "<p class='note'>No match is committed yet.</p>"
+    elo = plan.system == "elo"
+    values = [p[0] for point in history.points for p in point.values()]
+    if not values:
+        return "<p class='note'>No bot has a rating yet.</p>"
+    y_ticks = _ticks(min(values), max(values), 6)
+    y_low, y_high = y_ticks[0], y_ticks[-1]
+    plot_w, plot_h = _W - _LEFT - _RIGHT, _H - _TOP - _BOTTOM
+
+    def x_of(i: int) -> float:  # point i (0-based) -> x
+        return _LEFT + (plot_w * i / (n - 1) if n > 1 else plot_w / 2)
+
+    def y_of(value: float) -> float:
+        return _TOP + plot_h * (y_high - value) / (y_high - y_low)
+
+    svg = [
+        f"<svg id='plot' viewBox='0 0 {_W} {_H}' role='img' aria-labelledby='plot-title' "
+        f"data-n='{n}'><title id='plot-title'>{_e(_plot_caption(plan))}</title>",
+        f"<defs><clipPath id='area'><rect x='{_LEFT}' y='{_TOP}' width='{plot_w}' "
+        f"height='{plot_h}'/></clipPath></defs>",
+        "<g class='grid'>",
+    ]
+    for tick in y_ticks:
+        y = y_of(tick)
+        label = f"{tick:+g}" if elo and tick else f"{tick:g}"
+        zero = " zero" if tick == 0 else ""
+        svg.append(
+            f"<line class='tick{zero}' x1='{_LEFT}' x2='{_W - _RIGHT}' y1='{y:.1f}' "
+            f"y2='{y:.1f}'/><text class='ylabel' x='{_LEFT - 6}' y='{y + 4:.1f}'>{label}</text>"
+        )
+    for tick in _ticks(1, n, min(10, max(n - 1, 1))):
+        if 1 <= tick <= n and tick == int(tick):
+            x = x_of(int(tick) - 1)
+            svg.append(
+                f"<line class='tick' x1='{x:.1f}' x2='{x:.1f}' y1='{_TOP}' "
+                f"y2='{_TOP + plot_h}'/><text class='xlabel' x='{x:.1f}' "
+                f"y='{_TOP + plot_h + 16}'>{int(tick)}</text>"
+            )
+    svg.append(
+        f"<text class='axis' x='{_LEFT + plot_w / 2}' y='{_H - 6}'>matches committed</text>"
+        f"<text class='axis' transform='translate(14 {_TOP + plot_h / 2}) rotate(-90)'>"
+        f"{'Elo' if elo else 'ordinal'}</text></g><g clip-path='url(#area)'>"
+    )
+    series = []
+    for row in standings.rows:
+        bot = row.bot
+        index = colours[bot]
+        colour = PALETTE[index % len(PALETTE)]
+        dash = _DASHES[(index // len(PALETTE)) % len(_DASHES)]
+        vals = [point.get(bot) for point in history.points]
+        path, band, dots = [], [], []
+        pen_up = True
+        segment: list[tuple[int, float, float]] = []
+        segments = []
+        for i, v in enumerate(vals):
+            if v is None:
+                pen_up = True
+                if segment:
+                    segments.append(segment)
+                    segment = []
+                continue
+            x, y = x_of(i), y_of(v[0])
+            path.append(f"{'M' if pen_up else 'L'}{x:.1f} {y:.1f}")
+            pen_up = False
+            segment.append((i, v[1], v[2]))
+            if n <= _DOTS_UP_TO:
+                dots.append(f"<circle cx='{x:.1f}' cy='{y:.1f}' r='2.6'/>")
+        if segment:
+            segments.append(segment)
+        if elo:
+            for seg in segments:
+                upper = " ".join(f"{x_of(i):.1f},{y_of(high):.1f}" for i, _, high in seg)
+                lower = " ".join(f"{x_of(i):.1f},{y_of(low):.1f}" for i, low, _ in reversed(seg))
+                band.append(f"<polygon points='{upper} {lower}'/>")
+        dash_attr = f" stroke-dasharray='{dash}'" if dash else ""
+        svg.append(
+            f"<g class='series' data-bot='{_e(bot)}' style='--c:{colour}'>"
+            f"<g class='band'>{''.join(band)}</g>"
+            f"<path class='line' d='{' '.join(path)}'{dash_attr}/>"
+            f"<g class='dots'>{''.join(dots)}</g></g>"
+        )
+        series.append(
+            {
+                "bot": bot,
+                "colour": colour,
+                "values": [None if v is None else v[0] for v in vals],
+                "low": [None if v is None else v[1] for v in vals],
+                "high": [None if v is None else v[2] for v in vals],
+            }
+        )
+    svg.append(
+        f"</g><line id='cursor' x1='0' x2='0' y1='{_TOP}' y2='{_TOP + plot_h}'/>"
+        f"<rect id='hit' x='{_LEFT}' y='{_TOP}' width='{plot_w}' height='{plot_h}'/></svg>"
+    )
+    ids = {p.number: p.match_id for p in data.played}
+    payload = {
+        "system": plan.system,
+        "frame": {"left": _LEFT, "width": plot_w, "n": n},
+        "numbers": history.numbers,
+        "matches": [ids.get(number, "") for number in history.numbers],
+        "series": series,
+    }
+    legend = "".join(
+        f"<button type='button' class='key' data-bot='{_e(row.bot)}' aria-pressed='true'>"
+        f"{_swatch(colours[row.bot])}{_e(row.bot)}</button>"
+        for row in standings.rows
+    )
+    band_toggle = (
+        "<label class='bands'><input type='checkbox' id='bands'"
+        + (" checked" if len(standings.rows) <= 2 else "")
+        + "> 95% intervals</label>"
+        if elo
+        else ""
+    )
+    script = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
+    script = script.replace("</", "<\\/").replace("<!--", "<\\!--")
+    return (
+        f"<figure id='figure'>{''.join(svg)}<div id='tip' hidden></div>"
+        f"<figcaption>{_e(_plot_caption(plan))}. Point k: the ratings over the first k "
+        f"matches committed, as the standings showed them then; hover for values, click for "
+        f"the match.</figcaption><div class='legend'>{legend}{band_toggle}</div></figure>"
+        f"<script type='application/json' id='ratings-data'>{script}</script>"
+    )
+
+
+def _plot_caption(plan: Plan) -> str:
+    if plan.system == "elo":
+        return "Elo after each committed match, with its 95% interval shaded"
+    return "openskill ordinal (mu - 3 sigma) after each committed match"
+
+
+def _matches_table(data: LadderData, pages: dict[str, Any], colours: dict[str, int]) -> str:
+    """Every committed match: its page, round, deal, seats (each a link to that seat's view),
+    result, faults (each a link to the step it happened at) and time."""
+    if not data.played:
+        return "<p class='note'>No match is committed yet.</p>"
+    out = [
+        "<p class='tools'><label>filter <input type='search' id='filter' "
+        "placeholder='bot, match, fault…'></label> <span id='shown'></span></p>",
+        "<table class='matches'><thead><tr><th class='num'>#</th><th class='text'>match</th>"
+        "<th class='num'>round</th><th class='num'>deal</th><th class='text'>seats</th>"
+        "<th class='text'>result</th><th class='text'>faults</th><th class='num'>seconds</th>"
+        "</tr></thead><tbody>",
+    ]
+    for played in data.played:
+        match = data.schedule[played.number]
+        result = data.results[played.number]
+        notes = pages.get(played.match_id)
+        href = f"{PAGES}/{page_name(played.match_id, played.number)}" if notes else None
+        link = (
+            f"<a class='viewer' href='{_e(href)}'>{_e(played.match_id)}</a>"
+            if href
+            else f"<span class='missing' title='no viewer page'>{_e(played.match_id)}</span>"
+        )
+        seats = []
+        for seat, bot in enumerate(match.bots):
+            name = f"{_swatch(colours.get(bot, 0))}{_e(bot)}"
+            if href:
+                name = f"<a href='{_e(href)}#view={seat + 1}' title='seat {seat}’s view'>{name}</a>"
+            win = " class='win'" if result.ranks[seat] == 1 else ""
+            seats.append(f"<span{win}>{name} {result.scores[seat]}</span>")
+        out.append(
+            f"<tr id='match-{played.number}'><td class='num'>{played.number}</td>"
+            f"<td class='text'>{link}</td><td class='num'>{match.round}</td>"
+            f"<td class='num'>{match.deal}</td><td class='text seats'>{' '.join(seats)}</td>"
+            f"<td class='text'>{_e(played.result)}"
+            + (
+                f" <span class='quiet'>({_e(played.termination)})</span>"
+                if played.termination != "normal"
+                else ""
+            )
+            + f"</td><td class='text'>{_faults_cell(played, match, notes, href)}</td>"
+            f"<td class='num'>{played.seconds:.1f}</td></tr>"
+        )
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def _faults_cell(played: Played, match: ScheduledMatch, notes: Any, href: str | None) -> str:
+    """Faults grouped by seat and reason, linked to the first step each happened at."""
+    if not played.faults:
+        return ""
+    steps: dict[tuple[int, str], int] = {}
+    if isinstance(notes, dict):
+        for entry in notes.get("faults", []):
+            with contextlib.suppress(TypeError, ValueError):
+                step, seat, reason = int(entry[0]), int(entry[1]), str(entry[2])
+                steps.setdefault((seat, reason), step)
+    groups: dict[tuple[int, str], list[str]] = {}
+    for seat, reason, detail in played.faults:
+        groups.setdefault((seat, reason), []).append(detail)
+    parts = []
+    for (seat, reason), details in groups.items():
+        bot = match.bots[seat] if 0 <= seat < len(match.bots) else f"seat {seat}"
+        text = f"{reason}" + (f" ×{len(details)}" if len(details) > 1 else "")
+        title = "; ".join(d for d in details[:5] if d) or reason
+        first = steps.get((seat, reason))
+        if href is not None and first is not None:
+            text = f"<a href='{_e(href)}#step={first}&amp;view=0'>{_e(text)}</a>"
+        else:
+            text = _e(text)
+        parts.append(f"<span class='fault' title='{_e(title)}'>{_e(bot)}: {text}</span>")
+    return " ".join(parts)

@@ -1,0 +1,238 @@
+"""The local venue: a loopback referee and the ladder's bot processes on this machine.
+
+`play_matches` serves on a loopback port and launches each bot once per slot (a worker that plays
+one match at a time), once in all with as many sessions (`launch = "shared"`), or once per match
+(`launch = "per-match"`); processes play match after match over their sessions, and one that
+exits is restarted, its exit counted against its bot. A cluster worker plays its batches with the
+same function (referee.cluster.batch).
+"""
+
+from __future__ import annotations
+
+import functools
+import secrets
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+import trio
+
+from referee.ladder import schedule as planning
+from referee.ladder.config import LadderConfig, Launch
+from referee.ladder.model import ScheduledMatch
+from referee.ladder.store import Exit, Finished
+from referee.ladder.venue import (
+    LadderError,
+    LadderObserver,
+    Work,
+    match_id,
+    partial_path,
+    record_path,
+)
+from referee.local.launcher import BotProcess, supervise
+from referee.match.lobby import Lobby
+from referee.match.runner import MatchConfig, run_match
+from referee.match.sessions import RemoteSeat
+from referee.transport import ServerSettings, serve
+
+
+class LocalSlots:
+    """The venue on this machine: `config.concurrency` matches at once (see `play_matches`)."""
+
+    async def play(self, config: LadderConfig, work: Work, observer: LadderObserver) -> None:
+        await play_matches(config, work.next, work.settle)
+
+
+@dataclass
+class _Slot:
+    """The processes one worker plays with: a bot's process (and token) per bot."""
+
+    number: int
+    processes: dict[str, BotProcess]
+    #: How many of each process's exits were already committed (by id of the process).
+    reported: dict[int, int]
+
+
+class _Referee:
+    """A loopback referee and its bot processes: what plays matches, here or on a cluster
+    worker. `play_matches` is its only entry point."""
+
+    def __init__(self, config: LadderConfig) -> None:
+        self.config = config
+        self.lobby = Lobby()
+        self.address = ""
+
+    def slots(self) -> list[_Slot]:
+        """Processes for every bot: one per worker (per-slot), or one shared by all workers;
+        none with launch per match (each match launches its own)."""
+        config = self.config
+        seats = planning.max_seats_per_bot(config)
+        shared = config.launch is Launch.SHARED
+        logs = config.records / "logs"
+        logs.mkdir(parents=True, exist_ok=True)
+        if config.launch is Launch.PER_MATCH:
+            return [_Slot(slot, {}, {}) for slot in range(config.concurrency)]
+        count = 1 if shared else config.concurrency
+        made = []
+        for slot in range(count):
+            processes = {
+                bot.name: BotProcess(
+                    command=bot.command_line(),
+                    token=secrets.token_urlsafe(24),
+                    log_path=logs / f"{bot.name}-{slot}.log",
+                    sessions=seats[bot.name] * (config.concurrency if shared else 1),
+                    cwd=bot.cwd,
+                    env=dict(bot.env),
+                )
+                for bot in config.bots
+            }
+            made.append(_Slot(slot, processes, {}))
+        return made if not shared else made * config.concurrency
+
+    def new_exits(self, slot: _Slot) -> list[Exit]:
+        """Exits of the slot's processes since the last commit (each reported once)."""
+        found: list[Exit] = []
+        for name, process in slot.processes.items():
+            seen = slot.reported.get(id(process), 0)
+            found.extend(Exit(name, slot.number, detail) for detail in process.exits[seen:])
+            slot.reported[id(process)] = len(process.exits)
+        return found
+
+    async def play(self, match: ScheduledMatch, slot: _Slot) -> Finished:
+        if self.config.launch is not Launch.PER_MATCH:
+            return await self._play(match, slot)
+        async with self._launched_for(match, slot) as fresh:
+            return await self._play(match, fresh)
+
+    @asynccontextmanager
+    async def _launched_for(self, match: ScheduledMatch, slot: _Slot) -> AsyncIterator[_Slot]:
+        """Launch each bot of the match for it alone, and see the processes out afterwards:
+        what a harness without sessions (a process per match over stdin/stdout) pays."""
+        config = self.config
+        seats = Counter(match.bots)
+        logs = config.records / "logs"
+        processes = {
+            bot.name: BotProcess(
+                command=bot.command_line(),
+                token=secrets.token_urlsafe(24),
+                log_path=logs / f"{bot.name}-per-match.log",
+                sessions=seats[bot.name],
+                cwd=bot.cwd,
+                env=dict(bot.env),
+            )
+            for bot in config.bots
+            if bot.name in seats
+        }
+        done = trio.Event()
+        async with trio.open_nursery() as nursery:
+            for process in processes.values():
+                self.lobby.admit(process.token)
+                nursery.start_soon(
+                    functools.partial(
+                        supervise,
+                        process,
+                        self.address,
+                        self.lobby,
+                        done,
+                        max_restarts=config.max_restarts,
+                    )
+                )
+            try:
+                yield _Slot(slot.number, processes, {})
+            finally:
+                done.set()
+                for process in processes.values():
+                    for session in self.lobby.by_identity.get(process.token, []):
+                        session.end("the match is over")
+
+    async def _play(self, match: ScheduledMatch, slot: _Slot) -> Finished:
+        config = self.config
+        sessions = []
+        try:
+            for bot in match.bots:
+                process = slot.processes[bot]
+                with trio.move_on_after(config.connect_timeout):
+                    sessions.append(await self.lobby.take(process.token))
+                    continue
+                raise LadderError(
+                    f"bot {bot!r} did not connect within {config.connect_timeout:g} s; "
+                    f"see {process.log_path}"
+                )
+            seats = []
+            for bot, session in zip(match.bots, sessions, strict=True):
+                seat = RemoteSeat(session)
+                seat.name = bot  # the ladder's name for the bot, in the record and MatchStart
+                seats.append(seat)
+            identifier = match_id(config, match.number)
+            final = record_path(config, match.number)
+            partial = partial_path(final)
+            partial.unlink(missing_ok=True)
+            started = time.monotonic()
+            outcome = await run_match(
+                MatchConfig(
+                    game=config.game,
+                    options=config.options,
+                    seed=match.seed,
+                    match_id=identifier,
+                    time_control=config.time_control,
+                    max_faults=config.max_faults,
+                ),
+                seats,
+                partial,
+            )
+        finally:
+            for session in sessions:
+                self.lobby.give_back(session)
+        return Finished(
+            match=match,
+            match_id=identifier,
+            record=final,
+            record_sha256="",
+            result=outcome.result,
+            faults=outcome.faults,
+            seconds=time.monotonic() - started,
+            exits=tuple(self.new_exits(slot)),
+        )
+
+
+async def play_matches(
+    config: LadderConfig,
+    next_match: Callable[[], Awaitable[ScheduledMatch | None]],
+    settle: Callable[[Finished], Awaitable[None]],
+) -> None:
+    """Serve on a loopback port, launch the bots, and play what `next_match` hands out until
+    it returns None, `config.concurrency` matches at a time. Each finished match's record is
+    left at `<record>.jsonl.partial` for `settle`, which must move it (the ladder commits it;
+    a cluster worker sends it back). The one way matches are played, locally and on a cluster.
+    """
+    referee = _Referee(config)
+    slots = referee.slots()
+    done = trio.Event()
+    config.records.mkdir(parents=True, exist_ok=True)
+    async with serve(referee.lobby, ServerSettings()) as port, trio.open_nursery() as nursery:
+        referee.address = f"127.0.0.1:{port}"
+        for slot_ in {id(s): s for s in slots}.values():
+            for process in slot_.processes.values():
+                referee.lobby.admit(process.token)
+                nursery.start_soon(
+                    functools.partial(
+                        supervise,
+                        process,
+                        referee.address,
+                        referee.lobby,
+                        done,
+                        max_restarts=config.max_restarts,
+                    )
+                )
+
+        async def worker(slot: int) -> None:
+            while (match := await next_match()) is not None:
+                await settle(await referee.play(match, slots[slot]))
+
+        async with trio.open_nursery() as workers:
+            for slot in range(config.concurrency):
+                workers.start_soon(worker, slot)
+        done.set()
+        referee.lobby.end_all("the ladder is over")

@@ -1,0 +1,13 @@
+"""One match, from a seat's decision to its record line: the layer every way of playing shares.
+
+- `runner`: drives a match (chance from its seed, a request per decision, the checked apply,
+  events to each seat, the record); `seats`: the Seat interface and in-process seats;
+  `sessions`: a bot's session and its RemoteSeat (what the gRPC stream feeds); `lobby`: sessions
+  waiting to be seated; `clock`: time control and a seat's clock (where a timeout is decided);
+  `protocol`: engine values to protobuf messages; `spectators`: live matches for Watch;
+  `records`: the JSON Lines record writer and reader (`protojson`: its fast JSON mapping);
+  `replay`: re-running a record through the engine and checking it; `seeds`: match seeds.
+
+May import: `referee.games`, `referee.errors`, `referee.version`, the generated `croupier.v1`
+messages, trio. Never grpc (that is `referee.transport`), never a ladder, contest or the CLI.
+"""
