@@ -80,6 +80,7 @@ def fault_reasons(outcome: MatchOutcome, seat: int) -> set[int]:
         ("slow", common_pb2.FAULT_REASON_TIMEOUT),
         ("out_of_range", common_pb2.FAULT_REASON_ILLEGAL_ACTION),
         ("garbage", common_pb2.FAULT_REASON_MALFORMED_MESSAGE),
+        ("no_index", common_pb2.FAULT_REASON_MALFORMED_MESSAGE),
         ("stale", common_pb2.FAULT_REASON_WRONG_REQUEST),
         ("out_of_turn", common_pb2.FAULT_REASON_OUT_OF_TURN),
         ("exit", common_pb2.FAULT_REASON_CRASHED),

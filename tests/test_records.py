@@ -112,3 +112,13 @@ def test_unknown_schema_version_is_refused(record: Path) -> None:
     header["schemaVersion"] = 99
     write(record, records)
     assert verify(record).problems == ["unknown record schema version 99"]
+
+
+def test_a_committed_schema_1_record_still_verifies() -> None:
+    """A record written before the protos' issue-16 changes (pile_cards, optional action_index):
+    records hold no observations and no replies, so schema 1 stands and old records verify."""
+    path = Path(__file__).parent / "data" / "xix-schema1.jsonl"
+    assert lines(path)[0]["header"]["schemaVersion"] == 1  # type: ignore[index]
+    report = verify(path)
+    assert report.ok, report.problems
+    assert report.lines == len(path.read_text().splitlines())

@@ -57,7 +57,7 @@ def request(hand: str, pile: str) -> referee_pb2.ActionRequest:
         players=2,
         hand=cards,
         hand_sizes=[len(cards), 6],
-        pile=pile.split(),
+        pile_cards=pile.split(),
         top_card=pile.split()[-1] if pile else "",
         pile_size=len(pile.split()),
         stock_size=24,

@@ -612,7 +612,7 @@ class XeriState:
             team=seat & 1,
             hand=cards_text(self.hands[seat]) if self.hands else (),
             hand_sizes=[len(hand) for hand in self.hands] if self.hands else [0] * players,
-            pile=cards_text(pile),
+            pile_cards=cards_text(pile),
             top_card=CARD_TEXT[pile[-1]] if pile else "",
             pile_size=len(pile),
             stock_size=len(self.stock) if self.phase is Phase.PLAY else 0,

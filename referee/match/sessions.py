@@ -254,6 +254,11 @@ class RemoteSeat:
                 common_pb2.FAULT_REASON_WRONG_REQUEST,
                 f"reply names match {reply.match_id!r}, pending is {request.match_id!r}",
             )
+        if not reply.HasField("action_index"):  # unset is not 0: never play a move for it
+            raise SeatFault(
+                common_pb2.FAULT_REASON_MALFORMED_MESSAGE,
+                f"reply to request {reply.request_id!r} has no action_index",
+            )
         return reply
 
 

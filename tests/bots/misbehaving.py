@@ -7,7 +7,8 @@ id), `out_of_turn` (an extra reply after its answer), `exit` (the process exits 
 `other_match` (answers naming another match), `reconnect` (drops its connection and comes back
 at once with the same token), `reconnect_late` (comes back after RECONNECT_AFTER seconds),
 `flood` (sends thousands of messages), `huge` (sends a 200 KB message), `slow_good` (plays
-well, 20 ms a decision: for spectators). CROUPIER_CA_FILE makes it speak TLS.
+well, 20 ms a decision: for spectators), `no_index` (a reply without action_index).
+CROUPIER_CA_FILE makes it speak TLS.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ MODES = {
     "flood",
     "huge",
     "slow_good",
+    "no_index",
 }
 
 
@@ -148,6 +150,13 @@ async def session(mode: str, reconnects: int) -> None:
                         pass
                     await listener
                     sys.exit(1)
+                elif mode == "no_index":  # forgets the field: must not play legal action 0
+                    forgot = referee_pb2.ActionReply(
+                        match_id=request.match_id, request_id=request.request_id
+                    )
+                    await call.write(
+                        referee_pb2.BotMessage(action_reply=forgot).SerializeToString()
+                    )
                 elif mode == "huge":
                     await call.write(b"\x00" * 200_000)
 

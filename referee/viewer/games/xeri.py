@@ -72,7 +72,7 @@ class XeriView:
     def _piles(self, context: Context, obs: pb.XeriObservation) -> tuple[Pile, ...]:
         piles = []
         captured = context.events_of("captured", pb.XeriCaptured)
-        if captured and not obs.pile:
+        if captured and not obs.pile_cards:
             event = captured[-1]
             xeri = " · XERI" if context.events_of("xeri", pb.XeriXeri) else ""
             cards = tuple(
@@ -81,9 +81,12 @@ class XeriView:
             piles.append(Pile(f"captured by seat {event.seat}{xeri}", cards))
         else:
             cards = tuple(
-                Card(card, mark=i == len(obs.pile) - 1) for i, card in enumerate(obs.pile)
+                Card(card, mark=i == len(obs.pile_cards) - 1)
+                for i, card in enumerate(obs.pile_cards)
             )
-            piles.append(Pile("pile", cards, note=f"{len(obs.pile)} cards" if obs.pile else ""))
+            piles.append(
+                Pile("pile", cards, note=f"{len(obs.pile_cards)} cards" if obs.pile_cards else "")
+            )
         state = context.state if isinstance(context.state, XeriState) else None
         stock = Pile("stock", note=f"{obs.stock_size} cards")
         if state is not None and obs.stock_size:

@@ -64,7 +64,7 @@ class XeriHeuristicBot(Bot):
     def act(self, request: referee_pb2.ActionRequest) -> int:
         obs = request.observation.xeri
         cards = [action.xeri.play for action in request.legal_actions]
-        seen = self._seen | set(obs.hand) | set(obs.pile)
+        seen = self._seen | set(obs.hand) | set(obs.pile_cards)
         if obs.bottom_card:
             seen.add(obs.bottom_card)
         for side in obs.sides:
@@ -74,7 +74,7 @@ class XeriHeuristicBot(Bot):
         return max(range(len(cards)), key=lambda i: (scores[i], -i))
 
     def _score(self, obs: xeri_pb2.XeriObservation, card: str, unknown: list[str]) -> float:
-        pile = list(obs.pile)
+        pile = list(obs.pile_cards)
         rank = card[0]
         last_cards = obs.stock_size == 0 and len(obs.hand) <= 2
         if pile and (rank == pile[-1][0] or rank == "J"):

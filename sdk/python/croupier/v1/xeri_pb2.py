@@ -24,49 +24,50 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x63roupier/v1/xeri.proto\x12\x0b\x63roupier.v1\"^\n\x08XeriSide\x12\r\n\x05seats\x18\x01 \x03(\r\x12\x10\n\x08\x63\x61ptured\x18\x02 \x01(\r\x12\r\n\x05xeris\x18\x03 \x03(\t\x12\x0e\n\x06points\x18\x04 \x01(\r\x12\x12\n\nround_wins\x18\x05 \x01(\r\"\xfd\x02\n\x0fXeriObservation\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0f\n\x07players\x18\x02 \x01(\r\x12\x0c\n\x04team\x18\x03 \x01(\r\x12\x0c\n\x04hand\x18\x04 \x03(\t\x12\x12\n\nhand_sizes\x18\x05 \x03(\r\x12\x0c\n\x04pile\x18\x06 \x03(\t\x12\x10\n\x08top_card\x18\x07 \x01(\t\x12\x11\n\tpile_size\x18\x08 \x01(\r\x12\x12\n\nstock_size\x18\t \x01(\r\x12$\n\x05sides\x18\n \x03(\x0b\x32\x15.croupier.v1.XeriSide\x12\x0e\n\x06\x64\x65\x61ler\x18\x0b \x01(\r\x12\x0f\n\x07to_move\x18\x0c \x01(\r\x12\r\n\x05round\x18\r \x01(\r\x12\x0e\n\x06rounds\x18\x0e \x01(\r\x12\r\n\x05plays\x18\x0f \x01(\r\x12\x0c\n\x04\x64\x65\x61l\x18\x10 \x01(\r\x12\x13\n\x0b\x62ottom_card\x18\x11 \x01(\t\x12\x0e\n\x06target\x18\x12 \x01(\r\x12\x1a\n\rlast_capturer\x18\x13 \x01(\rH\x00\x88\x01\x01\x42\x10\n\x0e_last_capturer\"$\n\nXeriAction\x12\x0e\n\x04play\x18\x01 \x01(\tH\x00\x42\x06\n\x04kind\" \n\x10XeriDealerChosen\x12\x0c\n\x04seat\x18\x01 \x01(\r\"1\n\x10XeriRoundStarted\x12\r\n\x05round\x18\x01 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x02 \x01(\r\"-\n\x0eXeriBottomCard\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x12\r\n\x05moved\x18\x02 \x01(\x08\"\x19\n\tXeriDealt\x12\x0c\n\x04hand\x18\x01 \x03(\t\"2\n\x0eXeriHandsDealt\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\r\x12\x12\n\nstock_size\x18\x02 \x01(\r\" \n\x0fXeriInitialPile\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\t\"1\n\x10XeriPileRejected\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"(\n\nXeriPlayed\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\t\"9\n\x0cXeriCaptured\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04team\x18\x02 \x01(\r\x12\r\n\x05\x63\x61rds\x18\x03 \x03(\t\"R\n\x08XeriXeri\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04team\x18\x02 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x03 \x01(\t\x12\x0c\n\x04jack\x18\x04 \x01(\x08\x12\x0e\n\x06points\x18\x05 \x01(\r\":\n\rXeriLastCards\x12\x11\n\x04team\x18\x01 \x01(\rH\x00\x88\x01\x01\x12\r\n\x05\x63\x61rds\x18\x02 \x03(\tB\x07\n\x05_team\"\xb2\x01\n\rXeriSideScore\x12\r\n\x05\x63\x61rds\x18\x01 \x01(\r\x12\x12\n\nmost_cards\x18\x02 \x01(\x08\x12\x13\n\x0b\x63\x61rd_points\x18\x03 \x01(\r\x12\r\n\x05xeris\x18\x04 \x01(\r\x12\x12\n\njack_xeris\x18\x05 \x01(\r\x12\x13\n\x0bxeri_points\x18\x06 \x01(\r\x12\r\n\x05total\x18\x07 \x01(\r\x12\x0e\n\x06points\x18\x08 \x01(\r\x12\x12\n\nround_wins\x18\t \x01(\r\"k\n\x0fXeriRoundScored\x12\r\n\x05round\x18\x01 \x01(\r\x12)\n\x05sides\x18\x02 \x03(\x0b\x32\x1a.croupier.v1.XeriSideScore\x12\x13\n\x06winner\x18\x03 \x01(\rH\x00\x88\x01\x01\x42\t\n\x07_winner\"\"\n\x10XeriTargetRaised\x12\x0e\n\x06target\x18\x01 \x01(\r\"R\n\x0cXeriGameOver\x12\x13\n\x06winner\x18\x01 \x01(\rH\x00\x88\x01\x01\x12\x0e\n\x06points\x18\x02 \x03(\r\x12\x12\n\nround_wins\x18\x03 \x03(\rB\t\n\x07_winner\"\xd3\x05\n\tXeriEvent\x12\x36\n\rdealer_chosen\x18\x01 \x01(\x0b\x32\x1d.croupier.v1.XeriDealerChosenH\x00\x12\x36\n\rround_started\x18\x02 \x01(\x0b\x32\x1d.croupier.v1.XeriRoundStartedH\x00\x12\x32\n\x0b\x62ottom_card\x18\x03 \x01(\x0b\x32\x1b.croupier.v1.XeriBottomCardH\x00\x12\'\n\x05\x64\x65\x61lt\x18\x04 \x01(\x0b\x32\x16.croupier.v1.XeriDealtH\x00\x12\x32\n\x0bhands_dealt\x18\x05 \x01(\x0b\x32\x1b.croupier.v1.XeriHandsDealtH\x00\x12\x34\n\x0cinitial_pile\x18\x06 \x01(\x0b\x32\x1c.croupier.v1.XeriInitialPileH\x00\x12\x36\n\rpile_rejected\x18\x07 \x01(\x0b\x32\x1d.croupier.v1.XeriPileRejectedH\x00\x12)\n\x06played\x18\x08 \x01(\x0b\x32\x17.croupier.v1.XeriPlayedH\x00\x12-\n\x08\x63\x61ptured\x18\t \x01(\x0b\x32\x19.croupier.v1.XeriCapturedH\x00\x12%\n\x04xeri\x18\n \x01(\x0b\x32\x15.croupier.v1.XeriXeriH\x00\x12\x30\n\nlast_cards\x18\x0b \x01(\x0b\x32\x1a.croupier.v1.XeriLastCardsH\x00\x12\x34\n\x0cround_scored\x18\x0c \x01(\x0b\x32\x1c.croupier.v1.XeriRoundScoredH\x00\x12\x36\n\rtarget_raised\x18\r \x01(\x0b\x32\x1d.croupier.v1.XeriTargetRaisedH\x00\x12.\n\tgame_over\x18\x0e \x01(\x0b\x32\x19.croupier.v1.XeriGameOverH\x00\x42\x06\n\x04kindb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x63roupier/v1/xeri.proto\x12\x0b\x63roupier.v1\"^\n\x08XeriSide\x12\r\n\x05seats\x18\x01 \x03(\r\x12\x10\n\x08\x63\x61ptured\x18\x02 \x01(\r\x12\r\n\x05xeris\x18\x03 \x03(\t\x12\x0e\n\x06points\x18\x04 \x01(\r\x12\x12\n\nround_wins\x18\x05 \x01(\r\"\x83\x03\n\x0fXeriObservation\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0f\n\x07players\x18\x02 \x01(\r\x12\x0c\n\x04team\x18\x03 \x01(\r\x12\x0c\n\x04hand\x18\x04 \x03(\t\x12\x12\n\nhand_sizes\x18\x05 \x03(\r\x12\x12\n\npile_cards\x18\x06 \x03(\t\x12\x10\n\x08top_card\x18\x07 \x01(\t\x12\x11\n\tpile_size\x18\x08 \x01(\r\x12\x12\n\nstock_size\x18\t \x01(\r\x12$\n\x05sides\x18\n \x03(\x0b\x32\x15.croupier.v1.XeriSide\x12\x0e\n\x06\x64\x65\x61ler\x18\x0b \x01(\r\x12\x0f\n\x07to_move\x18\x0c \x01(\r\x12\r\n\x05round\x18\r \x01(\r\x12\x0e\n\x06rounds\x18\x0e \x01(\r\x12\r\n\x05plays\x18\x0f \x01(\r\x12\x0c\n\x04\x64\x65\x61l\x18\x10 \x01(\r\x12\x13\n\x0b\x62ottom_card\x18\x11 \x01(\t\x12\x0e\n\x06target\x18\x12 \x01(\r\x12\x1a\n\rlast_capturer\x18\x13 \x01(\rH\x00\x88\x01\x01\x42\x10\n\x0e_last_capturer\"$\n\nXeriAction\x12\x0e\n\x04play\x18\x01 \x01(\tH\x00\x42\x06\n\x04kind\" \n\x10XeriDealerChosen\x12\x0c\n\x04seat\x18\x01 \x01(\r\"1\n\x10XeriRoundStarted\x12\r\n\x05round\x18\x01 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x02 \x01(\r\"-\n\x0eXeriBottomCard\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x12\r\n\x05moved\x18\x02 \x01(\x08\"\x19\n\tXeriDealt\x12\x0c\n\x04hand\x18\x01 \x03(\t\"2\n\x0eXeriHandsDealt\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\r\x12\x12\n\nstock_size\x18\x02 \x01(\r\" \n\x0fXeriInitialPile\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\t\"1\n\x10XeriPileRejected\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"(\n\nXeriPlayed\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\t\"9\n\x0cXeriCaptured\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04team\x18\x02 \x01(\r\x12\r\n\x05\x63\x61rds\x18\x03 \x03(\t\"R\n\x08XeriXeri\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04team\x18\x02 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x03 \x01(\t\x12\x0c\n\x04jack\x18\x04 \x01(\x08\x12\x0e\n\x06points\x18\x05 \x01(\r\":\n\rXeriLastCards\x12\x11\n\x04team\x18\x01 \x01(\rH\x00\x88\x01\x01\x12\r\n\x05\x63\x61rds\x18\x02 \x03(\tB\x07\n\x05_team\"\xb2\x01\n\rXeriSideScore\x12\r\n\x05\x63\x61rds\x18\x01 \x01(\r\x12\x12\n\nmost_cards\x18\x02 \x01(\x08\x12\x13\n\x0b\x63\x61rd_points\x18\x03 \x01(\r\x12\r\n\x05xeris\x18\x04 \x01(\r\x12\x12\n\njack_xeris\x18\x05 \x01(\r\x12\x13\n\x0bxeri_points\x18\x06 \x01(\r\x12\r\n\x05total\x18\x07 \x01(\r\x12\x0e\n\x06points\x18\x08 \x01(\r\x12\x12\n\nround_wins\x18\t \x01(\r\"k\n\x0fXeriRoundScored\x12\r\n\x05round\x18\x01 \x01(\r\x12)\n\x05sides\x18\x02 \x03(\x0b\x32\x1a.croupier.v1.XeriSideScore\x12\x13\n\x06winner\x18\x03 \x01(\rH\x00\x88\x01\x01\x42\t\n\x07_winner\"\"\n\x10XeriTargetRaised\x12\x0e\n\x06target\x18\x01 \x01(\r\"R\n\x0cXeriGameOver\x12\x13\n\x06winner\x18\x01 \x01(\rH\x00\x88\x01\x01\x12\x0e\n\x06points\x18\x02 \x03(\r\x12\x12\n\nround_wins\x18\x03 \x03(\rB\t\n\x07_winner\"\xd3\x05\n\tXeriEvent\x12\x36\n\rdealer_chosen\x18\x01 \x01(\x0b\x32\x1d.croupier.v1.XeriDealerChosenH\x00\x12\x36\n\rround_started\x18\x02 \x01(\x0b\x32\x1d.croupier.v1.XeriRoundStartedH\x00\x12\x32\n\x0b\x62ottom_card\x18\x03 \x01(\x0b\x32\x1b.croupier.v1.XeriBottomCardH\x00\x12\'\n\x05\x64\x65\x61lt\x18\x04 \x01(\x0b\x32\x16.croupier.v1.XeriDealtH\x00\x12\x32\n\x0bhands_dealt\x18\x05 \x01(\x0b\x32\x1b.croupier.v1.XeriHandsDealtH\x00\x12\x34\n\x0cinitial_pile\x18\x06 \x01(\x0b\x32\x1c.croupier.v1.XeriInitialPileH\x00\x12\x36\n\rpile_rejected\x18\x07 \x01(\x0b\x32\x1d.croupier.v1.XeriPileRejectedH\x00\x12)\n\x06played\x18\x08 \x01(\x0b\x32\x17.croupier.v1.XeriPlayedH\x00\x12-\n\x08\x63\x61ptured\x18\t \x01(\x0b\x32\x19.croupier.v1.XeriCapturedH\x00\x12%\n\x04xeri\x18\n \x01(\x0b\x32\x15.croupier.v1.XeriXeriH\x00\x12\x30\n\nlast_cards\x18\x0b \x01(\x0b\x32\x1a.croupier.v1.XeriLastCardsH\x00\x12\x34\n\x0cround_scored\x18\x0c \x01(\x0b\x32\x1c.croupier.v1.XeriRoundScoredH\x00\x12\x36\n\rtarget_raised\x18\r \x01(\x0b\x32\x1d.croupier.v1.XeriTargetRaisedH\x00\x12.\n\tgame_over\x18\x0e \x01(\x0b\x32\x19.croupier.v1.XeriGameOverH\x00\x42\x06\n\x04kindB@\n\x0b\x63roupier.v1B\tXeriProtoP\x01Z\x16\x63roupier/v1;croupierv1\xaa\x02\x0b\x43roupier.V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'croupier.v1.xeri_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
-  DESCRIPTOR._loaded_options = None
+  _globals['DESCRIPTOR']._loaded_options = None
+  _globals['DESCRIPTOR']._serialized_options = b'\n\013croupier.v1B\tXeriProtoP\001Z\026croupier/v1;croupierv1\252\002\013Croupier.V1'
   _globals['_XERISIDE']._serialized_start=39
   _globals['_XERISIDE']._serialized_end=133
   _globals['_XERIOBSERVATION']._serialized_start=136
-  _globals['_XERIOBSERVATION']._serialized_end=517
-  _globals['_XERIACTION']._serialized_start=519
-  _globals['_XERIACTION']._serialized_end=555
-  _globals['_XERIDEALERCHOSEN']._serialized_start=557
-  _globals['_XERIDEALERCHOSEN']._serialized_end=589
-  _globals['_XERIROUNDSTARTED']._serialized_start=591
-  _globals['_XERIROUNDSTARTED']._serialized_end=640
-  _globals['_XERIBOTTOMCARD']._serialized_start=642
-  _globals['_XERIBOTTOMCARD']._serialized_end=687
-  _globals['_XERIDEALT']._serialized_start=689
-  _globals['_XERIDEALT']._serialized_end=714
-  _globals['_XERIHANDSDEALT']._serialized_start=716
-  _globals['_XERIHANDSDEALT']._serialized_end=766
-  _globals['_XERIINITIALPILE']._serialized_start=768
-  _globals['_XERIINITIALPILE']._serialized_end=800
-  _globals['_XERIPILEREJECTED']._serialized_start=802
-  _globals['_XERIPILEREJECTED']._serialized_end=851
-  _globals['_XERIPLAYED']._serialized_start=853
-  _globals['_XERIPLAYED']._serialized_end=893
-  _globals['_XERICAPTURED']._serialized_start=895
-  _globals['_XERICAPTURED']._serialized_end=952
-  _globals['_XERIXERI']._serialized_start=954
-  _globals['_XERIXERI']._serialized_end=1036
-  _globals['_XERILASTCARDS']._serialized_start=1038
-  _globals['_XERILASTCARDS']._serialized_end=1096
-  _globals['_XERISIDESCORE']._serialized_start=1099
-  _globals['_XERISIDESCORE']._serialized_end=1277
-  _globals['_XERIROUNDSCORED']._serialized_start=1279
-  _globals['_XERIROUNDSCORED']._serialized_end=1386
-  _globals['_XERITARGETRAISED']._serialized_start=1388
-  _globals['_XERITARGETRAISED']._serialized_end=1422
-  _globals['_XERIGAMEOVER']._serialized_start=1424
-  _globals['_XERIGAMEOVER']._serialized_end=1506
-  _globals['_XERIEVENT']._serialized_start=1509
-  _globals['_XERIEVENT']._serialized_end=2232
+  _globals['_XERIOBSERVATION']._serialized_end=523
+  _globals['_XERIACTION']._serialized_start=525
+  _globals['_XERIACTION']._serialized_end=561
+  _globals['_XERIDEALERCHOSEN']._serialized_start=563
+  _globals['_XERIDEALERCHOSEN']._serialized_end=595
+  _globals['_XERIROUNDSTARTED']._serialized_start=597
+  _globals['_XERIROUNDSTARTED']._serialized_end=646
+  _globals['_XERIBOTTOMCARD']._serialized_start=648
+  _globals['_XERIBOTTOMCARD']._serialized_end=693
+  _globals['_XERIDEALT']._serialized_start=695
+  _globals['_XERIDEALT']._serialized_end=720
+  _globals['_XERIHANDSDEALT']._serialized_start=722
+  _globals['_XERIHANDSDEALT']._serialized_end=772
+  _globals['_XERIINITIALPILE']._serialized_start=774
+  _globals['_XERIINITIALPILE']._serialized_end=806
+  _globals['_XERIPILEREJECTED']._serialized_start=808
+  _globals['_XERIPILEREJECTED']._serialized_end=857
+  _globals['_XERIPLAYED']._serialized_start=859
+  _globals['_XERIPLAYED']._serialized_end=899
+  _globals['_XERICAPTURED']._serialized_start=901
+  _globals['_XERICAPTURED']._serialized_end=958
+  _globals['_XERIXERI']._serialized_start=960
+  _globals['_XERIXERI']._serialized_end=1042
+  _globals['_XERILASTCARDS']._serialized_start=1044
+  _globals['_XERILASTCARDS']._serialized_end=1102
+  _globals['_XERISIDESCORE']._serialized_start=1105
+  _globals['_XERISIDESCORE']._serialized_end=1283
+  _globals['_XERIROUNDSCORED']._serialized_start=1285
+  _globals['_XERIROUNDSCORED']._serialized_end=1392
+  _globals['_XERITARGETRAISED']._serialized_start=1394
+  _globals['_XERITARGETRAISED']._serialized_end=1428
+  _globals['_XERIGAMEOVER']._serialized_start=1430
+  _globals['_XERIGAMEOVER']._serialized_end=1512
+  _globals['_XERIEVENT']._serialized_start=1515
+  _globals['_XERIEVENT']._serialized_end=2238
 # @@protoc_insertion_point(module_scope)

@@ -21,13 +21,13 @@ class XeriSide(_message.Message):
     def __init__(self, seats: _Optional[_Iterable[int]] = ..., captured: _Optional[int] = ..., xeris: _Optional[_Iterable[str]] = ..., points: _Optional[int] = ..., round_wins: _Optional[int] = ...) -> None: ...
 
 class XeriObservation(_message.Message):
-    __slots__ = ("seat", "players", "team", "hand", "hand_sizes", "pile", "top_card", "pile_size", "stock_size", "sides", "dealer", "to_move", "round", "rounds", "plays", "deal", "bottom_card", "target", "last_capturer")
+    __slots__ = ("seat", "players", "team", "hand", "hand_sizes", "pile_cards", "top_card", "pile_size", "stock_size", "sides", "dealer", "to_move", "round", "rounds", "plays", "deal", "bottom_card", "target", "last_capturer")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     TEAM_FIELD_NUMBER: _ClassVar[int]
     HAND_FIELD_NUMBER: _ClassVar[int]
     HAND_SIZES_FIELD_NUMBER: _ClassVar[int]
-    PILE_FIELD_NUMBER: _ClassVar[int]
+    PILE_CARDS_FIELD_NUMBER: _ClassVar[int]
     TOP_CARD_FIELD_NUMBER: _ClassVar[int]
     PILE_SIZE_FIELD_NUMBER: _ClassVar[int]
     STOCK_SIZE_FIELD_NUMBER: _ClassVar[int]
@@ -46,7 +46,7 @@ class XeriObservation(_message.Message):
     team: int
     hand: _containers.RepeatedScalarFieldContainer[str]
     hand_sizes: _containers.RepeatedScalarFieldContainer[int]
-    pile: _containers.RepeatedScalarFieldContainer[str]
+    pile_cards: _containers.RepeatedScalarFieldContainer[str]
     top_card: str
     pile_size: int
     stock_size: int
@@ -60,7 +60,7 @@ class XeriObservation(_message.Message):
     bottom_card: str
     target: int
     last_capturer: int
-    def __init__(self, seat: _Optional[int] = ..., players: _Optional[int] = ..., team: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., pile: _Optional[_Iterable[str]] = ..., top_card: _Optional[str] = ..., pile_size: _Optional[int] = ..., stock_size: _Optional[int] = ..., sides: _Optional[_Iterable[_Union[XeriSide, _Mapping]]] = ..., dealer: _Optional[int] = ..., to_move: _Optional[int] = ..., round: _Optional[int] = ..., rounds: _Optional[int] = ..., plays: _Optional[int] = ..., deal: _Optional[int] = ..., bottom_card: _Optional[str] = ..., target: _Optional[int] = ..., last_capturer: _Optional[int] = ...) -> None: ...
+    def __init__(self, seat: _Optional[int] = ..., players: _Optional[int] = ..., team: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., pile_cards: _Optional[_Iterable[str]] = ..., top_card: _Optional[str] = ..., pile_size: _Optional[int] = ..., stock_size: _Optional[int] = ..., sides: _Optional[_Iterable[_Union[XeriSide, _Mapping]]] = ..., dealer: _Optional[int] = ..., to_move: _Optional[int] = ..., round: _Optional[int] = ..., rounds: _Optional[int] = ..., plays: _Optional[int] = ..., deal: _Optional[int] = ..., bottom_card: _Optional[str] = ..., target: _Optional[int] = ..., last_capturer: _Optional[int] = ...) -> None: ...
 
 class XeriAction(_message.Message):
     __slots__ = ("play",)
