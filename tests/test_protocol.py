@@ -29,7 +29,10 @@ FAST = TimeControl(move_ms=300, bank_ms=200)
 
 
 async def play_pairs(
-    pairs: list[tuple[str, str]], records: Path, control: TimeControl = FAST
+    pairs: list[tuple[str, str]],
+    records: Path,
+    control: TimeControl = FAST,
+    settings: transport.ServerSettings = transport.ServerSettings(),
 ) -> list[MatchOutcome]:
     """Serve one referee, launch a process per seat, play one match per pair concurrently."""
     lobby = Lobby()
@@ -43,7 +46,7 @@ async def play_pairs(
     outcomes: list[MatchOutcome] = []
     done = trio.Event()
     async with (
-        transport.serve(lobby, transport.ServerSettings()) as port,
+        transport.serve(lobby, settings) as port,
         trio.open_nursery() as nursery,
     ):
         for bot in bots:
@@ -107,6 +110,24 @@ def test_a_misbehaving_bot_faults_and_the_referee_goes_on(
         assert bad.result.seats[0].rank == 2
     else:
         assert bad.result.seats[0].faults == 1
+
+
+def test_replies_the_referee_asked_for_never_count_against_the_rate_limit(tmp_path: Path) -> None:
+    """With a limit of 2 unasked messages a second, honest bots still play whole matches: only a
+    flood (replies nobody asked for) is cut off."""
+    slow_limit = transport.ServerSettings(max_messages_per_second=2.0, message_burst=2)
+    good, flooded = transport.run(
+        play_pairs,
+        [(RANDOM, f"{BAD} good"), (f"{BAD} flood", RANDOM)],
+        tmp_path,
+        FAST,
+        slow_limit,
+    )
+    assert good.faults == ()
+    assert good.result.termination == common_pb2.TERMINATION_NORMAL
+    assert fault_reasons(flooded, 1) == set()
+    assert fault_reasons(flooded, 0)  # the flooder was cut off and faulted
+    assert "rate limit" in (tmp_path / "bot-1-0.log").read_text()
 
 
 @pytest.mark.parametrize("metadata", [(("authorization", "Bearer wrong"),), ()])

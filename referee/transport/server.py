@@ -53,7 +53,8 @@ class ServerSettings:
     grace_seconds: float = 1.0
     #: Open sessions one bot (token) may hold at once.
     max_sessions_per_token: int = 1000
-    #: Messages per second a stream may send on average, and in a burst.
+    #: Messages per second a stream may send unasked on average, and in a burst. A reply to an
+    #: ActionRequest the referee sent never counts, however fast the bot (issue 16).
     max_messages_per_second: float = 1000.0
     message_burst: int = 200
     #: PEM files; with them the server speaks TLS only.
@@ -79,6 +80,16 @@ def bearer_token(metadata: Sequence[tuple[str, str | bytes]] | grpc.aio.Metadata
             if text.startswith("Bearer "):
                 return text.removeprefix("Bearer ").strip()
     return ""
+
+
+@dataclass(slots=True)
+class _Asked:
+    """ActionRequests sent on one stream and not yet matched by a message from the bot: that
+    many messages are replies the referee asked for, exempt from the rate limit. Counting, not
+    parsing, keeps the read path cheap; a bot's message sent in place of a reply uses the credit
+    and is judged by its seat as usual."""
+
+    unanswered: int = 0
 
 
 class RefereeService:
@@ -160,10 +171,13 @@ class RefereeService:
             welcome=referee_pb2.Welcome(session_id=session.id, referee_version=VERSION)
         )
         self.trio_token.run_sync_soon(self.lobby.open, session)
-        reader = asyncio.ensure_future(self._read(requests, session, outbound))
+        asked = _Asked()
+        reader = asyncio.ensure_future(self._read(requests, session, outbound, asked))
         ending = Ending("the stream ended")
         try:
             while not isinstance(message := await outbound.get(), Ending):
+                if message.WhichOneof("kind") == "action_request":
+                    asked.unanswered += 1
                 yield message
             ending = message
         except BaseException:
@@ -186,6 +200,7 @@ class RefereeService:
         requests: AsyncIterator[bytes],
         session: Session,
         outbound: asyncio.Queue[referee_pb2.RefereeMessage | Ending],
+        asked: _Asked,
     ) -> None:
         detail = "the bot closed its stream"
         rate = self.settings.max_messages_per_second
@@ -194,16 +209,21 @@ class RefereeService:
         limited = False
         try:
             async for raw in requests:
+                if limited:  # the stream is ending; keep reading so the status gets through
+                    continue
+                if asked.unanswered > 0:  # the answer to a request (or in its place): free
+                    asked.unanswered -= 1
+                    self.trio_token.run_sync_soon(session.deliver, raw)
+                    continue
                 now = time.monotonic()
                 allowance = min(self.settings.message_burst, allowance + (now - last) * rate)
                 last = now
-                if allowance < 1:
-                    if not limited:  # end the stream; keep reading so the status gets through
-                        detail = f"rate limit: more than {rate:g} messages per second"
-                        goodbye = referee_pb2.Goodbye(reason=detail)
-                        outbound.put_nowait(referee_pb2.RefereeMessage(goodbye=goodbye))
-                        outbound.put_nowait(Ending(detail, "RESOURCE_EXHAUSTED"))
-                        limited = True
+                if allowance < 1:  # end the stream
+                    detail = f"rate limit: more than {rate:g} unasked messages per second"
+                    goodbye = referee_pb2.Goodbye(reason=detail)
+                    outbound.put_nowait(referee_pb2.RefereeMessage(goodbye=goodbye))
+                    outbound.put_nowait(Ending(detail, "RESOURCE_EXHAUSTED"))
+                    limited = True
                     continue
                 allowance -= 1
                 self.trio_token.run_sync_soon(session.deliver, raw)
