@@ -26,13 +26,14 @@ BAD = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'misbehaving.py'}"
 RANDOM = f"{sys.executable} {ROOT / 'examples' / 'python' / 'random_bot.py'}"
 GAME = get_game("xix")
 FAST = TimeControl(move_ms=300, bank_ms=200)
+DEFAULTS = transport.ServerSettings()
 
 
 async def play_pairs(
     pairs: list[tuple[str, str]],
     records: Path,
     control: TimeControl = FAST,
-    settings: transport.ServerSettings = transport.ServerSettings(),
+    settings: transport.ServerSettings = DEFAULTS,
 ) -> list[MatchOutcome]:
     """Serve one referee, launch a process per seat, play one match per pair concurrently."""
     lobby = Lobby()
