@@ -9,7 +9,6 @@ import fcntl
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -40,9 +39,8 @@ def make(*targets: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def built() -> Iterator[None]:
+def built() -> None:
     make("other-languages")
-    yield
 
 
 def play(game: str, bots: list[str], games: int, records: Path, *extra: str) -> str:
