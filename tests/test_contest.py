@@ -89,7 +89,7 @@ def run_contest(
         game=XIX,
         options=parse_options(XIX, {}),
         settings=settings,
-        tokens=tmp_path / "contest.db",
+        tokens=overrides.pop("tokens", tmp_path / "contest.db"),  # type: ignore[arg-type]
         records=tmp_path / "records",
         time_control=TimeControl(move_ms=5000, bank_ms=0),
         drain_seconds=5,
@@ -400,3 +400,72 @@ def test_sigterm_drains_then_exits(tmp_path: Path) -> None:
     serve.stderr.close()
     assert b'"event": "session opened"' in logs
     assert b'"event": "draining"' in logs
+
+
+def test_without_accounts_two_copies_of_one_bot_are_paired(tmp_path: Path) -> None:
+    """No --db: every token is anyone's, so two sessions sharing a token make a table."""
+
+    async def scenario(contest: Contest, stop: trio.Event) -> None:
+        async with trio.open_nursery() as nursery:
+            for _ in range(2):
+                nursery.start_soon(contest.bot, RANDOM, "one-token")
+
+    contest = run_contest(tmp_path, scenario, tokens=None, matches=2)
+    assert len(contest.outcomes) == 2
+    for outcome in contest.outcomes:
+        assert outcome.faults == ()
+        assert outcome.record_path is not None and verify(outcome.record_path).ok
+
+
+@pytest.mark.parametrize(
+    ("metadata", "hello", "code", "detail"),
+    [
+        ((), referee_pb2.Hello(name="x"), "UNAUTHENTICATED", "missing or unknown token"),
+        (
+            (("authorization", "Bearer t"),),
+            referee_pb2.Hello(name="x", games=["xeri"]),
+            "FAILED_PRECONDITION",
+            "the bot plays only ['xeri']; this referee runs ['xix']",
+        ),
+        (
+            (("authorization", "Bearer t"),),
+            referee_pb2.Hello(name="x", protocol_version=2),
+            "FAILED_PRECONDITION",
+            "protocol version 2 is not supported: this referee speaks 1",
+        ),
+        (
+            (("authorization", "Bearer t"),),
+            referee_pb2.Hello(name="x", games=["xeri", "xix"], protocol_version=1),
+            "OK",
+            "welcome",
+        ),
+    ],
+)
+def test_serve_without_accounts_checks_token_games_and_protocol_at_hello(
+    tmp_path: Path,
+    metadata: tuple[tuple[str, str], ...],
+    hello: referee_pb2.Hello,
+    code: str,
+    detail: str,
+) -> None:
+    seen: list[tuple[str, str]] = []
+
+    async def scenario(contest: Contest, stop: trio.Event) -> None:
+        async def client() -> tuple[str, str]:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{contest.port}") as channel:
+                call = referee_pb2_grpc.RefereeStub(channel).Play(metadata=metadata)
+                try:
+                    await call.write(referee_pb2.BotMessage(hello=hello))
+                    first = await call.read()
+                except grpc.aio.AioRpcError as error:
+                    return error.code().name, error.details() or ""
+                assert isinstance(first, referee_pb2.RefereeMessage)
+                assert first.welcome.protocol_version == 1
+                call.cancel()
+                return "OK", first.WhichOneof("kind") or ""
+
+        seen.append(await transport.host.call_asyncio(client()))
+
+    run_contest(tmp_path, scenario, tokens=None)
+    assert seen[0][0] == code
+    assert detail in seen[0][1]

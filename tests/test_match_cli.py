@@ -63,3 +63,13 @@ def test_bad_options_are_clear_errors() -> None:
     result = runner.invoke(app, ["match", "xix", "--bot", RANDOM, "--deck", "1 2 3"])
     assert result.exit_code == 2
     assert "bad deck" in result.output
+
+
+def test_a_bot_for_another_game_is_refused_at_hello(tmp_path: Path) -> None:
+    """The XIX bot declares only xix in its Hello: `croupier match xeri` never seats it."""
+    result = runner.invoke(
+        app, ["match", "xeri", "--bot", HEURISTIC, "--bot", RANDOM, "--records", str(tmp_path)]
+    )
+    assert result.exit_code == 2
+    assert "the bot plays only ['xix']; this referee runs ['xeri']" in result.output
+    assert not list(tmp_path.glob("*.jsonl"))

@@ -40,12 +40,18 @@ def choose_table(
     seats: int,
     ratings: dict[str, float],
     meetings: Counter[frozenset[str]],
+    *,
+    one_per_bot: bool = True,
 ) -> list[Session] | None:
     """The next table from the idle sessions (oldest first), or None if too few bots are idle.
 
-    One session per bot at a table; the longest-waiting bot sits first and is joined by the bots
-    it has met least, then the closest in rating, then the longest waiting.
+    One session per bot at a table (in a contest a bot must not play itself); the longest-waiting
+    bot sits first and is joined by the bots it has met least, then the closest in rating, then
+    the longest waiting. Without `one_per_bot` (a referee with no accounts, where every token is
+    anyone's) any idle sessions make a table, two copies of one bot included.
     """
+    if not one_per_bot:
+        return list(idle[:seats]) if len(idle) >= seats else None
     first_per_bot: dict[str, Session] = {}
     for session in idle:
         first_per_bot.setdefault(session.token, session)

@@ -99,6 +99,7 @@ class _Referee:
             open_access=accounts is None,
             shared=True,
             authenticate=accounts.lookup if accounts is not None else None,
+            games=frozenset({config.game.id}),
         )
         self.live = LiveMatches()
         self.control = ServerControl()
@@ -141,7 +142,9 @@ class _Referee:
                 idle = [s for s in idle if not s.closed.is_set()]
                 ratings = self.book.ratings if self.book is not None else {}
                 meetings = self.book.meetings if self.book is not None else Counter()
-                table = choose_table(idle, self.seats, ratings, meetings)
+                table = choose_table(
+                    idle, self.seats, ratings, meetings, one_per_bot=self.book is not None
+                )
                 if table is not None:
                     break
                 idle.append(await self.lobby.take(ANYONE))

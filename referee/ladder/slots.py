@@ -61,7 +61,7 @@ class _Referee:
 
     def __init__(self, config: LadderConfig) -> None:
         self.config = config
-        self.lobby = Lobby()
+        self.lobby = Lobby(games=frozenset({config.game.id}))
         self.address = ""
 
     def slots(self) -> list[_Slot]:

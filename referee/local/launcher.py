@@ -89,6 +89,11 @@ async def supervise(
         if bot.restarts >= max_restarts:
             raise LaunchError(
                 f"bot {bot.command!r} exited {len(bot.exits)} times ({', '.join(bot.exits)})"
+                + (
+                    f"; the referee refused it: {lobby.refused[bot.token]}"
+                    if bot.token in lobby.refused
+                    else ""
+                )
                 + (f"; see {bot.log_path}" if bot.log_path else "")
             )
         bot.restarts += 1

@@ -93,7 +93,7 @@ async def play_series(
         )
         for role, command in enumerate(commands)
     ]
-    lobby = Lobby()
+    lobby = Lobby(games=frozenset({config.game.id}))
     for bot in bots:
         lobby.admit(bot.token)
     standings = [Standing(label=f"bot{role}", command=bot.command) for role, bot in enumerate(bots)]

@@ -12,10 +12,14 @@ from dataclasses import dataclass, field
 
 import trio
 
+from croupier.v1 import referee_pb2
 from referee.match.sessions import RemoteSeat, Session
 
 #: The pool key for sessions when all wait in one pool (a referee that seats whoever is idle).
 ANYONE = "*"
+
+#: The session protocol this referee speaks (Hello.protocol_version, Welcome.protocol_version).
+PROTOCOL_VERSION = 1
 
 _Pool = tuple[trio.MemorySendChannel[Session], trio.MemoryReceiveChannel[Session]]
 
@@ -32,6 +36,11 @@ class Lobby:
     open_access: bool = False
     shared: bool = False
     authenticate: Callable[[str], str | None] | None = None
+    #: The games this referee seats bots in (empty: not known here, e.g. the doctor's, which
+    #: checks Hello.games itself). A bot whose Hello lists none of them is refused.
+    games: frozenset[str] = frozenset()
+    #: The last reason a Hello was refused, by identity (for the launcher's error message).
+    refused: dict[str, str] = field(default_factory=dict)
     sessions_opened: int = 0
     #: Set by `end_all`: sessions that open later are ended at once.
     closing: str = ""
@@ -53,9 +62,28 @@ class Lobby:
             return token
         if self.authenticate is not None:
             return self.authenticate(token)
-        if self.open_access:
-            return token or "anonymous"
+        if self.open_access and token:  # any token, but a token (docs/bots.md)
+            return token
         return None
+
+    def refuse_hello(self, identity: str, hello: referee_pb2.Hello) -> str | None:
+        """Why this Hello cannot be served (None: it can). Called by the transport, which ends
+        the stream with FAILED_PRECONDITION and this reason."""
+        reason = None
+        version = hello.protocol_version if hello.HasField("protocol_version") else 1
+        if version != PROTOCOL_VERSION:
+            reason = (
+                f"protocol version {version!r} is not supported: "
+                f"this referee speaks {PROTOCOL_VERSION}"
+            )
+        elif self.games and hello.games and not self.games & set(hello.games):
+            reason = (
+                f"the bot plays only {sorted(hello.games)!r}; "
+                f"this referee runs {sorted(self.games)!r}"
+            )
+        if reason is not None:
+            self.refused[identity] = reason
+        return reason
 
     def active(self, identity: str) -> int:
         """How many of the identity's sessions are open now."""

@@ -26,7 +26,7 @@ from grpc_reflection.v1alpha import reflection
 from croupier.v1 import referee_pb2
 from referee.games import GAMES
 from referee.games.options import format_value
-from referee.match.lobby import Lobby
+from referee.match.lobby import PROTOCOL_VERSION, Lobby
 from referee.match.sessions import Ending, Session
 from referee.match.spectators import LiveMatches
 from referee.transport.host import call_asyncio
@@ -154,6 +154,11 @@ class RefereeService:
                 grpc.StatusCode.INVALID_ARGUMENT, "the first message of a session must be Hello"
             )
             return
+        refusal = self.lobby.refuse_hello(identity, hello.hello)
+        if refusal is not None:
+            log.info("refused", extra={"peer": context.peer(), "bot": identity, "why": refusal})
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, refusal)
+            return
         outbound: asyncio.Queue[referee_pb2.RefereeMessage | Ending] = asyncio.Queue()
         session = Session(
             token=identity, hello=hello.hello, send=outbound.put_nowait, finish=outbound.put_nowait
@@ -168,7 +173,9 @@ class RefereeService:
             },
         )
         yield referee_pb2.RefereeMessage(
-            welcome=referee_pb2.Welcome(session_id=session.id, referee_version=VERSION)
+            welcome=referee_pb2.Welcome(
+                session_id=session.id, referee_version=VERSION, protocol_version=PROTOCOL_VERSION
+            )
         )
         self.trio_token.run_sync_soon(self.lobby.open, session)
         asked = _Asked()

@@ -52,11 +52,15 @@ export const LOADER_OPTIONS = Object.freeze({
   oneofs: true,
 });
 
+/** The session protocol this SDK speaks (Hello.protocol_version). */
+const PROTOCOL_VERSION = 1;
+
 /** Status codes after which reconnecting cannot help: the bot must be fixed or reconfigured. */
 const FATAL_CODES = new Set([
   grpc.status.UNAUTHENTICATED,
   grpc.status.PERMISSION_DENIED,
   grpc.status.INVALID_ARGUMENT,
+  grpc.status.FAILED_PRECONDITION,
   grpc.status.UNIMPLEMENTED,
   grpc.status.RESOURCE_EXHAUSTED,
 ]);
@@ -362,6 +366,7 @@ async function playSession(client, bot, token, slackMs, onWelcome) {
     name: String(bot.name ?? "bot"),
     version: String(bot.version ?? ""),
     games: bot.games ?? [],
+    protocol_version: PROTOCOL_VERSION,
   };
   call.write({ hello });
   let farewell = false;

@@ -19,6 +19,8 @@ class Bot:
     name: str = "bot"
     #: Your bot's version, recorded in each match's header.
     version: str = ""
+    #: The game ids it plays (sent in Hello; empty: any). It is never seated in another game.
+    games: tuple[str, ...] = ()
     #: When the current decision must be answered (time.monotonic(), with slack taken off);
     #: set by the SDK before each `act`. See `time_left`.
     deadline: float = math.inf

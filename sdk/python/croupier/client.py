@@ -24,6 +24,9 @@ from croupier.v1 import referee_pb2, referee_pb2_grpc
 
 log = logging.getLogger("croupier")
 
+#: The session protocol this SDK speaks (Hello.protocol_version).
+PROTOCOL_VERSION = 1
+
 #: Time kept back from each deadline for the network and the referee's own measurement.
 DEFAULT_SLACK_MS = 50
 
@@ -104,7 +107,14 @@ async def play_session(stub: referee_pb2_grpc.RefereeAsyncStub, bot: Bot, token:
     """One session: Hello, then matches until Goodbye or the stream ends."""
     call = stub.Play(metadata=(("authorization", f"Bearer {token}"),))
     await call.write(
-        referee_pb2.BotMessage(hello=referee_pb2.Hello(name=bot.name, version=bot.version))
+        referee_pb2.BotMessage(
+            hello=referee_pb2.Hello(
+                name=bot.name,
+                version=bot.version,
+                games=bot.games,
+                protocol_version=PROTOCOL_VERSION,
+            )
+        )
     )
     act = bot.act
     asynchronous = inspect.iscoroutinefunction(act)

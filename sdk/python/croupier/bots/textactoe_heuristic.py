@@ -95,6 +95,7 @@ class TexTacToeHeuristicBot(Bot):
     """Rules of thumb plus a small Monte Carlo estimate of its chance to win a showdown."""
 
     name = "textactoe-heuristic"
+    games = ("textactoe",)
     version = "1"
 
     def __init__(self, seed: int | None = 0, samples: int = 40) -> None:

@@ -62,6 +62,7 @@ class XactikaHeuristicBot(Bot):
     once its bid is made."""
 
     name = "xactika-heuristic"
+    games = ("xactika",)
     version = "1"
 
     def act(self, request: referee_pb2.ActionRequest) -> int:

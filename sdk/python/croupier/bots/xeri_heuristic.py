@@ -35,6 +35,7 @@ class XeriHeuristicBot(Bot):
     """Captures when it pays, saves jacks, sets up Xeris and avoids giving them away."""
 
     name = "xeri-heuristic"
+    games = ("xeri",)
     version = "1"
 
     def __init__(self) -> None:

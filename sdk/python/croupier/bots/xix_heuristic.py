@@ -19,6 +19,7 @@ class XixHeuristicBot(Bot):
     """Plays by a few rules of thumb that comfortably beat random play."""
 
     name = "xix-heuristic"
+    games = ("xix",)
     version = "1"
 
     def act(self, request: referee_pb2.ActionRequest) -> int:

@@ -17,14 +17,16 @@ class BotMessage(_message.Message):
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., action_reply: _Optional[_Union[ActionReply, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("name", "version", "games")
+    __slots__ = ("name", "version", "games", "protocol_version")
     NAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     GAMES_FIELD_NUMBER: _ClassVar[int]
+    PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
     name: str
     version: str
     games: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ...) -> None: ...
+    protocol_version: int
+    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., protocol_version: _Optional[int] = ...) -> None: ...
 
 class ActionReply(_message.Message):
     __slots__ = ("match_id", "request_id", "action_index")
@@ -51,12 +53,14 @@ class RefereeMessage(_message.Message):
     def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_start: _Optional[_Union[MatchStart, _Mapping]] = ..., action_request: _Optional[_Union[ActionRequest, _Mapping]] = ..., match_end: _Optional[_Union[MatchEnd, _Mapping]] = ..., goodbye: _Optional[_Union[Goodbye, _Mapping]] = ...) -> None: ...
 
 class Welcome(_message.Message):
-    __slots__ = ("session_id", "referee_version")
+    __slots__ = ("session_id", "referee_version", "protocol_version")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     REFEREE_VERSION_FIELD_NUMBER: _ClassVar[int]
+    PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     referee_version: str
-    def __init__(self, session_id: _Optional[str] = ..., referee_version: _Optional[str] = ...) -> None: ...
+    protocol_version: int
+    def __init__(self, session_id: _Optional[str] = ..., referee_version: _Optional[str] = ..., protocol_version: _Optional[int] = ...) -> None: ...
 
 class MatchStart(_message.Message):
     __slots__ = ("match_id", "game", "rules_version", "options", "seat", "seat_names", "time_control")
