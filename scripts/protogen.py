@@ -18,12 +18,18 @@ PROTO_ROOT = ROOT / "proto"
 PACKAGE = Path("croupier") / "v1"
 
 
+#: The descriptors with their comments (source info), which the generated *_pb2.py files leave
+#: out: the referee's reflection service serves these, so `grpcurl describe` shows the comments.
+DESCRIPTORS = "descriptors.binpb"
+
+
 def generate(out: Path) -> list[Path]:
-    """Write *_pb2.py, *_pb2.pyi and *_pb2_grpc.py(i) for every .proto file under `out`."""
+    """Write *_pb2.py, *_pb2.pyi and *_pb2_grpc.py(i) for every .proto file under `out`, and
+    the descriptor set with source info."""
     protos = sorted((PROTO_ROOT / PACKAGE).glob("*.proto"))
     target = out / PACKAGE
     if target.exists():
-        for old in target.glob("*_pb2*"):
+        for old in [*target.glob("*_pb2*"), *target.glob(DESCRIPTORS)]:
             old.unlink()
     target.mkdir(parents=True, exist_ok=True)
     grpc_include = Path(protoc.__file__).parent / "_proto"
@@ -35,6 +41,8 @@ def generate(out: Path) -> list[Path]:
         f"--python_out={out}",
         f"--pyi_out={out}",
         f"--grpc_python_out={out}",
+        "--include_source_info",
+        f"--descriptor_set_out={target / DESCRIPTORS}",
     ]
     if plugin is None:
         raise SystemExit("protoc-gen-mypy_grpc not found: install the dev extra (mypy-protobuf)")

@@ -115,3 +115,73 @@ def test_grpcurl_lists_describes_and_checks_health() -> None:
     )
     assert json.loads(health) == {"status": "SERVING"}
     assert {game["id"] for game in json.loads(games)["games"]} == set(GAMES)
+
+
+def test_grpcurl_describe_shows_the_proto_comments() -> None:
+    """Field comments reach reflection: the descriptors served carry source info."""
+    tool = grpcurl()
+
+    def client(address: str) -> str:
+        done = subprocess.run(
+            [tool, "-plaintext", address, "describe", "croupier.v1.ActionReply"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=True,
+        )
+        return done.stdout
+
+    described = with_server(client)
+    assert "// Copy of ActionRequest.request_id." in described
+    assert "optional uint32 action_index = 3;" in described
+
+
+def test_reflection_v1_and_v1alpha_both_answer() -> None:
+    from grpc_reflection.v1alpha import reflection_pb2
+
+    def client(address: str) -> dict[str, list[str]]:
+        names: dict[str, list[str]] = {}
+        with grpc.insecure_channel(address) as channel:
+            for version in ("v1", "v1alpha"):
+                info = channel.stream_stream(
+                    f"/grpc.reflection.{version}.ServerReflection/ServerReflectionInfo",
+                    request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+                    response_deserializer=reflection_pb2.ServerReflectionResponse.FromString,
+                )
+                asks = [
+                    reflection_pb2.ServerReflectionRequest(list_services=""),
+                    reflection_pb2.ServerReflectionRequest(
+                        file_containing_symbol="croupier.v1.Nope"
+                    ),
+                ]
+                listed, missing = list(info(iter(asks), timeout=10))
+                names[version] = [s.name for s in listed.list_services_response.service]
+                assert missing.error_response.error_code == grpc.StatusCode.NOT_FOUND.value[0]
+        return names
+
+    names = with_server(client)
+    for version in ("v1", "v1alpha"):
+        assert set(names[version]) >= SERVICES | {f"grpc.reflection.{version}.ServerReflection"}
+
+
+def test_list_games_names_only_the_games_this_referee_runs() -> None:
+    from croupier.v1 import referee_pb2
+
+    async def scenario() -> list[str]:
+        async with transport.serve(
+            Lobby(games=frozenset({"xix"})), transport.ServerSettings()
+        ) as port:
+
+            def client() -> list[str]:
+                with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+                    games = channel.unary_unary(
+                        "/croupier.v1.Referee/ListGames",
+                        request_serializer=referee_pb2.ListGamesRequest.SerializeToString,
+                        response_deserializer=referee_pb2.ListGamesResponse.FromString,
+                    )(referee_pb2.ListGamesRequest(), timeout=10)
+                    return [game.id for game in games.games]
+
+            with trio.fail_after(30):
+                return await trio.to_thread.run_sync(client)
+
+    assert transport.run(scenario) == ["xix"]

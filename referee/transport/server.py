@@ -21,7 +21,6 @@ import trio
 from google.protobuf.message import DecodeError
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
-from grpc_reflection.v1alpha import reflection
 
 from croupier.v1 import referee_pb2
 from referee.games import GAMES
@@ -30,6 +29,7 @@ from referee.match.lobby import PROTOCOL_VERSION, Lobby
 from referee.match.sessions import Ending, Session
 from referee.match.spectators import LiveMatches
 from referee.transport.host import call_asyncio
+from referee.transport.reflection import V1, V1ALPHA, ReflectionServicer
 from referee.version import VERSION
 
 SERVICE = "croupier.v1.Referee"
@@ -253,7 +253,7 @@ class RefereeService:
         request: referee_pb2.ListGamesRequest,
         context: grpc.aio.ServicerContext[object, object],
     ) -> referee_pb2.ListGamesResponse:
-        return list_games()
+        return list_games(self.lobby.games)
 
     async def watch(
         self, request: referee_pb2.WatchRequest, context: grpc.aio.ServicerContext[object, object]
@@ -309,7 +309,8 @@ def _parse(raw: bytes) -> referee_pb2.BotMessage | None:
     return message
 
 
-def list_games() -> referee_pb2.ListGamesResponse:
+def list_games(only: frozenset[str] = frozenset()) -> referee_pb2.ListGamesResponse:
+    """The games this referee runs: `only` those, or every registered game when it is empty."""
     return referee_pb2.ListGamesResponse(
         games=[
             referee_pb2.GameInfo(
@@ -329,6 +330,7 @@ def list_games() -> referee_pb2.ListGamesResponse:
                 ],
             )
             for game in GAMES.values()
+            if not only or game.id in only
         ]
     )
 
@@ -364,14 +366,9 @@ async def _start(
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     control.health = health
     await control._set(health_pb2.HealthCheckResponse.SERVING)
-    reflection.enable_server_reflection(
-        (
-            SERVICE,
-            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-            reflection.SERVICE_NAME,
-        ),
-        server,
-    )
+    health_name = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
+    reflection = ReflectionServicer((SERVICE, health_name, V1, V1ALPHA))
+    server.add_generic_rpc_handlers(reflection.handlers())
     address = f"{settings.host}:{settings.port}"
     if settings.tls_cert is not None and settings.tls_key is not None:
         credentials = grpc.ssl_server_credentials(
