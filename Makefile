@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint proto bench clean install chromium node-deps language-deps other-languages
+.PHONY: demo test lint proto bench clean install chromium node-deps language-deps other-languages buf
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -85,7 +85,24 @@ other-languages: language-deps
 test: $(STAMP) lint chromium node-deps other-languages
 	$(BIN)/python -m pytest -n 2 -q
 
-lint: $(STAMP)
+# buf (npm @bufbuild/buf, pinned in tools/package-lock.json) lints the protos and checks them
+# against the previous release's (buf.yaml says which rules and why the exceptions).
+BUF := tools/node_modules/.bin/buf
+
+$(BUF): tools/package-lock.json
+	@command -v npm >/dev/null 2>&1 || { \
+		echo "installing Debian's npm for buf"; \
+		$(SUDO) apt-get update -q && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+			nodejs npm; }
+	cd tools && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+buf: $(BUF)
+	$(BUF) lint
+	$(BUF) breaking --against tools/buf/baseline.binpb
+
+lint: $(STAMP) buf
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
