@@ -42,19 +42,23 @@ EXPECTED: dict[str, dict[CheckName, str]] = {
     "slow": {C.TIME: "decisions timed out, e.g. timeout: no reply within 500 ms"},
     "illegal": {C.LEGAL_ACTIONS: "named no legal action, e.g. illegal_action: action index"},
     "stale": {C.PROTOCOL: "bad replies, e.g. wrong_request: reply names request"},
+    # A bot that cannot play two matches in a row loses its seat in the sessions match too.
     "one_match": {
         C.MATCH_CYCLE: "the bot closed its session right after MatchEnd",
         C.SEVERAL_MATCHES: "sessions for 3 matches",
+        C.SESSIONS: "1 sessions in one match, but one was lost: crashed",
     },
     "second_match": {
-        C.SEVERAL_MATCHES: "lost in match 2: crashed: bot process exited: exit code 3"
+        C.SEVERAL_MATCHES: "lost in match 2: crashed: bot process exited: exit code 3",
+        C.SESSIONS: "1 sessions in one match, but one was lost: crashed",
     },
     "no_reconnect": {C.RECONNECT: "did not take its seat back and answer the request pending"},
     "ignore_goodbye": {C.GOODBYE: "still running 1 s after Goodbye"},
 }
 
 
-def examine_broken(mode: str, workdir: Path) -> DoctorReport:
+def examine_broken(mode: str, workdir: Path, sessions: int = 1) -> DoctorReport:
+    """The broken bot opens one session whatever CROUPIER_SESSIONS says: ask it for one."""
     game = get_game("xix")
     config = DoctorConfig(
         game=game,
@@ -64,6 +68,7 @@ def examine_broken(mode: str, workdir: Path) -> DoctorReport:
         time_control=TimeControl(move_ms=500, bank_ms=0),
         connect_timeout=3.0,
         goodbye_grace=1.0,
+        sessions=sessions,
     )
     return transport.run(examine, config)
 
@@ -121,6 +126,7 @@ def test_the_node_example_passes_and_reconnects_by_itself() -> None:
 def test_a_failing_bot_gets_advice_its_output_and_exit_code_1(tmp_path: Path) -> None:
     code, output = doctor(
         *("--game", "xix", "--move-ms", "500", "--bank-ms", "0", "--keep", str(tmp_path)),
+        *("--sessions", "1"),  # the broken bot opens one session whatever it is asked
         *("--", PYTHON, str(BROKEN), "illegal"),
     )
     assert code == 1, output
@@ -128,9 +134,9 @@ def test_a_failing_bot_gets_advice_its_output_and_exit_code_1(tmp_path: Path) ->
     failed = lines.index(next(line for line in lines if line.startswith("FAIL")))
     assert lines[failed].startswith("FAIL  legal actions")
     assert "advice: answer with an index into request.legal_actions" in lines[failed + 1]
-    assert "1 of 11 checks did not pass" in output
+    assert "1 of 12 checks did not pass" in output
     assert f"the bot's last output ({tmp_path / 'bot.log'}):" in output
-    assert len(list(tmp_path.glob("xix-doctor-*.jsonl"))) == 4
+    assert len(list(tmp_path.glob("xix-doctor-*.jsonl"))) == 5  # 3, the reconnect, the sessions
 
 
 def test_a_command_that_cannot_start_fails_the_first_check() -> None:
@@ -153,3 +159,11 @@ def test_a_quoted_command_line_is_split_like_a_shell() -> None:
     assert parse_command(["node bot.js --fast"]) == ("node", "bot.js", "--fast")
     assert parse_command(["node", "bot.js"]) == ("node", "bot.js")
     assert parse_command([shlex.join([PYTHON, "my bot.py"])]) == (PYTHON, "my bot.py")
+
+
+def test_a_bot_that_opens_one_session_when_asked_for_two_fails_sessions(tmp_path: Path) -> None:
+    """Such a bot passes every one-session check, then stalls a ladder that seats it twice."""
+    report = examine_broken("good", tmp_path, sessions=2)
+    failed = {check.name: check for check in report.checks if check.status is not Status.PASS}
+    assert set(failed) == {C.SESSIONS}
+    assert "only 1 of CROUPIER_SESSIONS=2 sessions were open at once" in failed[C.SESSIONS].detail

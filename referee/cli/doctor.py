@@ -42,6 +42,10 @@ def doctor(
     connect_timeout: Annotated[
         float, typer.Option(min=0.1, help="Seconds the bot may take to open a session.")
     ] = 30.0,
+    sessions: Annotated[
+        int,
+        typer.Option(min=1, help="CROUPIER_SESSIONS: sessions the bot must hold at once."),
+    ] = 2,
     keep: Annotated[
         Path | None,
         typer.Option(help="Folder to keep the records and the bot's output in (default: none)."),
@@ -65,6 +69,7 @@ def doctor(
                 time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms),
                 seed=seed,
                 connect_timeout=connect_timeout,
+                sessions=sessions,
             )
             report = transport.run(examine, config)
             title = f"croupier doctor: {chosen.id} with `{shlex.join(argv)}`"

@@ -31,6 +31,7 @@ class CheckName(StrEnum):
     LEGAL_ACTIONS = "legal actions"
     PROTOCOL = "protocol"
     RECONNECT = "reconnect"
+    SESSIONS = "sessions"
     GOODBYE = "goodbye"
 
 
@@ -79,6 +80,10 @@ ADVICE: dict[CheckName, str] = {
         "open a new session with the same token, or exit so that the launcher restarts the bot; "
         "the referee then sends MatchStart again and the pending request"
     ),
+    CheckName.SESSIONS: (
+        "open CROUPIER_SESSIONS sessions at once, each its own Play call with its own state: a "
+        "ladder seats several copies of a bot, in one match too"
+    ),
     CheckName.GOODBYE: "on Goodbye, close your side of the stream and exit with code 0",
 }
 
@@ -122,6 +127,9 @@ class DoctorConfig:
     #: How long the bot may take to exit after Goodbye (a contest kills it after this).
     goodbye_grace: float = EXIT_GRACE_SECONDS
     max_faults: int = 3
+    #: CROUPIER_SESSIONS: the sessions the bot must hold at once; the "sessions" check seats
+    #: that many of them in one match (up to its seats).
+    sessions: int = 2
 
     def match_count(self) -> int:
         return self.matches or max(3, self.game.seat_count(self.options))

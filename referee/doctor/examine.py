@@ -1,10 +1,12 @@
 """The bot doctor: a conformance check a bot author runs before a contest.
 
 `croupier doctor --game G -- CMD...` launches the bot as a contest does (CROUPIER_ADDRESS,
-CROUPIER_TOKEN and CROUPIER_SESSIONS=1 in its environment), serves it a referee on a loopback
-port, seats it against in-process random bots in every seat in turn, drops its connection in the
-middle of a match to see it come back, and finally says Goodbye. Each check passes or fails
-with advice; a check that an earlier failure makes impossible is skipped, which fails the run too.
+CROUPIER_TOKEN and CROUPIER_SESSIONS, 2 by default, in its environment), serves it a referee on a
+loopback port, seats it against in-process random bots in every seat in turn, drops its
+connection in the middle of a match to see it come back, seats its sessions together in one
+match (a bot that handles only one session would stall a ladder), and finally says Goodbye.
+Each check passes or fails with advice; a check that an earlier failure makes impossible is
+skipped, which fails the run too.
 
 The reconnect: while the bot's second request of a match is pending, the doctor ends its stream
 with UNAVAILABLE, as a network drop would. The seat waits (up to the connect timeout, which is
@@ -86,6 +88,7 @@ class _Bot:
     token: str
     log_path: Path
     lobby: Lobby
+    sessions: int = 1
     process: trio.Process | None = None
     launch_error: str = ""
     exits: list[int] = field(default_factory=list)
@@ -102,7 +105,7 @@ class _Bot:
             **os.environ,
             "CROUPIER_ADDRESS": address,
             "CROUPIER_TOKEN": self.token,
-            "CROUPIER_SESSIONS": "1",
+            "CROUPIER_SESSIONS": str(self.sessions),
             "PYTHONUNBUFFERED": "1",
         }
         while True:
@@ -228,7 +231,7 @@ class _Doctor:
         config.workdir.mkdir(parents=True, exist_ok=True)
         self.log_path = config.workdir / "bot.log"
         self.log_path.write_bytes(b"")
-        self.bot = _Bot(config.argv, self.token, self.log_path, self.lobby)
+        self.bot = _Bot(config.argv, self.token, self.log_path, self.lobby, config.sessions)
         self.checks: dict[CheckName, Check] = {}
         self.played: list[_Played] = []
         self.session: Session | None = None
@@ -272,6 +275,9 @@ class _Doctor:
             await self.play_matches()
             if len(self.played) == self.config.match_count():
                 await self.reconnect()
+            reconnected = self.checks.get(CheckName.RECONNECT)
+            if reconnected is not None and reconnected.status is Status.PASS:
+                await self.several_sessions()
             await self.goodbye()
 
     async def connect(self) -> bool:
@@ -359,6 +365,8 @@ class _Doctor:
             max_faults=config.max_faults,
         )
         outcome = await run_match(match_config, players, config.workdir / f"{match_id}.jsonl")
+        if drop:  # the session that took the seat back waits for the next match
+            self.lobby.give_back(remote.session)
         played = _Played(index, seat, remote.session.id, outcome, replies)
         played.recovered_after = timed.recovered_after
         return played
@@ -369,7 +377,7 @@ class _Doctor:
         session = self.session
         assert session is not None
         for index in range(count):
-            if index > 0:
+            if index > 0 and session.closed.is_set():  # else keep to the one session
                 found = await self.next_session(config.connect_timeout)
                 if found is None:
                     break
@@ -380,7 +388,7 @@ class _Doctor:
                     await session.closed.wait()
                 played.hung_up = session.closed.is_set()
             self.played.append(played)
-            self.lobby.give_back(session)
+        self.lobby.give_back(session)
         self.session = session
         self.check_cycle()
         self.check_several(count)
@@ -471,6 +479,66 @@ class _Doctor:
             Status.PASS,
             f"dropped during request {DROP_AT_REQUEST} of a match: {how} answered the pending "
             f"request {played.recovered_after:.2f} s later, then finished the match",
+        )
+
+    async def several_sessions(self) -> None:
+        """CROUPIER_SESSIONS sessions open at once, seated together in one match."""
+        config = self.config
+        wanted = config.sessions
+        sessions: list[Session] = []
+        waited = trio.current_time()
+        while len(sessions) < wanted:
+            left = config.connect_timeout - (trio.current_time() - waited)
+            found = await self.next_session(max(left, 0.1)) if left > 0 else None
+            if found is None:
+                break
+            if found not in sessions:
+                sessions.append(found)
+        for session in sessions:
+            self.lobby.give_back(session)
+        if len(sessions) < wanted:
+            self.note(
+                CheckName.SESSIONS,
+                Status.FAIL,
+                f"only {len(sessions)} of CROUPIER_SESSIONS={wanted} sessions were open at once "
+                f"within {config.connect_timeout:g} s; {self.exit_detail()}",
+            )
+            return
+        taken = [await self.lobby.take(self.token) for _ in sessions]
+        seats = config.game.seat_count(config.options)
+        index = len(self.played) + 1
+        players: list[Seat] = [
+            InProcessSeat(RandomBot(seed=derive_seed(config.seed, index) + other), "random")
+            for other in range(seats)
+        ]
+        remote = [RemoteSeat(s, self.lobby, 0.0) for s in taken[:seats]]
+        players[: len(remote)] = remote
+        match_id = f"{config.game.id}-doctor-{index:02d}"
+        match_config = MatchConfig(
+            game=config.game,
+            options=config.options,
+            seed=derive_seed(config.seed, index),
+            match_id=match_id,
+            time_control=config.time_control,
+            max_faults=config.max_faults,
+        )
+        outcome = await run_match(match_config, players, config.workdir / f"{match_id}.jsonl")
+        for session in taken:
+            self.lobby.give_back(session)
+        lost = [f for f in outcome.faults if f.seat < len(remote) and f.reason in _LOST_REASONS]
+        if lost:
+            detail = f"{len(remote)} sessions in one match, but one was lost: {_describe(lost[0])}"
+            self.note(CheckName.SESSIONS, Status.FAIL, detail, LOST_ADVICE)
+            # Give a restarted bot its chance to come back, so that Goodbye can still be checked.
+            if (back := await self.next_session(config.connect_timeout)) is not None:
+                self.lobby.give_back(back)
+            return
+        seated = ", ".join(str(seat) for seat in range(len(remote)))
+        self.note(
+            CheckName.SESSIONS,
+            Status.PASS,
+            f"{wanted} sessions open at once (CROUPIER_SESSIONS={wanted}); in seats {seated} of "
+            "one match they played it to the end",
         )
 
     async def goodbye(self) -> None:
