@@ -17,6 +17,7 @@ import typer
 
 from referee.cli.support import console, user_errors
 from referee.cluster import ClusterError, require_dask
+from referee.transport import check_free
 
 cluster_app = typer.Typer(
     name="cluster",
@@ -44,6 +45,7 @@ def local_command(
     run until Ctrl-C."""
     with user_errors():
         require_dask()
+        check_free(host, port)  # before Dask, which logs its own warnings on the way down
         from distributed import LocalCluster
 
         start: Any = LocalCluster  # Dask's annotations are partial

@@ -42,7 +42,7 @@ def token_add(name: str, db: TokenDb = DEFAULT_DB) -> None:
 def token_list(db: TokenDb = DEFAULT_DB) -> None:
     """List the accounts (never the tokens)."""
     with user_errors():
-        accounts = TokenStore(db).accounts()
+        accounts = TokenStore(db, create=False).accounts()
     table = Table(title="bot accounts")
     for column in ("bot", "created", "revoked"):
         table.add_column(column)
@@ -55,7 +55,7 @@ def token_list(db: TokenDb = DEFAULT_DB) -> None:
 def token_revoke(name: str, db: TokenDb = DEFAULT_DB) -> None:
     """Revoke an account's token; a running referee drops its sessions at once."""
     with user_errors():
-        TokenStore(db).revoke(name)
+        TokenStore(db, create=False).revoke(name)
     console.print(f"revoked {name}", markup=False)
 
 

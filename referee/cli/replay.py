@@ -57,6 +57,13 @@ def replay(
 
 
 def _verify(records: list[Path]) -> None:
+    for record in records:  # a path that is no file is the user's mistake (exit 2), not a record's
+        if record.is_dir():
+            raise CroupierError(
+                f"{str(record)!r} is a folder: give record files ({record}/*.jsonl)"
+            )
+        if not record.is_file():
+            raise CroupierError(f"no record at {str(record)!r}")
     failed = 0
     for record in records:
         report = verify(record)

@@ -17,24 +17,40 @@ console = Console()
 errors = Console(stderr=True, soft_wrap=True)
 
 
+#: What a command cannot do for the user's sake: their mistake (a CroupierError), or a file or
+#: folder the system refuses (missing, a directory, permission denied, disk full): one line each.
+_USER_ERRORS = (CroupierError, OSError)
+
+
 @contextmanager
 def user_errors() -> Iterator[None]:
-    """A user's mistake prints one line and exits 2, never a traceback."""
+    """A user's mistake, or a path the system refuses, prints one line and exits 2, never a
+    traceback."""
     try:
         yield
-    except CroupierError as error:
-        errors.print(f"error: {error}", markup=False, highlight=False)
+    except _USER_ERRORS as error:
+        errors.print(f"error: {describe(error)}", markup=False, highlight=False)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     except BaseExceptionGroup as group:  # from a trio nursery
-        mistakes, others = group.split(CroupierError)
+        mistakes, others = group.split(_USER_ERRORS)
         if mistakes is None or others is not None:
             raise
         for mistake in _leaves(mistakes):
-            errors.print(f"error: {mistake}", markup=False, highlight=False)
+            errors.print(f"error: {describe(mistake)}", markup=False, highlight=False)
         raise typer.Exit(EXIT_BAD_INPUT) from None
 
 
-def _leaves(group: BaseExceptionGroup[CroupierError]) -> Iterator[BaseException]:
+def describe(error: BaseException) -> str:
+    """One line for the user: an OSError names its path and the system's reason."""
+    if isinstance(error, OSError) and error.strerror:
+        reason = error.strerror[0].lower() + error.strerror[1:]
+        if error.filename is not None:
+            return f"{str(error.filename)!r}: {reason}"
+        return reason
+    return str(error)
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> Iterator[BaseException]:
     for error in group.exceptions:
         if isinstance(error, BaseExceptionGroup):
             yield from _leaves(error)

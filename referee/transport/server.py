@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -24,6 +25,7 @@ from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 
 from croupier.v1 import referee_pb2
+from referee.errors import CroupierError
 from referee.games import GAMES
 from referee.games.options import format_value
 from referee.match.lobby import Lobby
@@ -69,7 +71,36 @@ class ServerSettings:
             ("grpc.http2.min_recv_ping_interval_without_data_ms", self.min_client_ping_ms),
             ("grpc.http2.max_ping_strikes", 0),
             ("grpc.keepalive_permit_without_calls", 1),
+            # Two referees on one port would share its connections: the second must fail.
+            ("grpc.so_reuseport", 0),
         ]
+
+
+class ListenError(CroupierError):
+    """The server cannot listen where it was asked to (a port in use, an unknown host)."""
+
+
+def check_free(host: str, port: int) -> None:
+    """Raise ListenError when `host:port` cannot be bound, before gRPC tries (its C core would
+    print its own error line). SO_REUSEADDR lets a port left in TIME_WAIT be reused, as
+    gRPC does; a listening socket still holds it."""
+    if port == 0:
+        return
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as error:
+        raise ListenError(f"cannot listen on {host}:{port}: {error.strerror}") from None
+    for family, kind, proto, _, sockaddr in infos:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(sockaddr)
+            except OSError as error:
+                reason = (error.strerror or str(error)).lower()
+                raise ListenError(
+                    f"cannot listen on {host}:{port}: {reason} (choose another --port, or stop "
+                    "the program that holds it)"
+                ) from None
 
 
 def bearer_token(metadata: Sequence[tuple[str, str | bytes]] | grpc.aio.Metadata | None) -> str:
@@ -346,15 +377,19 @@ async def _start(
         server,
     )
     address = f"{settings.host}:{settings.port}"
-    if settings.tls_cert is not None and settings.tls_key is not None:
-        credentials = grpc.ssl_server_credentials(
-            [(settings.tls_key.read_bytes(), settings.tls_cert.read_bytes())]
-        )
-        port = server.add_secure_port(address, credentials)
-    else:
-        port = server.add_insecure_port(address)
+    check_free(settings.host, settings.port)
+    try:
+        if settings.tls_cert is not None and settings.tls_key is not None:
+            credentials = grpc.ssl_server_credentials(
+                [(settings.tls_key.read_bytes(), settings.tls_cert.read_bytes())]
+            )
+            port = server.add_secure_port(address, credentials)
+        else:
+            port = server.add_insecure_port(address)
+    except RuntimeError:  # grpc's "Failed to bind"
+        port = 0
     if port == 0:
-        raise OSError(f"cannot listen on {settings.host}:{settings.port}")
+        raise ListenError(f"cannot listen on {address!r}")
     await server.start()
     return server, port
 
