@@ -50,7 +50,11 @@ def match(
     games: Annotated[int, typer.Option(min=1, help="How many matches to play.")] = 1,
     seed: Annotated[int, typer.Option(help="Series seed; each match's seed derives from it.")] = 0,
     deck: Annotated[
-        str | None, typer.Option(help="Deck order for the first deal, top first, e.g. '18 1 17 …'.")
+        str | None,
+        typer.Option(
+            help="Deck order for the first shuffle, top first, e.g. '18 1 17 …' (a record's "
+            "first deck line replays its deal)."
+        ),
     ] = None,
     records: Annotated[
         Path | None, typer.Option(help="Folder for the match records (and bot logs).")

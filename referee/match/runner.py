@@ -139,14 +139,13 @@ class _Match:
                 self.live.publish(message)
 
     async def resolve_chance(self, state: State) -> State:
-        """The given deck, if any, is the first shuffle's outcome; the seeded RNG does the rest."""
+        """The given deck, if any, is the first shuffle's outcome; the seeded RNG does the rest.
+        The RNG still draws that shuffle, so a record's deck and seed replay its whole match."""
         node = state.chance()
         assert node is not None
-        outcome: ChanceOutcome
+        outcome = draw_chance(node, self.rng)
         if isinstance(node, Shuffle) and self.deck_pending is not None:
             outcome, self.deck_pending = self.deck_pending, None
-        else:
-            outcome = draw_chance(node, self.rng)
         state = checked.apply_chance(state, outcome)
         self.write(_chance_record(node, outcome))
         self.publish(state)
