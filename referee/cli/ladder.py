@@ -7,7 +7,9 @@ a database of another ladder, a bot that cannot start).
 from __future__ import annotations
 
 import contextlib
+import shlex
 import sys
+import time
 from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
@@ -55,6 +57,8 @@ ladder_app = typer.Typer(
 
 #: The shell's code for a run stopped by Ctrl-C (128 + SIGINT).
 EXIT_INTERRUPTED = 130
+#: Without the live display, a progress line at least this often (seconds).
+PROGRESS_SECONDS = 30.0
 
 
 class OutputFormat(StrEnum):
@@ -74,7 +78,7 @@ class _Rate(ProgressColumn):
 class _Display(LadderObserver):
     """A progress bar (done, rate, time left) over the live standings, on stderr."""
 
-    def __init__(self, show: bool) -> None:
+    def __init__(self, show: bool, *, sprt: bool = False) -> None:
         self.bar = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
@@ -87,11 +91,16 @@ class _Display(LadderObserver):
         self.latest: Standings | None = None
         self.live = Live(console=errors, transient=True, refresh_per_second=4) if show else None
         self.done = 0
+        self.total = 0
+        self.sprt = sprt
+        self.next_line = time.monotonic() + PROGRESS_SECONDS
 
     def started(self, info: StartInfo) -> None:
         state = f"resuming, {info.done} of {info.total} done" if info.resumed else "new"
+        count = f"up to {info.total} matches" if self.sprt else f"{info.total} matches"
+        sooner = "; the SPRT may end it sooner" if self.sprt else ""
         console.print(
-            f"ladder {info.name}: {info.game}, {info.total} matches ({state})",
+            f"ladder {info.name}: {info.game}, {count} ({state}{sooner})",
             markup=False,
             highlight=False,
             soft_wrap=True,
@@ -99,7 +108,7 @@ class _Display(LadderObserver):
         console.print(
             f"master seed sha256: {info.seed_sha256}", markup=False, highlight=False, soft_wrap=True
         )
-        self.done = info.done
+        self.done, self.total = info.done, info.total
         self.task = self.bar.add_task(info.name, total=info.total, completed=info.done)
         if self.live is not None:
             self.live.start()
@@ -109,8 +118,21 @@ class _Display(LadderObserver):
         if self.task is None:
             return
         self.bar.update(self.task, total=total, advance=max(done - self.done, 0))
+        self.total = total
+        if self.live is None and done > self.done and self._due(done, total):
+            console.print(f"{done} of {total} matches", markup=False, highlight=False)
         self.done = done
         self._render()
+
+    def _due(self, done: int, total: int) -> bool:
+        """Without the live display (a pipe, --no-live), a line every tenth of the ladder or
+        every PROGRESS_SECONDS, so a long run is never silent."""
+        now = time.monotonic()
+        step = max(1, total // 10)
+        if done == total or done // step > self.done // step or now >= self.next_line:
+            self.next_line = now + PROGRESS_SECONDS
+            return True
+        return False
 
     def standings(self, standings: Standings) -> None:
         self.latest = standings
@@ -174,16 +196,22 @@ def run_command(
             where = f"on the Dask cluster at {config.cluster.scheduler}"
             console.print(where, markup=False, highlight=False, soft_wrap=True)
         test = Sprt(*sprt) if sprt is not None else None
-        display = _Display(live and errors.is_terminal)
+        display = _Display(live and errors.is_terminal, sprt=test is not None)
         try:
             summary = transport.run(run_ladder, config, test, display, venue_for(config))
         except KeyboardInterrupt:
             display.stop()
+            again = ["croupier", "ladder", "run", str(ladder)]
+            given = {"--database": database, "--records": records, "--cluster": cluster}
+            again += [part for flag, value in given.items() if value for part in (flag, str(value))]
+            again += ["--sprt", *(f"{value:g}" for value in sprt)] if sprt else []
             errors.print(
-                "interrupted: every finished match is in the database; run the same command to "
-                "resume",
+                "interrupted: every finished match is in the database "
+                f"({display.done} of {display.total} in {str(config.database)!r}); resume with: "
+                f"{shlex.join(again)}",
                 markup=False,
                 highlight=False,
+                soft_wrap=True,
             )
             raise typer.Exit(EXIT_INTERRUPTED) from None
         finally:

@@ -103,7 +103,11 @@ def _prepare(store: Store, config: LadderConfig, test: Sprt | None) -> tuple[str
     before = store.meta_json("sprt")
     if test is not None and before != asdict(test):
         was = "no SPRT" if before is None else f"SPRT {before}"
-        raise StoreError(f"database {str(store.path)!r} was started with {was}; resume with it")
+        resume = "without --sprt" if before is None else "with that SPRT"
+        raise StoreError(
+            f"database {str(store.path)!r} was started with {was}: resume it {resume}, or give "
+            "--database NEW.sqlite to start a new run with this one"
+        )
     return master, Sprt(**before) if before is not None else None
 
 
