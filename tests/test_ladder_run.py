@@ -315,3 +315,18 @@ def test_ctrl_c_keeps_what_is_committed_and_says_how_to_resume(tmp_path: Path) -
     assert f"({kept} of 4000 in {str(database)!r}); resume with: croupier ladder run {path}" in err
     resumed = runner.invoke(app, ["ladder", "verify", str(database)])
     assert "Traceback" not in resumed.output
+
+
+def test_a_fixed_bot_command_resumes_the_ladder_and_says_what_changed(tmp_path: Path) -> None:
+    # Issue 17 (docs/ladders.md: "fix it and run the ladder again to resume").
+    broken = ("random", "examples/python/no_such_bot.py")
+    path = xix_ladder(tmp_path, [HEURISTIC, broken], "matches_per_pairing = 4\nmax_restarts = 1")
+    failed = runner.invoke(app, ["ladder", "run", str(path)])
+    assert failed.exit_code == 2, failed.output
+    path = xix_ladder(tmp_path, [HEURISTIC, RANDOM], "matches_per_pairing = 4\nmax_restarts = 1")
+    fixed = runner.invoke(app, ["ladder", "run", str(path)])
+    assert fixed.exit_code == 0, fixed.output
+    assert "changed since the last run: bot 'random': command was" in fixed.output
+    assert "no_such_bot.py" in fixed.output and "4 of 4 matches" in fixed.output
+    again = runner.invoke(app, ["ladder", "run", str(path)])  # the new command is kept
+    assert again.exit_code == 0 and "changed since" not in again.output

@@ -109,6 +109,8 @@ class _Display(LadderObserver):
             f"master seed sha256: {info.seed_sha256}", markup=False, highlight=False, soft_wrap=True
         )
         self.done, self.total = info.done, info.total
+        for change in info.changed:
+            console.print(f"changed since the last run: {change}", markup=False, soft_wrap=True)
         self.task = self.bar.add_task(info.name, total=info.total, completed=info.done)
         if self.live is not None:
             self.live.start()
