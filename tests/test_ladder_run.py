@@ -276,6 +276,8 @@ def test_the_readme_sprt_step_after_a_plain_run_says_what_to_do(tmp_path: Path) 
     plain = runner.invoke(app, ["ladder", "run", str(path)])
     assert plain.exit_code == 0, plain.output
     assert "\n2 of 4 matches\n" in plain.output  # not a terminal: progress lines, not silence
+    checked = runner.invoke(app, ["ladder", "verify", str(tmp_path / "ladder.sqlite")])
+    assert checked.exit_code == 0 and "verifying: 2 of 4" in checked.output
     sprt = ["--sprt", "0", "50", "0.05", "0.05"]
     refused = runner.invoke(app, ["ladder", "run", str(path), *sprt])
     assert refused.exit_code == 2

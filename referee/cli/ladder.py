@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import shlex
 import sys
-import time
 from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
@@ -31,7 +30,7 @@ from rich.progress import (
 from rich.text import Text
 
 from referee import transport
-from referee.cli.support import EXIT_CHECK_FAILED, console, errors, user_errors
+from referee.cli.support import EXIT_CHECK_FAILED, Pace, console, errors, progress, user_errors
 from referee.cluster import on_cluster, venue_for
 from referee.ladder import (
     LadderObserver,
@@ -57,8 +56,6 @@ ladder_app = typer.Typer(
 
 #: The shell's code for a run stopped by Ctrl-C (128 + SIGINT).
 EXIT_INTERRUPTED = 130
-#: Without the live display, a progress line at least this often (seconds).
-PROGRESS_SECONDS = 30.0
 
 
 class OutputFormat(StrEnum):
@@ -93,7 +90,7 @@ class _Display(LadderObserver):
         self.done = 0
         self.total = 0
         self.sprt = sprt
-        self.next_line = time.monotonic() + PROGRESS_SECONDS
+        self.pace = Pace()
 
     def started(self, info: StartInfo) -> None:
         state = f"resuming, {info.done} of {info.total} done" if info.resumed else "new"
@@ -121,20 +118,10 @@ class _Display(LadderObserver):
             return
         self.bar.update(self.task, total=total, advance=max(done - self.done, 0))
         self.total = total
-        if self.live is None and done > self.done and self._due(done, total):
+        if self.live is None and self.pace.due(done, total):
             console.print(f"{done} of {total} matches", markup=False, highlight=False)
         self.done = done
         self._render()
-
-    def _due(self, done: int, total: int) -> bool:
-        """Without the live display (a pipe, --no-live), a line every tenth of the ladder or
-        every PROGRESS_SECONDS, so a long run is never silent."""
-        now = time.monotonic()
-        step = max(1, total // 10)
-        if done == total or done // step > self.done // step or now >= self.next_line:
-            self.next_line = now + PROGRESS_SECONDS
-            return True
-        return False
 
     def standings(self, standings: Standings) -> None:
         self.latest = standings
@@ -252,8 +239,8 @@ def verify_command(
 ) -> None:
     """Check the revealed seed against its SHA-256, every deal's seed, every record's hash and
     (with --replay) every record; exit 1 on any problem."""
-    with user_errors():
-        check = verify_ladder(database, replay=replay)
+    with user_errors(), progress("verifying") as done:
+        check = verify_ladder(database, replay=replay, on_record=done)
     for problem in check.problems:
         errors.print(problem, markup=False, highlight=False, soft_wrap=True)
     seed = "seed and deals checked" if check.seed_checked else "seed not revealed yet"

@@ -13,6 +13,7 @@ from referee.cli.support import (
     EXIT_CHECK_FAILED,
     console,
     errors,
+    progress,
     user_errors,
 )
 from referee.errors import CroupierError
@@ -65,8 +66,12 @@ def _verify(records: list[Path]) -> None:
         if not record.is_file():
             raise CroupierError(f"no record at {str(record)!r}")
     failed = 0
-    for record in records:
-        report = verify(record)
+    with progress("verifying") as done:
+        reports = []
+        for count, record in enumerate(records):
+            reports.append(verify(record))
+            done(count + 1, len(records))
+    for record, report in zip(records, reports, strict=True):
         failed += not report.ok
         for problem in report.problems:
             errors.print(f"{record}: {problem}", markup=False, highlight=False)

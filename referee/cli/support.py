@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from referee.errors import CroupierError
 
@@ -69,3 +71,49 @@ def option_pairs(pairs: list[str], players: int | None) -> dict[str, str]:
     if players is not None:
         raw["players"] = str(players)
     return raw
+
+
+#: Without a terminal, a progress line at least this often (seconds), and at every tenth.
+PROGRESS_SECONDS = 30.0
+
+
+class Pace:
+    """When to print a progress line where no live bar can be drawn (a pipe, --no-live): at
+    every tenth of the work and at least every PROGRESS_SECONDS, so long work is never silent."""
+
+    def __init__(self) -> None:
+        self.shown = 0
+        self.next_line = time.monotonic() + PROGRESS_SECONDS
+
+    def due(self, done: int, total: int) -> bool:
+        if total <= 1:
+            return False  # one piece of work says its result, not its progress
+        now = time.monotonic()
+        step = max(1, total // 10)
+        if done > self.shown and (
+            done == total or done // step > self.shown // step or now >= self.next_line
+        ):
+            self.shown = done
+            self.next_line = now + PROGRESS_SECONDS
+            return True
+        return False
+
+
+@contextmanager
+def progress(what: str) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar on stderr while the block runs (on a terminal), else a line now and then;
+    yields `done(count, total)` to call as work finishes."""
+    if errors.is_terminal:
+        with Progress(
+            TextColumn(what), BarColumn(), MofNCompleteColumn(), console=errors, transient=True
+        ) as bar:
+            task = bar.add_task(what, total=None)
+            yield lambda count, total: bar.update(task, completed=count, total=total)
+        return
+    pace = Pace()
+
+    def line(count: int, total: int) -> None:
+        if pace.due(count, total):
+            errors.print(f"{what}: {count} of {total}", markup=False, highlight=False)
+
+    yield line
