@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -15,8 +16,21 @@ from referee.errors import CroupierError
 EXIT_CHECK_FAILED = 1
 EXIT_BAD_INPUT = 2
 
-console = Console()
-errors = Console(stderr=True, soft_wrap=True)
+#: The width tables get off a terminal (a pipe, a file) unless COLUMNS says otherwise: wide
+#: enough that no cell is cut; text lines are never wrapped there.
+PIPE_WIDTH = 1000
+
+
+def _console(*, stderr: bool) -> Console:
+    """A console that wraps for a person at a terminal and never for a program reading a pipe."""
+    made = Console(stderr=stderr, soft_wrap=True)
+    if not made.is_terminal and "COLUMNS" not in os.environ:
+        made.width = PIPE_WIDTH
+    return made
+
+
+console = _console(stderr=False)
+errors = _console(stderr=True)
 
 
 #: What a command cannot do for the user's sake: their mistake (a CroupierError), or a file or

@@ -17,6 +17,7 @@ from referee.errors import CroupierError
 from referee.games import checked, get_game
 from referee.games.base import ChanceOutcome, State, parse_options
 from referee.match import protocol
+from referee.match.glyphs import readable
 from referee.match.records import read_all
 
 
@@ -177,21 +178,24 @@ def render(path: Path, seat: int | None = None) -> Iterator[str]:
         kind = record.WhichOneof("line")
         if kind == "event":
             line = record.event
+            text = readable(header.game, line.event.text)
             if seat is None:
                 who = "" if line.public else " [seat " + ",".join(map(str, line.seats)) + " only]"
-                yield f"  {line.event.text}{who}"
+                yield f"  {text}{who}"
             elif line.public or seat in line.seats:
-                yield f"  {line.event.text}"
+                yield f"  {text}"
         elif kind == "chance" and seat is None:
             chance = record.chance
             if chance.WhichOneof("outcome") == "deck":
-                yield f"chance {chance.label}: {' '.join(chance.deck.cards)}"
+                deck = readable(header.game, " ".join(chance.deck.cards))
+                yield f"chance {chance.label}: {deck}"
             else:
                 yield f"chance {chance.label}: {chance.pick}"
-        elif kind == "action" and (seat is None or seat == record.action.seat):
+        elif kind == "action" and record.action.defaulted and seat in (None, record.action.seat):
+            # Each action's own event says what was played; a default action says who chose it.
             action = record.action
-            note = " (played by the referee)" if action.defaulted else ""
-            yield f"seat {action.seat} {names[action.seat]}: {action.text}{note}"
+            text = readable(header.game, action.text)
+            yield f"seat {action.seat} {names[action.seat]}: {text} (played by the referee)"
         elif kind == "fault" and (seat is None or seat == record.fault.fault.seat):
             fault = record.fault.fault
             reason = common_pb2.FaultReason.Name(fault.reason)
