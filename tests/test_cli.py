@@ -74,3 +74,24 @@ def test_help_documents_exit_codes() -> None:
     result = runner.invoke(app, ["--help"])
     assert result.exit_code == 0
     assert "Exit codes" in result.output
+
+
+def test_a_truncated_record_is_shown_as_far_as_it_goes_with_a_warning(
+    record: Path, tmp_path: Path
+) -> None:
+    # Issue 17: one behaviour everywhere; exit 0 to show, 1 to verify, 2 for what is no record.
+    text = record.read_text()
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text(text[: len(text) - len(text.splitlines()[-1]) // 2 - 1])
+    shown = runner.invoke(app, ["replay", str(cut), "--plain"])
+    assert shown.exit_code == 0, shown.output
+    assert "seat 0 is dealt" in shown.output
+    assert f"warning: {cut}: line " in shown.output and "is truncated" in shown.output
+    page = tmp_path / "cut.html"
+    html = runner.invoke(app, ["replay", str(cut), "--html", str(page)])
+    assert html.exit_code == 0 and page.is_file(), html.output
+    assert "is truncated" in html.output
+    verified = runner.invoke(app, ["replay", str(cut), "--verify"])
+    assert verified.exit_code == 1 and "is truncated" in verified.output
+    folder = runner.invoke(app, ["replay", str(tmp_path), "--verify"])
+    assert folder.exit_code == 2 and "is a folder" in folder.output

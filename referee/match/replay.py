@@ -8,7 +8,7 @@ effect, and the result.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +18,7 @@ from referee.games import checked, get_game
 from referee.games.base import ChanceOutcome, State, parse_options
 from referee.match import protocol
 from referee.match.glyphs import readable
-from referee.match.records import read_all
+from referee.match.records import read_all, read_to_show
 
 
 @dataclass
@@ -162,9 +162,16 @@ def verify(path: Path) -> Verification:
     return report
 
 
-def render(path: Path, seat: int | None = None) -> Iterator[str]:
-    """The record as text lines: omniscient, or exactly what `seat` saw (its events and actions)."""
-    records, _ = read_all(path, strict=True)
+def render(
+    path: Path, seat: int | None = None, warn: Callable[[str], None] | None = None
+) -> Iterator[str]:
+    """The record as text lines: omniscient, or exactly what `seat` saw (its events and actions).
+    What cannot be read (a truncated tail, a bad line) is skipped and passed to `warn`; a file
+    with no header raises RecordError."""
+    records, problems = read_to_show(path)
+    for problem in problems:
+        if warn is not None:
+            warn(problem)
     header = records[0].header
     names = [s.name for s in header.seats]
     if seat is not None and not 0 <= seat < len(names):
