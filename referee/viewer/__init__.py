@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from referee.viewer.html import render_html, viewer_data, write_html
+from referee.viewer.html import render_html, viewer_data, write_assets, write_html
 from referee.viewer.model import Card, Deck, Layout, Pile, SeatBox, Table
 from referee.viewer.timeline import Shown, Step, StepKind, Timeline, load
 
@@ -28,6 +28,7 @@ __all__ = [
     "render_html",
     "step_through",
     "viewer_data",
+    "write_assets",
     "write_html",
     "write_viewer",
 ]
