@@ -11,7 +11,7 @@ from rich.table import Table
 
 from referee import transport
 from referee.cli.logs import configure_logging
-from referee.cli.support import console, option_pairs, user_errors
+from referee.cli.support import DONE, console, epilog, option_pairs, user_errors
 from referee.contest import file as contest_file
 from referee.contest.serving import ServeConfig, serve_matches
 from referee.contest.tokens import TokenStore
@@ -30,7 +30,7 @@ token_app = typer.Typer(help="Bot accounts: a name and a secret token (only its 
 TokenDb = Annotated[Path, typer.Option("--db", help="The contest's SQLite database.")]
 
 
-@token_app.command("add")
+@token_app.command("add", epilog=epilog(["croupier token add alice --db contest.db"], DONE))
 def token_add(name: str, db: TokenDb = DEFAULT_DB) -> None:
     """Create an account and print its token (shown this once only)."""
     with user_errors():
@@ -38,7 +38,7 @@ def token_add(name: str, db: TokenDb = DEFAULT_DB) -> None:
     console.print(token, markup=False, highlight=False)
 
 
-@token_app.command("list")
+@token_app.command("list", epilog=epilog(["croupier token list --db contest.db"], DONE))
 def token_list(db: TokenDb = DEFAULT_DB) -> None:
     """List the accounts (never the tokens)."""
     with user_errors():
@@ -51,7 +51,7 @@ def token_list(db: TokenDb = DEFAULT_DB) -> None:
     console.print(table)
 
 
-@token_app.command("revoke")
+@token_app.command("revoke", epilog=epilog(["croupier token revoke alice --db contest.db"], DONE))
 def token_revoke(name: str, db: TokenDb = DEFAULT_DB) -> None:
     """Revoke an account's token; a running referee drops its sessions at once."""
     with user_errors():
@@ -84,16 +84,28 @@ def serve_command(
     bank_ms: Annotated[int, typer.Option(min=0, help="Time bank for overage, ms.")] = 10_000,
     seed: Annotated[int, typer.Option(help="Seed; each match's seed derives from it.")] = 0,
     option: Annotated[
-        list[str] | None, typer.Option(help="A game option NAME=VALUE; repeatable.")
+        list[str] | None, typer.Option(metavar="NAME=VALUE", help="A game option; repeatable.")
     ] = None,
     max_faults: Annotated[int, typer.Option(min=1, help="Faults before a seat is retired.")] = 3,
     reconnect_grace: Annotated[
         float, typer.Option(min=0, help="Seconds a bot may take to reconnect mid-match.")
     ] = 10.0,
-    max_sessions_per_token: Annotated[int, typer.Option(min=1)] = 16,
-    max_matches_per_session: Annotated[int | None, typer.Option(min=1)] = None,
-    max_messages_per_second: Annotated[float, typer.Option(min=1)] = 1000.0,
-    max_message_bytes: Annotated[int, typer.Option(min=1024)] = 64 * 1024,
+    max_sessions_per_token: Annotated[
+        int, typer.Option(min=1, help="Sessions one account may hold open at once.")
+    ] = 16,
+    max_matches_per_session: Annotated[
+        int | None,
+        typer.Option(min=1, help="Matches a session plays before it is ended (default: no limit)."),
+    ] = None,
+    max_messages_per_second: Annotated[
+        float,
+        typer.Option(
+            min=1, help="Messages a stream may send per second on average; past it, it is ended."
+        ),
+    ] = 1000.0,
+    max_message_bytes: Annotated[
+        int, typer.Option(min=1024, help="Largest message a bot may send, in bytes.")
+    ] = 64 * 1024,
     drain_seconds: Annotated[
         float, typer.Option(min=0, help="On SIGINT/SIGTERM, time given to running matches.")
     ] = 30.0,

@@ -30,7 +30,16 @@ from rich.progress import (
 from rich.text import Text
 
 from referee import transport
-from referee.cli.support import EXIT_CHECK_FAILED, Pace, console, errors, progress, user_errors
+from referee.cli.support import (
+    DONE,
+    EXIT_CHECK_FAILED,
+    Pace,
+    console,
+    epilog,
+    errors,
+    progress,
+    user_errors,
+)
 from referee.cluster import on_cluster, venue_for
 from referee.ladder import (
     LadderObserver,
@@ -47,7 +56,8 @@ from referee.ladder.standings import footer, table, to_csv, to_json
 
 ladder_app = typer.Typer(
     name="ladder",
-    help=__doc__,
+    help="Ladders: many matches among launched bots, rated, in one SQLite file that survives "
+    "any interruption (see docs/ladders.md).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -140,7 +150,22 @@ class _Display(LadderObserver):
             self.live.stop()
 
 
-@ladder_app.command("run")
+@ladder_app.command(
+    "run",
+    epilog=epilog(
+        [
+            "croupier ladder run examples/ladders/xix.toml          (run, or resume)",
+            "croupier ladder run examples/ladders/xix.toml --database ab.sqlite "
+            "--sprt 0 50 0.05 0.05",
+            "croupier ladder run LADDER.toml --cluster tcp://127.0.0.1:8786",
+        ],
+        {
+            0: "the ladder is complete (or the SPRT decided)",
+            **DONE,
+            EXIT_INTERRUPTED: "interrupted (Ctrl-C): what finished is kept; run it again",
+        },
+    ),
+)
 def run_command(
     ladder: Annotated[Path, typer.Argument(help="The ladder file (TOML); see docs/ladders.md.")],
     sprt: Annotated[
@@ -212,7 +237,16 @@ def run_command(
     console.print(f"records: {config.records}/", markup=False, highlight=False, soft_wrap=True)
 
 
-@ladder_app.command("standings")
+@ladder_app.command(
+    "standings",
+    epilog=epilog(
+        [
+            "croupier ladder standings ladder-out/xix/ladder.sqlite",
+            "croupier ladder standings ladder-out/xix/ladder.sqlite --format csv > xix.csv",
+        ],
+        DONE,
+    ),
+)
 def standings_command(
     database: Annotated[Path, typer.Argument(help="A ladder database (SQLite).")],
     format: Annotated[
@@ -232,7 +266,13 @@ def standings_command(
             console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
-@ladder_app.command("verify")
+@ladder_app.command(
+    "verify",
+    epilog=epilog(
+        ["croupier ladder verify ladder-out/xix/ladder.sqlite"],
+        {0: "everything checks out", 1: "a problem was found (each is printed)", 2: DONE[2]},
+    ),
+)
 def verify_command(
     database: Annotated[Path, typer.Argument(help="A ladder database (SQLite).")],
     replay: Annotated[bool, typer.Option(help="Also re-run the engine on every record.")] = True,
@@ -255,7 +295,13 @@ def verify_command(
         raise typer.Exit(EXIT_CHECK_FAILED)
 
 
-@ladder_app.command("report")
+@ladder_app.command(
+    "report",
+    epilog=epilog(
+        ["croupier ladder report ladder-out/xix/ladder.sqlite --html ladder-out/xix/report"],
+        {**DONE, EXIT_INTERRUPTED: "interrupted (Ctrl-C): the pages written are kept"},
+    ),
+)
 def report_command(
     database: Annotated[Path, typer.Argument(help="A ladder database (SQLite).")],
     html: Annotated[
