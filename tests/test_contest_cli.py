@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -119,3 +120,39 @@ def test_a_bad_contest_file_names_the_line_and_key(tmp_path: Path) -> None:
     result = runner.invoke(app, ["serve", str(contest)])
     assert result.exit_code == 2
     assert "port: expected int, got 'fifty'" in result.output
+
+
+def test_watch_follow_shows_each_match_with_the_bots_names(tmp_path: Path) -> None:
+    # Issue 17: matches end in a blink; --follow watches each one as it starts.
+    tokens = accounts(tmp_path, "alice", "bob")
+    croupier = str(Path(sys.executable).parent / "croupier")
+    out: list[str] = []
+
+    async def scenario(contest: Contest, stop: trio.Event) -> None:
+        address = f"127.0.0.1:{contest.port}"
+        watcher = subprocess.Popen(
+            [croupier, "watch", address, "--follow"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert watcher.stdout is not None
+        first = await trio.to_thread.run_sync(watcher.stdout.readline)
+        assert first.startswith(f"following the matches on {address}"), first
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(contest.bot, BAD, tokens["alice"], "good")
+            nursery.start_soon(contest.bot, BAD, tokens["bob"], "good")
+        while len(contest.outcomes) < 3:
+            await trio.sleep(0.05)
+        await trio.sleep(0.5)
+        watcher.send_signal(signal.SIGINT)
+        rest, _ = await trio.to_thread.run_sync(watcher.communicate)
+        out.append(rest)
+        assert watcher.returncode == 130
+
+    contest = run_contest(tmp_path, scenario, matches=3)
+    text = out[0]
+    for outcome in contest.outcomes:
+        assert f"xix match {outcome.match_id}: " in text
+    assert text.count("result: seat ") == 3
+    assert "seat 0 (" in text and "seat 1 (" in text  # seats named
+    assert "Traceback" not in text

@@ -176,15 +176,30 @@ def watch_command(
     match_id: Annotated[
         str | None, typer.Argument(help="A live match (default: list the live matches).")
     ] = None,
+    follow: Annotated[
+        bool,
+        typer.Option(
+            "--follow",
+            help="Watch the matches one after another as they start, until Ctrl-C.",
+        ),
+    ] = False,
+    bot: Annotated[
+        str | None, typer.Option(help="With --follow: only the matches this bot plays.")
+    ] = None,
     ca_file: Annotated[
         Path | None, typer.Option(help="Speak TLS, trusting this CA file (PEM).")
     ] = None,
-    tls: Annotated[bool, typer.Option(help="Speak TLS, trusting the system roots.")] = False,
+    tls: Annotated[
+        bool, typer.Option("--tls", help="Speak TLS, trusting the system roots.")
+    ] = False,
 ) -> None:
-    """Show a live match's public events as they happen, or list the live matches."""
+    """Show a live match's public events as they happen, follow the matches one after another,
+    or list the live matches."""
     with user_errors():
         secure = tls or ca_file is not None
-        if match_id is None:
+        if bot is not None and not follow:
+            raise CroupierError("--bot goes with --follow")
+        if match_id is None and not follow:
             table = Table(title=f"live matches on {address}")
             for column in ("match", "game", "seats"):
                 table.add_column(column)
@@ -192,5 +207,11 @@ def watch_command(
                 table.add_row(live.match_id, live.game, ", ".join(live.seat_names))
             console.print(table)
             return
-        for line in watch_match(address, match_id, secure=secure, ca_file=ca_file):
-            console.print(line, markup=False, highlight=False)
+        lines = watch_match(
+            address, None if follow else match_id, bot=bot or "", secure=secure, ca_file=ca_file
+        )
+        try:
+            for line in lines:
+                console.print(line, markup=False, highlight=False)
+        except KeyboardInterrupt:
+            raise typer.Exit(130) from None

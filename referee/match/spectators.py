@@ -62,14 +62,27 @@ class LiveMatch:
 
 @dataclass
 class LiveMatches:
-    """The matches being played now, by id."""
+    """The matches being played now, by id, and the spectators waiting for the next one."""
 
     matches: dict[str, LiveMatch] = field(default_factory=dict)
+    #: Called with each match as it opens (spectators that follow the matches).
+    openers: list[Callable[[LiveMatch], None]] = field(default_factory=list)
 
     def open(self, start: referee_pb2.MatchStart) -> LiveMatch:
         live = LiveMatch(start)
         self.matches[start.match_id] = live
+        for opener in list(self.openers):
+            opener(live)
         return live
+
+    def next_unseen(self, seen: set[str], bot: str = "") -> LiveMatch | None:
+        """The oldest live match not in `seen` (with a seat named `bot`, if given); `seen`
+        forgets the matches that are over, so it stays as small as the live list."""
+        seen &= self.matches.keys()
+        for match_id, live in self.matches.items():
+            if match_id not in seen and (not bot or bot in live.start.seat_names):
+                return live
+        return None
 
     def close(self, match_id: str) -> None:
         self.matches.pop(match_id, None)

@@ -30,7 +30,7 @@ from referee.games import GAMES
 from referee.games.options import format_value
 from referee.match.lobby import Lobby
 from referee.match.sessions import Ending, Session
-from referee.match.spectators import LiveMatches
+from referee.match.spectators import LiveMatch, LiveMatches
 from referee.transport.host import call_asyncio
 from referee.version import VERSION
 
@@ -101,6 +101,17 @@ def check_free(host: str, port: int) -> None:
                     f"cannot listen on {host}:{port}: {reason} (choose another --port, or stop "
                     "the program that holds it)"
                 ) from None
+
+
+async def _story(live: LiveMatch) -> AsyncIterator[referee_pb2.WatchMessage]:
+    """A live match's public messages from its start, until it ends."""
+    queue: asyncio.Queue[referee_pb2.WatchMessage | None] = asyncio.Queue()
+    live.watch(queue.put_nowait)
+    try:
+        while (message := await queue.get()) is not None:
+            yield message
+    finally:
+        live.unwatch(queue.put_nowait)
 
 
 def bearer_token(metadata: Sequence[tuple[str, str | bytes]] | grpc.aio.Metadata | None) -> str:
@@ -262,19 +273,41 @@ class RefereeService:
     async def watch(
         self, request: referee_pb2.WatchRequest, context: grpc.aio.ServicerContext[object, object]
     ) -> AsyncIterator[referee_pb2.WatchMessage]:
+        if request.follow:
+            await context.send_initial_metadata(())  # the spectator knows it is following
+            async for message in self._follow(request.bot):
+                yield message
+            return
         live = self.live.get(request.match_id)
         if live is None:
             await context.abort(
                 grpc.StatusCode.NOT_FOUND, f"no live match {request.match_id!r} (see ListMatches)"
             )
             return
-        queue: asyncio.Queue[referee_pb2.WatchMessage | None] = asyncio.Queue()
-        live.watch(queue.put_nowait)
-        try:
-            while (message := await queue.get()) is not None:
+        async for message in _story(live):
+            yield message
+
+    async def _follow(self, bot: str) -> AsyncIterator[referee_pb2.WatchMessage]:
+        """One match after another, each whole: the oldest not yet shown, or the next to open."""
+        seen: set[str] = set()
+        opened = asyncio.Event()
+
+        def opener(live: LiveMatch) -> None:
+            opened.set()
+
+        while True:
+            live = self.live.next_unseen(seen, bot)
+            if live is None:
+                opened.clear()
+                self.live.openers.append(opener)
+                try:
+                    await opened.wait()
+                finally:
+                    self.live.openers.remove(opener)
+                continue
+            seen.add(live.start.match_id)
+            async for message in _story(live):
                 yield message
-        finally:
-            live.unwatch(queue.put_nowait)
 
     def handler(self) -> grpc.GenericRpcHandler:
         return grpc.method_handlers_generic_handler(

@@ -126,10 +126,14 @@ class Goodbye(_message.Message):
     def __init__(self, reason: _Optional[str] = ...) -> None: ...
 
 class WatchRequest(_message.Message):
-    __slots__ = ("match_id",)
+    __slots__ = ("match_id", "follow", "bot")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    FOLLOW_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
     match_id: str
-    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+    follow: bool
+    bot: str
+    def __init__(self, match_id: _Optional[str] = ..., follow: _Optional[bool] = ..., bot: _Optional[str] = ...) -> None: ...
 
 class WatchMessage(_message.Message):
     __slots__ = ("match_start", "event", "match_end")
