@@ -411,7 +411,8 @@ def test_openskill_ladder_still_running(tmp_path: Path) -> None:
     assert "timeout" in index.one("tr", id="match-5").text()
 
 
-def test_report_in_chromium(browser: Any, ladder: Path, tmp_path: Path) -> None:
+def test_report_in_chromium(ladder: Path, browser: Any, tmp_path: Path) -> None:
+    # `ladder` first: it runs a referee (asyncio.run), which cannot start beside a live browser.
     out = tmp_path / "site"
     write_report(ladder, out, pool=False)
     problems: list[str] = []

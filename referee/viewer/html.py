@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.errors import CroupierError
+from referee.match.glyphs import readable
 from referee.version import VERSION
 from referee.viewer.timeline import StepKind, Timeline
 
@@ -82,10 +83,25 @@ def viewer_data(timeline: Timeline) -> dict[str, Any]:
         "names": list(timeline.names),
         "views": [timeline.view_name(viewer) for viewer in views],
         "result": timeline.result.text if timeline.result is not None else "",
+        "ranking": _ranking(timeline),
+        "moves": [
+            [step.index, step.seat, readable(header.game, step.text), step.elapsed_ms,
+             step.defaulted]
+            for step in timeline.steps
+            if step.kind is StepKind.ACTION
+        ],  # fmt: skip
         "problems": timeline.problems,
         "parts": parts.values,
         "steps": steps,
     }
+
+
+def _ranking(timeline: Timeline) -> list[list[Any]]:
+    """The final ranking for the result banner: [rank, seat, name, score, retired], best first."""
+    if timeline.result is None:
+        return []
+    seats = sorted(timeline.result.seats, key=lambda s: (s.rank, s.seat))
+    return [[s.rank, s.seat, s.name, s.score, s.retired] for s in seats]
 
 
 def _asset(name: str) -> str:
