@@ -84,16 +84,21 @@ def viewer_data(timeline: Timeline) -> dict[str, Any]:
         "views": [timeline.view_name(viewer) for viewer in views],
         "result": timeline.result.text if timeline.result is not None else "",
         "ranking": _ranking(timeline),
-        "moves": [
-            [step.index, step.seat, readable(header.game, step.text), step.elapsed_ms,
-             step.defaulted]
-            for step in timeline.steps
-            if step.kind is StepKind.ACTION
-        ],  # fmt: skip
+        "moves": _moves(timeline),
         "problems": timeline.problems,
         "parts": parts.values,
         "steps": steps,
     }
+
+
+def _moves(timeline: Timeline) -> list[list[Any]]:
+    """The move list: [step, seat, action text with cards as glyphs, elapsed ms, defaulted]."""
+    game = timeline.header.game
+    return [
+        [step.index, step.seat, readable(game, step.text), step.elapsed_ms, step.defaulted]
+        for step in timeline.steps
+        if step.kind is StepKind.ACTION
+    ]
 
 
 def _ranking(timeline: Timeline) -> list[list[Any]]:
