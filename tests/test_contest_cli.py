@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import subprocess
@@ -10,10 +11,14 @@ import time
 from pathlib import Path
 
 import trio
+from rich.console import Console
 from typer.testing import CliRunner
 
+from croupier.v1 import referee_pb2
 from referee.cli import app
+from referee.cli.watch import draw
 from referee.contest.tokens import TokenStore
+from referee.transport.client import watch
 from tests.test_contest import BAD, Contest, accounts, run_contest
 
 runner = CliRunner()
@@ -156,3 +161,39 @@ def test_watch_follow_shows_each_match_with_the_bots_names(tmp_path: Path) -> No
     assert text.count("result: seat ") == 3
     assert "seat 0 (" in text and "seat 1 (" in text  # seats named
     assert "Traceback" not in text
+
+
+def test_a_spectator_sees_the_table_and_never_a_hidden_card(tmp_path: Path) -> None:
+    # Issue 17: `croupier watch` draws the table as the stepper does, from public facts only.
+    tokens = accounts(tmp_path, "alice", "bob")
+    seen: list[referee_pb2.WatchMessage] = []
+
+    async def scenario(contest: Contest, stop: trio.Event) -> None:
+        address = f"127.0.0.1:{contest.port}"
+
+        def spectate() -> None:
+            for message in watch(address, None):
+                seen.append(message)
+                if message.WhichOneof("kind") == "match_end":
+                    return
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(trio.to_thread.run_sync, spectate)
+            await trio.sleep(0.5)
+            nursery.start_soon(contest.bot, BAD, tokens["alice"], "good")
+            nursery.start_soon(contest.bot, BAD, tokens["bob"], "good")
+
+    contest = run_contest(tmp_path, scenario, matches=1)
+    tables = [m.public_table.xix for m in seen if m.WhichOneof("kind") == "public_table"]
+    assert len(tables) > 10
+    record = next((tmp_path / "records").glob("*.jsonl")).read_text()
+    assert "is dealt" in record  # the hands were dealt, privately
+    for table in tables:
+        assert not table.hand  # nobody's hand, ever
+        assert all(slot.known_value == 0 for slot in table.strike_row if not slot.slid)
+    screen = Console(file=io.StringIO(), force_terminal=True, width=120)
+    draw(seen, screen)
+    drawn = screen.file.getvalue()  # type: ignore[attr-defined]
+    names = contest.outcomes[0].result.seats
+    assert all(seat.name in drawn for seat in names)
+    assert "result: seat" in drawn

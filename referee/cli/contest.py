@@ -21,7 +21,6 @@ from referee.games.base import parse_options
 from referee.match.clock import TimeControl
 from referee.match.runner import MatchOutcome
 from referee.transport import ServerSettings
-from referee.transport.client import list_matches, watch_match
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 DEFAULT_DB = Path("croupier.db")
@@ -169,49 +168,3 @@ def serve_command(
 
         transport.run(serve_matches, config, listening, finished)
     logging.shutdown()
-
-
-def watch_command(
-    address: Annotated[str, typer.Argument(help="The referee, HOST:PORT.")],
-    match_id: Annotated[
-        str | None, typer.Argument(help="A live match (default: list the live matches).")
-    ] = None,
-    follow: Annotated[
-        bool,
-        typer.Option(
-            "--follow",
-            help="Watch the matches one after another as they start, until Ctrl-C.",
-        ),
-    ] = False,
-    bot: Annotated[
-        str | None, typer.Option(help="With --follow: only the matches this bot plays.")
-    ] = None,
-    ca_file: Annotated[
-        Path | None, typer.Option(help="Speak TLS, trusting this CA file (PEM).")
-    ] = None,
-    tls: Annotated[
-        bool, typer.Option("--tls", help="Speak TLS, trusting the system roots.")
-    ] = False,
-) -> None:
-    """Show a live match's public events as they happen, follow the matches one after another,
-    or list the live matches."""
-    with user_errors():
-        secure = tls or ca_file is not None
-        if bot is not None and not follow:
-            raise CroupierError("--bot goes with --follow")
-        if match_id is None and not follow:
-            table = Table(title=f"live matches on {address}")
-            for column in ("match", "game", "seats"):
-                table.add_column(column)
-            for live in list_matches(address, secure=secure, ca_file=ca_file):
-                table.add_row(live.match_id, live.game, ", ".join(live.seat_names))
-            console.print(table)
-            return
-        lines = watch_match(
-            address, None if follow else match_id, bot=bot or "", secure=secure, ca_file=ca_file
-        )
-        try:
-            for line in lines:
-                console.print(line, markup=False, highlight=False)
-        except KeyboardInterrupt:
-            raise typer.Exit(130) from None

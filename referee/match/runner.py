@@ -25,6 +25,7 @@ from referee.games.base import Action, ChanceOutcome, Game, Pick, Shuffle, State
 from referee.games.options import Options
 from referee.match import protocol
 from referee.match.clock import SeatClock, TimeControl
+from referee.match.public import public_observation
 from referee.match.records import SCHEMA_VERSION, RecordWriter
 from referee.match.seats import Seat, SeatFault
 from referee.match.spectators import LiveMatch, LiveMatches
@@ -137,6 +138,9 @@ class _Match:
                     pending.append(message)
             if event.seats is None and self.live is not None:
                 self.live.publish(message)
+        if self.live is not None:
+            count = len(self.seats)
+            self.live.step(lambda: public_observation(self.game.id, state, count))
 
     async def resolve_chance(self, state: State) -> State:
         """The given deck, if any, is the first shuffle's outcome; the seeded RNG does the rest.

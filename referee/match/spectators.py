@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from croupier.v1 import game_pb2, referee_pb2
 
 Watcher = Callable[[referee_pb2.WatchMessage | None], None]
+#: Builds the table a spectator sees now; called only when someone is watching.
+TableMaker = Callable[[], game_pb2.Observation]
 
 
 @dataclass(eq=False)
@@ -22,6 +24,8 @@ class LiveMatch:
     history: list[referee_pb2.WatchMessage] = field(default_factory=list)
     watchers: list[Watcher] = field(default_factory=list)
     over: bool = False
+    #: The table after the latest step (built lazily: most matches have no spectator).
+    table: TableMaker | None = None
 
     def __post_init__(self) -> None:
         self.history.append(referee_pb2.WatchMessage(match_start=self.start))
@@ -34,6 +38,15 @@ class LiveMatch:
             )
         )
 
+    def step(self, table: TableMaker) -> None:
+        """A step's events are published: its table goes to whoever watches (not the history:
+        a spectator who joins later gets the latest table only)."""
+        self.table = table
+        if self.watchers:
+            message = referee_pb2.WatchMessage(public_table=table())
+            for watcher in self.watchers:
+                watcher(message)
+
     def finish(self, end: referee_pb2.MatchEnd) -> None:
         self._send(referee_pb2.WatchMessage(match_end=end))
         self.over = True
@@ -45,6 +58,8 @@ class LiveMatch:
         """Send everything so far, then each new message; None marks the end."""
         for message in self.history:
             watcher(message)
+        if self.table is not None and not self.over:
+            watcher(referee_pb2.WatchMessage(public_table=self.table()))
         if self.over:
             watcher(None)
         else:
