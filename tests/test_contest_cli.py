@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import io
 import os
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import trio
+from rich.console import Console
 from typer.testing import CliRunner
 
+from croupier.v1 import referee_pb2
 from referee.cli import app
+from referee.cli.watch import draw
 from referee.contest.tokens import TokenStore
+from referee.transport.client import watch
 from tests.test_contest import BAD, Contest, accounts, run_contest
 
 runner = CliRunner()
@@ -119,3 +125,75 @@ def test_a_bad_contest_file_names_the_line_and_key(tmp_path: Path) -> None:
     result = runner.invoke(app, ["serve", str(contest)])
     assert result.exit_code == 2
     assert "port: expected int, got 'fifty'" in result.output
+
+
+def test_watch_follow_shows_each_match_with_the_bots_names(tmp_path: Path) -> None:
+    # Issue 17: matches end in a blink; --follow watches each one as it starts.
+    tokens = accounts(tmp_path, "alice", "bob")
+    croupier = str(Path(sys.executable).parent / "croupier")
+    out: list[str] = []
+
+    async def scenario(contest: Contest, stop: trio.Event) -> None:
+        address = f"127.0.0.1:{contest.port}"
+        watcher = subprocess.Popen(
+            [croupier, "watch", address, "--follow"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert watcher.stdout is not None
+        first = await trio.to_thread.run_sync(watcher.stdout.readline)
+        assert first.startswith(f"following the matches on {address}"), first
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(contest.bot, BAD, tokens["alice"], "good")
+            nursery.start_soon(contest.bot, BAD, tokens["bob"], "good")
+        while len(contest.outcomes) < 3:
+            await trio.sleep(0.05)
+        await trio.sleep(0.5)
+        watcher.send_signal(signal.SIGINT)
+        rest, _ = await trio.to_thread.run_sync(watcher.communicate)
+        out.append(rest)
+        assert watcher.returncode == 130
+
+    contest = run_contest(tmp_path, scenario, matches=3)
+    text = out[0]
+    for outcome in contest.outcomes:
+        assert f"xix match {outcome.match_id}: " in text
+    assert text.count("result: seat ") == 3
+    assert "seat 0 (" in text and "seat 1 (" in text  # seats named
+    assert "Traceback" not in text
+
+
+def test_a_spectator_sees_the_table_and_never_a_hidden_card(tmp_path: Path) -> None:
+    # Issue 17: `croupier watch` draws the table as the stepper does, from public facts only.
+    tokens = accounts(tmp_path, "alice", "bob")
+    seen: list[referee_pb2.WatchMessage] = []
+
+    async def scenario(contest: Contest, stop: trio.Event) -> None:
+        address = f"127.0.0.1:{contest.port}"
+
+        def spectate() -> None:
+            for message in watch(address, None):
+                seen.append(message)
+                if message.WhichOneof("kind") == "match_end":
+                    return
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(trio.to_thread.run_sync, spectate)
+            await trio.sleep(0.5)
+            nursery.start_soon(contest.bot, BAD, tokens["alice"], "good")
+            nursery.start_soon(contest.bot, BAD, tokens["bob"], "good")
+
+    contest = run_contest(tmp_path, scenario, matches=1)
+    tables = [m.public_table.xix for m in seen if m.WhichOneof("kind") == "public_table"]
+    assert len(tables) > 10
+    record = next((tmp_path / "records").glob("*.jsonl")).read_text()
+    assert "is dealt" in record  # the hands were dealt, privately
+    for table in tables:
+        assert not table.hand  # nobody's hand, ever
+        assert all(slot.known_value == 0 for slot in table.strike_row if not slot.slid)
+    screen = Console(file=io.StringIO(), force_terminal=True, width=120)
+    draw(seen, screen)
+    drawn = screen.file.getvalue()  # type: ignore[attr-defined]
+    names = contest.outcomes[0].result.seats
+    assert all(seat.name in drawn for seat in names)
+    assert "result: seat" in drawn

@@ -35,6 +35,9 @@ from referee.ladder.report_index import PAGES
 from referee.ladder.standings import Plan, Standings
 from referee.ladder.standings import table as standings_table
 from referee.ladder.store import Finished, Store
+from referee.viewer import load as load_timeline
+from referee.viewer import render_html, viewer_data
+from tests.viewer_helpers import page_data
 
 try:  # the viewer tests' headless chromium (that module skips itself without playwright)
     from tests.test_viewer_browser import browser
@@ -244,7 +247,7 @@ def test_report_of_a_real_ladder(ladder: Path, tmp_path: Path) -> None:
         assert link.text() == ids[number]
         assert link.attrs["href"] == f"{PAGES}/{ids[number]}.html"
         page = out / link.attrs["href"]
-        assert page.is_file() and f'"match":"{ids[number]}"' in page.read_text("utf-8")
+        assert page.is_file() and page_data(page)["match"] == ids[number]
         hrefs = [a.attrs["href"] for a in row.all("a")]
         assert f"{PAGES}/{ids[number]}.html#view=1" in hrefs  # seat 0's view
         assert f"{PAGES}/{ids[number]}.html#view=2" in hrefs
@@ -289,7 +292,7 @@ def test_regenerating_builds_only_missing_or_changed_pages(ladder: Path, tmp_pat
     changed = write_report(database, out, pool=False)
     assert (changed.pages_written, changed.pages_kept) == (1, 5)
     assert changed.points_computed == 6 - committed_order(database).index(3)
-    assert '"started":"1999' in (out / PAGES / "mini-00003.html").read_text()
+    assert page_data(out / PAGES / "mini-00003.html")["started"].startswith("1999")
 
     # A record that is not the one committed gets no page: a problem, listed, not an error.
     record.write_text(text.replace('"startedAt":"1999', '"startedAt":"2000', 1))
@@ -408,7 +411,8 @@ def test_openskill_ladder_still_running(tmp_path: Path) -> None:
     assert "timeout" in index.one("tr", id="match-5").text()
 
 
-def test_report_in_chromium(browser: Any, ladder: Path, tmp_path: Path) -> None:
+def test_report_in_chromium(ladder: Path, browser: Any, tmp_path: Path) -> None:
+    # `ladder` first: it runs a referee (asyncio.run), which cannot start beside a live browser.
     out = tmp_path / "site"
     write_report(ladder, out, pool=False)
     problems: list[str] = []
@@ -448,3 +452,21 @@ def test_report_in_chromium(browser: Any, ladder: Path, tmp_path: Path) -> None:
     page.close()
     assert problems == []
     assert requests == []
+
+
+def test_match_pages_share_the_viewer_and_carry_their_match_gzipped(
+    ladder: Path, tmp_path: Path
+) -> None:
+    # Issue 17: a 10,000-match report must stay small; each page once carried the whole viewer.
+    out = tmp_path / "site"
+    write_report(ladder, out, pool=False)
+    assert sorted(p.name for p in (out / PAGES).glob("viewer.*")) == ["viewer.css", "viewer.js"]
+    store = Store(ladder, create=False)
+    records = {match_id: path for _, match_id, path, _ in store.records()}
+    store.close()
+    for match_id, record in records.items():
+        page = out / PAGES / f"{match_id}.html"
+        alone = render_html(load_timeline(record))
+        assert page.stat().st_size * 3 < len(alone.encode())
+        assert '<script src="viewer.js"></script>' in page.read_text()
+        assert page_data(page)["steps"] == viewer_data(load_timeline(record))["steps"]

@@ -268,3 +268,67 @@ def test_a_process_per_match(tmp_path: Path) -> None:
 def test_parse_accepts_absolute_roots(tmp_path: Path) -> None:
     config = parse(xix_ladder(tmp_path, [HEURISTIC, RANDOM]).read_text(), tmp_path / "l.toml")
     assert config.root == ROOT
+
+
+def test_the_readme_sprt_step_after_a_plain_run_says_what_to_do(tmp_path: Path) -> None:
+    # Issue 17: the SPRT needs a new database; the message says so, and how.
+    path = xix_ladder(tmp_path, [HEURISTIC, RANDOM], "matches_per_pairing = 4")
+    plain = runner.invoke(app, ["ladder", "run", str(path)])
+    assert plain.exit_code == 0, plain.output
+    assert "\n2 of 4 matches\n" in plain.output  # not a terminal: progress lines, not silence
+    checked = runner.invoke(app, ["ladder", "verify", str(tmp_path / "ladder.sqlite")])
+    assert checked.exit_code == 0 and "verifying: 2 of 4" in checked.output
+    sprt = ["--sprt", "0", "50", "0.05", "0.05"]
+    refused = runner.invoke(app, ["ladder", "run", str(path), *sprt])
+    assert refused.exit_code == 2
+    assert "resume it without --sprt, or give --database NEW.sqlite" in refused.output
+    fresh = tmp_path / "sprt.sqlite"
+    result = runner.invoke(app, ["ladder", "run", str(path), *sprt, "--database", str(fresh)])
+    assert result.exit_code == 0, result.output
+    assert "up to 4 matches (new; the SPRT may end it sooner)" in result.output
+    assert " in (" not in result.output  # the LLR is said against its bounds, not "in" them
+
+
+def test_ctrl_c_keeps_what_is_committed_and_says_how_to_resume(tmp_path: Path) -> None:
+    path = xix_ladder(tmp_path, [HEURISTIC, RANDOM], "matches_per_pairing = 4000\nconcurrency = 2")
+    database = tmp_path / "ladder.sqlite"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "referee.cli", "ladder", "run", str(path), "--no-live"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # until a few matches are committed
+        time.sleep(0.2)
+        if database.exists():
+            with (
+                contextlib.closing(sqlite3.connect(database)) as db,
+                contextlib.suppress(sqlite3.Error),
+            ):
+                if db.execute("SELECT count(*) FROM matches").fetchone()[0] >= 3:
+                    break
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, out + err
+    assert "Traceback" not in out + err and "Exception" not in out + err
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        kept = db.execute("SELECT count(*) FROM matches").fetchone()[0]
+    assert f"({kept} of 4000 in {str(database)!r}); resume with: croupier ladder run {path}" in err
+    resumed = runner.invoke(app, ["ladder", "verify", str(database)])
+    assert "Traceback" not in resumed.output
+
+
+def test_a_fixed_bot_command_resumes_the_ladder_and_says_what_changed(tmp_path: Path) -> None:
+    # Issue 17 (docs/ladders.md: "fix it and run the ladder again to resume").
+    broken = ("random", "examples/python/no_such_bot.py")
+    path = xix_ladder(tmp_path, [HEURISTIC, broken], "matches_per_pairing = 4\nmax_restarts = 1")
+    failed = runner.invoke(app, ["ladder", "run", str(path)])
+    assert failed.exit_code == 2, failed.output
+    path = xix_ladder(tmp_path, [HEURISTIC, RANDOM], "matches_per_pairing = 4\nmax_restarts = 1")
+    fixed = runner.invoke(app, ["ladder", "run", str(path)])
+    assert fixed.exit_code == 0, fixed.output
+    assert "changed since the last run: bot 'random': command was" in fixed.output
+    assert "no_such_bot.py" in fixed.output and "4 of 4 matches" in fixed.output
+    again = runner.invoke(app, ["ladder", "run", str(path)])  # the new command is kept
+    assert again.exit_code == 0 and "changed since" not in again.output

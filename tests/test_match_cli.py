@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
+from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from referee.cli import app
@@ -73,3 +76,42 @@ def test_a_bot_for_another_game_is_refused_at_hello(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "the bot plays only ['xix']; this referee runs ['xeri']" in result.output
     assert not list(tmp_path.glob("*.jsonl"))
+
+
+def _lines(record: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in record.read_text().splitlines()]
+
+
+def _first_deal(lines: list[dict[str, Any]]) -> list[Any]:
+    """The chance outcomes and (seat, index) of every action up to the second shuffle."""
+    played: list[Any] = []
+    shuffles = 0
+    for line in lines[1:]:
+        if "chance" in line:
+            shuffles += "deck" in line["chance"]
+            if shuffles == 2:
+                break
+            played.append(line["chance"])
+        elif "action" in line:
+            played.append((line["action"].get("seat", 0), line["action"].get("index", 0)))
+    return played
+
+
+@pytest.mark.parametrize("game", ["xix", "xactika", "xeri", "textactoe"])
+def test_a_records_deck_replays_its_deal(tmp_path: Path, game: str) -> None:
+    # Issue 17: --deck sets the first shuffle, past a dealer pick (Xeri, Xactika).
+    bot = f"{PYTHON} {ROOT / 'examples' / 'python' / f'{game}_heuristic.py'}"
+    common = ["match", game, "--bot", bot, "--seed", "3", "--move-ms", "0"]
+    first = runner.invoke(app, [*common, "--records", str(tmp_path / "a")])
+    assert first.exit_code == 0, first.output
+    (original,) = (tmp_path / "a").glob("*.jsonl")
+    deck = next(line["chance"]["deck"]["cards"] for line in _lines(original) if "chance" in line
+                and "deck" in line["chance"])  # fmt: skip
+    again = runner.invoke(
+        app, [*common, "--deck", " ".join(deck), "--records", str(tmp_path / "b")]
+    )
+    assert again.exit_code == 0, again.output
+    (replayed,) = (tmp_path / "b").glob("*.jsonl")
+    assert verify(replayed).ok
+    assert _lines(replayed)[0]["header"]["deck"] == deck
+    assert _first_deal(_lines(replayed)) == _first_deal(_lines(original))

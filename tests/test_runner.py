@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -99,6 +100,20 @@ async def test_faults_play_the_default_action_and_retire_the_seat(
     assert text.count('"defaulted":true') >= 3
     assert '"retired":true' in text
     assert verify(path).ok
+    # Issue 17: the text follows the ranks (the retired seat 1 never "wins"); records made
+    # before, with the game's own text and the retired seats, still verify; a wrong text fails.
+    *lines, last = text.splitlines()
+    result = json.loads(last)
+    scores = [int(seat.get("score", 0)) for seat in result["result"]["result"]["seats"]]
+    assert result["result"]["result"]["text"] == (
+        f"seat 0 wins (retired: seat 1; scores {scores[0]}-{scores[1]})"
+    )
+    best = max(range(2), key=lambda seat: scores[seat])
+    legacy = f"seat {best} wins {scores[best]}-{scores[1 - best]} (retired: seat 1)"
+    for made, ok in ((legacy, True), ("seat 1 wins (retired: seat 1)", False)):
+        result["result"]["result"]["text"] = made
+        path.write_text("\n".join([*lines, json.dumps(result)]) + "\n")
+        assert verify(path).ok is ok, made
 
 
 class CrashingBot(Bot):

@@ -178,3 +178,60 @@ def test_html_viewer_in_chromium(
         with subtests.test(game=game):
             picture = _view_game(browser, game, folder)
             assert picture.stat().st_size > 10_000
+
+
+def test_move_list_banner_legend_links_and_layout(browser: Any, tmp_path: Path) -> None:
+    """Issue 17: a clickable move list with each move's time, a result banner naming the bots
+    in rank order, a legend, seat names never cut, `#seat=N` (and the older `#view=N+1`), and
+    ten Xactika players with the current trick in a 1280x900 window."""
+    played = play("xactika", tmp_path / "x.jsonl", seed=5, options=OPTIONS["xactika"])
+    long_name = "a-bot-with-a-name-far-too-long-for-one-line-of-its-box"
+    path = played.path
+    path.write_text(path.read_text().replace('"name":"random"', f'"name":"{long_name}"'))
+    assert not load(path).problems
+    timeline = load(path)
+    html = write_html(timeline, tmp_path / "x.html")
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(html.as_uri())
+    page.wait_for_selector("body[data-step='0']")
+    actions = [step for step in timeline.steps if step.seat is not None]
+    moves = page.locator("#moves li")
+    assert moves.count() == len(actions)
+    pick = actions[len(actions) // 2]
+    item = moves.nth(len(actions) // 2)
+    assert f"{pick.elapsed_ms} ms" in item.text_content()
+    item.click()
+    assert page.evaluate("document.body.dataset.step") == str(pick.index)
+    assert "now" in item.get_attribute("class")
+    assert page.locator("#banner").is_hidden()
+    # Mid-trick, the trick is on screen above the fold.
+    trick = next(
+        step.index
+        for step in timeline.steps
+        if step.seat is not None and step.text.startswith("play")
+    )
+    page.goto(html.as_uri() + f"#step={trick}")
+    page.reload()
+    page.wait_for_selector(f"body[data-step='{trick}']")
+    box = page.locator("#piles .pile").first.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 900
+    # Names are never cut.
+    for name in page.locator("#seats .seat .name").all():
+        assert name.evaluate("n => n.scrollWidth <= n.clientWidth")
+    assert long_name in page.text_content("#seats")
+    page.keyboard.press("End")
+    banner = page.locator("#banner")
+    assert banner.is_visible()
+    assert timeline.result is not None
+    assert timeline.result.text in banner.text_content()
+    ranked = sorted(timeline.result.seats, key=lambda s: (s.rank, s.seat))
+    lines = banner.locator("li").all_text_contents()
+    assert [line.split(" (seat ")[0].split(". ", 1)[1] for line in lines] == [
+        s.name for s in ranked
+    ]
+    assert page.locator("#legend").is_visible()
+    for address, view in (("#seat=1", 2), ("#view=3", 3), ("#step=0", 0)):
+        page.goto(html.as_uri() + address)
+        page.reload()
+        page.wait_for_selector(f"body[data-view='{view}']")
+    page.close()

@@ -3,9 +3,13 @@ and event each seat was sent kept, so views can be checked against what the engi
 
 from __future__ import annotations
 
+import base64
+import gzip
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import trio
 from google.protobuf.message import Message
@@ -123,3 +127,16 @@ def cards_in(message: Message, game: str) -> set[str]:
             elif game == "xix" and isinstance(item, int) and descriptor.name in _XIX_CARD_FIELDS:
                 found.add(str(item))
     return found
+
+
+def page_data(page: Path) -> dict[str, Any]:
+    """The match a viewer page carries: inline JSON, or (a report's pages) gzipped base64."""
+    text = page.read_text("utf-8")
+    kind, rest = text.split('<script id="match-data" type="', 1)[1].split('">', 1)
+    payload = rest.split("</script>", 1)[0]
+    if kind == "application/json":
+        data: dict[str, Any] = json.loads(payload)
+    else:
+        assert kind == "application/gzip+base64", kind
+        data = json.loads(gzip.decompress(base64.b64decode(payload)))
+    return data

@@ -1,8 +1,17 @@
 """croupier: bot-vs-bot card games over gRPC. Play matches among bots, run ladders and
 contests, replay and verify match records, check a bot before a contest.
 
-Exit codes: 0 success; 1 a check failed (a record did not verify); 2 bad input (an unknown game, a
-bad option, an unreadable record, a bad argument).
+\b
+Start here:
+  croupier games                                  the games and their options
+  croupier match xix --bot CMD --bot CMD          matches between two bot programs
+  croupier ladder run examples/ladders/xix.toml   a rated tournament (see docs/ladders.md)
+  croupier doctor --game xix -- CMD               check a bot before a contest
+  croupier serve --game xix                       a referee bots reach over gRPC
+  croupier replay MATCH.jsonl                     step through a match record
+
+Exit codes: 0 done, 1 a check failed, 2 bad input; each command's --help gives its own, with
+examples.
 """
 
 from __future__ import annotations
@@ -10,11 +19,13 @@ from __future__ import annotations
 import typer
 
 from referee.cli.cluster import cluster_app
-from referee.cli.contest import serve_command, token_app, watch_command
+from referee.cli.contest import serve_command, token_app
 from referee.cli.doctor import doctor
 from referee.cli.ladder import ladder_app
 from referee.cli.match import games, match
 from referee.cli.replay import replay
+from referee.cli.support import DONE, epilog
+from referee.cli.watch import watch_command
 
 app = typer.Typer(
     name="croupier",
@@ -22,14 +33,62 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
 
-app.command("games")(games)
-app.command("match")(match)
-app.command("replay")(replay)
-app.command("doctor")(doctor)
-app.command("serve")(serve_command)
-app.command("watch")(watch_command)
+app.command("games", epilog=epilog(["croupier games"], {0: "done"}))(games)
+app.command(
+    "match",
+    epilog=epilog(
+        [
+            "croupier match xix --bot 'python examples/python/xix_heuristic.py' "
+            "--bot 'python examples/python/random_bot.py' --games 20 --records out",
+            "croupier match xactika --players 5 --bot 'node examples/node/random_bot.js' --games 3",
+        ],
+        {0: "every match played", **DONE, 130: "interrupted (Ctrl-C)"},
+    ),
+)(match)
+app.command(
+    "replay",
+    epilog=epilog(
+        [
+            "croupier replay out/MATCH.jsonl            (a stepper on a terminal)",
+            "croupier replay out/MATCH.jsonl --plain --seat 1",
+            "croupier replay out/MATCH.jsonl --html match.html",
+            "croupier replay out/*.jsonl --verify",
+        ],
+        {
+            0: "shown (a truncated record as far as it goes, with a warning) or verified",
+            1: "a record does not verify (a truncated one does not)",
+            2: "bad input (no such file, a folder, not a record)",
+        },
+    ),
+)(replay)
+app.command(
+    "doctor",
+    epilog=epilog(
+        ["croupier doctor --game xix -- python examples/python/random_bot.py"],
+        {0: "every check passed", 1: "a check did not pass (advice printed)", 2: DONE[2]},
+    ),
+)(doctor)
+app.command(
+    "serve",
+    epilog=epilog(
+        [
+            "croupier serve --game xix --port 50051                  (any token, loopback)",
+            "croupier token add alice --db contest.db && croupier serve --db contest.db",
+            "croupier serve contest.toml                             (see docs/contest.md)",
+        ],
+        {0: "stopped (Ctrl-C or SIGTERM, matches drained)", 2: DONE[2]},
+    ),
+)(serve_command)
+app.command(
+    "watch",
+    epilog=epilog(
+        ["croupier watch 127.0.0.1:50051", "croupier watch 127.0.0.1:50051 --follow"],
+        {0: "done", 2: "bad input, or no referee at that address"},
+    ),
+)(watch_command)
 app.add_typer(token_app, name="token")
 app.add_typer(ladder_app, name="ladder")
 app.add_typer(cluster_app, name="cluster")

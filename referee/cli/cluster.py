@@ -15,19 +15,26 @@ from typing import Annotated, Any
 
 import typer
 
-from referee.cli.support import console, user_errors
+from referee.cli.support import DONE, console, epilog, user_errors
 from referee.cluster import ClusterError, require_dask
+from referee.transport import check_free
 
 cluster_app = typer.Typer(
     name="cluster",
-    help=__doc__,
+    help="A Dask cluster on this machine, to run ladders on (`croupier ladder run --cluster`).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
 
 
-@cluster_app.command("local")
+@cluster_app.command(
+    "local",
+    epilog=epilog(
+        ["croupier cluster local --workers 2 --port 8786"],
+        {0: "stopped (Ctrl-C or SIGTERM)", **DONE},
+    ),
+)
 def local_command(
     workers: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 2,
     threads: Annotated[
@@ -44,6 +51,7 @@ def local_command(
     run until Ctrl-C."""
     with user_errors():
         require_dask()
+        check_free(host, port)  # before Dask, which logs its own warnings on the way down
         from distributed import LocalCluster
 
         start: Any = LocalCluster  # Dask's annotations are partial

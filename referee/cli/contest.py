@@ -11,7 +11,7 @@ from rich.table import Table
 
 from referee import transport
 from referee.cli.logs import configure_logging
-from referee.cli.support import console, option_pairs, user_errors
+from referee.cli.support import DONE, console, epilog, option_pairs, user_errors
 from referee.contest import file as contest_file
 from referee.contest.serving import ServeConfig, serve_matches
 from referee.contest.tokens import TokenStore
@@ -21,7 +21,6 @@ from referee.games.base import parse_options
 from referee.match.clock import TimeControl
 from referee.match.runner import MatchOutcome
 from referee.transport import ServerSettings
-from referee.transport.client import list_matches, watch_match
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 DEFAULT_DB = Path("croupier.db")
@@ -30,7 +29,7 @@ token_app = typer.Typer(help="Bot accounts: a name and a secret token (only its 
 TokenDb = Annotated[Path, typer.Option("--db", help="The contest's SQLite database.")]
 
 
-@token_app.command("add")
+@token_app.command("add", epilog=epilog(["croupier token add alice --db contest.db"], DONE))
 def token_add(name: str, db: TokenDb = DEFAULT_DB) -> None:
     """Create an account and print its token (shown this once only)."""
     with user_errors():
@@ -38,11 +37,11 @@ def token_add(name: str, db: TokenDb = DEFAULT_DB) -> None:
     console.print(token, markup=False, highlight=False)
 
 
-@token_app.command("list")
+@token_app.command("list", epilog=epilog(["croupier token list --db contest.db"], DONE))
 def token_list(db: TokenDb = DEFAULT_DB) -> None:
     """List the accounts (never the tokens)."""
     with user_errors():
-        accounts = TokenStore(db).accounts()
+        accounts = TokenStore(db, create=False).accounts()
     table = Table(title="bot accounts")
     for column in ("bot", "created", "revoked"):
         table.add_column(column)
@@ -51,11 +50,11 @@ def token_list(db: TokenDb = DEFAULT_DB) -> None:
     console.print(table)
 
 
-@token_app.command("revoke")
+@token_app.command("revoke", epilog=epilog(["croupier token revoke alice --db contest.db"], DONE))
 def token_revoke(name: str, db: TokenDb = DEFAULT_DB) -> None:
     """Revoke an account's token; a running referee drops its sessions at once."""
     with user_errors():
-        TokenStore(db).revoke(name)
+        TokenStore(db, create=False).revoke(name)
     console.print(f"revoked {name}", markup=False)
 
 
@@ -84,16 +83,28 @@ def serve_command(
     bank_ms: Annotated[int, typer.Option(min=0, help="Time bank for overage, ms.")] = 10_000,
     seed: Annotated[int, typer.Option(help="Seed; each match's seed derives from it.")] = 0,
     option: Annotated[
-        list[str] | None, typer.Option(help="A game option NAME=VALUE; repeatable.")
+        list[str] | None, typer.Option(metavar="NAME=VALUE", help="A game option; repeatable.")
     ] = None,
     max_faults: Annotated[int, typer.Option(min=1, help="Faults before a seat is retired.")] = 3,
     reconnect_grace: Annotated[
         float, typer.Option(min=0, help="Seconds a bot may take to reconnect mid-match.")
     ] = 10.0,
-    max_sessions_per_token: Annotated[int, typer.Option(min=1)] = 16,
-    max_matches_per_session: Annotated[int | None, typer.Option(min=1)] = None,
-    max_messages_per_second: Annotated[float, typer.Option(min=1)] = 1000.0,
-    max_message_bytes: Annotated[int, typer.Option(min=1024)] = 64 * 1024,
+    max_sessions_per_token: Annotated[
+        int, typer.Option(min=1, help="Sessions one account may hold open at once.")
+    ] = 16,
+    max_matches_per_session: Annotated[
+        int | None,
+        typer.Option(min=1, help="Matches a session plays before it is ended (default: no limit)."),
+    ] = None,
+    max_messages_per_second: Annotated[
+        float,
+        typer.Option(
+            min=1, help="Messages a stream may send per second on average; past it, it is ended."
+        ),
+    ] = 1000.0,
+    max_message_bytes: Annotated[
+        int, typer.Option(min=1024, help="Largest message a bot may send, in bytes.")
+    ] = 64 * 1024,
     drain_seconds: Annotated[
         float, typer.Option(min=0, help="On SIGINT/SIGTERM, time given to running matches.")
     ] = 30.0,
@@ -157,28 +168,3 @@ def serve_command(
 
         transport.run(serve_matches, config, listening, finished)
     logging.shutdown()
-
-
-def watch_command(
-    address: Annotated[str, typer.Argument(help="The referee, HOST:PORT.")],
-    match_id: Annotated[
-        str | None, typer.Argument(help="A live match (default: list the live matches).")
-    ] = None,
-    ca_file: Annotated[
-        Path | None, typer.Option(help="Speak TLS, trusting this CA file (PEM).")
-    ] = None,
-    tls: Annotated[bool, typer.Option(help="Speak TLS, trusting the system roots.")] = False,
-) -> None:
-    """Show a live match's public events as they happen, or list the live matches."""
-    with user_errors():
-        secure = tls or ca_file is not None
-        if match_id is None:
-            table = Table(title=f"live matches on {address}")
-            for column in ("match", "game", "seats"):
-                table.add_column(column)
-            for live in list_matches(address, secure=secure, ca_file=ca_file):
-                table.add_row(live.match_id, live.game, ", ".join(live.seat_names))
-            console.print(table)
-            return
-        for line in watch_match(address, match_id, secure=secure, ca_file=ca_file):
-            console.print(line, markup=False, highlight=False)

@@ -29,7 +29,7 @@ def doctor(
     ],
     game: Annotated[str, typer.Option(help="Game id to check the bot on (see `croupier games`).")],
     option: Annotated[
-        list[str] | None, typer.Option(help="A game option NAME=VALUE; repeatable.")
+        list[str] | None, typer.Option(metavar="NAME=VALUE", help="A game option; repeatable.")
     ] = None,
     players: Annotated[int | None, typer.Option(help="Shortcut for --option players=N.")] = None,
     matches: Annotated[

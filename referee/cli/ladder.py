@@ -7,6 +7,7 @@ a database of another ladder, a bot that cannot start).
 from __future__ import annotations
 
 import contextlib
+import shlex
 import sys
 from dataclasses import replace
 from enum import StrEnum
@@ -29,7 +30,16 @@ from rich.progress import (
 from rich.text import Text
 
 from referee import transport
-from referee.cli.support import EXIT_CHECK_FAILED, console, errors, user_errors
+from referee.cli.support import (
+    DONE,
+    EXIT_CHECK_FAILED,
+    Pace,
+    console,
+    epilog,
+    errors,
+    progress,
+    user_errors,
+)
 from referee.cluster import on_cluster, venue_for
 from referee.ladder import (
     LadderObserver,
@@ -46,7 +56,8 @@ from referee.ladder.standings import footer, table, to_csv, to_json
 
 ladder_app = typer.Typer(
     name="ladder",
-    help=__doc__,
+    help="Ladders: many matches among launched bots, rated, in one SQLite file that survives "
+    "any interruption (see docs/ladders.md).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -74,7 +85,7 @@ class _Rate(ProgressColumn):
 class _Display(LadderObserver):
     """A progress bar (done, rate, time left) over the live standings, on stderr."""
 
-    def __init__(self, show: bool) -> None:
+    def __init__(self, show: bool, *, sprt: bool = False) -> None:
         self.bar = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
@@ -87,11 +98,16 @@ class _Display(LadderObserver):
         self.latest: Standings | None = None
         self.live = Live(console=errors, transient=True, refresh_per_second=4) if show else None
         self.done = 0
+        self.total = 0
+        self.sprt = sprt
+        self.pace = Pace()
 
     def started(self, info: StartInfo) -> None:
         state = f"resuming, {info.done} of {info.total} done" if info.resumed else "new"
+        count = f"up to {info.total} matches" if self.sprt else f"{info.total} matches"
+        sooner = "; the SPRT may end it sooner" if self.sprt else ""
         console.print(
-            f"ladder {info.name}: {info.game}, {info.total} matches ({state})",
+            f"ladder {info.name}: {info.game}, {count} ({state}{sooner})",
             markup=False,
             highlight=False,
             soft_wrap=True,
@@ -99,7 +115,9 @@ class _Display(LadderObserver):
         console.print(
             f"master seed sha256: {info.seed_sha256}", markup=False, highlight=False, soft_wrap=True
         )
-        self.done = info.done
+        self.done, self.total = info.done, info.total
+        for change in info.changed:
+            console.print(f"changed since the last run: {change}", markup=False, soft_wrap=True)
         self.task = self.bar.add_task(info.name, total=info.total, completed=info.done)
         if self.live is not None:
             self.live.start()
@@ -109,6 +127,9 @@ class _Display(LadderObserver):
         if self.task is None:
             return
         self.bar.update(self.task, total=total, advance=max(done - self.done, 0))
+        self.total = total
+        if self.live is None and self.pace.due(done, total):
+            console.print(f"{done} of {total} matches", markup=False, highlight=False)
         self.done = done
         self._render()
 
@@ -129,7 +150,22 @@ class _Display(LadderObserver):
             self.live.stop()
 
 
-@ladder_app.command("run")
+@ladder_app.command(
+    "run",
+    epilog=epilog(
+        [
+            "croupier ladder run examples/ladders/xix.toml          (run, or resume)",
+            "croupier ladder run examples/ladders/xix.toml --database ab.sqlite "
+            "--sprt 0 50 0.05 0.05",
+            "croupier ladder run LADDER.toml --cluster tcp://127.0.0.1:8786",
+        ],
+        {
+            0: "the ladder is complete (or the SPRT decided)",
+            **DONE,
+            EXIT_INTERRUPTED: "interrupted (Ctrl-C): what finished is kept; run it again",
+        },
+    ),
+)
 def run_command(
     ladder: Annotated[Path, typer.Argument(help="The ladder file (TOML); see docs/ladders.md.")],
     sprt: Annotated[
@@ -174,16 +210,22 @@ def run_command(
             where = f"on the Dask cluster at {config.cluster.scheduler}"
             console.print(where, markup=False, highlight=False, soft_wrap=True)
         test = Sprt(*sprt) if sprt is not None else None
-        display = _Display(live and errors.is_terminal)
+        display = _Display(live and errors.is_terminal, sprt=test is not None)
         try:
             summary = transport.run(run_ladder, config, test, display, venue_for(config))
         except KeyboardInterrupt:
             display.stop()
+            again = ["croupier", "ladder", "run", str(ladder)]
+            given = {"--database": database, "--records": records, "--cluster": cluster}
+            again += [part for flag, value in given.items() if value for part in (flag, str(value))]
+            again += ["--sprt", *(f"{value:g}" for value in sprt)] if sprt else []
             errors.print(
-                "interrupted: every finished match is in the database; run the same command to "
-                "resume",
+                "interrupted: every finished match is in the database "
+                f"({display.done} of {display.total} in {str(config.database)!r}); resume with: "
+                f"{shlex.join(again)}",
                 markup=False,
                 highlight=False,
+                soft_wrap=True,
             )
             raise typer.Exit(EXIT_INTERRUPTED) from None
         finally:
@@ -195,7 +237,16 @@ def run_command(
     console.print(f"records: {config.records}/", markup=False, highlight=False, soft_wrap=True)
 
 
-@ladder_app.command("standings")
+@ladder_app.command(
+    "standings",
+    epilog=epilog(
+        [
+            "croupier ladder standings ladder-out/xix/ladder.sqlite",
+            "croupier ladder standings ladder-out/xix/ladder.sqlite --format csv > xix.csv",
+        ],
+        DONE,
+    ),
+)
 def standings_command(
     database: Annotated[Path, typer.Argument(help="A ladder database (SQLite).")],
     format: Annotated[
@@ -215,15 +266,21 @@ def standings_command(
             console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
-@ladder_app.command("verify")
+@ladder_app.command(
+    "verify",
+    epilog=epilog(
+        ["croupier ladder verify ladder-out/xix/ladder.sqlite"],
+        {0: "everything checks out", 1: "a problem was found (each is printed)", 2: DONE[2]},
+    ),
+)
 def verify_command(
     database: Annotated[Path, typer.Argument(help="A ladder database (SQLite).")],
     replay: Annotated[bool, typer.Option(help="Also re-run the engine on every record.")] = True,
 ) -> None:
     """Check the revealed seed against its SHA-256, every deal's seed, every record's hash and
     (with --replay) every record; exit 1 on any problem."""
-    with user_errors():
-        check = verify_ladder(database, replay=replay)
+    with user_errors(), progress("verifying") as done:
+        check = verify_ladder(database, replay=replay, on_record=done)
     for problem in check.problems:
         errors.print(problem, markup=False, highlight=False, soft_wrap=True)
     seed = "seed and deals checked" if check.seed_checked else "seed not revealed yet"
@@ -238,7 +295,13 @@ def verify_command(
         raise typer.Exit(EXIT_CHECK_FAILED)
 
 
-@ladder_app.command("report")
+@ladder_app.command(
+    "report",
+    epilog=epilog(
+        ["croupier ladder report ladder-out/xix/ladder.sqlite --html ladder-out/xix/report"],
+        {**DONE, EXIT_INTERRUPTED: "interrupted (Ctrl-C): the pages written are kept"},
+    ),
+)
 def report_command(
     database: Annotated[Path, typer.Argument(help="A ladder database (SQLite).")],
     html: Annotated[

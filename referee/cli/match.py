@@ -45,12 +45,19 @@ def match(
     game: Annotated[str, typer.Argument(help="Game id (see `croupier games`).")],
     bot: Annotated[
         list[str],
-        typer.Option(help="A bot's command line; repeat per seat (cycled when fewer than seats)."),
+        typer.Option(
+            metavar="CMD",
+            help="A bot's command line; repeat per seat (cycled when fewer than seats).",
+        ),
     ],
     games: Annotated[int, typer.Option(min=1, help="How many matches to play.")] = 1,
     seed: Annotated[int, typer.Option(help="Series seed; each match's seed derives from it.")] = 0,
     deck: Annotated[
-        str | None, typer.Option(help="Deck order for the first deal, top first, e.g. '18 1 17 …'.")
+        str | None,
+        typer.Option(
+            help="Deck order for the first shuffle, top first, e.g. '18 1 17 ...' (a record's "
+            "first deck line replays its deal)."
+        ),
     ] = None,
     records: Annotated[
         Path | None, typer.Option(help="Folder for the match records (and bot logs).")
@@ -61,7 +68,7 @@ def match(
     bank_ms: Annotated[int, typer.Option(min=0, help="Time bank for overage, ms.")] = 10_000,
     players: Annotated[int | None, typer.Option(help="Shortcut for --option players=N.")] = None,
     option: Annotated[
-        list[str] | None, typer.Option(help="A game option NAME=VALUE; repeatable.")
+        list[str] | None, typer.Option(metavar="NAME=VALUE", help="A game option; repeatable.")
     ] = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Matches played at once.")] = 1,
     max_faults: Annotated[int, typer.Option(min=1, help="Faults before a seat is retired.")] = 3,

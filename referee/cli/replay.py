@@ -13,6 +13,7 @@ from referee.cli.support import (
     EXIT_CHECK_FAILED,
     console,
     errors,
+    progress,
     user_errors,
 )
 from referee.errors import CroupierError
@@ -38,7 +39,12 @@ def replay(
     ] = None,
 ) -> None:
     """Step through a match record (a terminal viewer), print it, write its HTML viewer, or
-    verify it (exit 1 if it does not replay exactly)."""
+    verify it.
+
+    A truncated record (a referee killed mid-match) is shown as far as it goes, with a warning
+    for what is missing. Exit codes: 0 shown (or verified), 1 a record does not verify
+    (truncated records do not), 2 bad input (no such file, a folder, not a record).
+    """
     with user_errors():
         if check:
             _verify(records)
@@ -46,20 +52,41 @@ def replay(
         if len(records) != 1:
             raise CroupierError(f"give one record to show, not {len(records)} (or use --verify)")
         if html is not None:
-            out = viewer.write_viewer(records[0], html, seat)
+            timeline = viewer.load(records[0])
+            _warn(records[0], timeline.problems)
+            out = viewer.write_html(timeline, html, seat)
             console.print(f"wrote {out}", markup=False, highlight=False, soft_wrap=True)
             return
         if not plain and sys.stdin.isatty() and sys.stdout.isatty():
             viewer.step_through(records[0], seat)
             return
-        for line in render(records[0], seat):
+        problems: list[str] = []
+        for line in render(records[0], seat, problems.append):
             console.print(line, markup=False, highlight=False)
+        _warn(records[0], problems)
+
+
+def _warn(record: Path, problems: list[str]) -> None:
+    """A record shown as far as it goes (exit 0) says what it could not show."""
+    for problem in problems:
+        errors.print(f"warning: {record}: {problem}", markup=False, highlight=False)
 
 
 def _verify(records: list[Path]) -> None:
+    for record in records:  # a path that is no file is the user's mistake (exit 2), not a record's
+        if record.is_dir():
+            raise CroupierError(
+                f"{str(record)!r} is a folder: give record files ({record}/*.jsonl)"
+            )
+        if not record.is_file():
+            raise CroupierError(f"no record at {str(record)!r}")
     failed = 0
-    for record in records:
-        report = verify(record)
+    with progress("verifying") as done:
+        reports = []
+        for count, record in enumerate(records):
+            reports.append(verify(record))
+            done(count + 1, len(records))
+    for record, report in zip(records, reports, strict=True):
         failed += not report.ok
         for problem in report.problems:
             errors.print(f"{record}: {problem}", markup=False, highlight=False)

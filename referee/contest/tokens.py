@@ -49,15 +49,28 @@ def _now() -> str:
 class TokenStore:
     """Accounts in a SQLite file; every call is its own short transaction."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, create: bool = True) -> None:
+        """Open the accounts at `path`; with `create` False a missing file is an error (so a
+        mistyped --db is not silently made into an empty database)."""
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if not create and not path.is_file():
+            raise TokenError(
+                f"no account database at {str(path)!r} (`croupier token add NAME --db "
+                f"{path}` creates one)"
+            )
+        if create:
+            path.parent.mkdir(parents=True, exist_ok=True)
         with self._connect() as db:
             db.execute(_SCHEMA)
 
     def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, timeout=10)
-        db.execute("PRAGMA journal_mode=WAL")
+        try:
+            db = sqlite3.connect(self.path, timeout=10)
+            db.execute("PRAGMA journal_mode=WAL")
+        except sqlite3.Error as error:
+            raise TokenError(
+                f"cannot open the account database {str(self.path)!r}: {error}"
+            ) from None
         return db
 
     def add(self, name: str) -> str:

@@ -68,3 +68,15 @@ def apply_chance(state: State, outcome: ChanceOutcome) -> State:
             f"bad outcome {outcome!r} for {node.label!r}: expected 0 to {node.count - 1}"
         )
     return state.apply_chance(outcome)
+
+
+def check_deck(state: State, deck: tuple[str, ...]) -> None:
+    """Check that `deck` can be the outcome of the first shuffle from `state`, past the picks
+    that may come before it (a dealer drawn by lot): what a given deck replaces."""
+    node = state.chance()
+    while isinstance(node, Pick):
+        state = state.apply_chance(0)
+        node = state.chance()
+    if node is None:
+        raise InvalidChanceError("this game deals no cards before its first decision: no deck")
+    apply_chance(state, deck)

@@ -242,9 +242,15 @@ class SprtState:
 
     def describe(self, a: str, b: str) -> str:
         t = self.test
+        if self.verdict == "H1":
+            where = f">= the upper bound {t.upper:.2f}"
+        elif self.verdict == "H0":
+            where = f"<= the lower bound {t.lower:.2f}"
+        else:
+            where = f"between the bounds {t.lower:.2f} and {t.upper:.2f}"
         head = (
             f"SPRT {a} vs {b}: elo0 {t.elo0:g}, elo1 {t.elo1:g}, alpha {t.alpha:g}, "
-            f"beta {t.beta:g}: LLR {self.llr:.2f} in ({t.lower:.2f}, {t.upper:.2f})"
+            f"beta {t.beta:g}: LLR {self.llr:.2f} {where}"
         )
         if self.verdict == "H1":
             return f"{head}: H1 accepted ({a} is at least {t.elo1:g} Elo stronger)"

@@ -3,8 +3,9 @@
 `OUT_DIR/index.html` holds the ladder (name, game, options, the seed commitment and, once
 revealed, the seed), its standings (the very numbers of `croupier ladder standings`), a plot of
 every bot's rating after each committed match, and every match with a link to its replay viewer,
-`OUT_DIR/matches/<match id>.html` (`referee.viewer.write_viewer`'s page). Everything is inline
-(CSS, JavaScript, SVG): the folder opens from disk, or from any static web server, with no network.
+`OUT_DIR/matches/<match id>.html` (the replay viewer, its code and style shared from
+`OUT_DIR/matches/viewer.js` and `viewer.css`, its match gzipped inside the page). The folder opens
+from disk, or from any static web server, with no network.
 
 Viewer pages are what cost (up to ~1.5 s each for long games), so a regeneration writes only the
 pages that are missing or whose committed record changed, and builds many at once in a process
@@ -44,7 +45,7 @@ from referee.ladder.standings import (
 )
 from referee.ladder.store import Played, Store, StoreError, fault_name
 from referee.version import VERSION
-from referee.viewer import load, write_html
+from referee.viewer import load, write_assets, write_html
 
 #: What the last report into OUT_DIR built from what (see the module's docstring).
 CACHE = ".croupier-report.json"
@@ -107,7 +108,7 @@ def write_report(
     data = _read(database)
     plan = data.standings.plan
     try:
-        (out / PAGES).mkdir(parents=True, exist_ok=True)
+        write_assets(out / PAGES)  # the viewer's code and style, shared by every match page
     except OSError as error:
         raise CroupierError(f"cannot write the report into {str(out)!r}: {error}") from None
     cache = {} if force else _load_cache(out)
@@ -233,10 +234,9 @@ def build_page(played: Played, target: Path) -> PageOutcome:
         return PageOutcome(played.match_id, False, (problem,))
     partial = target.with_name(target.name + ".partial")
     try:
-        # write_viewer(record, partial) is exactly load + write_html; the timeline it loads
-        # also tells at which step each fault happened.
+        # The timeline also tells at which step each fault happened.
         timeline = load(record)
-        write_html(timeline, partial)
+        write_html(timeline, partial, shared=True)
         os.replace(partial, target)
     except (CroupierError, OSError) as error:
         with contextlib.suppress(OSError):

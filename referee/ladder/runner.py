@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import trio
 
@@ -68,9 +69,35 @@ def plan_of(config: LadderConfig) -> Plan:
     )
 
 
-def _prepare(store: Store, config: LadderConfig, test: Sprt | None) -> tuple[str, Sprt | None]:
+#: Keys of a bot in the fingerprint that say how it is launched, not what it plays: a database
+#: takes a file that changes them (a fixed command), and says so.
+_LAUNCH_KEYS = frozenset({"command", "env"})
+
+
+def _decisive(fingerprint: dict[str, Any]) -> dict[str, Any]:
+    """The fingerprint without the bots' launch keys: what decides the results."""
+    bots = [
+        {key: value for key, value in bot.items() if key not in _LAUNCH_KEYS}
+        for bot in fingerprint.get("bots", [])
+    ]
+    return {**fingerprint, "bots": bots}
+
+
+def _launch_changes(stored: dict[str, Any], fingerprint: dict[str, Any]) -> list[str]:
+    before = {bot["name"]: bot for bot in stored.get("bots", [])}
+    return [
+        f"bot {bot['name']!r}: {key} was {before[bot['name']].get(key)!r}, now {bot.get(key)!r}"
+        for bot in fingerprint["bots"]
+        for key in sorted(_LAUNCH_KEYS)
+        if bot["name"] in before and before[bot["name"]].get(key) != bot.get(key)
+    ]
+
+
+def _prepare(
+    store: Store, config: LadderConfig, test: Sprt | None
+) -> tuple[str, Sprt | None, list[str]]:
     """Create the ladder in a new database, or check that the database is this ladder's.
-    Returns the master seed and the SPRT in force."""
+    Returns the master seed, the SPRT in force, and the bots' launch changes it took."""
     fingerprint = config.fingerprint()
     stored = store.meta_json("fingerprint")
     if stored is None:
@@ -86,12 +113,13 @@ def _prepare(store: Store, config: LadderConfig, test: Sprt | None) -> tuple[str
             },
             planning.first_schedule(config, master),
         )
-        return master, test
-    if stored != fingerprint:
+        return master, test, []
+    decisive, made = _decisive(fingerprint), _decisive(stored)
+    if made != decisive:
         changes = [
-            f"{key} was {stored.get(key)!r}, now {fingerprint.get(key)!r}"
-            for key in sorted(set(stored) | set(fingerprint))
-            if stored.get(key) != fingerprint.get(key)
+            f"{key} was {made.get(key)!r}, now {decisive.get(key)!r}"
+            for key in sorted(set(made) | set(decisive))
+            if made.get(key) != decisive.get(key)
         ]
         raise StoreError(
             f"database {str(store.path)!r} holds a ladder made from a different file "
@@ -103,8 +131,15 @@ def _prepare(store: Store, config: LadderConfig, test: Sprt | None) -> tuple[str
     before = store.meta_json("sprt")
     if test is not None and before != asdict(test):
         was = "no SPRT" if before is None else f"SPRT {before}"
-        raise StoreError(f"database {str(store.path)!r} was started with {was}; resume with it")
-    return master, Sprt(**before) if before is not None else None
+        resume = "without --sprt" if before is None else "with that SPRT"
+        raise StoreError(
+            f"database {str(store.path)!r} was started with {was}: resume it {resume}, or give "
+            "--database NEW.sqlite to start a new run with this one"
+        )
+    launched = _launch_changes(stored, fingerprint)
+    if launched:
+        store.put_meta("fingerprint", _json(fingerprint))
+    return master, Sprt(**before) if before is not None else None, launched
 
 
 def _json(value: object) -> str:
@@ -443,7 +478,7 @@ async def _run(
     store = Store(config.database, create=True)
     try:
         resumed = store.meta("fingerprint") is not None
-        master, test = _prepare(store, config, sprt_test)
+        master, test, changed = _prepare(store, config, sprt_test)
         _check_sprt(config, test)
         ladder = _Ladder(config, store, master, test, observer, venue)
         observer.started(
@@ -456,6 +491,7 @@ async def _run(
                 resumed=resumed,
                 database=config.database,
                 records=config.records,
+                changed=tuple(changed),
             )
         )
         complete = store.meta("finished_at") is not None

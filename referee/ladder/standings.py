@@ -201,9 +201,13 @@ def table(standings: Standings, *, title: str | None = None) -> Table:
     by) and mu with sigma; the JSON export also has its 95% interval, mu +- 1.96 sigma."""
     plan = standings.plan
     elo = plan.system == "elo"
+    count = f"{standings.matches_done} of {standings.matches_scheduled} matches"
+    if standings.finished and standings.sprt and " accepted " in standings.sprt:
+        # the SPRT decided and dropped the deals it did not need
+        count = f"{standings.matches_done} matches, ended by the SPRT"
     heading = title or (
-        f"ladder {plan.name} ({plan.game}): {standings.matches_done} of "
-        f"{standings.matches_scheduled} matches" + (", duplicate deals" if plan.duplicate else "")
+        f"ladder {plan.name} ({plan.game}): {count}"
+        + (", duplicate deals" if plan.duplicate else "")
     )
     out = Table(title=heading, box=box.SIMPLE_HEAD)
     columns = ["rank", "bot", "Elo" if elo else "ordinal", "95% interval" if elo else "mu ± sigma"]

@@ -37,6 +37,8 @@ class StartInfo:
     resumed: bool
     database: Path
     records: Path
+    #: How bots' launch settings (command, env) changed since the database was made.
+    changed: tuple[str, ...] = ()
 
 
 class LadderObserver:

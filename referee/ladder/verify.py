@@ -5,6 +5,7 @@ committed (same SHA-256) and replays exactly."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,8 +39,14 @@ def standings_of(database: Path) -> Standings:
         store.close()
 
 
-def verify_ladder(database: Path, *, replay: bool = True) -> LadderCheck:
-    """Check seeds, record hashes and (with `replay`) every record against the engine."""
+def verify_ladder(
+    database: Path,
+    *,
+    replay: bool = True,
+    on_record: Callable[[int, int], None] | None = None,
+) -> LadderCheck:
+    """Check seeds, record hashes and (with `replay`) every record against the engine;
+    `on_record(done, total)` follows the records as they are checked."""
     store = Store(database, create=False)
     try:
         check = LadderCheck()
@@ -53,8 +60,11 @@ def verify_ladder(database: Path, *, replay: bool = True) -> LadderCheck:
             for match in schedule.values():
                 if match.seed != derive_seed(master, match.deal):
                     check.problems.append(f"match {match.number}: seed does not derive from it")
-        for number, match_id, path, digest in store.records():
+        committed = store.records()
+        for number, match_id, path, digest in committed:
             check.matches += 1
+            if on_record is not None:
+                on_record(check.matches - 1, len(committed))  # the records checked so far
             try:
                 data = path.read_bytes()
             except OSError as error:
@@ -73,6 +83,8 @@ def verify_ladder(database: Path, *, replay: bool = True) -> LadderCheck:
                     check.records_verified += 1
                 else:
                     check.problems.extend(f"{match_id}: {p}" for p in report.problems)
+        if on_record is not None:
+            on_record(len(committed), len(committed))
         return check
     finally:
         store.close()

@@ -77,7 +77,7 @@ async def play_series(
     """Launch the bots, play every match, end the sessions; returns standings and outcomes."""
     seats = config.game.seat_count(config.options)
     if config.deck is not None:  # a bad deck is the user's mistake: say so before launching
-        checked.apply_chance(config.game.new_game(config.options), config.deck)
+        checked.check_deck(config.game.new_game(config.options), config.deck)
     commands = [config.commands[i % len(config.commands)] for i in range(seats)]
     run_id = secrets.token_hex(3)
     if config.records is not None:

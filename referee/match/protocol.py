@@ -60,11 +60,7 @@ def result(
         if len(active) == len(names)
         else common_pb2.TERMINATION_RETIRED
     )
-    text = outcome.text
-    if len(active) < len(names):
-        text += (
-            " (retired: " + ", ".join(f"seat {s}" for s in range(len(names)) if retired[s]) + ")"
-        )
+    text = outcome.text if len(active) == len(names) else _retired_text(outcome, ranks, retired)
     return common_pb2.Result(
         termination=termination,
         text=text,
@@ -81,3 +77,28 @@ def result(
             for seat in range(len(names))
         ],
     )
+
+
+def _retired_text(outcome: Result, ranks: Sequence[int], retired: Sequence[bool]) -> str:
+    """A result text that follows the ranks when seats retired (ranked last whatever their
+    score): who placed first, who retired, and the scores the game left."""
+    first = [seat for seat, rank in enumerate(ranks) if rank == 1]
+    lead = (
+        f"seat {first[0]} wins" if len(first) == 1 else f"seats {_seats(first)} share first place"
+    )
+    gone = [seat for seat, out in enumerate(retired) if out]
+    scores = "-".join(str(score) for score in outcome.scores)
+    return (
+        f"{lead} (retired: {'seat' if len(gone) == 1 else 'seats'} {_seats(gone)}; scores {scores})"
+    )
+
+
+def _seats(seats: Sequence[int]) -> str:
+    return ", ".join(str(seat) for seat in seats)
+
+
+def legacy_result_text(outcome: Result, retired: Sequence[bool]) -> str:
+    """The text records of schema 1 gave a match with retired seats (the game's own text and the
+    retired seats), which may name a retired seat as the winner: kept so those records verify."""
+    gone = ", ".join(f"seat {seat}" for seat, out in enumerate(retired) if out)
+    return f"{outcome.text} (retired: {gone})"

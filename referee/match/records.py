@@ -107,3 +107,15 @@ def read_all(path: Path, *, strict: bool) -> tuple[list[record_pb2.Record], list
     if strict and reader.errors:
         raise RecordError(f"{path}: " + "; ".join(reader.errors))
     return records, reader.errors
+
+
+def read_to_show(path: Path) -> tuple[list[record_pb2.Record], list[str]]:
+    """Every readable record and the problems, for showing a record as far as it goes (a
+    truncated tail is a problem to warn about). Raises RecordError only when there is nothing to
+    show: no header, or a schema this version cannot read."""
+    records, problems = read_all(path, strict=False)
+    if not records or records[0].WhichOneof("line") != "header":
+        raise RecordError(f"{path}: " + "; ".join(problems or ["no header"]))
+    if problems and problems[0].startswith("unknown record schema"):
+        raise RecordError(f"{path}: {problems[0]}")
+    return records, problems

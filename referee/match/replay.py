@@ -8,7 +8,7 @@ effect, and the result.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,7 +17,8 @@ from referee.errors import CroupierError
 from referee.games import checked, get_game
 from referee.games.base import ChanceOutcome, State, parse_options
 from referee.match import protocol
-from referee.match.records import read_all
+from referee.match.glyphs import readable
+from referee.match.records import read_all, read_to_show
 
 
 @dataclass
@@ -125,7 +126,14 @@ class Replayer:
             return  # stopped early (a shutdown): every line before it was checked
         if not self.state.is_terminal():
             raise CroupierError("the result comes before the game is over")
-        expected = protocol.result(self.state.result(), self.names, self.faults, self.retired)
+        outcome = self.state.result()
+        expected = protocol.result(outcome, self.names, self.faults, self.retired)
+        if expected != result and any(self.retired):  # a record made before issue 17's text
+            legacy = common_pb2.Result()
+            legacy.CopyFrom(expected)
+            legacy.text = protocol.legacy_result_text(outcome, self.retired)
+            if legacy == result:
+                return
         if expected != result:
             raise CroupierError(
                 f"result {result.text!r} differs from the engine's {expected.text!r}"
@@ -154,9 +162,16 @@ def verify(path: Path) -> Verification:
     return report
 
 
-def render(path: Path, seat: int | None = None) -> Iterator[str]:
-    """The record as text lines: omniscient, or exactly what `seat` saw (its events and actions)."""
-    records, _ = read_all(path, strict=True)
+def render(
+    path: Path, seat: int | None = None, warn: Callable[[str], None] | None = None
+) -> Iterator[str]:
+    """The record as text lines: omniscient, or exactly what `seat` saw (its events and actions).
+    What cannot be read (a truncated tail, a bad line) is skipped and passed to `warn`; a file
+    with no header raises RecordError."""
+    records, problems = read_to_show(path)
+    for problem in problems:
+        if warn is not None:
+            warn(problem)
     header = records[0].header
     names = [s.name for s in header.seats]
     if seat is not None and not 0 <= seat < len(names):
@@ -170,21 +185,24 @@ def render(path: Path, seat: int | None = None) -> Iterator[str]:
         kind = record.WhichOneof("line")
         if kind == "event":
             line = record.event
+            text = readable(header.game, line.event.text)
             if seat is None:
                 who = "" if line.public else " [seat " + ",".join(map(str, line.seats)) + " only]"
-                yield f"  {line.event.text}{who}"
+                yield f"  {text}{who}"
             elif line.public or seat in line.seats:
-                yield f"  {line.event.text}"
+                yield f"  {text}"
         elif kind == "chance" and seat is None:
             chance = record.chance
             if chance.WhichOneof("outcome") == "deck":
-                yield f"chance {chance.label}: {' '.join(chance.deck.cards)}"
+                deck = readable(header.game, " ".join(chance.deck.cards))
+                yield f"chance {chance.label}: {deck}"
             else:
                 yield f"chance {chance.label}: {chance.pick}"
-        elif kind == "action" and (seat is None or seat == record.action.seat):
+        elif kind == "action" and record.action.defaulted and seat in (None, record.action.seat):
+            # Each action's own event says what was played; a default action says who chose it.
             action = record.action
-            note = " (played by the referee)" if action.defaulted else ""
-            yield f"seat {action.seat} {names[action.seat]}: {action.text}{note}"
+            text = readable(header.game, action.text)
+            yield f"seat {action.seat} {names[action.seat]}: {text} (played by the referee)"
         elif kind == "fault" and (seat is None or seat == record.fault.fault.seat):
             fault = record.fault.fault
             reason = common_pb2.FaultReason.Name(fault.reason)

@@ -25,6 +25,7 @@ from referee.games.base import Action, ChanceOutcome, Game, Pick, Shuffle, State
 from referee.games.options import Options
 from referee.match import protocol
 from referee.match.clock import SeatClock, TimeControl
+from referee.match.public import public_observation
 from referee.match.records import SCHEMA_VERSION, RecordWriter
 from referee.match.seats import Seat, SeatFault
 from referee.match.spectators import LiveMatch, LiveMatches
@@ -137,16 +138,18 @@ class _Match:
                     pending.append(message)
             if event.seats is None and self.live is not None:
                 self.live.publish(message)
+        if self.live is not None:
+            count = len(self.seats)
+            self.live.step(lambda: public_observation(self.game.id, state, count))
 
     async def resolve_chance(self, state: State) -> State:
-        """The given deck, if any, is the first shuffle's outcome; the seeded RNG does the rest."""
+        """The given deck, if any, is the first shuffle's outcome; the seeded RNG does the rest.
+        The RNG still draws that shuffle, so a record's deck and seed replay its whole match."""
         node = state.chance()
         assert node is not None
-        outcome: ChanceOutcome
+        outcome = draw_chance(node, self.rng)
         if isinstance(node, Shuffle) and self.deck_pending is not None:
             outcome, self.deck_pending = self.deck_pending, None
-        else:
-            outcome = draw_chance(node, self.rng)
         state = checked.apply_chance(state, outcome)
         self.write(_chance_record(node, outcome))
         self.publish(state)

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from croupier.v1 import game_pb2, referee_pb2
 
 Watcher = Callable[[referee_pb2.WatchMessage | None], None]
+#: Builds the table a spectator sees now; called only when someone is watching.
+TableMaker = Callable[[], game_pb2.Observation]
 
 
 @dataclass(eq=False)
@@ -22,6 +24,8 @@ class LiveMatch:
     history: list[referee_pb2.WatchMessage] = field(default_factory=list)
     watchers: list[Watcher] = field(default_factory=list)
     over: bool = False
+    #: The table after the latest step (built lazily: most matches have no spectator).
+    table: TableMaker | None = None
 
     def __post_init__(self) -> None:
         self.history.append(referee_pb2.WatchMessage(match_start=self.start))
@@ -34,6 +38,15 @@ class LiveMatch:
             )
         )
 
+    def step(self, table: TableMaker) -> None:
+        """A step's events are published: its table goes to whoever watches (not the history:
+        a spectator who joins later gets the latest table only)."""
+        self.table = table
+        if self.watchers:
+            message = referee_pb2.WatchMessage(public_table=table())
+            for watcher in self.watchers:
+                watcher(message)
+
     def finish(self, end: referee_pb2.MatchEnd) -> None:
         self._send(referee_pb2.WatchMessage(match_end=end))
         self.over = True
@@ -45,6 +58,8 @@ class LiveMatch:
         """Send everything so far, then each new message; None marks the end."""
         for message in self.history:
             watcher(message)
+        if self.table is not None and not self.over:
+            watcher(referee_pb2.WatchMessage(public_table=self.table()))
         if self.over:
             watcher(None)
         else:
@@ -62,14 +77,27 @@ class LiveMatch:
 
 @dataclass
 class LiveMatches:
-    """The matches being played now, by id."""
+    """The matches being played now, by id, and the spectators waiting for the next one."""
 
     matches: dict[str, LiveMatch] = field(default_factory=dict)
+    #: Called with each match as it opens (spectators that follow the matches).
+    openers: list[Callable[[LiveMatch], None]] = field(default_factory=list)
 
     def open(self, start: referee_pb2.MatchStart) -> LiveMatch:
         live = LiveMatch(start)
         self.matches[start.match_id] = live
+        for opener in list(self.openers):
+            opener(live)
         return live
+
+    def next_unseen(self, seen: set[str], bot: str = "") -> LiveMatch | None:
+        """The oldest live match not in `seen` (with a seat named `bot`, if given); `seen`
+        forgets the matches that are over, so it stays as small as the live list."""
+        seen &= self.matches.keys()
+        for match_id, live in self.matches.items():
+            if match_id not in seen and (not bot or bot in live.start.seat_names):
+                return live
+        return None
 
     def close(self, match_id: str) -> None:
         self.matches.pop(match_id, None)

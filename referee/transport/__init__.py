@@ -7,6 +7,13 @@ thread (`trio.lowlevel.start_guest_run`), the faster of the two bridges measured
 from __future__ import annotations
 
 from referee.transport.host import run
-from referee.transport.server import ServerControl, ServerSettings, serve
+from referee.transport.server import ListenError, ServerControl, ServerSettings, check_free, serve
 
-__all__ = ["ServerControl", "ServerSettings", "run", "serve"]
+__all__ = [
+    "ListenError",
+    "ServerControl",
+    "ServerSettings",
+    "check_free",
+    "run",
+    "serve",
+]

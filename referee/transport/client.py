@@ -31,29 +31,28 @@ def list_matches(
     return list(response.matches)
 
 
-def watch_match(
-    address: str, match_id: str, *, secure: bool = False, ca_file: Path | None = None
-) -> Iterator[str]:
-    """The match's public story as text lines, as it happens, until it ends."""
+def watch(
+    address: str,
+    match_id: str | None,
+    *,
+    bot: str = "",
+    secure: bool = False,
+    ca_file: Path | None = None,
+) -> Iterator[referee_pb2.WatchMessage]:
+    """A match's public messages as they come, until it ends; with no `match_id`, one match
+    after another (only `bot`'s, if given) until the caller stops. Following, the first message
+    (a MatchStart with no match id) comes once the referee has the spectator in its list."""
+    request = referee_pb2.WatchRequest(match_id=match_id or "", follow=match_id is None, bot=bot)
+    what = repr(match_id) if match_id is not None else "the matches"
     with _channel(address, secure, ca_file) as channel:
-        stream = referee_pb2_grpc.RefereeStub(channel).Watch(
-            referee_pb2.WatchRequest(match_id=match_id)
-        )
+        stream = referee_pb2_grpc.RefereeStub(channel).Watch(request)
         try:
-            for message in stream:
-                kind = message.WhichOneof("kind")
-                if kind == "match_start":
-                    start = message.match_start
-                    seats = ", ".join(f"{i}={n}" for i, n in enumerate(start.seat_names))
-                    yield f"{start.game} match {start.match_id}: {seats}"
-                elif kind == "event":
-                    yield f"  {message.event.event.text}"
-                elif kind == "match_end":
-                    yield f"result: {message.match_end.result.text}"
+            if request.follow:
+                stream.initial_metadata()
+                yield referee_pb2.WatchMessage(match_start=referee_pb2.MatchStart())
+            yield from stream
         except grpc.RpcError as error:
-            raise CroupierError(
-                f"cannot watch {match_id!r} on {address!r}: {_why(error)}"
-            ) from None
+            raise CroupierError(f"cannot watch {what} on {address!r}: {_why(error)}") from None
 
 
 def _why(error: grpc.RpcError) -> str:
@@ -62,4 +61,4 @@ def _why(error: grpc.RpcError) -> str:
     return f"{code.name if code else 'error'}: {details}"
 
 
-__all__ = ["list_matches", "watch_match"]
+__all__ = ["list_matches", "watch"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -23,11 +24,12 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 
 from croupier.v1 import referee_pb2
+from referee.errors import CroupierError
 from referee.games import GAMES
 from referee.games.options import format_value
 from referee.match.lobby import PROTOCOL_VERSION, Lobby
 from referee.match.sessions import Ending, Session
-from referee.match.spectators import LiveMatches
+from referee.match.spectators import LiveMatch, LiveMatches
 from referee.transport.host import call_asyncio
 from referee.transport.reflection import V1, V1ALPHA, ReflectionServicer
 from referee.version import VERSION
@@ -70,7 +72,47 @@ class ServerSettings:
             ("grpc.http2.min_recv_ping_interval_without_data_ms", self.min_client_ping_ms),
             ("grpc.http2.max_ping_strikes", 0),
             ("grpc.keepalive_permit_without_calls", 1),
+            # Two referees on one port would share its connections: the second must fail.
+            ("grpc.so_reuseport", 0),
         ]
+
+
+class ListenError(CroupierError):
+    """The server cannot listen where it was asked to (a port in use, an unknown host)."""
+
+
+def check_free(host: str, port: int) -> None:
+    """Raise ListenError when `host:port` cannot be bound, before gRPC tries (its C core would
+    print its own error line). SO_REUSEADDR lets a port left in TIME_WAIT be reused, as
+    gRPC does; a listening socket still holds it."""
+    if port == 0:
+        return
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as error:
+        raise ListenError(f"cannot listen on {host}:{port}: {error.strerror}") from None
+    for family, kind, proto, _, sockaddr in infos:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(sockaddr)
+            except OSError as error:
+                reason = (error.strerror or str(error)).lower()
+                raise ListenError(
+                    f"cannot listen on {host}:{port}: {reason} (choose another --port, or stop "
+                    "the program that holds it)"
+                ) from None
+
+
+async def _story(live: LiveMatch) -> AsyncIterator[referee_pb2.WatchMessage]:
+    """A live match's public messages from its start, until it ends."""
+    queue: asyncio.Queue[referee_pb2.WatchMessage | None] = asyncio.Queue()
+    live.watch(queue.put_nowait)
+    try:
+        while (message := await queue.get()) is not None:
+            yield message
+    finally:
+        live.unwatch(queue.put_nowait)
 
 
 def bearer_token(metadata: Sequence[tuple[str, str | bytes]] | grpc.aio.Metadata | None) -> str:
@@ -258,19 +300,41 @@ class RefereeService:
     async def watch(
         self, request: referee_pb2.WatchRequest, context: grpc.aio.ServicerContext[object, object]
     ) -> AsyncIterator[referee_pb2.WatchMessage]:
+        if request.follow:
+            await context.send_initial_metadata(())  # the spectator knows it is following
+            async for message in self._follow(request.bot):
+                yield message
+            return
         live = self.live.get(request.match_id)
         if live is None:
             await context.abort(
                 grpc.StatusCode.NOT_FOUND, f"no live match {request.match_id!r} (see ListMatches)"
             )
             return
-        queue: asyncio.Queue[referee_pb2.WatchMessage | None] = asyncio.Queue()
-        live.watch(queue.put_nowait)
-        try:
-            while (message := await queue.get()) is not None:
+        async for message in _story(live):
+            yield message
+
+    async def _follow(self, bot: str) -> AsyncIterator[referee_pb2.WatchMessage]:
+        """One match after another, each whole: the oldest not yet shown, or the next to open."""
+        seen: set[str] = set()
+        opened = asyncio.Event()
+
+        def opener(live: LiveMatch) -> None:
+            opened.set()
+
+        while True:
+            live = self.live.next_unseen(seen, bot)
+            if live is None:
+                opened.clear()
+                self.live.openers.append(opener)
+                try:
+                    await opened.wait()
+                finally:
+                    self.live.openers.remove(opener)
+                continue
+            seen.add(live.start.match_id)
+            async for message in _story(live):
                 yield message
-        finally:
-            live.unwatch(queue.put_nowait)
 
     def handler(self) -> grpc.GenericRpcHandler:
         return grpc.method_handlers_generic_handler(
@@ -370,15 +434,19 @@ async def _start(
     reflection = ReflectionServicer((SERVICE, health_name, V1, V1ALPHA))
     server.add_generic_rpc_handlers(reflection.handlers())
     address = f"{settings.host}:{settings.port}"
-    if settings.tls_cert is not None and settings.tls_key is not None:
-        credentials = grpc.ssl_server_credentials(
-            [(settings.tls_key.read_bytes(), settings.tls_cert.read_bytes())]
-        )
-        port = server.add_secure_port(address, credentials)
-    else:
-        port = server.add_insecure_port(address)
+    check_free(settings.host, settings.port)
+    try:
+        if settings.tls_cert is not None and settings.tls_key is not None:
+            credentials = grpc.ssl_server_credentials(
+                [(settings.tls_key.read_bytes(), settings.tls_cert.read_bytes())]
+            )
+            port = server.add_secure_port(address, credentials)
+        else:
+            port = server.add_insecure_port(address)
+    except RuntimeError:  # grpc's "Failed to bind"
+        port = 0
     if port == 0:
-        raise OSError(f"cannot listen on {settings.host}:{settings.port}")
+        raise ListenError(f"cannot listen on {address!r}")
     await server.start()
     return server, port
 

@@ -7,9 +7,14 @@ and the HTML page both draw. A seat's view is built from that seat's observation
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
-from referee.viewer.html import render_html, viewer_data, write_html
+from google.protobuf.message import Message
+
+from referee.viewer.games import Context, view_for
+from referee.viewer.games.base import SPECTATOR
+from referee.viewer.html import render_html, viewer_data, write_assets, write_html
 from referee.viewer.model import Card, Deck, Layout, Pile, SeatBox, Table
 from referee.viewer.timeline import Shown, Step, StepKind, Timeline, load
 
@@ -26,8 +31,10 @@ __all__ = [
     "Timeline",
     "load",
     "render_html",
+    "spectator_table",
     "step_through",
     "viewer_data",
+    "write_assets",
     "write_html",
     "write_viewer",
 ]
@@ -39,6 +46,12 @@ def write_viewer(record: Path, out: Path, seat: int | None = None) -> Path:
     This is what a ladder report links to for each match: one standalone file per record."""
     timeline = load(record)
     return write_html(timeline, out, seat)
+
+
+def spectator_table(game: str, names: Sequence[str], public: Message) -> Table:
+    """The table a spectator sees from a live match's public observation (a game message)."""
+    context = Context(tuple(names), SPECTATOR, {SPECTATOR: public}, None, ())
+    return view_for(game).table(context)
 
 
 def step_through(record: Path, seat: int | None = None) -> None:

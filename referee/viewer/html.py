@@ -4,10 +4,14 @@ The page holds everything: its CSS and JavaScript inline, and the match as JSON 
 the timeline, every step's table in every view (the same tables the terminal stepper draws). Equal
 parts (a seat's box, a pile, a caption) are stored once and referred to by number, which keeps a
 10-player Xactika game to a few megabytes. No network, no external assets: it opens from disk.
+A ladder report's pages instead share the code and style from files beside them and carry their
+match gzipped, about ten times smaller.
 """
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 from collections.abc import Callable, Hashable
 from importlib import resources
@@ -15,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.errors import CroupierError
+from referee.match.glyphs import readable
 from referee.version import VERSION
 from referee.viewer.timeline import StepKind, Timeline
 
@@ -78,43 +83,89 @@ def viewer_data(timeline: Timeline) -> dict[str, Any]:
         "names": list(timeline.names),
         "views": [timeline.view_name(viewer) for viewer in views],
         "result": timeline.result.text if timeline.result is not None else "",
+        "ranking": _ranking(timeline),
+        "moves": _moves(timeline),
         "problems": timeline.problems,
         "parts": parts.values,
         "steps": steps,
     }
 
 
+def _moves(timeline: Timeline) -> list[list[Any]]:
+    """The move list: [step, seat, action text with cards as glyphs, elapsed ms, defaulted]."""
+    game = timeline.header.game
+    return [
+        [step.index, step.seat, readable(game, step.text), step.elapsed_ms, step.defaulted]
+        for step in timeline.steps
+        if step.kind is StepKind.ACTION
+    ]
+
+
+def _ranking(timeline: Timeline) -> list[list[Any]]:
+    """The final ranking for the result banner: [rank, seat, name, score, retired], best first."""
+    if timeline.result is None:
+        return []
+    seats = sorted(timeline.result.seats, key=lambda s: (s.rank, s.seat))
+    return [[s.rank, s.seat, s.name, s.score, s.retired] for s in seats]
+
+
 def _asset(name: str) -> str:
     return resources.files("referee.viewer").joinpath("assets", name).read_text("utf-8")
 
 
-def render_html(timeline: Timeline, viewer: int | None = None) -> str:
-    """The page as text; it opens on `viewer`'s view (None: everything)."""
+#: The viewer's code and style, as files beside pages that share them (a ladder report's).
+ASSETS = ("viewer.css", "viewer.js")
+
+
+def render_html(timeline: Timeline, viewer: int | None = None, *, shared: bool = False) -> str:
+    """The page as text; it opens on `viewer`'s view (None: everything). A page stands alone
+    (style, code and match inline), or with `shared` links the viewer's code and style from
+    files beside it (`write_assets`) and carries its match gzipped: what a report of thousands
+    of matches needs. Either opens from disk with no network."""
     timeline.check_viewer(viewer)
     data = viewer_data(timeline)
     data["start_view"] = 0 if viewer is None else viewer + 1
-    payload = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-    # Inside <script>, "</" could end the element early; "<\/" means the same to JSON.
-    payload = payload.replace("</", "<\\/").replace("<!--", "<\\!--")
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    if shared:
+        kind = "application/gzip+base64"
+        payload = base64.b64encode(gzip.compress(text.encode(), mtime=0)).decode()
+        style = '<link rel="stylesheet" href="viewer.css">'
+        code = '<script src="viewer.js"></script>'
+    else:
+        kind = "application/json"
+        # Inside <script>, "</" could end the element early; "<\/" means the same to JSON.
+        payload = text.replace("</", "<\\/").replace("<!--", "<\\!--")
+        style = f"<style>{_asset('viewer.css')}</style>"
+        code = f"<script>{_asset('viewer.js')}</script>"
     title = f"{data['title']} · {timeline.header.match_id} · croupier replay"
     page = _asset("viewer.html")
     for key, value in (
-        ("/*CSS*/", _asset("viewer.css")),
-        ("/*JS*/", _asset("viewer.js")),
+        ("__STYLE__", style),
+        ("__CODE__", code),
         ("__TITLE__", _escape(title)),
+        ("__DATA_TYPE__", kind),
         ("__DATA__", payload),
     ):
         page = page.replace(key, value, 1)
     return page
 
 
+def write_assets(folder: Path) -> None:
+    """Write the viewer's code and style into `folder`, for the pages there that share them."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ASSETS:
+        (folder / name).write_text(_asset(name), encoding="utf-8")
+
+
 def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def write_html(timeline: Timeline, out: Path, viewer: int | None = None) -> Path:
+def write_html(
+    timeline: Timeline, out: Path, viewer: int | None = None, *, shared: bool = False
+) -> Path:
     """Write the viewer page for this match to `out` (folders are created); returns `out`."""
-    page = render_html(timeline, viewer)
+    page = render_html(timeline, viewer, shared=shared)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(page, encoding="utf-8")

@@ -11,10 +11,11 @@ from rich.console import Group, RenderableType
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from referee.match.glyphs import SHAPES, SUITS
 from referee.viewer.model import Card, Deck, Layout, Pile, SeatBox, Table
 
-_SUITS = {"C": ("♣", "black"), "D": ("♦", "red"), "H": ("♥", "red"), "S": ("♠", "black")}
-_SHAPES = (("●", "red3"), ("■", "blue3"), ("▲", "green4"), ("★", "dark_orange3"))
+_SUITS = {suit: (glyph, "red" if suit in "DH" else "black") for suit, glyph in SUITS.items()}
+_SHAPES = tuple(zip(SHAPES, ("red3", "blue3", "green4", "dark_orange3"), strict=True))
 _WIDTH = {Deck.XIX: 2, Deck.STANDARD: 2, Deck.XACTIKA: 8}
 _FACE = "on grey93"
 _DOWN = "on grey66"

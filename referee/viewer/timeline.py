@@ -16,9 +16,9 @@ from pathlib import Path
 from google.protobuf.message import Message
 
 from croupier.v1 import common_pb2, record_pb2
-from referee.errors import CroupierError, RecordError
+from referee.errors import CroupierError
 from referee.games.base import State
-from referee.match.records import read_all
+from referee.match.records import read_to_show
 from referee.match.replay import Replayer
 from referee.viewer.games import Context, GameView, Position, view_for
 from referee.viewer.model import SeatBox, Table
@@ -198,11 +198,7 @@ def load(path: Path) -> Timeline:
     """Replay a record into a timeline. An unreadable record raises RecordError; a record that
     stops replaying (truncated, or not what the engine does) keeps its steps up to there and
     lists the problem in `problems`."""
-    records, errors = read_all(path, strict=False)
-    if not records or records[0].WhichOneof("line") != "header":
-        raise RecordError(f"{path}: " + "; ".join(errors or ["no header"]))
-    if errors and errors[0].startswith("unknown record schema"):
-        raise RecordError(f"{path}: {errors[0]}")
+    records, errors = read_to_show(path)
     header = records[0].header
     replayer = Replayer(header)  # checks the game, rules version and seat count
     view = view_for(header.game)

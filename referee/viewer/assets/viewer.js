@@ -1,8 +1,8 @@
 // croupier replay viewer: draws the tables that `croupier replay --html` precomputed.
 // No rules here: every step's table in every view comes from the engine, via the JSON above.
 "use strict";
-(function () {
-  const data = JSON.parse(document.getElementById("match-data").textContent);
+(async function () {
+  const data = await matchData(document.getElementById("match-data"));
   const parts = data.parts;
   const steps = data.steps;
   const last = steps.length - 1;
@@ -185,6 +185,8 @@
     if (!lines.length) caption.appendChild(text("li", "quiet", "nothing this view could see"));
     $("caption").replaceChildren(caption);
     $("result").textContent = index === last && data.result ? `result: ${data.result}` : "";
+    showBanner(index === last);
+    markMove();
     $("slider").value = index;
     $("counter").textContent = `step ${index} / ${last}`;
     $("view").value = view;
@@ -200,10 +202,61 @@
   let addressTimer = null;
   function writeAddress() {
     try {
-      history.replaceState(null, "", `#step=${index}&view=${view}`);
+      history.replaceState(null, "", `#step=${index}` + (view ? `&seat=${view - 1}` : ""));
     } catch (error) {
       // Some browsers refuse to rewrite a file:// address; the viewer works the same without.
     }
+  }
+
+  // --- the move list and the result -----------------------------------------------------------
+
+  // Every action as a line (who, what, how long it took); a click jumps there, like a chess
+  // site's move list. The line of the step shown (or of the last action before it) is marked.
+  const moves = data.moves || [];
+  function fillMoves() {
+    const list = $("moves");
+    for (const [step, seat, what, ms, referee] of moves) {
+      const item = text("li", referee ? "referee" : "", `${seat} ${data.names[seat]}: ${what}`);
+      item.dataset.step = step;
+      item.title = `step ${step}, seat ${seat}` + (referee ? ", played by the referee" : "");
+      item.appendChild(text("span", "ms", `${ms} ms`));
+      item.addEventListener("click", () => go(step));
+      list.appendChild(item);
+    }
+  }
+
+  let marked = null;
+  function markMove() {
+    let found = null;
+    for (const item of $("moves").children) {
+      if (Number(item.dataset.step) > index) break;
+      found = item;
+    }
+    if (found === marked) return;
+    if (marked) marked.classList.remove("now");
+    marked = found;
+    if (marked) {
+      marked.classList.add("now");
+      // Scroll the list only (scrollIntoView would move the whole page too).
+      const box = $("log");
+      const top = marked.offsetTop;
+      if (top < box.scrollTop || top + marked.offsetHeight > box.scrollTop + box.clientHeight) {
+        box.scrollTop = top - box.clientHeight / 2;
+      }
+    }
+  }
+
+  function showBanner(shown) {
+    const banner = $("banner");
+    banner.hidden = !(shown && data.result);
+    if (banner.hidden || banner.childElementCount) return;
+    banner.appendChild(text("div", "headline", `result: ${data.result}`));
+    const ranking = document.createElement("ul");
+    for (const [rank, seat, name, score, retired] of data.ranking || []) {
+      const line = `${rank}. ${name} (seat ${seat}) · ${score}` + (retired ? " · retired" : "");
+      ranking.appendChild(text("li", retired ? "retired" : "", line));
+    }
+    banner.appendChild(ranking);
   }
 
   // --- rounds and tricks ---------------------------------------------------------------------
@@ -342,6 +395,7 @@
     });
     for (const problem of data.problems) $("problems").appendChild(text("li", "", problem));
     fillMajor();
+    fillMoves();
     const slider = $("slider");
     slider.max = last;
     slider.addEventListener("input", () => go(Number(slider.value)));
@@ -355,10 +409,20 @@
     $("major").addEventListener("change", () => go(Number($("major").value)));
     $("minor").addEventListener("change", () => go(Number($("minor").value)));
     document.addEventListener("keydown", onKey);
+    // `#seat=N` opens seat N's view; `#view=K` (K = seat + 1, 0 everything) is the older form.
     const hash = new URLSearchParams(location.hash.slice(1));
-    if (hash.has("view")) view = Math.max(0, Math.min(data.views.length - 1, Number(hash.get("view")) || 0));
+    const wanted = hash.has("seat") ? Number(hash.get("seat")) + 1 : Number(hash.get("view"));
+    if (hash.has("seat") || hash.has("view")) view = Math.max(0, Math.min(data.views.length - 1, wanted || 0));
     go(hash.has("step") ? Number(hash.get("step")) || 0 : 0);
   }
 
   init();
+
+  // A ladder report's pages carry their match gzipped (base64): ten times smaller.
+  async function matchData(holder) {
+    if (holder.type === "application/json") return JSON.parse(holder.textContent);
+    const bytes = Uint8Array.from(atob(holder.textContent.trim()), (c) => c.charCodeAt(0));
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return JSON.parse(await new Response(stream).text());
+  }
 })();

@@ -18,13 +18,18 @@ from referee.viewer.model import BACK, Deck, SeatBox, Table
 
 M = TypeVar("M", bound=Message)
 
+#: The `viewer` of a spectator's table: no seat's hand, built from the public observation (what
+#: every seat agrees on, referee.match.public), which `observations` holds under this key.
+SPECTATOR = -1
+
 
 @dataclass(frozen=True, slots=True)
 class Context:
     """What one view may use at one step.
 
     `observations` holds the viewer's observation only, or every seat's in the omniscient view
-    (`viewer` None), which alone also gets `state`. `events` are this step's event payloads (e.g.
+    (`viewer` None), which alone also gets `state`; a spectator's (`viewer` SPECTATOR) holds the
+    public observation. `events` are this step's event payloads (e.g.
     XixEvent) that the viewer saw.
     """
 

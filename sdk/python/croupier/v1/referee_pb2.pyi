@@ -130,20 +130,26 @@ class Goodbye(_message.Message):
     def __init__(self, reason: _Optional[str] = ...) -> None: ...
 
 class WatchRequest(_message.Message):
-    __slots__ = ("match_id",)
+    __slots__ = ("match_id", "follow", "bot")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    FOLLOW_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
     match_id: str
-    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+    follow: bool
+    bot: str
+    def __init__(self, match_id: _Optional[str] = ..., follow: _Optional[bool] = ..., bot: _Optional[str] = ...) -> None: ...
 
 class WatchMessage(_message.Message):
-    __slots__ = ("match_start", "event", "match_end")
+    __slots__ = ("match_start", "event", "match_end", "public_table")
     MATCH_START_FIELD_NUMBER: _ClassVar[int]
     EVENT_FIELD_NUMBER: _ClassVar[int]
     MATCH_END_FIELD_NUMBER: _ClassVar[int]
+    PUBLIC_TABLE_FIELD_NUMBER: _ClassVar[int]
     match_start: MatchStart
     event: MatchEvent
     match_end: MatchEnd
-    def __init__(self, match_start: _Optional[_Union[MatchStart, _Mapping]] = ..., event: _Optional[_Union[MatchEvent, _Mapping]] = ..., match_end: _Optional[_Union[MatchEnd, _Mapping]] = ...) -> None: ...
+    public_table: _game_pb2.Observation
+    def __init__(self, match_start: _Optional[_Union[MatchStart, _Mapping]] = ..., event: _Optional[_Union[MatchEvent, _Mapping]] = ..., match_end: _Optional[_Union[MatchEnd, _Mapping]] = ..., public_table: _Optional[_Union[_game_pb2.Observation, _Mapping]] = ...) -> None: ...
 
 class ListGamesRequest(_message.Message):
     __slots__ = ()

@@ -1,0 +1,5 @@
+"""`python -m referee.cli`: the same as the `croupier` command."""
+
+from referee.cli import main
+
+main()

@@ -1,0 +1,137 @@
+"""`croupier watch`: live matches as a spectator sees them (public events and table only).
+
+On a terminal the table is drawn as the replay stepper draws it, under the match's latest
+events; in a pipe each event is one line, with the bots' names and cards as glyphs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console, Group
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+
+from croupier.v1 import referee_pb2
+from referee import viewer
+from referee.cli.support import console, user_errors
+from referee.errors import CroupierError
+from referee.match.glyphs import readable
+from referee.transport.client import list_matches, watch
+from referee.viewer.terminal import table_renderable
+
+#: Events kept under the table on a terminal.
+RECENT_EVENTS = 8
+
+_SEAT = re.compile(r"\bseat (\d+)\b")
+
+
+def watch_command(
+    address: Annotated[str, typer.Argument(help="The referee, HOST:PORT.")],
+    match_id: Annotated[
+        str | None, typer.Argument(help="A live match (default: list the live matches).")
+    ] = None,
+    follow: Annotated[
+        bool,
+        typer.Option(
+            "--follow",
+            help="Watch the matches one after another as they start, until Ctrl-C.",
+        ),
+    ] = False,
+    bot: Annotated[
+        str | None, typer.Option(help="With --follow: only the matches this bot plays.")
+    ] = None,
+    ca_file: Annotated[
+        Path | None, typer.Option(help="Speak TLS, trusting this CA file (PEM).")
+    ] = None,
+    tls: Annotated[
+        bool, typer.Option("--tls", help="Speak TLS, trusting the system roots.")
+    ] = False,
+) -> None:
+    """Show a live match as a spectator sees it, follow the matches one after another, or list
+    the live matches."""
+    with user_errors():
+        secure = tls or ca_file is not None
+        if bot is not None and not follow:
+            raise CroupierError("--bot goes with --follow")
+        if match_id is None and not follow:
+            table = Table(title=f"live matches on {address}")
+            for column in ("match", "game", "seats"):
+                table.add_column(column)
+            for live in list_matches(address, secure=secure, ca_file=ca_file):
+                table.add_row(live.match_id, live.game, ", ".join(live.seat_names))
+            console.print(table)
+            return
+        messages = watch(
+            address, None if follow else match_id, bot=bot or "", secure=secure, ca_file=ca_file
+        )
+        if follow:
+            console.print(
+                f"following the matches on {address}" + (f" of {bot}" if bot else ""),
+                markup=False,
+                highlight=False,
+            )
+        try:
+            if console.is_terminal:
+                draw(messages)
+            else:
+                for line in lines(messages):
+                    console.print(line, markup=False, highlight=False)
+        except KeyboardInterrupt:
+            raise typer.Exit(130) from None
+
+
+def lines(messages: Iterable[referee_pb2.WatchMessage]) -> Iterable[str]:
+    """A line per match start, public event and result (tables are for terminals)."""
+    game, names = "", list[str]()
+    for message in messages:
+        kind = message.WhichOneof("kind")
+        if kind == "match_start" and message.match_start.match_id:
+            start = message.match_start
+            game, names = start.game, list(start.seat_names)
+            seats = ", ".join(f"{i}={n}" for i, n in enumerate(names))
+            yield f"{start.game} match {start.match_id}: {seats}"
+        elif kind == "event":
+            yield f"  {named(readable(game, message.event.event.text), names)}"
+        elif kind == "match_end":
+            yield f"result: {named(message.match_end.result.text, names)}"
+
+
+def draw(messages: Iterable[referee_pb2.WatchMessage], screen: Console = console) -> None:
+    """The spectator's table (as the stepper draws it) over the latest events, live."""
+    game, names = "", list[str]()
+    recent: deque[str] = deque(maxlen=RECENT_EVENTS)
+    board: object = Text("waiting for a match to start")
+    with Live(console=screen, auto_refresh=False) as live:
+        for message in messages:
+            kind = message.WhichOneof("kind")
+            if kind == "match_start" and message.match_start.match_id:
+                start = message.match_start
+                game, names = start.game, list(start.seat_names)
+                recent.clear()
+                seats = ", ".join(f"{i}={n}" for i, n in enumerate(names))
+                recent.append(f"{start.game} match {start.match_id}: {seats}")
+            elif kind == "event":
+                recent.append(named(readable(game, message.event.event.text), names))
+            elif kind == "match_end":
+                recent.append(f"result: {named(message.match_end.result.text, names)}")
+            elif kind == "public_table":
+                public = getattr(message.public_table, message.public_table.WhichOneof("game"))
+                board = table_renderable(viewer.spectator_table(game, names, public))
+            live.update(Group(board, Text("\n".join(recent))), refresh=True)  # type: ignore[arg-type]
+
+
+def named(text: str, names: list[str]) -> str:
+    """`seat 1` as `seat 1 (alice)`: a spectator reads bots, not seat numbers."""
+
+    def name(match: re.Match[str]) -> str:
+        seat = int(match.group(1))
+        return f"{match.group(0)} ({names[seat]})" if seat < len(names) else match.group(0)
+
+    return _SEAT.sub(name, text)

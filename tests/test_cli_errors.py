@@ -1,0 +1,117 @@
+"""Every command meets a refused path or port with one `error:` line and exit 2, never a traceback.
+
+Each case runs the real `croupier` process, so what gRPC's C core or Python would print on its
+own (a bind failure, an unreadable file, a database that cannot be opened) is seen as a user
+sees it.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.cluster_helpers import ROOT
+
+BOT = f"{sys.executable} examples/python/random_bot.py"
+
+
+@pytest.fixture
+def held_port() -> Iterator[int]:
+    """A loopback port another program is listening on."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        yield holder.getsockname()[1]
+
+
+def croupier(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "referee.cli", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def assert_one_error(result: subprocess.CompletedProcess[str], *expected: str) -> None:
+    output = result.stdout + result.stderr
+    assert result.returncode == 2, output
+    assert "Traceback" not in output, output
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1, output
+    assert result.stderr.strip() == errors[0], output  # nothing else: no gRPC core line
+    for text in expected:
+        assert text in errors[0], output
+
+
+def test_serve_on_a_port_in_use(held_port: int) -> None:
+    result = croupier("serve", "--game", "xix", "--port", str(held_port))
+    assert_one_error(result, f"cannot listen on 127.0.0.1:{held_port}", "address already in use")
+
+
+def test_cluster_local_on_a_port_in_use(held_port: int) -> None:
+    pytest.importorskip("distributed")
+    result = croupier("cluster", "local", "--workers", "1", "--port", str(held_port))
+    assert_one_error(result, str(held_port))
+
+
+def test_token_commands_refuse_a_folder_and_create_nothing_at_a_mistyped_db(
+    tmp_path: Path,
+) -> None:
+    assert_one_error(croupier("token", "add", "alice", "--db", str(tmp_path)), "cannot open")
+    typo = tmp_path / "contset.db"
+    assert_one_error(croupier("token", "list", "--db", str(typo)), "no account database")
+    assert_one_error(croupier("token", "revoke", "bob", "--db", str(typo)), "token add")
+    assert not typo.exists()
+
+
+def test_match_with_records_under_a_file(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    result = croupier(
+        "match", "xix", "--bot", BOT, "--bot", BOT, "--games", "1",
+        "--records", str(blocker / "records"),
+    )  # fmt: skip
+    assert_one_error(result, str(blocker))
+
+
+def test_ladder_commands_on_refused_paths(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    ladder = "examples/ladders/xix.toml"
+    run = croupier("ladder", "run", ladder, "--database", str(blocker / "l.db"), "--no-live")
+    assert_one_error(run, str(blocker))
+    missing = str(tmp_path / "missing.db")
+    assert_one_error(croupier("ladder", "standings", missing), "no ladder database")
+    assert_one_error(croupier("ladder", "verify", missing), "no ladder database")
+    assert_one_error(croupier("ladder", "verify", str(blocker)), "not a ladder database")
+    report = croupier("ladder", "report", missing, "--html", str(tmp_path / "out"))
+    assert_one_error(report, "no ladder database")
+
+
+def test_replay_of_a_folder_or_a_missing_record(tmp_path: Path) -> None:
+    assert_one_error(croupier("replay", "--plain", str(tmp_path)), str(tmp_path))
+    missing = str(tmp_path / "missing.jsonl")
+    assert_one_error(croupier("replay", "--plain", missing), missing)
+    assert_one_error(croupier("replay", "--verify", missing), missing)
+
+
+def test_doctor_keeping_into_a_file(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    result = croupier("doctor", "--game", "xix", "--keep", str(blocker), "--", *BOT.split())
+    assert_one_error(result, str(blocker))
+
+
+def test_watch_an_unreachable_referee() -> None:
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    assert_one_error(croupier("watch", f"127.0.0.1:{port}"), "cannot list matches")
