@@ -17,7 +17,7 @@ import typer
 
 from referee.cli.support import DONE, console, epilog, user_errors
 from referee.cluster import ClusterError, require_dask
-from referee.transport import check_free
+from referee.transport import ListenError, check_free
 
 cluster_app = typer.Typer(
     name="cluster",
@@ -51,7 +51,13 @@ def local_command(
     run until Ctrl-C."""
     with user_errors():
         require_dask()
-        check_free(host, port)  # before Dask, which logs its own warnings on the way down
+        try:  # before Dask, which logs its own warnings on the way down
+            check_free(host, port)
+        except ListenError as error:
+            raise ClusterError(
+                f"cannot start a Dask cluster on {host}:{port}: {error.reason} (choose another "
+                "--port, or 0 for any free one)"
+            ) from None
         from distributed import LocalCluster
 
         start: Any = LocalCluster  # Dask's annotations are partial

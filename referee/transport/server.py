@@ -80,6 +80,11 @@ class ServerSettings:
 class ListenError(CroupierError):
     """The server cannot listen where it was asked to (a port in use, an unknown host)."""
 
+    def __init__(self, message: str, reason: str = "") -> None:
+        super().__init__(message)
+        #: The system's own words (e.g. "Address already in use").
+        self.reason = reason
+
 
 def check_free(host: str, port: int) -> None:
     """Raise ListenError when `host:port` cannot be bound, before gRPC tries (its C core would
@@ -97,10 +102,11 @@ def check_free(host: str, port: int) -> None:
             try:
                 probe.bind(sockaddr)
             except OSError as error:
-                reason = (error.strerror or str(error)).lower()
+                reason = error.strerror or str(error)
                 raise ListenError(
-                    f"cannot listen on {host}:{port}: {reason} (choose another --port, or stop "
-                    "the program that holds it)"
+                    f"cannot listen on {host}:{port}: {reason.lower()} (choose another --port, "
+                    "or stop the program that holds it)",
+                    reason,
                 ) from None
 
 
