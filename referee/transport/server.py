@@ -27,7 +27,13 @@ from croupier.v1 import referee_pb2
 from referee.games import GAMES
 from referee.games.options import format_value
 from referee.match.lobby import Lobby
-from referee.match.sessions import Ending, Session
+from referee.match.sessions import (
+    MAX_QUEUED_BYTES_PER_BOT,
+    MAX_QUEUED_MESSAGES,
+    Backlog,
+    Ending,
+    Session,
+)
 from referee.match.spectators import LiveMatches
 from referee.transport.host import call_asyncio
 from referee.version import VERSION
@@ -56,6 +62,10 @@ class ServerSettings:
     #: Messages per second a stream may send on average, and in a burst.
     max_messages_per_second: float = 1000.0
     message_burst: int = 200
+    #: Messages a session may hold unread (sent while no request was pending), and bytes all of
+    #: one bot's sessions may hold so together; more ends the stream ("queue limit").
+    max_queued_messages: int = MAX_QUEUED_MESSAGES
+    max_queued_bytes_per_bot: int = MAX_QUEUED_BYTES_PER_BOT
     #: PEM files; with them the server speaks TLS only.
     tls_cert: Path | None = None
     tls_key: Path | None = None
@@ -96,6 +106,8 @@ class RefereeService:
         self.settings = settings
         self.trio_token = trio_token
         self.open_streams: dict[str, int] = {}
+        #: What each bot's open sessions hold unread, together (dropped with its last stream).
+        self.backlogs: dict[str, Backlog] = {}
 
     async def play(
         self, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext[bytes, object]
@@ -129,6 +141,9 @@ class RefereeService:
                 yield message
         finally:
             self.open_streams[identity] -= 1
+            if not self.open_streams[identity]:
+                del self.open_streams[identity]
+                self.backlogs.pop(identity, None)
 
     async def _session(
         self,
@@ -144,8 +159,17 @@ class RefereeService:
             )
             return
         outbound: asyncio.Queue[referee_pb2.RefereeMessage | Ending] = asyncio.Queue()
+        backlog = self.backlogs.setdefault(
+            identity, Backlog(limit_bytes=self.settings.max_queued_bytes_per_bot)
+        )
         session = Session(
-            token=identity, hello=hello.hello, send=outbound.put_nowait, finish=outbound.put_nowait
+            token=identity,
+            hello=hello.hello,
+            send=outbound.put_nowait,
+            finish=outbound.put_nowait,
+            account=self.lobby.label(identity),
+            max_queued=self.settings.max_queued_messages,
+            backlog=backlog,
         )
         log.info(
             "session opened",
