@@ -27,6 +27,7 @@ from croupier.v1 import referee_pb2
 from referee.games import GAMES
 from referee.games.options import format_value
 from referee.match.lobby import Lobby
+from referee.match.logrates import LogLimiter, host_of
 from referee.match.sessions import (
     MAX_QUEUED_BYTES_PER_BOT,
     MAX_QUEUED_MESSAGES,
@@ -66,6 +67,10 @@ class ServerSettings:
     #: one bot's sessions may hold so together; more ends the stream ("queue limit").
     max_queued_messages: int = MAX_QUEUED_MESSAGES
     max_queued_bytes_per_bot: int = MAX_QUEUED_BYTES_PER_BOT
+    #: How long a new stream may take to send its first message (Hello).
+    hello_timeout_seconds: float = 10.0
+    #: Log lines one bot (or, before its token is known, one address) may provoke a second.
+    log_lines_per_second: int = 5
     #: PEM files; with them the server speaks TLS only.
     tls_cert: Path | None = None
     tls_key: Path | None = None
@@ -106,6 +111,8 @@ class RefereeService:
         self.settings = settings
         self.trio_token = trio_token
         self.open_streams: dict[str, int] = {}
+        #: Lines a bot can provoke (refusals, streams without Hello), rate-limited per bot.
+        self.notes = LogLimiter(log, per_second=settings.log_lines_per_second)
         #: What each bot's open sessions hold unread, together (dropped with its last stream).
         self.backlogs: dict[str, Backlog] = {}
 
@@ -115,26 +122,36 @@ class RefereeService:
         """A bot's session: authenticate, count it against its token's limit, then serve it.
 
         The token is checked once the first message (Hello) has arrived: a refusal before the
-        client's first write completes reaches the client as INTERNAL, not as the reason.
+        client's first write completes reaches the client as INTERNAL, not as the reason. A
+        stream without a first message is logged (rate-limited) and let go.
         """
+        peer = context.peer()
+        wait = self.settings.hello_timeout_seconds
+        first: bytes | None = None
         try:
-            first = await anext(aiter(requests))
+            first = await asyncio.wait_for(anext(aiter(requests)), wait)
         except StopAsyncIteration:
-            return
+            silence = "the stream ended before its first message"
+        except TimeoutError:
+            silence = f"no first message within {wait:g} s"
         identity = self.lobby.identity(bearer_token(context.invocation_metadata()))
         if identity is None:
-            log.info("refused", extra={"peer": context.peer(), "why": "bad token"})
+            self.notes.info(host_of(peer), "refused", peer=peer, why="bad token")
             await context.abort(
                 grpc.StatusCode.UNAUTHENTICATED,
                 "missing or unknown token: send metadata 'authorization: Bearer <token>'",
             )
             return
+        account = self.lobby.label(identity)
+        if first is None:
+            self.notes.info(account, "no hello", bot=account, peer=peer, why=silence)
+            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, silence)
+            return
         limit = self.settings.max_sessions_per_token
         if self.open_streams.get(identity, 0) >= limit:
-            await context.abort(
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
-                f"session limit: at most {limit} open sessions per token",
-            )
+            why = f"session limit: at most {limit} open sessions per token"
+            self.notes.info(account, "refused", bot=account, peer=peer, why=why)
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, why)
         self.open_streams[identity] = self.open_streams.get(identity, 0) + 1
         try:
             async for message in self._session(identity, first, requests, context):
@@ -154,6 +171,10 @@ class RefereeService:
     ) -> AsyncIterator[referee_pb2.RefereeMessage]:
         hello = _parse(first)
         if hello is None or hello.WhichOneof("kind") != "hello":
+            account = self.lobby.label(identity)
+            kind = hello.WhichOneof("kind") if hello is not None else "undecodable bytes"
+            why = f"the first message is {kind or 'empty'}, not Hello"
+            self.notes.info(account, "no hello", bot=account, peer=context.peer(), why=why)
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, "the first message of a session must be Hello"
             )
@@ -175,8 +196,8 @@ class RefereeService:
             "session opened",
             extra={
                 "session": session.id,
-                "bot": identity,
-                "bot_name": hello.hello.name,
+                "bot": session.account,
+                "bot_name": session.name,
                 "peer": context.peer(),
             },
         )
@@ -197,7 +218,7 @@ class RefereeService:
             self.trio_token.run_sync_soon(session.close, ending.reason)
             log.info(
                 "session closed",
-                extra={"session": session.id, "bot": identity, "why": ending.reason},
+                extra={"session": session.id, "bot": session.account, "why": ending.reason},
             )
         try:
             if ending.status != "OK":
