@@ -16,9 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import grpc
-
-from croupier.v1 import common_pb2, referee_pb2, referee_pb2_grpc
+from croupier.v1 import common_pb2
 from referee.contest.tokens import TokenStore
 from referee.match.records import read_all
 from referee.match.replay import verify
