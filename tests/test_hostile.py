@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from croupier.v1 import common_pb2
+import grpc
+
+from croupier.v1 import common_pb2, referee_pb2, referee_pb2_grpc
 from referee.contest.tokens import TokenStore
 from referee.match.records import read_all
 from referee.match.replay import verify
@@ -161,3 +163,93 @@ def test_a_flood_costs_no_memory_and_honest_matches_go_on(tmp_path: Path) -> Non
         assert verify(path).ok, path
     dropped = [line for line in serving.logs() if line["event"] == "messages dropped"]
     assert dropped and {line["bot"] for line in dropped} == {"mallory"}
+
+
+def test_the_account_names_the_seat_everywhere_not_the_bots_own_name(tmp_path: Path) -> None:
+    """An impostor saying Hello as "honest0": opponents, spectators, records and the fault lines
+    of the JSON log all show its account, its own name only beside it."""
+    tokens = accounts(tmp_path, "honest0", "impostor")
+    with referee(tmp_path) as serving:
+        serving.bot(RANDOM, tokens["honest0"])
+        serving.bot(HOSTILE, tokens["impostor"], "impostor", HOSTILE_NAME="honest0")
+        with grpc.insecure_channel(f"127.0.0.1:{serving.port}") as channel:
+            stub = referee_pb2_grpc.RefereeStub(channel)
+            while not (listing := stub.ListMatches(referee_pb2.ListMatchesRequest())).matches:
+                time.sleep(0.02)
+            watch = stub.Watch(referee_pb2.WatchRequest(match_id=listing.matches[0].match_id))
+            watched = next(iter(watch))
+            watch.cancel()
+        done = serving.wait_for(2)
+    expected = {"honest0 (random)", "impostor (honest0)"}
+    assert set(watched.match_start.seat_names) == expected
+    assert set(listing.matches[0].seat_names) == expected
+    for path in done:
+        records, _ = read_all(path, strict=True)
+        assert {seat.name for seat in records[0].header.seats} == expected
+        assert {seat.name for seat in records[-1].result.result.seats} == expected
+    faults = seat_faults(done)
+    assert faults["impostor (honest0)"] and not faults["honest0 (random)"]
+    logs = serving.logs()
+    blamed = {line["bot"] for line in logs if line["event"] == "fault"}
+    assert blamed == {"impostor (honest0)"}
+    opened = {(line["bot"], line["bot_name"]) for line in logs if line["event"] == "session opened"}
+    assert opened == {("honest0", "random"), ("impostor", "honest0")}
+
+
+def first_loss(faults: list[common_pb2.Fault]) -> list[int]:
+    """The reasons from the first crash or disconnect on: what was recorded once a bot was lost."""
+    lost = {common_pb2.FAULT_REASON_DISCONNECTED, common_pb2.FAULT_REASON_CRASHED}
+    reasons = [fault.reason for fault in faults]
+    first = next((i for i, reason in enumerate(reasons) if reason in lost), len(reasons))
+    return reasons[first:]
+
+
+def test_a_dropped_connection_is_a_disconnect_though_the_clock_is_shorter_than_the_grace(
+    tmp_path: Path,
+) -> None:
+    """With 100 ms a move and 10 s to reconnect, the clock runs out while the seat waits for its
+    bot: the fault is what happened first, `disconnected`, never `timeout`."""
+    tokens = accounts(tmp_path, "alice", "bob")
+    with referee(tmp_path, "--move-ms", "100", "--bank-ms", "0") as serving:
+        serving.bot(RANDOM, tokens["alice"])
+        serving.bot(HOSTILE, tokens["bob"], "drop", HOSTILE_SECONDS="3")
+        done = serving.wait_for(1)
+    bob = next(f for name, f in seat_faults(done).items() if "drop" in name)
+    assert len(bob) == 3  # retired: every decision after the drop is a fault
+    assert first_loss(bob) == [common_pb2.FAULT_REASON_DISCONNECTED] * 3, bob
+
+
+def test_a_revoked_token_is_a_disconnect_though_the_clock_is_shorter_than_the_grace(
+    tmp_path: Path,
+) -> None:
+    tokens = accounts(tmp_path, "alice", "bob")
+    with referee(tmp_path, "--move-ms", "100", "--bank-ms", "0") as serving:
+        serving.bot(RANDOM, tokens["alice"])
+        serving.bot(HOSTILE, tokens["bob"], "slow", HOSTILE_SECONDS="0.04")
+        while not list(serving.records.glob("*.jsonl")):
+            time.sleep(0.01)
+        TokenStore(tmp_path / "contest.db").revoke("bob")  # mid-match: bob takes 40 ms a move
+        done = serving.wait_for(1)
+    bob = next(f for name, f in seat_faults(done).items() if "slow" in name)
+    assert first_loss(bob) == [common_pb2.FAULT_REASON_DISCONNECTED] * 3, bob
+    assert all(fault.detail == "token revoked" for fault in bob[-3:])
+
+
+def test_a_crashed_bot_is_a_crash_though_the_clock_is_shorter_than_the_crash_grace(
+    tmp_path: Path,
+) -> None:
+    """`croupier match` knows its bots' processes. One that drops its stream and exits 150 ms
+    later, with 100 ms a move: lost (`disconnected`) while its process lives, then `crashed`;
+    never `timeout` (which every fault was when the clock cut the referee's wait short)."""
+    hostile = f"{PYTHON} {HOSTILE} exit_late"
+    command = [CROUPIER, "match", "xix", "--records", str(tmp_path / "records")]
+    command += ["--bot", hostile, "--bot", f"{PYTHON} {RANDOM}", "--move-ms", "100"]
+    command += ["--bank-ms", "0"]
+    env = os.environ | {"HOSTILE_SECONDS": "0.15"}
+    subprocess.run(command, check=True, capture_output=True, cwd=ROOT, timeout=120, env=env)
+    records = sorted((tmp_path / "records").glob("*.jsonl"))
+    crashed = next(f for name, f in seat_faults(records).items() if "exit_late" in name)
+    reasons = first_loss(crashed)
+    assert len(reasons) == 3 and common_pb2.FAULT_REASON_CRASHED in reasons, crashed
+    assert set(reasons) <= {common_pb2.FAULT_REASON_DISCONNECTED, common_pb2.FAULT_REASON_CRASHED}
+    assert "bot process exited: exit code 3" in crashed[-1].detail

@@ -7,7 +7,8 @@ answering; it reconnects if its stream ends. `impostor`: plays random legal acti
 Hello.name HOSTILE_NAME, with an out-of-range index every third request (faults in its name).
 `no_hello`: opens HOSTILE_STREAMS streams whose first message is an ActionReply. `silent`: opens
 HOSTILE_STREAMS streams that send nothing and close their side after HOSTILE_SECONDS. `drop`:
-plays, then on its third request drops its connection and stays away for HOSTILE_SECONDS.
+plays, then on its third request drops its connection and stays away for HOSTILE_SECONDS;
+`exit_late` then exits with code 3.
 `garbage`: answers every request with bytes that are no protobuf message. `slow`: answers every
 request after HOSTILE_SECONDS.
 """
@@ -25,7 +26,7 @@ import grpc
 
 from croupier.v1 import referee_pb2
 
-MODES = {"flood", "impostor", "no_hello", "silent", "drop", "garbage", "slow"}
+MODES = {"flood", "impostor", "no_hello", "silent", "drop", "exit_late", "garbage", "slow"}
 
 
 def setting(name: str, default: str) -> str:
@@ -113,9 +114,11 @@ async def play(channel: grpc.aio.Channel, mode: str) -> None:
         index = rng.randrange(len(request.legal_actions))
         if mode == "impostor" and requests % 3 == 0:
             index = len(request.legal_actions) + 1
-        if mode == "drop" and requests == 3:
+        if mode in {"drop", "exit_late"} and requests == 3:
             call.cancel()
             await asyncio.sleep(float(setting("SECONDS", "30")))
+            if mode == "exit_late":
+                os._exit(3)
             return
         if mode == "garbage":
             await call.write(b"\xff\xff\xff\xff garbage")
