@@ -196,7 +196,7 @@ def test_the_account_names_the_seat_everywhere_not_the_bots_own_name(tmp_path: P
     assert opened == {("honest0", "random"), ("impostor", "honest0")}
 
 
-def first_loss(faults: list[common_pb2.Fault]) -> list[int]:
+def first_loss(faults: list[common_pb2.Fault]) -> list[common_pb2.FaultReason]:
     """The reasons from the first crash or disconnect on: what was recorded once a bot was lost."""
     lost = {common_pb2.FAULT_REASON_DISCONNECTED, common_pb2.FAULT_REASON_CRASHED}
     reasons = [fault.reason for fault in faults]
