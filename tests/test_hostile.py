@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import pytest
 
 from croupier.v1 import common_pb2, referee_pb2, referee_pb2_grpc
 from referee.contest.tokens import TokenStore
@@ -253,3 +255,68 @@ def test_a_crashed_bot_is_a_crash_though_the_clock_is_shorter_than_the_crash_gra
     assert len(reasons) == 3 and common_pb2.FAULT_REASON_CRASHED in reasons, crashed
     assert set(reasons) <= {common_pb2.FAULT_REASON_DISCONNECTED, common_pb2.FAULT_REASON_CRASHED}
     assert "bot process exited: exit code 3" in crashed[-1].detail
+
+
+@pytest.mark.parametrize("db", [True, False], ids=["accounts", "any-token"])
+def test_no_token_in_any_log_record_or_page(tmp_path: Path, db: bool) -> None:
+    """Tokens are secrets: with accounts or without (where any token is let in, and the token
+    used to name the bot), none reaches the JSON log, a record, the standings or a report page."""
+    if db:
+        tokens = accounts(tmp_path, "alice", "bob")
+    else:
+        tokens = {name: f"secret-{name}-{secrets.token_hex(8)}" for name in ("alice", "bob")}
+    with referee(tmp_path, db=db) as serving:
+        serving.bot(RANDOM, tokens["alice"])
+        serving.bot(HOSTILE, tokens["bob"], "impostor", HOSTILE_NAME="alice")
+        for mode in ("no_hello", "silent"):
+            serving.bot(HOSTILE, tokens["bob"], mode).wait(timeout=30)
+        serving.wait_for(3)
+    files = [tmp_path / "serve.log", *serving.records.glob("*.jsonl")]
+    shown = [path.read_text() for path in files]
+    if db:
+        html = tmp_path / "report"
+        for command in (
+            ["report", str(tmp_path / "contest.db"), "--html", str(html)],
+            ["standings", str(tmp_path / "contest.db")],
+        ):
+            ran = subprocess.run([CROUPIER, "ladder", *command], capture_output=True, check=True)
+            shown.append(ran.stdout.decode() + ran.stderr.decode())
+        pages = [path for path in html.rglob("*") if path.is_file()]
+        assert len(pages) > 3
+        shown += [path.read_bytes().decode(errors="replace") for path in pages]
+    for token in tokens.values():
+        for text in shown:
+            assert token not in text
+    events = {line["event"] for line in serving.logs()}
+    assert {"session opened", "match started", "fault", "no hello"} <= events, events
+
+
+def test_streams_without_hello_are_logged_rate_limited(tmp_path: Path) -> None:
+    """A valid token whose first message is not Hello, or streams that send nothing: logged
+    with the account, address and reason, at most 5 lines a second per account (or address,
+    for a bad token), however many such streams a bot opens."""
+    tokens = accounts(tmp_path, "mallory", "eve")
+    with referee(tmp_path) as serving:
+        serving.bot(HOSTILE, tokens["mallory"], "no_hello").wait(timeout=30)
+        streams = {"HOSTILE_STREAMS": "40"}
+        started = time.monotonic()
+        bots = [
+            serving.bot(HOSTILE, tokens["eve"], "silent", **streams),
+            serving.bot(HOSTILE, tokens["eve"], "no_hello", **streams),
+            serving.bot(HOSTILE, "not-a-token", "silent", **streams),
+        ]
+        for bot in bots:
+            bot.wait(timeout=30)
+        seconds = time.monotonic() - started
+    logs = serving.logs()
+    mallory = [line for line in logs if line["event"] == "no hello" and line["bot"] == "mallory"]
+    assert len(mallory) == 1
+    assert mallory[0]["why"] == "the first message is action_reply, not Hello"
+    assert mallory[0]["peer"].startswith("ipv4:127.0.0.1:")
+    eve = [line for line in logs if line["event"] == "no hello" and line["bot"] == "eve"]
+    whys = {line["why"] for line in eve}
+    assert "the stream ended before its first message" in whys or len(eve) == 5
+    assert 5 <= len(eve) <= 5 * (seconds + 1), (len(eve), seconds)  # of 80 streams
+    refused = [line for line in logs if line["event"] == "refused"]
+    assert 1 <= len(refused) <= 5 * (seconds + 1), (len(refused), seconds)  # of 40 streams
+    assert all(line["why"] == "bad token" for line in refused)
