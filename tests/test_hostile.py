@@ -320,3 +320,41 @@ def test_streams_without_hello_are_logged_rate_limited(tmp_path: Path) -> None:
     refused = [line for line in logs if line["event"] == "refused"]
     assert 1 <= len(refused) <= 5 * (seconds + 1), (len(refused), seconds)  # of 40 streams
     assert all(line["why"] == "bad token" for line in refused)
+
+
+def test_a_damaged_ladder_database_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    """A few hundred bytes overwritten in the SQLite file: `ladder verify`, `standings`, `run`
+    and `report` say in one line what is damaged and how to recover, and exit 2."""
+    ladder = tmp_path / "ladder.toml"
+    database = tmp_path / "ladder.sqlite"
+    lines = [
+        'game = "xix"',
+        f"root = {json.dumps(str(ROOT))}",
+        f"database = {json.dumps(str(database))}",
+        f"records = {json.dumps(str(tmp_path / 'records'))}",
+        "matches_per_pairing = 4",
+    ]
+    random_bot = json.dumps("{python} examples/python/random_bot.py")
+    for name in ("one", "two"):
+        lines += ["[[bot]]", f'name = "{name}"', f"command = {random_bot}"]
+    ladder.write_text("\n".join(lines) + "\n")
+    subprocess.run([CROUPIER, "ladder", "run", str(ladder)], check=True, capture_output=True)
+    size = database.stat().st_size
+    assert size >= 10 * 4096
+    with database.open("r+b") as damage:  # 300 bytes over the first page of each table
+        for page in range(3, 9):  # schedule, matches, seats, faults: past `meta` (pages 1-3)
+            damage.seek(page * 4096)
+            damage.write(b"\xa5" * 300)
+    commands = [
+        ["verify", str(database)],
+        ["standings", str(database)],
+        ["run", str(ladder)],
+        ["report", str(database), "--html", str(tmp_path / "report")],
+    ]
+    for command in commands:
+        ran = subprocess.run([CROUPIER, "ladder", *command], capture_output=True, text=True)
+        said = ran.stderr.strip()  # (one line: the console does not wrap it)
+        assert ran.returncode == 2, (command, ran.stdout, said)
+        assert "Traceback" not in said and len(said.splitlines()) == 1, said
+        assert said.startswith(f"error: the ladder database {str(database)!r} is damaged ("), said
+        assert ".recover" in said
