@@ -4,6 +4,7 @@ no token reaches a log, record or page, and streams without Hello are logged, ra
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import secrets
@@ -11,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -22,8 +24,10 @@ import pytest
 
 from croupier.v1 import common_pb2, referee_pb2, referee_pb2_grpc
 from referee.contest.tokens import TokenStore
+from referee.match.lobby import Lobby
 from referee.match.records import read_all
 from referee.match.replay import verify
+from referee.match.sessions import Backlog, Closed, Session
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -358,3 +362,46 @@ def test_a_damaged_ladder_database_is_one_line_and_exit_2(tmp_path: Path) -> Non
         assert "Traceback" not in said and len(said.splitlines()) == 1, said
         assert said.startswith(f"error: the ladder database {str(database)!r} is damaged ("), said
         assert ".recover" in said
+
+
+async def test_what_a_bot_holds_unread_is_capped_per_session_and_per_bot() -> None:
+    """Sessions of one bot share a byte cap; each holds at most 8 messages; the rest are dropped
+    and counted. A closed session keeps at most the first message a seat would fault on, and
+    the lobby lets it go once its pool is next read (nothing of it stays referenced)."""
+    lobby = Lobby(open_access=True)
+    junk = referee_pb2.BotMessage(hello=referee_pb2.Hello(name="x" * 60_000)).SerializeToString()
+    backlog = Backlog(limit_bytes=5 * len(junk) + 100)
+    sent: list[referee_pb2.RefereeMessage] = []
+
+    def session() -> Session:
+        return Session(
+            token="t",
+            hello=referee_pb2.Hello(name="flood"),
+            send=sent.append,
+            finish=lambda _: None,
+            account="flood",
+            backlog=backlog,
+        )
+
+    first, second = session(), session()
+    lobby.open(first)
+    lobby.open(second)
+    for _ in range(20):
+        first.deliver(junk)
+    assert first.dropped == 20 - 5 and backlog.queued_bytes == 5 * len(junk)  # bytes: 5 fit
+    for _ in range(20):
+        second.deliver(b"\x08")  # tiny: the count caps it
+    assert second.dropped == 20 - 8
+    first.close("the bot closed its stream")
+    assert backlog.queued_bytes == 8  # the first session's bytes are freed at once
+    assert isinstance(first.receive_nowait(), bytes)  # one kept, for its seat to fault on
+    assert isinstance(first.receive_nowait(), Closed)
+    gone = weakref.ref(first)
+    del first
+    second.close("the bot closed its stream")
+    third = session()
+    lobby.open(third)
+    assert lobby.by_identity["t"] == [third]
+    assert lobby.take_nowait("t") is third  # the closed ones waiting in the pool are let go
+    gc.collect()
+    assert gone() is None
