@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import json
+import logging
 import os
 import secrets
 import signal
@@ -21,6 +22,7 @@ from typing import Any
 
 import grpc
 import pytest
+import trio
 
 from croupier.v1 import common_pb2, referee_pb2, referee_pb2_grpc
 from referee.contest.tokens import TokenStore
@@ -28,6 +30,8 @@ from referee.match.lobby import Lobby
 from referee.match.records import read_all
 from referee.match.replay import verify
 from referee.match.sessions import Backlog, Closed, Session
+from referee.transport import ServerSettings
+from tests.test_contest import Contest, run_contest
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -406,3 +410,22 @@ async def test_what_a_bot_holds_unread_is_capped_per_session_and_per_bot() -> No
     assert lobby.take_nowait("t") is third  # the closed ones waiting in the pool are let go
     gc.collect()
     assert gone() is None
+
+
+def test_a_stream_that_never_says_hello_is_let_go(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A stream held open with nothing sent (5 s) holds the referee for `hello_timeout` only:
+    then it is ended with DEADLINE_EXCEEDED, and logged with its account."""
+    tokens = accounts(tmp_path, "eve")
+    results: list[subprocess.CompletedProcess[bytes]] = []
+
+    async def scenario(contest: Contest, stop: trio.Event) -> None:
+        results.append(await contest.bot(HOSTILE, tokens["eve"], "silent", HOSTILE_SECONDS="5"))
+
+    settings = ServerSettings(hello_timeout_seconds=0.5)
+    with caplog.at_level(logging.INFO, logger="croupier.referee"):
+        run_contest(tmp_path, scenario, settings=settings)
+    assert b"DEADLINE_EXCEEDED: no first message within 0.5 s" in results[0].stderr
+    lines = [r for r in caplog.records if r.getMessage() == "no hello"]
+    assert [(r.bot, r.why) for r in lines] == [("eve", "no first message within 0.5 s")]  # type: ignore[attr-defined]
