@@ -428,4 +428,6 @@ def test_a_stream_that_never_says_hello_is_let_go(
         run_contest(tmp_path, scenario, settings=settings)
     assert b"DEADLINE_EXCEEDED: no first message within 0.5 s" in results[0].stderr
     lines = [r for r in caplog.records if r.getMessage() == "no hello"]
-    assert [(r.bot, r.why) for r in lines] == [("eve", "no first message within 0.5 s")]  # type: ignore[attr-defined]
+    assert [(vars(r)["bot"], vars(r)["why"]) for r in lines] == [
+        ("eve", "no first message within 0.5 s")
+    ]
