@@ -50,6 +50,8 @@ class Ending:
 
 Inbound: TypeAlias = bytes | Closed
 
+#: Timed-out requests a session remembers, to drop late replies to them (the newest are kept).
+MAX_EXPIRED = 64
 #: The longest Hello.name shown (in records, MatchStart, logs); the rest is cut.
 MAX_NAME_CHARS = 64
 #: Messages a session may hold unread: a bot speaks only when asked, so more than a late reply or
@@ -271,7 +273,10 @@ class RemoteSeat:
                 return reply.action_index
         finally:
             if not answered:  # cancelled by the seat's clock
-                self.session.expired.add(request.request_id)
+                expired = self.session.expired
+                expired.add(request.request_id)
+                if len(expired) > MAX_EXPIRED:  # a very late reply is then out of turn
+                    expired.remove(min(expired))
 
     def _lost_connection(self, closed: Closed | None) -> None:
         """Remember the loss and when it happened: the grace periods count from then, across
