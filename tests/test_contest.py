@@ -146,7 +146,8 @@ def test_tls_and_tokens(tmp_path: Path) -> None:
     contest = run_contest(tmp_path, scenario, tls=True)
     assert len(contest.outcomes) >= 2
     for outcome in contest.outcomes:
-        assert {seat.name for seat in outcome.result.seats} == {"random"}
+        # Under accounts, the account names the seat; the bot's Hello.name stands beside it.
+        assert {seat.name for seat in outcome.result.seats} == {"alice (random)", "bob (random)"}
         assert outcome.record_path is not None
         assert verify(outcome.record_path).ok
 
@@ -167,7 +168,7 @@ def test_a_revoked_token_is_cut_off_mid_match(tmp_path: Path) -> None:
 
     contest = run_contest(tmp_path, scenario)
     outcome = contest.outcomes[0]
-    bob = next(s for s in outcome.result.seats if s.name == "bad-slow_good")
+    bob = next(s for s in outcome.result.seats if s.name == "bob (bad-slow_good)")
     assert bob.retired
     reasons = {f.reason for f in outcome.faults if f.seat == bob.seat}
     assert reasons == {common_pb2.FAULT_REASON_DISCONNECTED}
@@ -199,7 +200,7 @@ def test_bots_cannot_act_for_others_and_may_reconnect_within_the_grace(
 
     contest = run_contest(tmp_path, scenario, matches=1, reconnect_grace=grace)
     outcome = contest.outcomes[0]
-    odd = next(s for s in outcome.result.seats if s.name == f"bad-{mode}")
+    odd = next(s for s in outcome.result.seats if s.name == f"odd (bad-{mode})")
     good = 1 - odd.seat
     assert not [f for f in outcome.faults if f.seat == good]
     if reason is None:
@@ -278,7 +279,7 @@ def test_fifty_bots_then_a_graceful_shutdown(tmp_path: Path) -> None:
     firsts = sum(seat.rank == 1 for o in finished for seat in o.result.seats)
     assert firsts == len(finished)  # one winner a XIX match
     players = {s.name for o in finished for s in o.result.seats}
-    assert players == {"random"}
+    assert players <= {f"{name} (random)" for name in tokens}  # every one an account's
     # The contest's standings and history live in the ladder database: they add up.
     committed = [
         o for o in contest.outcomes if o.result.termination != common_pb2.TERMINATION_ABORTED

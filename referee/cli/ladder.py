@@ -53,6 +53,7 @@ from referee.ladder import (
 )
 from referee.ladder.report import write_report
 from referee.ladder.standings import footer, table, to_csv, to_json
+from referee.ladder.store import reporting_damage
 
 ladder_app = typer.Typer(
     name="ladder",
@@ -212,7 +213,8 @@ def run_command(
         test = Sprt(*sprt) if sprt is not None else None
         display = _Display(live and errors.is_terminal, sprt=test is not None)
         try:
-            summary = transport.run(run_ladder, config, test, display, venue_for(config))
+            with reporting_damage(config.database):
+                summary = transport.run(run_ladder, config, test, display, venue_for(config))
         except KeyboardInterrupt:
             display.stop()
             again = ["croupier", "ladder", "run", str(ladder)]
@@ -254,7 +256,7 @@ def standings_command(
     ] = OutputFormat.TABLE,
 ) -> None:
     """Print a ladder's standings (finished or still running)."""
-    with user_errors():
+    with user_errors(), reporting_damage(database):
         standings = standings_of(database)
     if format is OutputFormat.JSON:
         sys.stdout.write(to_json(standings) + "\n")
@@ -279,7 +281,7 @@ def verify_command(
 ) -> None:
     """Check the revealed seed against its SHA-256, every deal's seed, every record's hash and
     (with --replay) every record; exit 1 on any problem."""
-    with user_errors(), progress("verifying") as done:
+    with user_errors(), reporting_damage(database), progress("verifying") as done:
         check = verify_ladder(database, replay=replay, on_record=done)
     for problem in check.problems:
         errors.print(problem, markup=False, highlight=False, soft_wrap=True)
@@ -328,7 +330,11 @@ def report_command(
     def progress(done: int, total: int) -> None:
         bar.update(task, completed=done, total=total)
 
-    with user_errors(), bar if errors.is_terminal else contextlib.nullcontext():
+    with (
+        user_errors(),
+        reporting_damage(database),
+        bar if errors.is_terminal else contextlib.nullcontext(),
+    ):
         try:
             report = write_report(database, html, workers=workers, force=force, progress=progress)
         except KeyboardInterrupt:

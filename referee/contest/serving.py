@@ -104,7 +104,6 @@ class _Referee:
         self.live = LiveMatches()
         self.control = ServerControl()
         self.seats = config.game.seat_count(config.options)
-        self.played: dict[str, int] = {}
         self.records = config.records
         if self.records is None and config.tokens is not None:
             self.records = config.tokens.with_name(config.tokens.stem + "-records")
@@ -170,7 +169,10 @@ class _Referee:
         )
         path = self.records / f"{match_id}.jsonl" if self.records is not None else None
         remote = [RemoteSeat(s, self.lobby, config.reconnect_grace) for s in sessions]
-        log.info("match started", extra={"match": match_id, "bots": bots})
+        if self.accounts is not None:
+            for seat, session in zip(remote, sessions, strict=True):
+                seat.name = account_name(session)
+        log.info("match started", extra={"match": match_id, "bots": [s.account for s in sessions]})
         started = trio.current_time()
         try:
             outcome = await run_match(match_config, remote, path, self.live)
@@ -186,12 +188,20 @@ class _Referee:
 
     def release(self, session: Session) -> None:
         """Back to the lobby after a match, unless the session reached its match limit."""
-        self.played[session.id] = self.played.get(session.id, 0) + 1
+        session.matches_played += 1
         limit = self.config.max_matches_per_session
-        if limit is not None and self.played[session.id] >= limit:
+        if limit is not None and session.matches_played >= limit:
             session.end(f"match limit: {limit} matches per session", "RESOURCE_EXHAUSTED")
         else:
             self.lobby.give_back(session)
+
+
+def account_name(session: Session) -> str:
+    """A contest's name for a seat: the account, which a bot cannot choose, and beside it the
+    bot's own Hello.name if that differs ("alice (random)"), never instead of it."""
+    if session.hello.name and session.name != session.account:
+        return f"{session.account} ({session.name})"
+    return session.account
 
 
 async def _stop_on_signals(stop: trio.Event) -> None:

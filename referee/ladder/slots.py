@@ -127,8 +127,8 @@ class _Referee:
         }
         done = trio.Event()
         async with trio.open_nursery() as nursery:
-            for process in processes.values():
-                self.lobby.admit(process.token)
+            for name, process in processes.items():
+                self.lobby.admit(process.token, label=name)
                 nursery.start_soon(
                     functools.partial(
                         supervise,
@@ -214,8 +214,8 @@ async def play_matches(
     async with serve(referee.lobby, ServerSettings()) as port, trio.open_nursery() as nursery:
         referee.address = f"127.0.0.1:{port}"
         for slot_ in {id(s): s for s in slots}.values():
-            for process in slot_.processes.values():
-                referee.lobby.admit(process.token)
+            for name, process in slot_.processes.items():
+                referee.lobby.admit(process.token, label=name)
                 nursery.start_soon(
                     functools.partial(
                         supervise,

@@ -76,6 +76,41 @@ CREATE TABLE IF NOT EXISTS exits (
 """
 
 
+def damaged(path: Path, error: sqlite3.DatabaseError) -> StoreError:
+    """One line for a damaged database file: what is wrong, and how to recover."""
+    return StoreError(
+        f"the ladder database {str(path)!r} is damaged ({error}); its match records are "
+        "untouched: restore the database from a backup, or salvage what SQLite can still read "
+        f"with `sqlite3 {path} .recover | sqlite3 recovered.sqlite`"
+    )
+
+
+def _is_damage(error: BaseException) -> bool:
+    # Exactly DatabaseError: its subclasses (a locked file, a constraint) are not damage.
+    return type(error) is sqlite3.DatabaseError
+
+
+@contextmanager
+def reporting_damage(path: Path) -> Iterator[None]:
+    """SQLite finding the file damaged, anywhere inside (worker threads and nurseries too),
+    becomes a StoreError naming the file and the way to recover, not a traceback."""
+    try:
+        yield
+    except sqlite3.DatabaseError as error:
+        if not _is_damage(error):
+            raise
+        raise damaged(path, error) from None
+    except BaseExceptionGroup as group:
+        found, rest = group.split(_is_damage)
+        if found is None or rest is not None:
+            raise
+        first: BaseException = found
+        while isinstance(first, BaseExceptionGroup):
+            first = first.exceptions[0]
+        assert isinstance(first, sqlite3.DatabaseError)
+        raise damaged(path, first) from None
+
+
 class StoreError(CroupierError):
     """A database that is not a ladder's, or that belongs to a different ladder."""
 
@@ -148,6 +183,8 @@ class Store:
                 self._db.executescript(_SCHEMA)
             version = self.meta("schema_version")
         except sqlite3.DatabaseError as error:
+            if "malformed" in str(error):
+                raise damaged(path, error) from None
             raise StoreError(f"{str(path)!r} is not a ladder database: {error}") from None
         if version is None and not create:
             raise StoreError(f"{str(path)!r} is not a ladder database (it has no ladder in it)")

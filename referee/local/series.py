@@ -94,8 +94,8 @@ async def play_series(
         for role, command in enumerate(commands)
     ]
     lobby = Lobby(games=frozenset({config.game.id}))
-    for bot in bots:
-        lobby.admit(bot.token)
+    for role, bot in enumerate(bots):
+        lobby.admit(bot.token, label=f"bot{role}")
     standings = [Standing(label=f"bot{role}", command=bot.command) for role, bot in enumerate(bots)]
     outcomes: list[MatchOutcome] = []
     done = trio.Event()

@@ -6,6 +6,7 @@ match` launches), or the account name a contest's token store gives for the toke
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -52,9 +53,14 @@ class Lobby:
     #: connection takes such a seat back (see RemoteSeat).
     _in_play: dict[str, list[RemoteSeat]] = field(default_factory=dict)
 
-    def admit(self, token: str) -> None:
-        """Accept sessions that present `token`; their identity is the token."""
+    #: Names to show and log for admitted tokens (see `label`).
+    _labels: dict[str, str] = field(default_factory=dict)
+
+    def admit(self, token: str, label: str = "") -> None:
+        """Accept sessions that present `token`; their identity is the token, shown as `label`."""
         self._admitted.add(token)
+        if label:
+            self._labels[token] = label
 
     def identity(self, token: str) -> str | None:
         """Who `token` belongs to, or None to refuse it. Called by the transport."""
@@ -85,6 +91,15 @@ class Lobby:
             self.refused[identity] = reason
         return reason
 
+    def label(self, identity: str) -> str:
+        """What to show and log for `identity`, never a secret: an account name, the label it
+        was admitted with, or else a fingerprint of the token (which is the identity then)."""
+        if identity in self._labels:
+            return self._labels[identity]
+        if self.authenticate is not None and identity not in self._admitted:
+            return identity  # an account name from the token store
+        return f"token-{hashlib.sha256(identity.encode()).hexdigest()[:8]}"
+
     def active(self, identity: str) -> int:
         """How many of the identity's sessions are open now."""
         return sum(not s.closed.is_set() for s in self.by_identity.get(identity, ()))
@@ -98,7 +113,12 @@ class Lobby:
     def open(self, session: Session) -> None:
         """A new authenticated session: to a seat waiting for its bot, else to its pool."""
         self.sessions_opened += 1
-        self.by_identity.setdefault(session.token, []).append(session)
+        sessions = self.by_identity.setdefault(session.token, [])
+        if session.token not in self._admitted:
+            # Only a launched (admitted) bot's process can exit under a closed session that a
+            # seat still holds (see process_exited); other closed sessions are let go.
+            sessions[:] = [s for s in sessions if not s.closed.is_set()]
+        sessions.append(session)
         if self.closing:
             session.end(self.closing)
             return

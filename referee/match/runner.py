@@ -27,7 +27,7 @@ from referee.match import protocol
 from referee.match.clock import SeatClock, TimeControl
 from referee.match.public import public_observation
 from referee.match.records import SCHEMA_VERSION, RecordWriter
-from referee.match.seats import Seat, SeatFault
+from referee.match.seats import Seat, SeatFault, cause_of_silence
 from referee.match.spectators import LiveMatch, LiveMatches
 from referee.version import VERSION
 
@@ -201,6 +201,8 @@ class _Match:
                 index = await self.seats[seat].act(request)
             except SeatFault as error:
                 failure = error
+        if failure is None and index is None:  # cut off by the clock: the bot may have gone first
+            failure = cause_of_silence(self.seats[seat])
         elapsed_ms = (trio.current_time() - started) * 1000
         if failure is None and not clock.charge(elapsed_ms):
             budget = clock.control.move_ms + clock.bank_ms

@@ -38,6 +38,13 @@ class Seat(Protocol):
     async def end(self, end: referee_pb2.MatchEnd) -> None: ...
 
 
+def cause_of_silence(seat: Seat) -> SeatFault | None:
+    """What a seat whose clock ran out knows went wrong before (its bot crashed or lost its
+    connection), to be recorded instead of a timeout: a seat may offer it as `cause`."""
+    cause = getattr(seat, "cause", None)
+    return cause if isinstance(cause, SeatFault) else None
+
+
 class InProcessSeat:
     """A Python `croupier.Bot` called directly: for self-play, tests and benchmarks."""
 

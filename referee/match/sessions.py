@@ -8,6 +8,7 @@ protobuf messages, so the runner's view of a remote bot is the same `Seat` as an
 from __future__ import annotations
 
 import itertools
+import logging
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ import trio
 from google.protobuf.message import DecodeError
 
 from croupier.v1 import common_pb2, referee_pb2
+from referee.match.logrates import LogLimiter
 from referee.match.seats import SeatFault
 
 #: How long a seat whose stream closed waits to learn whether its process died (a crash) rather
@@ -24,6 +26,8 @@ from referee.match.seats import SeatFault
 CRASH_GRACE_SECONDS = 0.5
 
 _session_ids = itertools.count(1)
+log = logging.getLogger("croupier.referee")
+_warnings = LogLimiter(log, per_second=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +50,25 @@ class Ending:
 
 Inbound: TypeAlias = bytes | Closed
 
+#: Timed-out requests a session remembers, to drop late replies to them (the newest are kept).
+MAX_EXPIRED = 64
+#: The longest Hello.name shown (in records, MatchStart, logs); the rest is cut.
+MAX_NAME_CHARS = 64
+#: Messages a session may hold unread: a bot speaks only when asked, so more than a late reply or
+#: two waiting is a bot talking out of turn (see `Session.deliver`).
+MAX_QUEUED_MESSAGES = 8
+#: Bytes all of one bot's sessions may hold unread together.
+MAX_QUEUED_BYTES_PER_BOT = 1 << 20
+
+
+@dataclass(eq=False)
+class Backlog:
+    """What one bot's sessions hold unread, together: shared by its sessions so that no bot can
+    grow the referee by opening more of them."""
+
+    limit_bytes: int = MAX_QUEUED_BYTES_PER_BOT
+    queued_bytes: int = 0
+
 
 @dataclass(eq=False)
 class Session:
@@ -67,21 +90,88 @@ class Session:
     exit_detail: str = ""
     #: Requests that timed out: a late reply to one of them is dropped, not a second fault.
     expired: set[int] = field(default_factory=set)
+    #: Who the bot is, safe to show and log (an account name, never a token): see Lobby.label.
+    account: str = ""
+    max_queued: int = MAX_QUEUED_MESSAGES
+    backlog: Backlog = field(default_factory=Backlog)
+    #: Matches this session has played (for the referee's per-session match limit).
+    matches_played: int = 0
+    #: Messages dropped over the queue limit since the last fault that reported them.
+    dropped: int = 0
 
     def __post_init__(self) -> None:
-        self._inbox_send, self.inbox = trio.open_memory_channel[Inbound](math.inf)
+        # Unbounded only so that the Closed sentinel always fits: `deliver` bounds the messages.
+        self._inbox_send, self._inbox = trio.open_memory_channel[Inbound](math.inf)
 
     @property
     def name(self) -> str:
-        return self.hello.name or "bot"
+        """The bot's own name from its Hello, made safe to show: printable, at most 64 chars."""
+        shown = "".join(c for c in self.hello.name if c.isprintable())[:MAX_NAME_CHARS]
+        return shown or "bot"
 
     def deliver(self, raw: bytes) -> None:
-        self._inbox_send.send_nowait(raw)
+        """A message from the bot. Nobody reads between requests, so what a bot sends unasked
+        waits here, to be faulted at its next request; past `max_queued` messages, or past its
+        bot's `backlog`, more are dropped and counted (the count goes into that fault's detail,
+        and into a warning line, rate-limited): a flood costs the referee no memory."""
+        if self.closed.is_set():
+            return
+        if self._inbox.statistics().current_buffer_used >= self.max_queued:
+            over = f"{self.max_queued} messages"
+        elif self.backlog.queued_bytes + len(raw) > self.backlog.limit_bytes:
+            over = f"{self.backlog.limit_bytes} bytes for this bot"
+        else:
+            self.backlog.queued_bytes += len(raw)
+            self._inbox_send.send_nowait(raw)
+            return
+        self.dropped += 1
+        _warnings.info(
+            self.account or self.id,
+            "messages dropped",
+            session=self.id,
+            bot=self.account,
+            why=f"queue limit: more than {over} sent while no request was pending",
+            dropped=self.dropped,
+        )
+
+    async def receive(self) -> Inbound:
+        """The bot's next message, or Closed once its stream ended (read by its seat)."""
+        return self._counted(await self._inbox.receive())
+
+    def receive_nowait(self) -> Inbound:
+        """As `receive`, without waiting: raises trio.WouldBlock if nothing is there."""
+        return self._counted(self._inbox.receive_nowait())
+
+    def _counted(self, item: Inbound) -> Inbound:
+        if isinstance(item, bytes) and not self.closed.is_set():
+            self.backlog.queued_bytes -= len(item)
+        return item
 
     def close(self, detail: str, *, final: bool = False) -> None:
+        """The stream ended: unread messages are freed, all but the first one a seat would fault
+        on, so that a closed session still held by a seat keeps at most one message."""
         if not self.closed.is_set():
+            kept: bytes | None = None
+            while True:
+                try:
+                    item = self.receive_nowait()
+                except trio.WouldBlock:
+                    break
+                if kept is None and isinstance(item, bytes) and not self.is_late(item):
+                    kept = item
             self.closed.set()
+            if kept is not None:
+                self._inbox_send.send_nowait(kept)
             self._inbox_send.send_nowait(Closed(detail, final))
+
+    def is_late(self, raw: bytes) -> bool:
+        """A reply to a request that already timed out: dropped, not a fault."""
+        message = _decode(raw)
+        return (
+            message is not None
+            and message.WhichOneof("kind") == "action_reply"
+            and message.action_reply.request_id in self.expired
+        )
 
     def end(self, reason: str, status: str = "OK") -> None:
         """Say Goodbye and close the stream from the referee's side (with `status`)."""
@@ -120,6 +210,9 @@ class RemoteSeat:
         self.grace = grace
         self._start: referee_pb2.MatchStart | None = None
         self._lost: SeatFault | None = None
+        #: The lost connection a reconnect may still make up for, and when it was lost.
+        self._gone: Closed | None = None
+        self._gone_at = 0.0
         self._replacement: Session | None = None
         self._replaced = trio.Event()
 
@@ -146,24 +239,33 @@ class RemoteSeat:
             return
         self.session.send(referee_pb2.RefereeMessage(match_end=end))
 
+    @property
+    def cause(self) -> SeatFault | None:
+        """Why the pending request is still unanswered, if the bot was lost before its clock ran
+        out: the runner records this rather than a timeout (see seats.cause_of_silence)."""
+        return self._cause_of_loss() if self._gone is not None else None
+
     async def act(self, request: referee_pb2.ActionRequest) -> int:
         if self._lost is not None:
             raise self._lost
         sent = trio.current_time()
-        closed = self._check_out_of_turn()
-        if closed is not None and not await self._reconnect(closed, request, sent):
-            raise await self._lose(closed.detail)
-        if closed is None:
+        if self._gone is None:
+            self._lost_connection(self._check_out_of_turn())
+        if self._gone is not None:
+            if not await self._reconnect(request, sent):
+                raise await self._lose()
+        else:
             self.session.send(referee_pb2.RefereeMessage(action_request=request))
         answered = False
         try:
             while True:
-                raw = await self.session.inbox.receive()
+                raw = await self.session.receive()
                 if isinstance(raw, Closed):
-                    if await self._reconnect(raw, request, sent):
+                    self._lost_connection(raw)
+                    if await self._reconnect(request, sent):
                         continue
                     answered = True
-                    raise await self._lose(raw.detail)
+                    raise await self._lose()
                 reply = self._parse_reply(raw, request)
                 if reply is None:
                     continue  # a late reply to a request that already timed out
@@ -171,21 +273,29 @@ class RemoteSeat:
                 return reply.action_index
         finally:
             if not answered:  # cancelled by the seat's clock
-                self.session.expired.add(request.request_id)
+                expired = self.session.expired
+                expired.add(request.request_id)
+                if len(expired) > MAX_EXPIRED:  # a very late reply is then out of turn
+                    expired.remove(min(expired))
 
-    async def _reconnect(
-        self, closed: Closed, request: referee_pb2.ActionRequest, sent: float
-    ) -> bool:
+    def _lost_connection(self, closed: Closed | None) -> None:
+        """Remember the loss and when it happened: the grace periods count from then, across
+        decisions, since the seat's clock may cut a wait short."""
+        if closed is not None:
+            self._gone, self._gone_at = closed, trio.current_time()
+
+    async def _reconnect(self, request: referee_pb2.ActionRequest, sent: float) -> bool:
         """Wait for the bot to come back; True once the pending request went to it again."""
-        if closed.final or self.lobby is None or self.grace <= 0 or self._start is None:
+        assert self._gone is not None
+        if self._gone.final or self.lobby is None or self.grace <= 0 or self._start is None:
             return False
-        with trio.move_on_after(self.grace):
+        with trio.move_on_at(self._gone_at + self.grace):
             await self._replaced.wait()
         session, self._replacement = self._replacement, None
         self._replaced = trio.Event()
         if session is None:
             return False
-        self.session = session
+        self.session, self._gone = session, None
         session.send(referee_pb2.RefereeMessage(match_start=self._start))
         again = referee_pb2.ActionRequest()
         again.CopyFrom(request)
@@ -198,34 +308,40 @@ class RemoteSeat:
         """Replies that arrived while nothing was asked are faults (unless late for a timeout)."""
         while True:
             try:
-                raw = self.session.inbox.receive_nowait()
+                raw = self.session.receive_nowait()
             except trio.WouldBlock:
                 return None
             if isinstance(raw, Closed):
                 return raw
+            if self.session.is_late(raw):
+                continue
             message = _decode(raw)
+            dropped, self.session.dropped = self.session.dropped, 0
+            more = f" ({dropped} more dropped over the queue limit)" if dropped else ""
             if message is not None and message.WhichOneof("kind") == "action_reply":
-                if message.action_reply.request_id in self.session.expired:
-                    continue
                 raise SeatFault(
                     common_pb2.FAULT_REASON_OUT_OF_TURN,
                     f"reply to request {message.action_reply.request_id} arrived when no "
-                    "request was pending",
+                    f"request was pending{more}",
                 )
             raise SeatFault(
-                common_pb2.FAULT_REASON_MALFORMED_MESSAGE, "unexpected message between requests"
+                common_pb2.FAULT_REASON_MALFORMED_MESSAGE,
+                f"unexpected message between requests{more}",
             )
 
-    async def _lose(self, detail: str) -> SeatFault:
-        with trio.move_on_after(CRASH_GRACE_SECONDS):
+    async def _lose(self) -> SeatFault:
+        """The bot is not coming back: a crash if its process exited, else a disconnect."""
+        with trio.move_on_at(self._gone_at + CRASH_GRACE_SECONDS):
             await self.session.process_exited.wait()
-        if self.session.process_exited.is_set():
-            self._lost = SeatFault(
-                common_pb2.FAULT_REASON_CRASHED, f"bot process exited: {self.session.exit_detail}"
-            )
-        else:
-            self._lost = SeatFault(common_pb2.FAULT_REASON_DISCONNECTED, detail)
+        self._lost = self._cause_of_loss()
         return self._lost
+
+    def _cause_of_loss(self) -> SeatFault:
+        assert self._gone is not None
+        if self.session.process_exited.is_set():
+            detail = f"bot process exited: {self.session.exit_detail}"
+            return SeatFault(common_pb2.FAULT_REASON_CRASHED, detail)
+        return SeatFault(common_pb2.FAULT_REASON_DISCONNECTED, self._gone.detail)
 
     def _parse_reply(
         self, raw: bytes, request: referee_pb2.ActionRequest

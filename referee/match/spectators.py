@@ -6,7 +6,7 @@ both call it directly, which is safe because trio runs as a guest on the same th
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from croupier.v1 import game_pb2, referee_pb2
@@ -95,7 +95,7 @@ class LiveMatches:
         forgets the matches that are over, so it stays as small as the live list."""
         seen &= self.matches.keys()
         for match_id, live in self.matches.items():
-            if match_id not in seen and (not bot or bot in live.start.seat_names):
+            if match_id not in seen and (not bot or _plays(bot, live.start.seat_names)):
                 return live
         return None
 
@@ -117,3 +117,9 @@ class LiveMatches:
                 for live in self.matches.values()
             ]
         )
+
+
+def _plays(bot: str, names: Sequence[str]) -> bool:
+    """Whether `bot` sits at the table: a seat's name is the bot's, or in a contest its account's
+    with the bot's own name beside it ("alice (random)")."""
+    return any(name == bot or name.startswith(f"{bot} (") for name in names)

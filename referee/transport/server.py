@@ -28,7 +28,14 @@ from referee.errors import CroupierError
 from referee.games import GAMES
 from referee.games.options import format_value
 from referee.match.lobby import PROTOCOL_VERSION, Lobby
-from referee.match.sessions import Ending, Session
+from referee.match.logrates import LogLimiter, host_of
+from referee.match.sessions import (
+    MAX_QUEUED_BYTES_PER_BOT,
+    MAX_QUEUED_MESSAGES,
+    Backlog,
+    Ending,
+    Session,
+)
 from referee.match.spectators import LiveMatch, LiveMatches
 from referee.transport.host import call_asyncio
 from referee.transport.reflection import V1, V1ALPHA, ReflectionServicer
@@ -59,6 +66,14 @@ class ServerSettings:
     #: ActionRequest the referee sent never counts, however fast the bot (issue 16).
     max_messages_per_second: float = 1000.0
     message_burst: int = 200
+    #: Messages a session may hold unread (sent while no request was pending), and bytes all of
+    #: one bot's sessions may hold so together; more ends the stream ("queue limit").
+    max_queued_messages: int = MAX_QUEUED_MESSAGES
+    max_queued_bytes_per_bot: int = MAX_QUEUED_BYTES_PER_BOT
+    #: How long a new stream may take to send its first message (Hello).
+    hello_timeout_seconds: float = 10.0
+    #: Log lines one bot (or, before its token is known, one address) may provoke a second.
+    log_lines_per_second: int = 5
     #: PEM files; with them the server speaks TLS only.
     tls_cert: Path | None = None
     tls_key: Path | None = None
@@ -155,6 +170,10 @@ class RefereeService:
         self.settings = settings
         self.trio_token = trio_token
         self.open_streams: dict[str, int] = {}
+        #: Lines a bot can provoke (refusals, streams without Hello), rate-limited per bot.
+        self.notes = LogLimiter(log, per_second=settings.log_lines_per_second)
+        #: What each bot's open sessions hold unread, together (dropped with its last stream).
+        self.backlogs: dict[str, Backlog] = {}
 
     async def play(
         self, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext[bytes, object]
@@ -162,32 +181,45 @@ class RefereeService:
         """A bot's session: authenticate, count it against its token's limit, then serve it.
 
         The token is checked once the first message (Hello) has arrived: a refusal before the
-        client's first write completes reaches the client as INTERNAL, not as the reason.
+        client's first write completes reaches the client as INTERNAL, not as the reason. A
+        stream without a first message is logged (rate-limited) and let go.
         """
+        peer = context.peer()
+        wait = self.settings.hello_timeout_seconds
+        first: bytes | None = None
         try:
-            first = await anext(aiter(requests))
+            first = await asyncio.wait_for(anext(aiter(requests)), wait)
         except StopAsyncIteration:
-            return
+            silence = "the stream ended before its first message"
+        except TimeoutError:
+            silence = f"no first message within {wait:g} s"
         identity = self.lobby.identity(bearer_token(context.invocation_metadata()))
         if identity is None:
-            log.info("refused", extra={"peer": context.peer(), "why": "bad token"})
+            self.notes.info(host_of(peer), "refused", peer=peer, why="bad token")
             await context.abort(
                 grpc.StatusCode.UNAUTHENTICATED,
                 "missing or unknown token: send metadata 'authorization: Bearer <token>'",
             )
             return
+        account = self.lobby.label(identity)
+        if first is None:
+            self.notes.info(account, "no hello", bot=account, peer=peer, why=silence)
+            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, silence)
+            return
         limit = self.settings.max_sessions_per_token
         if self.open_streams.get(identity, 0) >= limit:
-            await context.abort(
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
-                f"session limit: at most {limit} open sessions per token",
-            )
+            why = f"session limit: at most {limit} open sessions per token"
+            self.notes.info(account, "refused", bot=account, peer=peer, why=why)
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, why)
         self.open_streams[identity] = self.open_streams.get(identity, 0) + 1
         try:
             async for message in self._session(identity, first, requests, context):
                 yield message
         finally:
             self.open_streams[identity] -= 1
+            if not self.open_streams[identity]:
+                del self.open_streams[identity]
+                self.backlogs.pop(identity, None)
 
     async def _session(
         self,
@@ -198,6 +230,10 @@ class RefereeService:
     ) -> AsyncIterator[referee_pb2.RefereeMessage]:
         hello = _parse(first)
         if hello is None or hello.WhichOneof("kind") != "hello":
+            account = self.lobby.label(identity)
+            kind = hello.WhichOneof("kind") if hello is not None else "undecodable bytes"
+            why = f"the first message is {kind or 'empty'}, not Hello"
+            self.notes.info(account, "no hello", bot=account, peer=context.peer(), why=why)
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, "the first message of a session must be Hello"
             )
@@ -208,15 +244,24 @@ class RefereeService:
             await context.abort(grpc.StatusCode.FAILED_PRECONDITION, refusal)
             return
         outbound: asyncio.Queue[referee_pb2.RefereeMessage | Ending] = asyncio.Queue()
+        backlog = self.backlogs.setdefault(
+            identity, Backlog(limit_bytes=self.settings.max_queued_bytes_per_bot)
+        )
         session = Session(
-            token=identity, hello=hello.hello, send=outbound.put_nowait, finish=outbound.put_nowait
+            token=identity,
+            hello=hello.hello,
+            send=outbound.put_nowait,
+            finish=outbound.put_nowait,
+            account=self.lobby.label(identity),
+            max_queued=self.settings.max_queued_messages,
+            backlog=backlog,
         )
         log.info(
             "session opened",
             extra={
                 "session": session.id,
-                "bot": identity,
-                "bot_name": hello.hello.name,
+                "bot": session.account,
+                "bot_name": session.name,
                 "peer": context.peer(),
             },
         )
@@ -242,7 +287,7 @@ class RefereeService:
             self.trio_token.run_sync_soon(session.close, ending.reason)
             log.info(
                 "session closed",
-                extra={"session": session.id, "bot": identity, "why": ending.reason},
+                extra={"session": session.id, "bot": session.account, "why": ending.reason},
             )
         try:
             if ending.status != "OK":
