@@ -136,13 +136,13 @@ def test_watch_follow_shows_each_match_with_the_bots_names(tmp_path: Path) -> No
     async def scenario(contest: Contest, stop: trio.Event) -> None:
         address = f"127.0.0.1:{contest.port}"
         watcher = subprocess.Popen(
-            [croupier, "watch", address, "--follow"],
+            [croupier, "watch", address, "--follow", "--bot", "alice"],
             stdout=subprocess.PIPE,
             text=True,
         )
         assert watcher.stdout is not None
         first = await trio.to_thread.run_sync(watcher.stdout.readline)
-        assert first.startswith(f"following the matches on {address}"), first
+        assert first.startswith(f"following the matches on {address} of alice"), first
         async with trio.open_nursery() as nursery:
             nursery.start_soon(contest.bot, BAD, tokens["alice"], "good")
             nursery.start_soon(contest.bot, BAD, tokens["bob"], "good")
@@ -159,7 +159,7 @@ def test_watch_follow_shows_each_match_with_the_bots_names(tmp_path: Path) -> No
     for outcome in contest.outcomes:
         assert f"xix match {outcome.match_id}: " in text
     assert text.count("result: seat ") == 3
-    assert "seat 0 (" in text and "seat 1 (" in text  # seats named
+    assert "(alice (" in text and "(bob (" in text  # seats named by their accounts
     assert "Traceback" not in text
 
 
@@ -197,3 +197,53 @@ def test_a_spectator_sees_the_table_and_never_a_hidden_card(tmp_path: Path) -> N
     names = contest.outcomes[0].result.seats
     assert all(seat.name in drawn for seat in names)
     assert "result: seat" in drawn
+
+
+def test_the_console_names_accounts_with_reasons(tmp_path: Path) -> None:
+    # Issue 17: results, log lines and standings name the account an organiser looks for.
+    tokens = accounts(tmp_path, "alice", "bob")
+    contest = tmp_path / "contest.toml"
+    contest.write_text(
+        'game = "xix"\nport = 0\ndatabase = "contest.db"\nrecords = "records"\n'
+        "[time_control]\nmove_ms = 5000\nbank_ms = 0\n"
+    )
+    croupier = str(Path(sys.executable).parent / "croupier")
+    with subprocess.Popen(
+        [croupier, "serve", str(contest)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as serve:
+        assert serve.stdout is not None and serve.stderr is not None
+        port = serve.stdout.readline().split(b"127.0.0.1:")[1].split()[0].decode()
+        env = {**os.environ, "CROUPIER_ADDRESS": f"127.0.0.1:{port}"}
+        wrong = subprocess.run(
+            [sys.executable, BAD, "good"], env=env | {"CROUPIER_TOKEN": "nope"}, check=False
+        )
+        assert wrong.returncode != 0
+        bots = [
+            subprocess.Popen([sys.executable, BAD, "good"], env=env | {"CROUPIER_TOKEN": t})
+            for t in tokens.values()
+        ]
+        result = serve.stdout.readline().decode()
+        TokenStore(tmp_path / "contest.db").revoke("bob")
+        time.sleep(1)  # the referee polls revocations twice a second
+        serve.send_signal(signal.SIGINT)  # an open-ended contest: stop it
+        serve.wait(timeout=60)
+        for bot in bots:
+            bot.wait(timeout=30)
+        log = serve.stderr.read().decode()
+    assert result.startswith("contest-") and ("(alice (" in result or "(bob (" in result), result
+    opened = [line for line in log.splitlines() if "session opened" in line]
+    assert any("bot=alice" in line for line in opened) and any("bot=bob" in line for line in opened)
+    assert any("refused" in line and "why=" in line for line in log.splitlines()), log
+    assert any("match started" in line and "alice" in line for line in log.splitlines()), log
+    for token in tokens.values():
+        assert token not in log
+    plain = {key: value for key, value in os.environ.items() if key != "COLUMNS"}
+    standings = subprocess.run(
+        [croupier, "ladder", "standings", str(tmp_path / "contest.db")],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=plain,
+    ).stdout
+    assert "bob (revoked)" in standings
+    assert " of " not in standings.splitlines()[0]  # no total to reach in a contest

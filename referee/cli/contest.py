@@ -11,7 +11,7 @@ from rich.table import Table
 
 from referee import transport
 from referee.cli.logs import configure_logging
-from referee.cli.support import DONE, console, epilog, option_pairs, user_errors
+from referee.cli.support import DONE, console, epilog, named, option_pairs, user_errors
 from referee.contest import file as contest_file
 from referee.contest.serving import ServeConfig, serve_matches
 from referee.contest.tokens import TokenStore
@@ -164,7 +164,8 @@ def serve_command(
             console.print(f"croupier referee for {game} on {host}:{bound} ({scheme})", markup=False)
 
         def finished(outcome: MatchOutcome) -> None:
-            console.print(f"{outcome.match_id}: {outcome.result.text}", markup=False)
+            names = [seat.name for seat in outcome.result.seats]
+            console.print(f"{outcome.match_id}: {named(outcome.result.text, names)}", markup=False)
 
         transport.run(serve_matches, config, listening, finished)
     logging.shutdown()

@@ -41,6 +41,7 @@ from referee.cli.support import (
     user_errors,
 )
 from referee.cluster import on_cluster, venue_for
+from referee.contest.tokens import revoked_accounts
 from referee.ladder import (
     LadderObserver,
     Sprt,
@@ -263,7 +264,7 @@ def standings_command(
     elif format is OutputFormat.CSV:
         sys.stdout.write(to_csv(standings))
     else:
-        console.print(table(standings))
+        console.print(table(standings, revoked=revoked_accounts(database)))
         for line in footer(standings):
             console.print(line, markup=False, highlight=False, soft_wrap=True)
 

@@ -8,6 +8,8 @@ import sys
 from datetime import UTC, datetime
 
 _STANDARD = set(vars(logging.makeLogRecord({})))
+#: What Formatter.format adds to a record.
+_MADE = frozenset({"message", "asctime"})
 
 
 class JsonLines(logging.Formatter):
@@ -37,12 +39,30 @@ class _Stderr(logging.StreamHandler):  # type: ignore[type-arg]
         pass
 
 
+class TextLines(logging.Formatter):
+    """For people: time, level, message, then the record's `extra` fields as name=value (who,
+    which match, from where, why), so a line names the bot an organiser looks for."""
+
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(message)s")
+
+    def format(self, record: logging.LogRecord) -> str:
+        fields = {k: v for k, v in vars(record).items() if k not in _STANDARD and k not in _MADE}
+        extra = " ".join(f"{key}={_text(value)}" for key, value in fields.items())
+        return f"{super().format(record)} {extra}".rstrip()
+
+
+def _text(value: object) -> str:
+    if isinstance(value, list | tuple):
+        value = ",".join(str(item) for item in value)
+    text = str(value)
+    return json.dumps(text) if any(c.isspace() for c in text) or not text else text
+
+
 def configure_logging(*, json_lines: bool) -> None:
     """Log the referee's `croupier.*` loggers to stderr."""
     handler = _Stderr()
-    handler.setFormatter(
-        JsonLines() if json_lines else logging.Formatter("%(asctime)s %(levelname)s %(message)s")
-    )
+    handler.setFormatter(JsonLines() if json_lines else TextLines())
     logger = logging.getLogger("croupier")
     logger.handlers[:] = [handler]
     logger.setLevel(logging.INFO)

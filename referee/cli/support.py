@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -143,3 +144,16 @@ def epilog(examples: list[str], exits: dict[int, str]) -> str:
 
 #: The exit codes most commands share.
 DONE = {0: "done", 2: "bad input (a path, port, option or file that cannot be used)"}
+
+
+_SEAT = re.compile(r"\bseat (\d+)\b")
+
+
+def named(text: str, names: list[str]) -> str:
+    """`seat 1` as `seat 1 (alice)`: a spectator reads bots, not seat numbers."""
+
+    def name(match: re.Match[str]) -> str:
+        seat = int(match.group(1))
+        return f"{match.group(0)} ({names[seat]})" if seat < len(names) else match.group(0)
+
+    return _SEAT.sub(name, text)

@@ -6,7 +6,6 @@ events; in a pipe each event is one line, with the bots' names and cards as glyp
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
@@ -20,7 +19,7 @@ from rich.text import Text
 
 from croupier.v1 import referee_pb2
 from referee import viewer
-from referee.cli.support import console, user_errors
+from referee.cli.support import console, named, user_errors
 from referee.errors import CroupierError
 from referee.match.glyphs import readable
 from referee.transport.client import list_matches, watch
@@ -28,8 +27,6 @@ from referee.viewer.terminal import table_renderable
 
 #: Events kept under the table on a terminal.
 RECENT_EVENTS = 8
-
-_SEAT = re.compile(r"\bseat (\d+)\b")
 
 
 def watch_command(
@@ -125,13 +122,3 @@ def draw(messages: Iterable[referee_pb2.WatchMessage], screen: Console = console
                 public = getattr(message.public_table, message.public_table.WhichOneof("game"))
                 board = table_renderable(viewer.spectator_table(game, names, public))
             live.update(Group(board, Text("\n".join(recent))), refresh=True)  # type: ignore[arg-type]
-
-
-def named(text: str, names: list[str]) -> str:
-    """`seat 1` as `seat 1 (alice)`: a spectator reads bots, not seat numbers."""
-
-    def name(match: re.Match[str]) -> str:
-        seat = int(match.group(1))
-        return f"{match.group(0)} ({names[seat]})" if seat < len(names) else match.group(0)
-
-    return _SEAT.sub(name, text)

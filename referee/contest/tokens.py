@@ -6,6 +6,7 @@ The store is SQLite, the embedded default that ladders use too. `add` shows the 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 import secrets
@@ -121,3 +122,14 @@ class TokenStore:
         with self._connect() as db:
             rows = db.execute("SELECT name FROM tokens WHERE revoked_at IS NOT NULL").fetchall()
         return {row[0] for row in rows}
+
+
+def revoked_accounts(path: Path) -> frozenset[str]:
+    """The revoked accounts in a contest database, read-only (a ladder database that holds no
+    accounts gives none, and is left as it is)."""
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+            rows = db.execute("SELECT name FROM tokens WHERE revoked_at IS NOT NULL").fetchall()
+    except sqlite3.Error:
+        return frozenset()
+    return frozenset(row[0] for row in rows)

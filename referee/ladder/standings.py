@@ -196,15 +196,21 @@ def from_store(store: Store) -> Standings:
     )
 
 
-def table(standings: Standings, *, title: str | None = None) -> Table:
+def table(
+    standings: Standings, *, title: str | None = None, revoked: frozenset[str] = frozenset()
+) -> Table:
     """The standings as a rich table. openskill shows its ordinal (mu - 3 sigma, what it ranks
-    by) and mu with sigma; the JSON export also has its 95% interval, mu +- 1.96 sigma."""
+    by) and mu with sigma; the JSON export also has its 95% interval, mu +- 1.96 sigma. Bots in
+    `revoked` (a contest's revoked accounts) are marked."""
     plan = standings.plan
     elo = plan.system == "elo"
     count = f"{standings.matches_done} of {standings.matches_scheduled} matches"
     if standings.finished and standings.sprt and " accepted " in standings.sprt:
         # the SPRT decided and dropped the deals it did not need
         count = f"{standings.matches_done} matches, ended by the SPRT"
+    elif plan.format == "contest":  # tables are scheduled as they sit down: no total to reach
+        playing = standings.matches_scheduled - standings.matches_done
+        count = f"{standings.matches_done} matches" + (f", {playing} playing" if playing else "")
     heading = title or (
         f"ladder {plan.name} ({plan.game}): {count}"
         + (", duplicate deals" if plan.duplicate else "")
@@ -223,7 +229,8 @@ def table(standings: Standings, *, title: str | None = None) -> Table:
         else:
             rating = f"{row.rating:.1f}"
             interval = f"{row.mu:.1f} ± {row.sigma:.2f}"
-        cells = [str(row.rank), row.bot, rating, interval]
+        bot = f"{row.bot} (revoked)" if row.bot in revoked else row.bot
+        cells = [str(row.rank), bot, rating, interval]
         cells += [
             str(row.matches),
             f"{row.score:.1%}" if row.score is not None else "-",

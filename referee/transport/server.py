@@ -240,7 +240,8 @@ class RefereeService:
             return
         refusal = self.lobby.refuse_hello(identity, hello.hello)
         if refusal is not None:
-            log.info("refused", extra={"peer": context.peer(), "bot": identity, "why": refusal})
+            account = self.lobby.label(identity)  # never the token itself
+            self.notes.info(account, "refused", bot=account, peer=context.peer(), why=refusal)
             await context.abort(grpc.StatusCode.FAILED_PRECONDITION, refusal)
             return
         outbound: asyncio.Queue[referee_pb2.RefereeMessage | Ending] = asyncio.Queue()

@@ -409,7 +409,14 @@
     $("major").addEventListener("change", () => go(Number($("major").value)));
     $("minor").addEventListener("change", () => go(Number($("minor").value)));
     document.addEventListener("keydown", onKey);
-    // `#seat=N` opens seat N's view; `#view=K` (K = seat + 1, 0 everything) is the older form.
+    window.addEventListener("hashchange", openAddress);
+    openAddress();
+  }
+
+  // `#seat=N` opens seat N's view; `#view=K` (K = seat + 1, 0 everything) is the older form.
+  // A new address (a link followed within the page) wins over one about to be written.
+  function openAddress() {
+    clearTimeout(addressTimer);
     const hash = new URLSearchParams(location.hash.slice(1));
     const wanted = hash.has("seat") ? Number(hash.get("seat")) + 1 : Number(hash.get("view"));
     if (hash.has("seat") || hash.has("view")) view = Math.max(0, Math.min(data.views.length - 1, wanted || 0));
