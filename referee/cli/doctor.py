@@ -10,7 +10,15 @@ from typing import Annotated
 import typer
 
 from referee import transport
-from referee.cli.support import EXIT_CHECK_FAILED, console, option_pairs, user_errors
+from referee.cli.support import (
+    EXIT_CHECK_FAILED,
+    announce_seed,
+    console,
+    errors,
+    option_pairs,
+    reveal_seed,
+    user_errors,
+)
 from referee.doctor.checks import DoctorConfig, parse_command, render
 from referee.doctor.examine import examine
 from referee.games import get_game
@@ -38,7 +46,13 @@ def doctor(
     ] = None,
     move_ms: Annotated[int, typer.Option(min=0, help="Time per decision, ms.")] = 1000,
     bank_ms: Annotated[int, typer.Option(min=0, help="Time bank for overage, ms.")] = 10_000,
-    seed: Annotated[int, typer.Option(help="Seed; each match's seed derives from it.")] = 0,
+    seed: Annotated[
+        str | None,
+        typer.Option(
+            help="Master seed, for a reproducible run (default: a fresh secret one, revealed at "
+            "the end); each match's seed is keyed by it."
+        ),
+    ] = None,
     connect_timeout: Annotated[
         float, typer.Option(min=0.1, help="Seconds the bot may take to open a session.")
     ] = 30.0,
@@ -55,6 +69,7 @@ def doctor(
         chosen = get_game(game)
         raw = option_pairs(option or [], players)
         argv = parse_command(command)
+        master = announce_seed(seed, errors)  # stdout is the report
         with tempfile.TemporaryDirectory(prefix="croupier-doctor-") as scratch:
             config = DoctorConfig(
                 game=chosen,
@@ -63,11 +78,12 @@ def doctor(
                 workdir=keep if keep is not None else Path(scratch),
                 matches=matches,
                 time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms),
-                seed=seed,
+                seed=master,
                 connect_timeout=connect_timeout,
             )
             report = transport.run(examine, config)
             title = f"croupier doctor: {chosen.id} with `{shlex.join(argv)}`"
             for line in render(report, title, kept=keep is not None):
                 console.print(line, markup=False, highlight=False, soft_wrap=True)
+    reveal_seed(master, given=seed is not None, out=errors)
     raise typer.Exit(0 if report.ok else EXIT_CHECK_FAILED)

@@ -11,9 +11,11 @@ from rich.table import Table
 
 from referee import transport
 from referee.cli.support import (
+    announce_seed,
     console,
     errors,
     option_pairs,
+    reveal_seed,
     user_errors,
 )
 from referee.games import GAMES, get_game
@@ -48,7 +50,13 @@ def match(
         typer.Option(help="A bot's command line; repeat per seat (cycled when fewer than seats)."),
     ],
     games: Annotated[int, typer.Option(min=1, help="How many matches to play.")] = 1,
-    seed: Annotated[int, typer.Option(help="Series seed; each match's seed derives from it.")] = 0,
+    seed: Annotated[
+        str | None,
+        typer.Option(
+            help="Master seed, for a reproducible run (default: a fresh secret one, revealed at "
+            "the end); each match's seed is keyed by it."
+        ),
+    ] = None,
     deck: Annotated[
         str | None, typer.Option(help="Deck order for the first deal, top first, e.g. '18 1 17 …'.")
     ] = None,
@@ -69,12 +77,13 @@ def match(
     """Serve on a loopback port, launch the bots, play the matches, print the results."""
     with user_errors():
         chosen = get_game(game)
+        master = announce_seed(seed)
         config = SeriesConfig(
             game=chosen,
             options=parse_options(chosen, option_pairs(option or [], players)),
             commands=tuple(bot),
             matches=games,
-            seed=seed,
+            seed=master,
             deck=_deck(deck),
             records=records,
             time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms),
@@ -83,6 +92,7 @@ def match(
         )
         standings, outcomes = _run_series(config)
     _print_standings(config, standings, outcomes)
+    reveal_seed(master, given=seed is not None)
 
 
 def _run_series(config: SeriesConfig) -> tuple[list[Standing], list[MatchOutcome]]:

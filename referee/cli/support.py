@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 
 from referee.errors import CroupierError
+from referee.match.seeds import commitment, new_master_seed
 
 EXIT_CHECK_FAILED = 1
 EXIT_BAD_INPUT = 2
@@ -23,14 +24,14 @@ def user_errors() -> Iterator[None]:
     try:
         yield
     except CroupierError as error:
-        errors.print(f"error: {error}", markup=False, highlight=False)
+        errors.print(f"error: {error}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     except BaseExceptionGroup as group:  # from a trio nursery
         mistakes, others = group.split(CroupierError)
         if mistakes is None or others is not None:
             raise
         for mistake in _leaves(mistakes):
-            errors.print(f"error: {mistake}", markup=False, highlight=False)
+            errors.print(f"error: {mistake}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_BAD_INPUT) from None
 
 
@@ -53,3 +54,27 @@ def option_pairs(pairs: list[str], players: int | None) -> dict[str, str]:
     if players is not None:
         raw["players"] = str(players)
     return raw
+
+
+def announce_seed(given: str | None, out: Console = console) -> str:
+    """The run's master seed: the one given (a reproducible run, said so), else a fresh secret one
+    from the OS whose SHA-256 is printed now, so the seed revealed at the end can be checked."""
+    if given is not None:
+        out.print(
+            f"master seed (given, reproducible): {given}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+        return given
+    master = new_master_seed()
+    out.print(
+        f"master seed sha256: {commitment(master)}", markup=False, highlight=False, soft_wrap=True
+    )
+    return master
+
+
+def reveal_seed(master: str, *, given: bool, out: Console = console) -> None:
+    """At the end of a run, reveal the master seed drawn at its start (a given one is known)."""
+    if not given:
+        out.print(f"master seed: {master}", markup=False, highlight=False, soft_wrap=True)

@@ -115,7 +115,7 @@ class DoctorConfig:
     workdir: Path
     matches: int | None = None  # default: one per seat, at least three
     time_control: TimeControl = field(default_factory=TimeControl)
-    seed: int = 0
+    seed: str | int = 0
     #: How long the bot may take to open a session: at launch, between matches (after a crash),
     #: and to take its seat back after the drop.
     connect_timeout: float = 30.0

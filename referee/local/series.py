@@ -40,7 +40,8 @@ class SeriesConfig:
     options: Options
     commands: tuple[str, ...]
     matches: int = 1
-    seed: int = 0
+    #: The master seed (secret until the series ends); each match seed is keyed by it.
+    seed: str | int = 0
     deck: tuple[str, ...] | None = None
     records: Path | None = None
     time_control: TimeControl = field(default_factory=TimeControl)
