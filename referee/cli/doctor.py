@@ -12,11 +12,9 @@ import typer
 from referee import transport
 from referee.cli.support import (
     EXIT_CHECK_FAILED,
-    announce_seed,
     console,
-    errors,
     option_pairs,
-    reveal_seed,
+    seed_lines,
     user_errors,
 )
 from referee.doctor.checks import DoctorConfig, parse_command, render
@@ -24,6 +22,7 @@ from referee.doctor.examine import examine
 from referee.games import get_game
 from referee.games.base import parse_options
 from referee.match.clock import TimeControl
+from referee.match.seeds import new_master_seed
 
 
 def doctor(
@@ -69,7 +68,7 @@ def doctor(
         chosen = get_game(game)
         raw = option_pairs(option or [], players)
         argv = parse_command(command)
-        master = announce_seed(seed, errors)  # stdout is the report
+        master = seed if seed is not None else new_master_seed()
         with tempfile.TemporaryDirectory(prefix="croupier-doctor-") as scratch:
             config = DoctorConfig(
                 game=chosen,
@@ -83,7 +82,8 @@ def doctor(
             )
             report = transport.run(examine, config)
             title = f"croupier doctor: {chosen.id} with `{shlex.join(argv)}`"
-            for line in render(report, title, kept=keep is not None):
+            # The report is printed when the run is over, so its seed can be shown with its hash.
+            seeds = seed_lines(master, given=seed is not None)
+            for line in render(report, title, kept=keep is not None, extra=seeds):
                 console.print(line, markup=False, highlight=False, soft_wrap=True)
-    reveal_seed(master, given=seed is not None, out=errors)
     raise typer.Exit(0 if report.ok else EXIT_CHECK_FAILED)

@@ -78,3 +78,10 @@ def reveal_seed(master: str, *, given: bool, out: Console = console) -> None:
     """At the end of a run, reveal the master seed drawn at its start (a given one is known)."""
     if not given:
         out.print(f"master seed: {master}", markup=False, highlight=False, soft_wrap=True)
+
+
+def seed_lines(master: str, *, given: bool) -> list[str]:
+    """A finished run's seed lines, for a report printed once at the end (`croupier doctor`)."""
+    if given:
+        return [f"master seed (given, reproducible): {master}"]
+    return [f"master seed sha256: {commitment(master)}", f"master seed: {master}"]

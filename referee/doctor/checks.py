@@ -154,15 +154,19 @@ def parse_command(command: Sequence[str]) -> tuple[str, ...]:
     return tuple(command)
 
 
-def render(report: DoctorReport, title: str, *, kept: bool = True) -> list[str]:
-    """The report as plain lines: one per check, advice under each failure, then (when a check
-    did not pass) the bot's last output, naming its file when `kept`."""
+def render(
+    report: DoctorReport, title: str, *, kept: bool = True, extra: Sequence[str] = ()
+) -> list[str]:
+    """The report as plain lines: one per check, advice under each failure, the `extra` lines
+    (the run's seed), then (when a check did not pass) the bot's last output, naming its file
+    when `kept`."""
     width = max(len(name) for name in CheckName)
     lines = [title]
     for check in report.checks:
         lines.append(f"{check.status}  {check.name:<{width}}  {check.detail}")
         if check.advice and check.status is Status.FAIL:
             lines.append(f"      {'':<{width}}  advice: {check.advice}")
+    lines.extend(extra)
     failed = sum(check.status is not Status.PASS for check in report.checks)
     if failed:
         lines.append(f"{failed} of {len(report.checks)} checks did not pass")
