@@ -65,6 +65,8 @@ class Session:
     #: Set by whoever launched the bot's process when it exits (see CRASH_GRACE_SECONDS).
     process_exited: trio.Event = field(default_factory=trio.Event)
     exit_detail: str = ""
+    #: The fault the exit is: a crash, or the limit the launcher saw it go over.
+    exit_reason: common_pb2.FaultReason = common_pb2.FAULT_REASON_CRASHED
     #: Requests that timed out: a late reply to one of them is dropped, not a second fault.
     expired: set[int] = field(default_factory=set)
 
@@ -221,7 +223,7 @@ class RemoteSeat:
             await self.session.process_exited.wait()
         if self.session.process_exited.is_set():
             self._lost = SeatFault(
-                common_pb2.FAULT_REASON_CRASHED, f"bot process exited: {self.session.exit_detail}"
+                self.session.exit_reason, f"bot process exited: {self.session.exit_detail}"
             )
         else:
             self._lost = SeatFault(common_pb2.FAULT_REASON_DISCONNECTED, detail)
