@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint proto bench clean install chromium node-deps
+.PHONY: demo test lint proto bench clean install chromium node-deps sandbox-deps
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,15 @@ chromium:
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
 			chromium fonts-liberation fonts-dejavu-core; }
 
+# Launched bots run in bubblewrap's sandbox (docs/bots.md); the cheat suite needs it, and
+# util-linux's prlimit that sets the bots' limits. Install them when absent.
+sandbox-deps:
+	@command -v bwrap >/dev/null 2>&1 && command -v prlimit >/dev/null 2>&1 || { \
+		echo "installing Debian's bubblewrap for the bot sandbox"; \
+		$(SUDO) apt-get update -q && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+			bubblewrap util-linux; }
+
 # The Node SDK's dependencies, from its lockfile; its tests skip on a machine without node.
 node-deps:
 	@if command -v node >/dev/null 2>&1; then \
@@ -46,7 +55,7 @@ node-deps:
 		echo "node not found: skipping the Node SDK's dependencies (its tests will skip)"; \
 	fi
 
-test: $(STAMP) lint chromium node-deps
+test: $(STAMP) lint chromium node-deps sandbox-deps
 	$(BIN)/python -m pytest -n 2 -q
 
 lint: $(STAMP)

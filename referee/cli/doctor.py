@@ -12,7 +12,10 @@ import typer
 from referee import transport
 from referee.cli.support import (
     EXIT_CHECK_FAILED,
+    LIMIT_HELP,
+    SANDBOX_HELP,
     console,
+    limit_pairs,
     option_pairs,
     seed_lines,
     user_errors,
@@ -21,6 +24,8 @@ from referee.doctor.checks import DoctorConfig, parse_command, render
 from referee.doctor.examine import examine
 from referee.games import get_game
 from referee.games.base import parse_options
+from referee.local.limits import Limits
+from referee.local.sandbox import default_enabled
 from referee.match.clock import TimeControl
 from referee.match.seeds import new_master_seed
 
@@ -55,6 +60,10 @@ def doctor(
     connect_timeout: Annotated[
         float, typer.Option(min=0.1, help="Seconds the bot may take to open a session.")
     ] = 30.0,
+    sandbox: Annotated[
+        bool, typer.Option(help=SANDBOX_HELP + " The doctor reports what the sandbox refused.")
+    ] = default_enabled(),
+    limit: Annotated[list[str] | None, typer.Option(help=LIMIT_HELP)] = None,
     keep: Annotated[
         Path | None,
         typer.Option(help="Folder to keep the records and the bot's output in (default: none)."),
@@ -79,6 +88,8 @@ def doctor(
                 time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms),
                 seed=master,
                 connect_timeout=connect_timeout,
+                sandbox=sandbox,
+                limits=Limits().merged(limit_pairs(limit or []), "--limit"),
             )
             report = transport.run(examine, config)
             title = f"croupier doctor: {chosen.id} with `{shlex.join(argv)}`"

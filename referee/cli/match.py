@@ -11,15 +11,20 @@ from rich.table import Table
 
 from referee import transport
 from referee.cli.support import (
+    LIMIT_HELP,
+    SANDBOX_HELP,
     announce_seed,
     console,
     errors,
+    limit_pairs,
     option_pairs,
     reveal_seed,
     user_errors,
 )
 from referee.games import GAMES, get_game
 from referee.games.base import parse_options
+from referee.local.limits import Limits
+from referee.local.sandbox import default_enabled
 from referee.local.series import SeriesConfig, Standing, play_series
 from referee.match.clock import TimeControl
 from referee.match.runner import MatchOutcome
@@ -73,6 +78,8 @@ def match(
     ] = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Matches played at once.")] = 1,
     max_faults: Annotated[int, typer.Option(min=1, help="Faults before a seat is retired.")] = 3,
+    sandbox: Annotated[bool, typer.Option(help=SANDBOX_HELP)] = default_enabled(),
+    limit: Annotated[list[str] | None, typer.Option(help=LIMIT_HELP)] = None,
 ) -> None:
     """Serve on a loopback port, launch the bots, play the matches, print the results."""
     with user_errors():
@@ -89,6 +96,8 @@ def match(
             time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms),
             concurrency=concurrency,
             max_faults=max_faults,
+            sandbox=sandbox,
+            limits=Limits().merged(limit_pairs(limit or []), "--limit"),
         )
         standings, outcomes = _run_series(config)
     _print_standings(config, standings, outcomes)

@@ -85,3 +85,25 @@ def seed_lines(master: str, *, given: bool) -> list[str]:
     if given:
         return [f"master seed (given, reproducible): {master}"]
     return [f"master seed sha256: {commitment(master)}", f"master seed: {master}"]
+
+
+#: The sandbox switch, alike in `croupier match`, `ladder run` and `doctor`.
+SANDBOX_HELP = (
+    "Run each bot in the bubblewrap sandbox (no network, read-only system, limits); on by "
+    "default on Linux. --no-sandbox trusts the bots: see docs/bots.md."
+)
+LIMIT_HELP = (
+    "A limit for every bot, NAME=VALUE (0: none); repeatable. Names: memory_mb, processes, "
+    "disk_mb, open_files, cpu_seconds; see docs/bots.md for the defaults."
+)
+
+
+def limit_pairs(pairs: list[str]) -> dict[str, int]:
+    """`--limit NAME=VALUE` options as a table for Limits.merged."""
+    table: dict[str, int] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not value.strip().isdigit():
+            raise CroupierError(f"expected --limit NAME=NUMBER, got {pair!r}")
+        table[name.strip()] = int(value)
+    return table

@@ -13,6 +13,7 @@ import shlex
 import shutil
 import signal
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -85,7 +86,7 @@ async def supervise(
         finally:
             if launch.cgroup is not None:
                 launch.cgroup.remove()
-        reason, detail = fault_of_exit(code, _tail(bot.log_path), pids_hit=pids_hit)
+        reason, detail = fault_of_exit(code, log_tail(bot.log_path), pids_hit=pids_hit)
         bot.exits.append(detail)
         bot.exit_reasons.append(reason)
         lobby.process_exited(bot.token, detail, reason)
@@ -101,9 +102,9 @@ async def supervise(
 
 async def _run_once(bot: BotProcess, launch: Prepared, done: trio.Event) -> int:
     """Start the process in its own process group, wait for it, and kill the whole group."""
-    program = launch_program(bot)
-    if program is not None:
-        raise LaunchError(f"cannot start bot {bot.command!r}: {program}")
+    problem = launch_problem(bot.argv(), bot.cwd)
+    if problem is not None:
+        raise LaunchError(f"cannot start bot {bot.command!r}: {problem}")
     log = bot.log_path.open("ab") if bot.log_path is not None else subprocess.DEVNULL
     try:
         process = await trio.lowlevel.open_process(
@@ -130,12 +131,12 @@ async def _run_once(bot: BotProcess, launch: Prepared, done: trio.Event) -> int:
     return code
 
 
-def launch_program(bot: BotProcess) -> str | None:
+def launch_problem(argv: Sequence[str], cwd: Path | None) -> str | None:
     """Why the bot's program cannot run, checked here: inside wrappers, a missing program is an
     exit rather than an error at launch."""
-    program = bot.argv()[0]
+    program = argv[0]
     if "/" in program:
-        path = Path(program) if Path(program).is_absolute() else (bot.cwd or Path.cwd()) / program
+        path = Path(program) if Path(program).is_absolute() else (cwd or Path.cwd()) / program
         return (
             None if os.access(path, os.X_OK) and path.is_file() else f"no such program {program!r}"
         )
@@ -148,7 +149,7 @@ def kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
-def _tail(path: Path | None, lines: int = 20) -> list[str]:
+def log_tail(path: Path | None, lines: int = 20) -> list[str]:
     """The log's last lines: how a runtime that died of a limit says which."""
     if path is None:
         return []

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import re
 import secrets
 import shutil
 import subprocess
@@ -251,3 +252,35 @@ def _read(path: Path) -> str:
         return path.read_text()
     except OSError:
         return ""
+
+
+#: What a bot's runtime prints when the sandbox refused it something, lowercased.
+_REFUSED = (
+    "network is unreachable",
+    "temporary failure in name resolution",
+    "name or service not known",
+    "read-only file system",
+    "permission denied",
+)
+_PATH = re.compile(r"(/[\w.@+-]+(?:/[\w.@+-]+)*)")
+
+
+def refusals(lines: Sequence[str], sandbox: Sandbox) -> list[str]:
+    """Lines of a bot's output that show the sandbox refusing it something: the network, a
+    write outside its scratch, or a file that exists on this machine but that the sandbox hides
+    (a missing file that is missing on the host too is the bot's own mistake)."""
+    hidden = [p.resolve() for p in sandbox.hidden]
+    home = os.environ.get("HOME")
+    hidden += [Path(home).resolve()] if home else []
+    found = []
+    for line in lines:
+        text = line.lower()
+        if any(marker in text for marker in _REFUSED):
+            found.append(line.strip())
+        elif "no such file or directory" in text:
+            for match in _PATH.findall(line):
+                path = Path(match)
+                if path.exists() and any(_inside(path, h) for h in [*hidden, Path("/tmp")]):
+                    found.append(f"{line.strip()} ({match} is hidden by the sandbox)")
+                    break
+    return found
