@@ -110,9 +110,9 @@ def _inside(path: Path, folder: Path) -> bool:
 
 
 def _keep_visible(argv: Sequence[str], cwd: Path) -> list[Path]:
-    """What the bot needs to see even where a hidden folder covers it: its folder, and the
-    program it runs with that program's installation (a venv's python links to a base Python,
-    say under the organiser's home)."""
+    """What the bot needs to see even where a hidden folder covers it: its folder, the program
+    it runs with that program's installation (a venv's python links to a base Python, say under
+    the organiser's home), and an interpreter's script file."""
     keep = [cwd]
     program = shutil.which(argv[0], path=os.environ.get("PATH")) if argv else None
     if program is not None:
@@ -121,9 +121,8 @@ def _keep_visible(argv: Sequence[str], cwd: Path) -> list[Path]:
     if argv and Path(argv[0]).name.startswith("python"):
         keep += [Path(sys.prefix), Path(os.path.realpath(sys.base_prefix))]
         keep.append(Path(croupier.__file__).parent.parent)  # the SDK, when installed editable
-    for arg in argv[1:]:
-        if arg.startswith("/") and Path(arg).exists():
-            keep.append(Path(arg))
+    if len(argv) > 1 and Path(argv[1]).is_absolute() and Path(argv[1]).is_file():
+        keep.append(Path(argv[1]))  # an interpreter's script (only it: not any path in argv)
     return keep
 
 
