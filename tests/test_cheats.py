@@ -122,7 +122,7 @@ def test_nothing_outlives_the_bot(tmp_path: Path) -> None:
         log = play(tmp_path, "orphan", marker)
         assert "CHEAT ORPHAN STARTED" in log
     finally:
-        survivors = _processes_with(f"sleep\0{marker}")
+        survivors = _processes_with(f"/bin/sleep\0{marker}")
         for pid in survivors:
             os.kill(pid, signal.SIGKILL)
     assert survivors == []
