@@ -19,6 +19,7 @@ import sqlite3
 import subprocess
 import sys
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 
 import croupier
@@ -177,7 +178,7 @@ def guess_deal(match_id: str, seat: int, request: referee_pb2.ActionRequest) -> 
 
 
 def cheat() -> None:
-    cheats = {
+    cheats: dict[str, Callable[[], None]] = {
         "record": lambda: read_record(ARGS[0]),
         "database": lambda: read_database(ARGS[0]),
         "folder": lambda: read_folder(ARGS[0]),
