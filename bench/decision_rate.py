@@ -9,7 +9,7 @@ Both at 1 and 100 concurrent matches (streams); prints rates, single-stream p50 
 With --sandbox, the referee runs again with the bots in the bubblewrap sandbox, reaching it over
 its Unix socket (what `croupier match` and ladders do by default), and prints the cost.
 
-Run: .venv/bin/python bench/decision_rate.py [--seconds 5] [--sandbox]
+Run: .venv/bin/python bench/decision_rate.py [--seconds 5] [--sandbox [--repeat 3]]
 """
 
 from __future__ import annotations
@@ -215,6 +215,9 @@ def main() -> None:
         action="store_true",
         help="also run the referee with the bots sandboxed (bwrap, Unix socket) and compare",
     )
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="with --sandbox: runs of each, alternated"
+    )
     parser.add_argument("--raw-client", nargs=4, metavar=("ADDRESS", "STREAMS", "SECONDS", "SIZE"))
     args = parser.parse_args()
     if args.raw_client:
@@ -237,11 +240,21 @@ def main() -> None:
             f"{p50:>11.0f} {p50 / raw_p50:>9.2f}"
         )
         if args.sandbox:
-            boxed, boxed_p50 = transport.run(referee_rate, concurrency, args.seconds, True)
+            # Alternate plain and sandboxed runs, so a busy machine weighs on both alike.
+            plain, boxed = [rate], []
+            for turn in range(2 * args.repeat - 1):
+                sandboxed = turn % 2 == 0
+                got, _ = transport.run(referee_rate, concurrency, args.seconds, sandboxed)
+                (boxed if sandboxed else plain).append(got)
+            ratio = statistics.median(boxed) / statistics.median(plain)
             print(
-                f"{'':>8} sandboxed (bwrap, Unix socket): {boxed:.0f} dec/s, p50 {boxed_p50:.0f} "
-                f"µs; {boxed / rate:.2f} of the unsandboxed rate ({1 - boxed / rate:+.1%} cost)"
+                f"{'':>8} sandboxed (bwrap, Unix socket) {_rates(boxed)} dec/s against plain "
+                f"{_rates(plain)}: median ratio {ratio:.2f} ({1 - ratio:+.1%} cost)"
             )
+
+
+def _rates(rates: list[float]) -> str:
+    return "/".join(f"{rate:.0f}" for rate in rates)
 
 
 if __name__ == "__main__":
