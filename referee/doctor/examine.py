@@ -141,10 +141,7 @@ class _Bot:
             self.launches += 1
             if self.launches == 1:
                 task_status.started(True)
-            try:
-                code = await self.process.wait()
-            finally:
-                kill_group(self.process.pid)
+            code = await self.process.wait()
             pids_hit = launch.cgroup is not None and launch.cgroup.hit()
             if launch.cgroup is not None:
                 launch.cgroup.remove()

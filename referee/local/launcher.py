@@ -121,13 +121,13 @@ async def _run_once(bot: BotProcess, launch: Prepared, done: trio.Event) -> int:
     finally:
         if not isinstance(log, int):
             log.close()
-    try:
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(_stop_when_done, process, done)
-            code = await process.wait()
-            nursery.cancel_scope.cancel()
-    finally:
-        kill_group(process.pid)  # what the bot started goes with it
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_stop_when_done, process, done)
+        code = await process.wait()
+        nursery.cancel_scope.cancel()
+    # What the bot started and left behind ends with its pid namespace (sandbox) or its pids
+    # cgroup (PidsCgroup.remove); its process group is killed only while its leader lives, as
+    # a reaped leader's pid (hence group id) may already be another bot's.
     return code
 
 
@@ -144,7 +144,8 @@ def launch_problem(argv: Sequence[str], cwd: Path | None) -> str | None:
 
 
 def kill_group(pgid: int) -> None:
-    """SIGKILL a bot's process group (its leader was started with a session of its own)."""
+    """SIGKILL a bot's process group (its leader was started with a session of its own); call
+    it only before the leader is reaped."""
     with contextlib.suppress(OSError):
         os.killpg(pgid, signal.SIGKILL)
 

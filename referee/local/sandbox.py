@@ -12,8 +12,8 @@ A bot is a program written by a competitor, so it is treated as hostile. Inside 
 - a scrubbed environment: PATH, the locale, HOME/TMPDIR, the ladder file's `env`, CROUPIER_*;
 - the limits of referee.local.limits, and a pids cgroup as root (where RLIMIT_NPROC does not
   apply);
-- an end: bwrap dies with the referee (`--die-with-parent`) and, being the pid namespace's init,
-  takes every process the bot started with it; the launcher also kills the process group.
+- an end: bwrap is the pid namespace's init, so when the bot exits or its process group is killed
+  (the launcher stops a bot that way), every process the bot started goes with it.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import os
 import re
 import secrets
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -174,7 +175,9 @@ def prepare(
         real = path.resolve()
         if real.exists() and any(_inside(real, above) for above in covered):
             mounts.append((real, ["--ro-bind", str(real), str(real)]))
-    wrapped = [bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/"]
+    # No --die-with-parent: its parent-death signal follows the thread that started bwrap, and
+    # trio starts processes from worker threads that exit when idle, killing healthy bots.
+    wrapped = [bwrap, "--unshare-all", "--ro-bind", "/", "/"]
     wrapped += ["--dev", "/dev", "--proc", "/proc"]
     for _, args in sorted(mounts, key=lambda mount: len(mount[0].parts)):
         wrapped += args
@@ -238,10 +241,17 @@ class PidsCgroup:
         return False
 
     def remove(self) -> None:
-        """Kill what is left in it, then remove it (best effort: the kernel refuses while busy)."""
+        """Kill what is left in it (a child that left the bot's process group), then remove it
+        (best effort: the kernel refuses while it is busy). Each process is pinned with a pidfd
+        and checked to be still in this cgroup before the signal: pids are reused fast."""
         for pid in _read(self.path / "cgroup.procs").split():
             with contextlib.suppress(OSError, ValueError):
-                os.kill(int(pid), 9)
+                fd = os.pidfd_open(int(pid))
+                try:
+                    if f"/{self.path.name}\n" in _read(Path(f"/proc/{pid}/cgroup")):
+                        signal.pidfd_send_signal(fd, signal.SIGKILL)
+                finally:
+                    os.close(fd)
         with contextlib.suppress(OSError):
             self.path.rmdir()
 
@@ -274,7 +284,8 @@ def refusals(lines: Sequence[str], sandbox: Sandbox) -> list[str]:
     found = []
     for line in lines:
         text = line.lower()
-        if any(marker in text for marker in _REFUSED):
+        network = "connection refused" in text and "unix:" not in text  # not the referee's
+        if network or any(marker in text for marker in _REFUSED):
             found.append(line.strip())
         elif "no such file or directory" in text:
             for match in _PATH.findall(line):

@@ -92,13 +92,19 @@ def exhaust_memory() -> None:
         hoard.append(bytearray(64 * 1024 * 1024))
 
 
+#: A fork bomb: children that sleep, until fork fails (then the error kills it).
+FORK_BOMB = """
+import os
+while True:
+    if os.fork() == 0:
+        os.execv("/bin/sleep", ["sleep", "30"])
+"""
+
+
 def exhaust_processes() -> None:
-    children = []
-    while True:
-        pid = os.fork()
-        if pid == 0:
-            os.execv("/bin/sleep", ["sleep", "30"])
-        children.append(pid)
+    """The bot's process becomes a fork bomb (with no gRPC threads left to muddy the exit)."""
+    sys.stdout.flush()
+    os.execv(sys.executable, [sys.executable, "-c", FORK_BOMB])
 
 
 def exhaust_disk() -> None:
@@ -199,7 +205,7 @@ def cheat() -> None:
             traceback.print_exc()
             sys.stdout.flush()
             os._exit(1)
-        failed(repr(error))
+        failed(f"{type(error).__name__}: {error}")
 
 
 if __name__ == "__main__":
