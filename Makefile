@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint proto bench clean install chromium node-deps language-deps other-languages buf
+.PHONY: demo test lint proto bench clean install chromium node-deps sandbox-deps language-deps other-languages buf
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,15 @@ chromium:
 		$(SUDO) apt-get update -q && \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
 			chromium fonts-liberation fonts-dejavu-core; }
+
+# Launched bots run in bubblewrap's sandbox (docs/bots.md); the cheat suite needs it, and
+# util-linux's prlimit that sets the bots' limits. Install them when absent.
+sandbox-deps:
+	@command -v bwrap >/dev/null 2>&1 && command -v prlimit >/dev/null 2>&1 || { \
+		echo "installing Debian's bubblewrap for the bot sandbox"; \
+		$(SUDO) apt-get update -q && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+			bubblewrap util-linux; }
 
 # The Node SDK's dependencies, from its lockfile; its tests skip on a machine without node.
 node-deps:
@@ -82,7 +91,7 @@ other-languages: language-deps
 	$(MAKE) -C examples/go
 	$(MAKE) $(JAVA_BUILD)/.stamp
 
-test: $(STAMP) lint chromium node-deps other-languages
+test: $(STAMP) lint chromium node-deps sandbox-deps other-languages
 	$(BIN)/python -m pytest -n 2 -q
 
 # buf (npm @bufbuild/buf, pinned in tools/package-lock.json) lints the protos and checks them

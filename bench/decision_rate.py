@@ -6,7 +6,10 @@ Raw: a bare grpc.aio bidi ping-pong of the same message sizes (an XIX ActionRequ
 ActionReply up) between this process and two client processes with the same number of streams.
 Both at 1 and 100 concurrent matches (streams); prints rates, single-stream p50 and the ratios.
 
-Run: .venv/bin/python bench/decision_rate.py [--seconds 5]
+With --sandbox, the referee runs again with the bots in the bubblewrap sandbox, reaching it over
+its Unix socket (what `croupier match` and ladders do by default), and prints the cost.
+
+Run: .venv/bin/python bench/decision_rate.py [--seconds 5] [--sandbox [--repeat 3]]
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from referee import transport
 from referee.games import get_game
 from referee.games.base import parse_options
 from referee.local.launcher import BotProcess, supervise
+from referee.local.sandbox import Sandbox, socket_folder
 from referee.match.clock import TimeControl
 from referee.match.lobby import Lobby
 from referee.match.runner import MatchConfig, run_match
@@ -52,17 +56,28 @@ class TimedSeat(RemoteSeat):
         return index
 
 
-async def referee_rate(concurrency: int, seconds: float) -> tuple[float, float]:
-    """(decisions per second, p50 decision latency in µs) for `concurrency` matches at once."""
+async def referee_rate(
+    concurrency: int, seconds: float, sandboxed: bool = False
+) -> tuple[float, float]:
+    """(decisions per second, p50 decision latency in µs) for `concurrency` matches at once;
+    `sandboxed`: the bots in the bubblewrap sandbox, over the referee's Unix socket."""
+    with socket_folder() as folder:
+        sandbox = Sandbox(enabled=sandboxed, socket_dir=folder)
+        return await _referee_rate(concurrency, seconds, sandbox)
+
+
+async def _referee_rate(concurrency: int, seconds: float, sandbox: Sandbox) -> tuple[float, float]:
     lobby = Lobby()
-    bots = [BotProcess(BOT, f"bench-{i}", None, sessions=concurrency) for i in range(2)]
+    bots = [
+        BotProcess(BOT, f"bench-{i}", None, sessions=concurrency, sandbox=sandbox) for i in range(2)
+    ]
     for bot in bots:
         lobby.admit(bot.token)
     latencies: list[float] = []
     done = trio.Event()
     records = Path(tempfile.mkdtemp(prefix="croupier-bench-"))
     async with (
-        transport.serve(lobby, transport.ServerSettings()) as port,
+        transport.serve(lobby, transport.ServerSettings(unix_socket=sandbox.socket())) as port,
         trio.open_nursery() as nursery,
     ):
         for bot in bots:
@@ -195,6 +210,14 @@ async def raw_client(address: str, streams: int, seconds: float, up_size: int) -
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument(
+        "--sandbox",
+        action="store_true",
+        help="also run the referee with the bots sandboxed (bwrap, Unix socket) and compare",
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="with --sandbox: runs of each, alternated"
+    )
     parser.add_argument("--raw-client", nargs=4, metavar=("ADDRESS", "STREAMS", "SECONDS", "SIZE"))
     args = parser.parse_args()
     if args.raw_client:
@@ -216,6 +239,22 @@ def main() -> None:
             f"{concurrency:>8} {raw:>10.0f} {rate:>14.0f} {rate / raw:>6.2f} {raw_p50:>11.0f} "
             f"{p50:>11.0f} {p50 / raw_p50:>9.2f}"
         )
+        if args.sandbox:
+            # Alternate plain and sandboxed runs, so a busy machine weighs on both alike.
+            plain, boxed = [rate], []
+            for turn in range(2 * args.repeat - 1):
+                sandboxed = turn % 2 == 0
+                got, _ = transport.run(referee_rate, concurrency, args.seconds, sandboxed)
+                (boxed if sandboxed else plain).append(got)
+            ratio = statistics.median(boxed) / statistics.median(plain)
+            print(
+                f"{'':>8} sandboxed (bwrap, Unix socket) {_rates(boxed)} dec/s against plain "
+                f"{_rates(plain)}: median ratio {ratio:.2f} ({1 - ratio:+.1%} cost)"
+            )
+
+
+def _rates(rates: list[float]) -> str:
+    return "/".join(f"{rate:.0f}" for rate in rates)
 
 
 if __name__ == "__main__":

@@ -186,7 +186,9 @@ def test_sprt_stops_with_the_right_verdict(
 def test_a_crashed_bot_is_restarted_and_charged(tmp_path: Path) -> None:
     marker = tmp_path / "crashed"
     crasher = ("crasher", f"tests/bots/crash_once.py {marker}")
-    path = xix_ladder(tmp_path, [crasher, RANDOM], "matches_per_pairing = 6\nconcurrency = 2")
+    # The marker is a file shared by the crasher's processes, which the sandbox forbids.
+    extra = "matches_per_pairing = 6\nconcurrency = 2\nsandbox = false"
+    path = xix_ladder(tmp_path, [crasher, RANDOM], extra)
     result = runner.invoke(app, ["ladder", "run", str(path)])
     assert result.exit_code == 0, result.output
     assert marker.exists()

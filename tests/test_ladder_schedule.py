@@ -4,6 +4,7 @@ derive from the master seed, Swiss pairings."""
 from __future__ import annotations
 
 import hashlib
+import hmac
 from collections import Counter
 from pathlib import Path
 
@@ -39,8 +40,10 @@ def config_of(
 
 
 def test_seeds_derive_from_the_master_seed_as_documented() -> None:
-    digest = hashlib.sha256(b"croupier-ladder/abc/7").digest()
+    digest = hmac.new(b"abc", b"7", hashlib.sha256).digest()
     assert derive_seed("abc", 7) == int.from_bytes(digest[:8], "big") >> 1
+    unkeyed = hashlib.sha256(b"croupier-ladder/abc/7").digest()  # the old, guessable formula
+    assert derive_seed("abc", 7) != int.from_bytes(unkeyed[:8], "big") >> 1
     assert commitment("abc") == hashlib.sha256(b"abc").hexdigest()
     assert len({derive_seed("abc", d) for d in range(1000)}) == 1000
 

@@ -11,7 +11,16 @@ from rich.table import Table
 
 from referee import transport
 from referee.cli.logs import configure_logging
-from referee.cli.support import DONE, console, epilog, named, option_pairs, user_errors
+from referee.cli.support import (
+    DONE,
+    announce_seed,
+    console,
+    epilog,
+    named,
+    option_pairs,
+    reveal_seed,
+    user_errors,
+)
 from referee.contest import file as contest_file
 from referee.contest.serving import ServeConfig, serve_matches
 from referee.contest.tokens import TokenStore
@@ -81,7 +90,13 @@ def serve_command(
     ] = None,
     move_ms: Annotated[int, typer.Option(min=0, help="Time per decision, ms.")] = 1000,
     bank_ms: Annotated[int, typer.Option(min=0, help="Time bank for overage, ms.")] = 10_000,
-    seed: Annotated[int, typer.Option(help="Seed; each match's seed derives from it.")] = 0,
+    seed: Annotated[
+        str | None,
+        typer.Option(
+            help="Master seed, for a reproducible run (default: a fresh secret one, revealed at "
+            "the end); each match's seed is keyed by it. Ignored with --db (the contest's own)."
+        ),
+    ] = None,
     option: Annotated[
         list[str] | None, typer.Option(metavar="NAME=VALUE", help="A game option; repeatable.")
     ] = None,
@@ -136,6 +151,8 @@ def serve_command(
             if path is not None and not path.is_file():
                 raise CroupierError(f"no such file {str(path)!r}")
         configure_logging(json_lines=log_json)
+        # A contest (--db) keeps its own master seed in its database; a plain referee draws one.
+        master = announce_seed(seed) if tokens is None else ""
         config = ServeConfig(
             game=chosen,
             options=parse_options(chosen, option_pairs(option or [], None)),
@@ -151,7 +168,7 @@ def serve_command(
             tokens=tokens,
             records=records,
             time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms),
-            seed=seed,
+            seed=master,
             matches=matches,
             max_faults=max_faults,
             reconnect_grace=reconnect_grace,
@@ -168,4 +185,6 @@ def serve_command(
             console.print(f"{outcome.match_id}: {named(outcome.result.text, names)}", markup=False)
 
         transport.run(serve_matches, config, listening, finished)
+        if tokens is None:
+            reveal_seed(master, given=seed is not None)
     logging.shutdown()

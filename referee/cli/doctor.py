@@ -10,12 +10,24 @@ from typing import Annotated
 import typer
 
 from referee import transport
-from referee.cli.support import EXIT_CHECK_FAILED, console, option_pairs, user_errors
+from referee.cli.support import (
+    EXIT_CHECK_FAILED,
+    LIMIT_HELP,
+    SANDBOX_HELP,
+    console,
+    limit_pairs,
+    option_pairs,
+    seed_lines,
+    user_errors,
+)
 from referee.doctor.checks import DoctorConfig, parse_command, render
 from referee.doctor.examine import examine
 from referee.games import get_game
 from referee.games.base import parse_options
+from referee.local.limits import Limits
+from referee.local.sandbox import default_enabled
 from referee.match.clock import TimeControl
+from referee.match.seeds import new_master_seed
 
 
 def doctor(
@@ -38,7 +50,13 @@ def doctor(
     ] = None,
     move_ms: Annotated[int, typer.Option(min=0, help="Time per decision, ms.")] = 1000,
     bank_ms: Annotated[int, typer.Option(min=0, help="Time bank for overage, ms.")] = 10_000,
-    seed: Annotated[int, typer.Option(help="Seed; each match's seed derives from it.")] = 0,
+    seed: Annotated[
+        str | None,
+        typer.Option(
+            help="Master seed, for a reproducible run (default: a fresh secret one, revealed at "
+            "the end); each match's seed is keyed by it."
+        ),
+    ] = None,
     connect_timeout: Annotated[
         float, typer.Option(min=0.1, help="Seconds the bot may take to open a session.")
     ] = 30.0,
@@ -46,6 +64,10 @@ def doctor(
         int,
         typer.Option(min=1, help="CROUPIER_SESSIONS: sessions the bot must hold at once."),
     ] = 2,
+    sandbox: Annotated[
+        bool, typer.Option(help=SANDBOX_HELP + " The doctor reports what the sandbox refused.")
+    ] = default_enabled(),
+    limit: Annotated[list[str] | None, typer.Option(help=LIMIT_HELP)] = None,
     keep: Annotated[
         Path | None,
         typer.Option(help="Folder to keep the records and the bot's output in (default: none)."),
@@ -59,6 +81,7 @@ def doctor(
         chosen = get_game(game)
         raw = option_pairs(option or [], players)
         argv = parse_command(command)
+        master = seed if seed is not None else new_master_seed()
         with tempfile.TemporaryDirectory(prefix="croupier-doctor-") as scratch:
             config = DoctorConfig(
                 game=chosen,
@@ -67,12 +90,16 @@ def doctor(
                 workdir=keep if keep is not None else Path(scratch),
                 matches=matches,
                 time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms),
-                seed=seed,
+                seed=master,
                 connect_timeout=connect_timeout,
                 sessions=sessions,
+                sandbox=sandbox,
+                limits=Limits().merged(limit_pairs(limit or []), "--limit"),
             )
             report = transport.run(examine, config)
             title = f"croupier doctor: {chosen.id} with `{shlex.join(argv)}`"
-            for line in render(report, title, kept=keep is not None):
+            # The report is printed when the run is over, so its seed can be shown with its hash.
+            seeds = seed_lines(master, given=seed is not None)
+            for line in render(report, title, kept=keep is not None, extra=seeds):
                 console.print(line, markup=False, highlight=False, soft_wrap=True)
     raise typer.Exit(0 if report.ok else EXIT_CHECK_FAILED)

@@ -33,10 +33,13 @@ from referee import transport
 from referee.cli.support import (
     DONE,
     EXIT_CHECK_FAILED,
+    LIMIT_HELP,
+    SANDBOX_HELP,
     Pace,
     console,
     epilog,
     errors,
+    limit_pairs,
     progress,
     user_errors,
 )
@@ -197,6 +200,12 @@ def run_command(
             help="Play the matches on this Dask cluster (overrides [cluster] scheduler).",
         ),
     ] = None,
+    sandbox: Annotated[
+        bool | None, typer.Option(help=SANDBOX_HELP + " Overrides the file's `sandbox`.")
+    ] = None,
+    limit: Annotated[
+        list[str] | None, typer.Option(help=LIMIT_HELP + " Overrides the file's limits.")
+    ] = None,
 ) -> None:
     """Run a ladder, or resume it from its database; print the standings and reveal the seed."""
     with user_errors():
@@ -206,7 +215,14 @@ def run_command(
             database=database if database is not None else config.database,
             records=records if records is not None else config.records,
             concurrency=concurrency if concurrency is not None else config.concurrency,
+            sandbox=sandbox if sandbox is not None else config.sandbox,
         )
+        if limit:
+            overrides = limit_pairs(limit)
+            bots = tuple(
+                replace(bot, limits=bot.limits.merged(overrides, "--limit")) for bot in config.bots
+            )
+            config = replace(config, bots=bots)
         config = on_cluster(config, cluster)
         if config.cluster is not None and config.cluster.scheduler:
             where = f"on the Dask cluster at {config.cluster.scheduler}"

@@ -11,13 +11,20 @@ from rich.table import Table
 
 from referee import transport
 from referee.cli.support import (
+    LIMIT_HELP,
+    SANDBOX_HELP,
+    announce_seed,
     console,
     errors,
+    limit_pairs,
     option_pairs,
+    reveal_seed,
     user_errors,
 )
 from referee.games import GAMES, get_game
 from referee.games.base import parse_options
+from referee.local.limits import Limits
+from referee.local.sandbox import default_enabled
 from referee.local.series import SeriesConfig, Standing, play_series
 from referee.match.clock import TimeControl
 from referee.match.runner import MatchOutcome
@@ -51,7 +58,13 @@ def match(
         ),
     ],
     games: Annotated[int, typer.Option(min=1, help="How many matches to play.")] = 1,
-    seed: Annotated[int, typer.Option(help="Series seed; each match's seed derives from it.")] = 0,
+    seed: Annotated[
+        str | None,
+        typer.Option(
+            help="Master seed, for a reproducible run (default: a fresh secret one, revealed at "
+            "the end); each match's seed is keyed by it."
+        ),
+    ] = None,
     deck: Annotated[
         str | None,
         typer.Option(
@@ -72,24 +85,30 @@ def match(
     ] = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Matches played at once.")] = 1,
     max_faults: Annotated[int, typer.Option(min=1, help="Faults before a seat is retired.")] = 3,
+    sandbox: Annotated[bool, typer.Option(help=SANDBOX_HELP)] = default_enabled(),
+    limit: Annotated[list[str] | None, typer.Option(help=LIMIT_HELP)] = None,
 ) -> None:
     """Serve on a loopback port, launch the bots, play the matches, print the results."""
     with user_errors():
         chosen = get_game(game)
+        master = announce_seed(seed)
         config = SeriesConfig(
             game=chosen,
             options=parse_options(chosen, option_pairs(option or [], players)),
             commands=tuple(bot),
             matches=games,
-            seed=seed,
+            seed=master,
             deck=_deck(deck),
             records=records,
             time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms),
             concurrency=concurrency,
             max_faults=max_faults,
+            sandbox=sandbox,
+            limits=Limits().merged(limit_pairs(limit or []), "--limit"),
         )
         standings, outcomes = _run_series(config)
     _print_standings(config, standings, outcomes)
+    reveal_seed(master, given=seed is not None)
 
 
 def _run_series(config: SeriesConfig) -> tuple[list[Standing], list[MatchOutcome]]:

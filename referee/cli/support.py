@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from referee.errors import CroupierError
+from referee.match.seeds import commitment, new_master_seed
 
 EXIT_CHECK_FAILED = 1
 EXIT_BAD_INPUT = 2
@@ -157,3 +158,56 @@ def named(text: str, names: list[str]) -> str:
         return f"{match.group(0)} ({names[seat]})" if seat < len(names) else match.group(0)
 
     return _SEAT.sub(name, text)
+
+
+def announce_seed(given: str | None, out: Console = console) -> str:
+    """The run's master seed: the one given (a reproducible run, said so), else a fresh secret one
+    from the OS whose SHA-256 is printed now, so the seed revealed at the end can be checked."""
+    if given is not None:
+        out.print(
+            f"master seed (given, reproducible): {given}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+        return given
+    master = new_master_seed()
+    out.print(
+        f"master seed sha256: {commitment(master)}", markup=False, highlight=False, soft_wrap=True
+    )
+    return master
+
+
+def reveal_seed(master: str, *, given: bool, out: Console = console) -> None:
+    """At the end of a run, reveal the master seed drawn at its start (a given one is known)."""
+    if not given:
+        out.print(f"master seed: {master}", markup=False, highlight=False, soft_wrap=True)
+
+
+def seed_lines(master: str, *, given: bool) -> list[str]:
+    """A finished run's seed lines, for a report printed once at the end (`croupier doctor`)."""
+    if given:
+        return [f"master seed (given, reproducible): {master}"]
+    return [f"master seed sha256: {commitment(master)}", f"master seed: {master}"]
+
+
+#: The sandbox switch, alike in `croupier match`, `ladder run` and `doctor`.
+SANDBOX_HELP = (
+    "Run each bot in the bubblewrap sandbox (no network, read-only system, limits); on by "
+    "default on Linux. --no-sandbox trusts the bots: see docs/bots.md."
+)
+LIMIT_HELP = (
+    "A limit for every bot, NAME=VALUE (0: none); repeatable. Names: memory_mb, processes, "
+    "disk_mb, open_files, cpu_seconds; see docs/bots.md for the defaults."
+)
+
+
+def limit_pairs(pairs: list[str]) -> dict[str, int]:
+    """`--limit NAME=VALUE` options as a table for Limits.merged."""
+    table: dict[str, int] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not value.strip().isdigit():
+            raise CroupierError(f"expected --limit NAME=NUMBER, got {pair!r}")
+        table[name.strip()] = int(value)
+    return table

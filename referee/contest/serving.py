@@ -45,7 +45,8 @@ class ServeConfig:
     tokens: Path | None = None
     records: Path | None = None
     time_control: TimeControl = field(default_factory=TimeControl)
-    seed: int = 0
+    #: The master seed (secret until the run ends); each match seed is keyed by it.
+    seed: str | int = 0
     #: Stop after this many matches (None: serve until told to stop).
     matches: int | None = None
     max_faults: int = 3

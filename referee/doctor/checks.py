@@ -12,6 +12,8 @@ from referee.errors import CroupierError
 from referee.games.base import Game
 from referee.games.options import Options
 from referee.local.launcher import EXIT_GRACE_SECONDS
+from referee.local.limits import Limits
+from referee.local.sandbox import default_enabled
 from referee.match.clock import TimeControl
 
 #: Lines of the bot's output shown when a check fails.
@@ -87,6 +89,13 @@ ADVICE: dict[CheckName, str] = {
     CheckName.GOODBYE: "on Goodbye, close your side of the stream and exit with code 0",
 }
 
+#: Under the sandbox report's refusals: what a bot may use (the rules of docs/bots.md).
+SANDBOX_ADVICE = (
+    "in a contest a bot has no network and sees only the system (read-only), its own folder "
+    "(read-only) and a scratch /tmp and $HOME (lost when it exits): keep what it reads in "
+    "its folder and write only to /tmp (see docs/bots.md, 'What a bot may use')"
+)
+
 
 #: Advice when the bot was lost (crashed, or dropped its stream) during a match.
 LOST_ADVICE = (
@@ -120,7 +129,7 @@ class DoctorConfig:
     workdir: Path
     matches: int | None = None  # default: one per seat, at least three
     time_control: TimeControl = field(default_factory=TimeControl)
-    seed: int = 0
+    seed: str | int = 0
     #: How long the bot may take to open a session: at launch, between matches (after a crash),
     #: and to take its seat back after the drop.
     connect_timeout: float = 30.0
@@ -130,6 +139,9 @@ class DoctorConfig:
     #: CROUPIER_SESSIONS: the sessions the bot must hold at once; the "sessions" check seats
     #: that many of them in one match (up to its seats).
     sessions: int = 2
+    #: Run the bot in the contest's sandbox with these limits (referee.local.sandbox).
+    sandbox: bool = field(default_factory=default_enabled)
+    limits: Limits = field(default_factory=Limits)
 
     def match_count(self) -> int:
         return self.matches or max(3, self.game.seat_count(self.options))
@@ -139,6 +151,9 @@ class DoctorConfig:
 class DoctorReport:
     checks: list[Check]
     log_path: Path
+    #: What the sandbox refused the bot (from its output); reported, with advice, after the checks.
+    refused: list[str] = field(default_factory=list)
+    sandboxed: bool = False
 
     @property
     def ok(self) -> bool:
@@ -162,15 +177,26 @@ def parse_command(command: Sequence[str]) -> tuple[str, ...]:
     return tuple(command)
 
 
-def render(report: DoctorReport, title: str, *, kept: bool = True) -> list[str]:
-    """The report as plain lines: one per check, advice under each failure, then (when a check
-    did not pass) the bot's last output, naming its file when `kept`."""
+def render(
+    report: DoctorReport, title: str, *, kept: bool = True, extra: Sequence[str] = ()
+) -> list[str]:
+    """The report as plain lines: one per check, advice under each failure, the `extra` lines
+    (the run's seed), then (when a check did not pass) the bot's last output, naming its file
+    when `kept`."""
     width = max(len(name) for name in CheckName)
     lines = [title]
     for check in report.checks:
         lines.append(f"{check.status}  {check.name:<{width}}  {check.detail}")
         if check.advice and check.status is Status.FAIL:
             lines.append(f"      {'':<{width}}  advice: {check.advice}")
+    if report.refused:
+        lines.append(
+            f"sandbox: refused the bot {len(report.refused)} time(s), first: {report.refused[0]}"
+        )
+        lines.append(f"      advice: {SANDBOX_ADVICE}")
+    elif report.sandboxed:
+        lines.append("sandbox: the bot needed nothing the contest's sandbox refuses")
+    lines.extend(extra)
     failed = sum(check.status is not Status.PASS for check in report.checks)
     if failed:
         lines.append(f"{failed} of {len(report.checks)} checks did not pass")

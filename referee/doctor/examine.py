@@ -22,7 +22,7 @@ import os
 import statistics
 import subprocess
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import trio
@@ -38,6 +38,9 @@ from referee.doctor.checks import (
     DoctorReport,
     Status,
 )
+from referee.local.launcher import kill_group, launch_problem, log_tail
+from referee.local.limits import Limits, fault_of_exit
+from referee.local.sandbox import Sandbox, check_bwrap, prepare, refusals, socket_folder
 from referee.match.clock import TimeControl
 from referee.match.lobby import Lobby
 from referee.match.runner import MatchConfig, MatchOutcome, run_match
@@ -88,6 +91,8 @@ class _Bot:
     token: str
     log_path: Path
     lobby: Lobby
+    sandbox: Sandbox
+    limits: Limits
     sessions: int = 1
     process: trio.Process | None = None
     launch_error: str = ""
@@ -101,24 +106,36 @@ class _Bot:
     async def supervise(
         self, address: str, *, task_status: trio.TaskStatus[bool] = trio.TASK_STATUS_IGNORED
     ) -> None:
-        env = {
-            **os.environ,
-            "CROUPIER_ADDRESS": address,
+        croupier = {
+            "CROUPIER_ADDRESS": self.sandbox.address(address),
             "CROUPIER_TOKEN": self.token,
             "CROUPIER_SESSIONS": str(self.sessions),
-            "PYTHONUNBUFFERED": "1",
         }
         while True:
+            launch = prepare(
+                self.argv,
+                cwd=None,
+                env={},
+                croupier=croupier,
+                limits=self.limits,
+                sandbox=self.sandbox,
+            )
+            problem = launch_problem(self.argv, None)
             with self.log_path.open("ab") as log:
                 try:
+                    if problem is not None:
+                        raise OSError(problem)  # noqa: TRY301 (one path for every start failure)
                     self.process = await trio.lowlevel.open_process(
-                        list(self.argv),
-                        env=env,
+                        launch.argv,
+                        env=launch.env,
                         stdin=subprocess.DEVNULL,
                         stdout=log,
                         stderr=subprocess.STDOUT,
+                        start_new_session=True,
                     )
                 except OSError as error:
+                    if launch.cgroup is not None:
+                        launch.cgroup.remove()
                     self.launch_error = str(error)
                     self.gone.set()
                     if self.launches == 0:
@@ -128,8 +145,12 @@ class _Bot:
             if self.launches == 1:
                 task_status.started(True)
             code = await self.process.wait()
+            pids_hit = launch.cgroup is not None and launch.cgroup.hit()
+            if launch.cgroup is not None:
+                launch.cgroup.remove()
             self.exits.append(code)
-            self.lobby.process_exited(self.token, f"exit code {code}")
+            reason, detail = fault_of_exit(code, log_tail(self.log_path), pids_hit=pids_hit)
+            self.lobby.process_exited(self.token, detail, reason)
             if self.stopping or not self.restart or self.launches > MAX_RESTARTS:
                 self.gone.set()
                 return
@@ -141,6 +162,7 @@ class _Bot:
         self.stopping = True
         if self.running():
             assert self.process is not None
+            kill_group(self.process.pid)
             self.process.kill()
             with trio.CancelScope(shield=True):
                 await self.process.wait()
@@ -231,10 +253,21 @@ class _Doctor:
         config.workdir.mkdir(parents=True, exist_ok=True)
         self.log_path = config.workdir / "bot.log"
         self.log_path.write_bytes(b"")
-        self.bot = _Bot(config.argv, self.token, self.log_path, self.lobby, config.sessions)
+        self.sandbox = Sandbox(enabled=config.sandbox, hidden=(config.workdir,))
+        self.bot = _Bot(
+            config.argv,
+            self.token,
+            self.log_path,
+            self.lobby,
+            self.sandbox,
+            config.limits,
+            config.sessions,
+        )
         self.checks: dict[CheckName, Check] = {}
         self.played: list[_Played] = []
         self.session: Session | None = None
+        self.refused: list[str] = []
+        self.sandboxed = False
 
     def note(self, name: CheckName, status: Status, detail: str, hint: str = "") -> None:
         self.checks[name] = Check(name, status, detail, hint)
@@ -244,7 +277,7 @@ class _Doctor:
             self.checks.get(name, Check(name, Status.SKIP, "not run: an earlier check failed"))
             for name in CheckName
         ]
-        return DoctorReport(checks, self.log_path)
+        return DoctorReport(checks, self.log_path, self.refused, self.sandboxed)
 
     async def next_session(self, timeout: float) -> Session | None:
         """The bot's next idle session, or None if it does not come (or its process is gone)."""
@@ -262,7 +295,21 @@ class _Doctor:
         return "the process is still running"
 
     async def run(self, nursery: trio.Nursery) -> None:
-        async with transport.serve(self.lobby, ServerSettings(grace_seconds=0)) as port:
+        with socket_folder() as folder:
+            self.sandbox = self.bot.sandbox = replace(self.sandbox, socket_dir=folder)
+            await self._run(nursery)
+            self.note_sandbox()
+
+    def note_sandbox(self) -> None:
+        """What the bot asked for that the sandbox refused, from its output."""
+        started = self.checks.get(CheckName.STARTS)
+        if self.sandbox.enabled and started is not None and started.status is Status.PASS:
+            self.sandboxed = True
+            self.refused = refusals(log_tail(self.log_path, 400), self.sandbox)
+
+    async def _run(self, nursery: trio.Nursery) -> None:
+        settings = ServerSettings(grace_seconds=0, unix_socket=self.sandbox.socket())
+        async with transport.serve(self.lobby, settings) as port:
             started = await nursery.start(self.bot.supervise, f"127.0.0.1:{port}")
             if not started:
                 self.note(CheckName.STARTS, Status.FAIL, f"cannot start: {self.bot.launch_error}")
@@ -631,6 +678,8 @@ def _describe(fault: common_pb2.Fault) -> str:
 
 async def examine(config: DoctorConfig) -> DoctorReport:
     """Run every check on the bot; never raises for the bot's mistakes, only for ours."""
+    if config.sandbox:
+        check_bwrap()  # a clear error (how to install it) before anything starts
     doctor = _Doctor(config)
     async with trio.open_nursery() as nursery:
         try:

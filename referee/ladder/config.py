@@ -25,6 +25,8 @@ from referee.errors import CroupierError
 from referee.games import get_game
 from referee.games.base import Game, parse_options
 from referee.games.options import Options
+from referee.local.limits import Limits
+from referee.local.sandbox import default_enabled
 from referee.match.clock import TimeControl
 
 #: Replaced in bot commands by the running Python (`sys.executable`), shell-quoted.
@@ -67,6 +69,8 @@ class BotSpec:
     command: str
     cwd: Path
     env: tuple[tuple[str, str], ...] = ()
+    #: This bot's limits: the ladder's `[limits]` with the bot's own `limits` table over them.
+    limits: Limits = field(default_factory=Limits)
 
     def command_line(self) -> str:
         """The command to run, with `{python}` expanded to this interpreter."""
@@ -114,6 +118,8 @@ class LadderConfig:
     launch: Launch = Launch.PER_SLOT
     connect_timeout: float = 30.0
     cluster: ClusterConfig | None = None
+    #: Run the bots in the sandbox (referee.local.sandbox); `sandbox = false` turns it off.
+    sandbox: bool = field(default_factory=default_enabled)
 
     @property
     def seats(self) -> int:
@@ -202,9 +208,11 @@ _TOP_KEYS = (
     "launch",
     "connect_timeout",
     "cluster",
+    "sandbox",
+    "limits",
     "bot",
 )
-_BOT_KEYS = ("name", "command", "cwd", "env")
+_BOT_KEYS = ("name", "command", "cwd", "env", "limits")
 _CLUSTER_KEYS = ("scheduler", "ship", "root", "batch")
 _TIME_KEYS = ("move_ms", "bank_ms")
 
@@ -375,6 +383,7 @@ class _Reader:
                 lambda v: None if v > 0 else "expected > 0",
             ),
             cluster=self.cluster(data, root),
+            sandbox=self.value(data, (), "sandbox", bool, default_enabled()),
         )
 
     def cluster(self, data: dict[str, Any], root: Path) -> ClusterConfig | None:
@@ -396,6 +405,19 @@ class _Reader:
         batch = self.value(table, where, "batch", int, None, _at_least(1))  # type: ignore[arg-type]
         return ClusterConfig(scheduler, tuple(ship), worker_root, batch)
 
+    def limits(
+        self, table: Mapping[str, Any], where: tuple[str | int, ...], base: Limits
+    ) -> Limits:
+        """`base` with the `limits` table of `table` (the ladder's, or one bot's) over it."""
+        overrides = self.value(table, where, "limits", dict, {})
+        self.check_keys(overrides, Limits.keys(), (*where, "limits"))
+        for key, value in overrides.items():
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise self.error(
+                    (*where, "limits", key), f"expected a whole number >= 0, got {value!r}"
+                )
+        return base.merged(overrides, "limits")
+
     def bots(self, data: dict[str, Any], root: Path) -> tuple[BotSpec, ...]:
         tables = self.value(data, (), "bot", list)
         bots: list[BotSpec] = []
@@ -415,7 +437,8 @@ class _Reader:
             for key, value in env.items():
                 if not isinstance(value, str):
                     raise self.error((*where, "env", key), f"expected a string, got {value!r}")
-            bots.append(BotSpec(name, command, cwd, tuple(sorted(env.items()))))
+            limits = self.limits(table, where, self.limits(data, (), Limits()))
+            bots.append(BotSpec(name, command, cwd, tuple(sorted(env.items())), limits))
         return tuple(bots)
 
     def teams(

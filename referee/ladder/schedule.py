@@ -8,15 +8,14 @@
   competitor holds every seat equally often (partners keep sitting opposite each other).
 - Duplicate deals: a deal (one seed, hence one deck order and chance stream) is played once in
   every rotation, so each competitor holds each hand; without them every match has its own deal.
-- Seeds anyone can check: deal d's seed is `derive_seed(master, d)`; the master seed's SHA-256 is
-  published when the ladder starts and the seed itself when it ends.
+- Seeds anyone can check: deal d's seed is `referee.match.seeds.derive_seed(master, d)` (keyed
+  by the master seed), whose SHA-256 is published when the ladder starts and which is revealed
+  when it ends.
 """
 
 from __future__ import annotations
 
-import hashlib
 import itertools
-import secrets
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,27 +24,12 @@ from referee.games.base import Game
 from referee.games.options import Options
 from referee.ladder.config import Format, LadderConfig, team_game
 from referee.ladder.model import MatchResult, ScheduledMatch
+from referee.match.seeds import commitment, derive_seed, new_master_seed
+
+__all__ = ["commitment", "derive_seed", "new_master_seed"]  # re-exported: the ladder's seeds
 
 #: Pairing search steps before a Swiss round settles for a rematch.
 _SWISS_BUDGET = 20_000
-
-
-def new_master_seed() -> str:
-    """A fresh master seed: 128 random bits as hex, kept secret until the ladder ends."""
-    return secrets.token_hex(16)
-
-
-def commitment(master: str) -> str:
-    """What is published before the first deal: the SHA-256 of the master seed's UTF-8 text."""
-    return hashlib.sha256(master.encode()).hexdigest()
-
-
-def derive_seed(master: str, deal: int) -> int:
-    """Deal `deal`'s match seed: the first 8 bytes of SHA-256("croupier-ladder/<master>/<deal>"),
-    big-endian, shifted right once (a non-negative 63-bit number). The match runner draws every
-    chance outcome of the match from this seed, so the seed fixes the deck order."""
-    digest = hashlib.sha256(f"croupier-ladder/{master}/{deal}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import trio
 
@@ -32,6 +33,7 @@ from referee.ladder.venue import (
     record_path,
 )
 from referee.local.launcher import BotProcess, supervise
+from referee.local.sandbox import Sandbox, check_bwrap, socket_folder
 from referee.match.lobby import Lobby
 from referee.match.runner import MatchConfig, run_match
 from referee.match.sessions import RemoteSeat
@@ -59,10 +61,11 @@ class _Referee:
     """A loopback referee and its bot processes: what plays matches, here or on a cluster
     worker. `play_matches` is its only entry point."""
 
-    def __init__(self, config: LadderConfig) -> None:
+    def __init__(self, config: LadderConfig, sandbox: Sandbox) -> None:
         self.config = config
         self.lobby = Lobby(games=frozenset({config.game.id}))
         self.address = ""
+        self.sandbox = sandbox
 
     def slots(self) -> list[_Slot]:
         """Processes for every bot: one per worker (per-slot), or one shared by all workers;
@@ -85,6 +88,8 @@ class _Referee:
                     sessions=seats[bot.name] * (config.concurrency if shared else 1),
                     cwd=bot.cwd,
                     env=dict(bot.env),
+                    limits=bot.limits,
+                    sandbox=self.sandbox,
                 )
                 for bot in config.bots
             }
@@ -121,6 +126,8 @@ class _Referee:
                 sessions=seats[bot.name],
                 cwd=bot.cwd,
                 env=dict(bot.env),
+                limits=bot.limits,
+                sandbox=self.sandbox,
             )
             for bot in config.bots
             if bot.name in seats
@@ -207,11 +214,31 @@ async def play_matches(
     left at `<record>.jsonl.partial` for `settle`, which must move it (the ladder commits it;
     a cluster worker sends it back). The one way matches are played, locally and on a cluster.
     """
-    referee = _Referee(config)
+    if config.sandbox:
+        check_bwrap()  # a clear error before anything starts
+    with socket_folder() as folder:
+        sandbox = Sandbox(enabled=config.sandbox, socket_dir=folder, hidden=hidden(config))
+        await _play_matches(config, sandbox, next_match, settle)
+
+
+def hidden(config: LadderConfig) -> tuple[Path, ...]:
+    """What no bot of the ladder may see: the records and logs, the database's folder, and
+    every bot's folder (each bot sees its own again)."""
+    return (config.records, config.database.parent, *(bot.cwd for bot in config.bots))
+
+
+async def _play_matches(
+    config: LadderConfig,
+    sandbox: Sandbox,
+    next_match: Callable[[], Awaitable[ScheduledMatch | None]],
+    settle: Callable[[Finished], Awaitable[None]],
+) -> None:
+    referee = _Referee(config, sandbox)
     slots = referee.slots()
     done = trio.Event()
     config.records.mkdir(parents=True, exist_ok=True)
-    async with serve(referee.lobby, ServerSettings()) as port, trio.open_nursery() as nursery:
+    settings = ServerSettings(unix_socket=sandbox.socket())
+    async with serve(referee.lobby, settings) as port, trio.open_nursery() as nursery:
         referee.address = f"127.0.0.1:{port}"
         for slot_ in {id(s): s for s in slots}.values():
             for name, process in slot_.processes.items():

@@ -7,15 +7,22 @@ faults are recorded as crashes rather than disconnects.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
+import shutil
+import signal
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import trio
 
+from croupier.v1 import common_pb2
 from referee.errors import CroupierError
+from referee.local.limits import Limits, fault_of_exit
+from referee.local.sandbox import Prepared, Sandbox, prepare
 from referee.match.lobby import Lobby
 
 
@@ -36,6 +43,11 @@ class BotProcess:
     cwd: Path | None = None
     env: dict[str, str] = field(default_factory=dict)
     exits: list[str] = field(default_factory=list)
+    #: What the process may consume, and the sandbox it runs in (see referee.local.sandbox).
+    limits: Limits = field(default_factory=Limits)
+    sandbox: Sandbox = field(default_factory=lambda: Sandbox(enabled=False))
+    #: The fault reason of each exit (a crash, or the limit it went over), beside `exits`.
+    exit_reasons: list[common_pb2.FaultReason] = field(default_factory=list)
 
     def argv(self) -> list[str]:
         argv = shlex.split(self.command)
@@ -52,38 +64,32 @@ async def supervise(
     *,
     max_restarts: int = 3,
 ) -> None:
-    """Run the bot until `done` is set, restarting it when it exits early."""
-    env = {
-        **os.environ,
-        **bot.env,
-        "CROUPIER_ADDRESS": address,
+    """Run the bot until `done` is set, restarting it when it exits early. `address` is the
+    referee's TCP address; a sandboxed bot is given the Unix socket instead."""
+    croupier = {
+        "CROUPIER_ADDRESS": bot.sandbox.address(address),
         "CROUPIER_TOKEN": bot.token,
         "CROUPIER_SESSIONS": str(bot.sessions),
-        "PYTHONUNBUFFERED": "1",
     }
     while not done.is_set():
-        log = bot.log_path.open("ab") if bot.log_path is not None else subprocess.DEVNULL
+        launch = prepare(
+            bot.argv(),
+            cwd=bot.cwd,
+            env=bot.env,
+            croupier=croupier,
+            limits=bot.limits,
+            sandbox=bot.sandbox,
+        )
         try:
-            process = await trio.lowlevel.open_process(
-                bot.argv(),
-                env=env,
-                cwd=bot.cwd,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=log,
-            )
-        except OSError as error:
-            raise LaunchError(f"cannot start bot {bot.command!r}: {error}") from None
+            code = await _run_once(bot, launch, done)
+            pids_hit = launch.cgroup is not None and launch.cgroup.hit()
         finally:
-            if not isinstance(log, int):
-                log.close()
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(_stop_when_done, process, done)
-            code = await process.wait()
-            nursery.cancel_scope.cancel()
-        detail = f"exit code {code}"
+            if launch.cgroup is not None:
+                launch.cgroup.remove()
+        reason, detail = fault_of_exit(code, log_tail(bot.log_path), pids_hit=pids_hit)
         bot.exits.append(detail)
-        lobby.process_exited(bot.token, detail)
+        bot.exit_reasons.append(reason)
+        lobby.process_exited(bot.token, detail, reason)
         if done.is_set():
             return
         if bot.restarts >= max_restarts:
@@ -99,6 +105,68 @@ async def supervise(
         bot.restarts += 1
 
 
+async def _run_once(bot: BotProcess, launch: Prepared, done: trio.Event) -> int:
+    """Start the process in its own process group, wait for it, and kill the whole group."""
+    problem = launch_problem(bot.argv(), bot.cwd)
+    if problem is not None:
+        raise LaunchError(f"cannot start bot {bot.command!r}: {problem}")
+    log = bot.log_path.open("ab") if bot.log_path is not None else subprocess.DEVNULL
+    try:
+        process = await trio.lowlevel.open_process(
+            launch.argv,
+            env=launch.env,
+            cwd=bot.cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+        )
+    except (OSError, subprocess.SubprocessError) as error:
+        raise LaunchError(f"cannot start bot {bot.command!r}: {error}") from None
+    finally:
+        if not isinstance(log, int):
+            log.close()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_stop_when_done, process, done)
+        code = await process.wait()
+        nursery.cancel_scope.cancel()
+    # What the bot started and left behind ends with its pid namespace (sandbox) or its pids
+    # cgroup (PidsCgroup.remove); its process group is killed only while its leader lives, as
+    # a reaped leader's pid (hence group id) may already be another bot's.
+    return code
+
+
+def launch_problem(argv: Sequence[str], cwd: Path | None) -> str | None:
+    """Why the bot's program cannot run, checked here: inside wrappers, a missing program is an
+    exit rather than an error at launch."""
+    program = argv[0]
+    if "/" in program:
+        path = Path(program) if Path(program).is_absolute() else (cwd or Path.cwd()) / program
+        return (
+            None if os.access(path, os.X_OK) and path.is_file() else f"no such program {program!r}"
+        )
+    return None if shutil.which(program) else f"{program!r} is not on PATH"
+
+
+def kill_group(pgid: int) -> None:
+    """SIGKILL a bot's process group (its leader was started with a session of its own); call
+    it only before the leader is reaped."""
+    with contextlib.suppress(OSError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def log_tail(path: Path | None, lines: int = 20) -> list[str]:
+    """The log's last lines: how a runtime that died of a limit says which."""
+    if path is None:
+        return []
+    try:
+        with path.open("rb") as log:
+            log.seek(max(0, log.seek(0, os.SEEK_END) - 4096))
+            return log.read().decode(errors="replace").splitlines()[-lines:]
+    except OSError:
+        return []
+
+
 #: How long a bot may take to leave after its last Goodbye before it is killed.
 EXIT_GRACE_SECONDS = 5.0
 
@@ -110,6 +178,7 @@ async def _stop_when_done(process: trio.Process, done: trio.Event) -> None:
         await trio.sleep(EXIT_GRACE_SECONDS)
     finally:
         if process.returncode is None:
+            kill_group(process.pid)
             process.kill()
             with trio.CancelScope(shield=True):
                 await process.wait()

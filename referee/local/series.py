@@ -22,6 +22,8 @@ from referee.games import checked
 from referee.games.base import Game
 from referee.games.options import Options
 from referee.local.launcher import BotProcess, supervise
+from referee.local.limits import Limits
+from referee.local.sandbox import Sandbox, check_bwrap, default_enabled, socket_folder
 from referee.match.clock import TimeControl
 from referee.match.lobby import Lobby
 from referee.match.runner import MatchConfig, MatchOutcome, run_match
@@ -40,13 +42,17 @@ class SeriesConfig:
     options: Options
     commands: tuple[str, ...]
     matches: int = 1
-    seed: int = 0
+    #: The master seed (secret until the series ends); each match seed is keyed by it.
+    seed: str | int = 0
     deck: tuple[str, ...] | None = None
     records: Path | None = None
     time_control: TimeControl = field(default_factory=TimeControl)
     concurrency: int = 1
     max_faults: int = 3
     connect_timeout: float = 30.0
+    #: Run each bot in the sandbox (referee.local.sandbox), with these limits.
+    sandbox: bool = field(default_factory=default_enabled)
+    limits: Limits = field(default_factory=Limits)
 
 
 @dataclass
@@ -75,9 +81,23 @@ async def play_series(
     config: SeriesConfig, on_match: Callable[[MatchOutcome], None] | None = None
 ) -> tuple[list[Standing], list[MatchOutcome]]:
     """Launch the bots, play every match, end the sessions; returns standings and outcomes."""
-    seats = config.game.seat_count(config.options)
     if config.deck is not None:  # a bad deck is the user's mistake: say so before launching
         checked.check_deck(config.game.new_game(config.options), config.deck)
+    if config.sandbox:
+        check_bwrap()  # a clear error before anything starts
+    with socket_folder() as folder:
+        sandbox = Sandbox(
+            enabled=config.sandbox,
+            socket_dir=folder,
+            hidden=(config.records,) if config.records is not None else (),
+        )
+        return await _play_series(config, sandbox, on_match)
+
+
+async def _play_series(
+    config: SeriesConfig, sandbox: Sandbox, on_match: Callable[[MatchOutcome], None] | None
+) -> tuple[list[Standing], list[MatchOutcome]]:
+    seats = config.game.seat_count(config.options)
     commands = [config.commands[i % len(config.commands)] for i in range(seats)]
     run_id = secrets.token_hex(3)
     if config.records is not None:
@@ -90,6 +110,8 @@ async def play_series(
             if config.records
             else None,
             sessions=config.concurrency,
+            limits=config.limits,
+            sandbox=sandbox,
         )
         for role, command in enumerate(commands)
     ]
@@ -99,7 +121,8 @@ async def play_series(
     standings = [Standing(label=f"bot{role}", command=bot.command) for role, bot in enumerate(bots)]
     outcomes: list[MatchOutcome] = []
     done = trio.Event()
-    async with serve(lobby, ServerSettings()) as port, trio.open_nursery() as nursery:
+    settings = ServerSettings(unix_socket=sandbox.socket())
+    async with serve(lobby, settings) as port, trio.open_nursery() as nursery:
         for bot in bots:
             nursery.start_soon(supervise, bot, f"127.0.0.1:{port}", lobby, done)
         send, receive = trio.open_memory_channel[int](math.inf)

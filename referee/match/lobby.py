@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import trio
 
-from croupier.v1 import referee_pb2
+from croupier.v1 import common_pb2, referee_pb2
 from referee.match.sessions import RemoteSeat, Session
 
 #: The pool key for sessions when all wait in one pool (a referee that seats whoever is idle).
@@ -160,11 +160,18 @@ class Lobby:
         if seat in seats:
             seats.remove(seat)
 
-    def process_exited(self, identity: str, detail: str) -> None:
-        """The process behind `identity` exited: its open sessions' faults become crashes."""
+    def process_exited(
+        self,
+        identity: str,
+        detail: str,
+        reason: common_pb2.FaultReason = common_pb2.FAULT_REASON_CRASHED,
+    ) -> None:
+        """The process behind `identity` exited: its open sessions' faults become crashes, or
+        the limit it went over (`reason`) when the launcher could tell."""
         for session in self.by_identity.get(identity, []):
             if not session.process_exited.is_set():
                 session.exit_detail = detail
+                session.exit_reason = reason
                 session.process_exited.set()
 
     def revoke(self, identity: str, reason: str) -> None:

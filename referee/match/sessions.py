@@ -88,6 +88,8 @@ class Session:
     #: Set by whoever launched the bot's process when it exits (see CRASH_GRACE_SECONDS).
     process_exited: trio.Event = field(default_factory=trio.Event)
     exit_detail: str = ""
+    #: The fault the exit is: a crash, or the limit the launcher saw it go over.
+    exit_reason: common_pb2.FaultReason = common_pb2.FAULT_REASON_CRASHED
     #: Requests that timed out: a late reply to one of them is dropped, not a second fault.
     expired: set[int] = field(default_factory=set)
     #: Who the bot is, safe to show and log (an account name, never a token): see Lobby.label.
@@ -340,7 +342,7 @@ class RemoteSeat:
         assert self._gone is not None
         if self.session.process_exited.is_set():
             detail = f"bot process exited: {self.session.exit_detail}"
-            return SeatFault(common_pb2.FAULT_REASON_CRASHED, detail)
+            return SeatFault(self.session.exit_reason, detail)  # crashed, or a sandbox limit
         return SeatFault(common_pb2.FAULT_REASON_DISCONNECTED, self._gone.detail)
 
     def _parse_reply(

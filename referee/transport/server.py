@@ -77,6 +77,9 @@ class ServerSettings:
     #: PEM files; with them the server speaks TLS only.
     tls_cert: Path | None = None
     tls_key: Path | None = None
+    #: Also listen on this Unix domain socket (plaintext): how sandboxed bots, which have no
+    #: network, reach the referee (the socket's folder is bound into their sandbox).
+    unix_socket: Path | None = None
 
     def options(self) -> list[tuple[str, int]]:
         return [
@@ -499,6 +502,9 @@ async def _start(
         port = 0
     if port == 0:
         raise ListenError(f"cannot listen on {address!r}")
+    unix = settings.unix_socket
+    if unix is not None and server.add_insecure_port(f"unix:{unix}") == 0:
+        raise ListenError(f"cannot listen on unix socket {str(unix)!r}")
     await server.start()
     return server, port
 

@@ -17,6 +17,10 @@ class FaultReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     FAULT_REASON_OUT_OF_TURN: _ClassVar[FaultReason]
     FAULT_REASON_DISCONNECTED: _ClassVar[FaultReason]
     FAULT_REASON_CRASHED: _ClassVar[FaultReason]
+    FAULT_REASON_MEMORY: _ClassVar[FaultReason]
+    FAULT_REASON_PROCESSES: _ClassVar[FaultReason]
+    FAULT_REASON_CPU: _ClassVar[FaultReason]
+    FAULT_REASON_DISK: _ClassVar[FaultReason]
 
 class Termination(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -32,6 +36,10 @@ FAULT_REASON_WRONG_REQUEST: FaultReason
 FAULT_REASON_OUT_OF_TURN: FaultReason
 FAULT_REASON_DISCONNECTED: FaultReason
 FAULT_REASON_CRASHED: FaultReason
+FAULT_REASON_MEMORY: FaultReason
+FAULT_REASON_PROCESSES: FaultReason
+FAULT_REASON_CPU: FaultReason
+FAULT_REASON_DISK: FaultReason
 TERMINATION_UNSPECIFIED: Termination
 TERMINATION_NORMAL: Termination
 TERMINATION_RETIRED: Termination

@@ -1,0 +1,212 @@
+"""Hostile bots for the cheat suite (tests/test_cheats.py): python cheaters.py CHEAT [ARG...].
+
+Each plays random legal actions, but first tries one cheat. It prints `CHEAT FAILED: <why>` and
+plays on when the cheat is refused; when it works it prints `CHEAT WORKED: <what>` and exits with
+code 42 (a crash the test sees as a fault). The limit cheats (memory, processes, disk) let the
+error kill the process, so that the referee must name the limit in the fault.
+
+Cheats: record FOLDER, database PATH, folder PATH, environ PID NAME, home PATH, tcp PORT, deal,
+memory, processes, disk, orphan MARKER.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import socket
+import sqlite3
+import subprocess
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+
+import croupier
+from croupier.v1 import referee_pb2
+
+CHEAT = sys.argv[1]
+ARGS = sys.argv[2:]
+
+
+def worked(what: str) -> None:
+    print(f"CHEAT WORKED: {what}", flush=True)
+    os._exit(42)
+
+
+def failed(why: object) -> None:
+    print(f"CHEAT FAILED: {why}", flush=True)
+
+
+def read_record(folder: str) -> None:
+    """The live record: its header holds the seed, its chance lines the deal."""
+    for path in Path(folder).glob("*.jsonl*"):
+        worked(f"read {path}: {path.read_text()[:80]!r}")
+    failed(f"no record visible in {folder!r}")
+
+
+def read_database(path: str) -> None:
+    """The ladder database holds the master seed until the ladder ends."""
+    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+        seed = db.execute("SELECT value FROM meta WHERE key = 'master_seed'").fetchone()
+    worked(f"master seed {seed!r}")
+
+
+def read_folder(path: str) -> None:
+    """Another bot's folder (its files), or the logs of every bot."""
+    folder = Path(path)
+    entries = [entry.name for entry in folder.iterdir()]
+    if not entries:
+        failed(f"{path!r} is empty here")
+        return
+    for entry in folder.iterdir():
+        if entry.is_file():
+            worked(f"read {entry}: {entry.read_text()[:40]!r}")
+    worked(f"listed {path!r}: {entries}")
+
+
+def read_environ(pid: str, name: str) -> None:
+    """The referee's environment (its tokens, its secrets), or the bot's own copy of it."""
+    if name in os.environ:
+        worked(f"{name} is in the bot's own environment")
+    data = Path(f"/proc/{pid}/environ").read_bytes()
+    if name.encode() in data:
+        worked(f"{name} read from /proc/{pid}/environ")
+    failed(f"/proc/{pid}/environ has no {name} here")
+
+
+def read_home(path: str) -> None:
+    """A file in the organiser's home folder."""
+    worked(f"read {path}: {Path(path).read_text()[:40]!r}")
+
+
+def connect_tcp(port: str) -> None:
+    """Anything over the network: here a listener on the host's loopback."""
+    with socket.create_connection(("127.0.0.1", int(port)), timeout=2):
+        worked(f"connected to 127.0.0.1:{port}")
+
+
+def exhaust_memory() -> None:
+    hoard = []
+    while True:
+        hoard.append(bytearray(64 * 1024 * 1024))
+
+
+#: A fork bomb: children that sleep, until fork fails (then the error kills it).
+FORK_BOMB = """
+import os
+while True:
+    if os.fork() == 0:
+        os.execv("/bin/sleep", ["sleep", "30"])
+"""
+
+
+def exhaust_processes() -> None:
+    """The bot's process becomes a fork bomb (with no gRPC threads left to muddy the exit)."""
+    sys.stdout.flush()
+    os.execv(sys.executable, [sys.executable, "-c", FORK_BOMB])
+
+
+def exhaust_disk() -> None:
+    with open(Path(os.environ.get("TMPDIR", "/tmp")) / "filler", "wb") as filler:
+        while True:
+            filler.write(b"x" * (1024 * 1024))
+            filler.flush()
+
+
+def leave_orphan(marker: str) -> None:
+    """A child in its own session (out of the bot's process group): it must not outlive the
+    bot, which plays on and exits when the run ends."""
+    subprocess.Popen(
+        ["/bin/sleep", marker],
+        start_new_session=True,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    print("CHEAT ORPHAN STARTED", flush=True)
+
+
+class Cheater(croupier.Bot):
+    name = "cheater"
+    version = "1"
+
+    def __init__(self) -> None:
+        self.seat = 0
+        self.match_id = ""
+
+    def on_match_start(self, start: referee_pb2.MatchStart) -> None:
+        self.seat, self.match_id = start.seat, start.match_id
+
+    def act(self, request: referee_pb2.ActionRequest) -> int:
+        if CHEAT == "deal":
+            guess_deal(self.match_id, self.seat, request)
+        elif not _tried:
+            _tried.append(CHEAT)  # mid-match: the live record exists, the bot has a seat
+            cheat()
+        return random.randrange(len(request.legal_actions))
+
+
+_tried: list[str] = []
+
+
+_guessed: set[str] = set()
+
+
+def guess_deal(match_id: str, seat: int, request: referee_pb2.ActionRequest) -> None:
+    """From the match id's index, try the seeds a default run used to have (seed 0, unkeyed) and
+    the keyed formula with the old default master seed; compare the predicted observation with
+    the one received. Only the first request of a match is a fresh deal."""
+    if match_id in _guessed:
+        return
+    _guessed.add(match_id)
+    import hashlib
+    import random as stdlib_random
+
+    from referee.games import GAMES
+    from referee.games.base import parse_options
+    from referee.match.runner import draw_chance
+    from referee.match.seeds import derive_seed
+
+    index = int(match_id.rsplit("-", 1)[1])
+    unkeyed = hashlib.sha256(f"croupier/0/{index}".encode()).digest()
+    candidates = [int.from_bytes(unkeyed[:8], "big") >> 1, derive_seed(0, index), index]
+    game = GAMES["xix"]
+    seen = request.observation.xix.SerializeToString()
+    for seed in candidates:
+        rng = stdlib_random.Random(seed)
+        state = game.new_game(parse_options(game, {}))
+        while (node := state.chance()) is not None:
+            state = state.apply_chance(draw_chance(node, rng))
+        if state.observation(seat).SerializeToString() == seen:
+            worked(f"predicted the deal of {match_id} from seed {seed}")
+    failed(f"no guessed seed reproduces the deal of {match_id}")
+
+
+def cheat() -> None:
+    cheats: dict[str, Callable[[], None]] = {
+        "record": lambda: read_record(ARGS[0]),
+        "database": lambda: read_database(ARGS[0]),
+        "folder": lambda: read_folder(ARGS[0]),
+        "environ": lambda: read_environ(ARGS[0], ARGS[1]),
+        "home": lambda: read_home(ARGS[0]),
+        "tcp": lambda: connect_tcp(ARGS[0]),
+        "memory": exhaust_memory,
+        "processes": exhaust_processes,
+        "disk": exhaust_disk,
+        "orphan": lambda: leave_orphan(ARGS[0]),
+    }
+    try:
+        cheats[CHEAT]()
+    except BaseException as error:
+        if CHEAT in ("memory", "processes", "disk"):
+            # The limit's error kills the bot, as it would an unprepared one: the referee must
+            # name the limit in the fault.
+            traceback.print_exc()
+            sys.stdout.flush()
+            os._exit(1)
+        failed(f"{type(error).__name__}: {error}")
+
+
+if __name__ == "__main__":
+    croupier.run(Cheater)

@@ -1,0 +1,117 @@
+"""The sandbox's switches and reports: a missing bubblewrap is a one-line error, ladder files set
+the sandbox and limits, exits are named by the limit they hit, and the doctor says what the
+sandbox refused a bot. (tests/test_cheats.py attacks the sandbox itself.)"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from croupier.v1 import common_pb2
+from referee.cli import app
+from referee.ladder.config import LadderConfigError, parse
+from referee.local.limits import Limits, fault_of_exit
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+RANDOM = f"{PYTHON} {ROOT / 'examples' / 'python' / 'random_bot.py'}"
+CHEATERS = ROOT / "tests" / "bots" / "cheaters.py"
+CROUPIER = Path(PYTHON).parent / "croupier"
+runner = CliRunner()
+
+
+def test_without_bubblewrap_the_error_is_one_line_with_the_fix(tmp_path: Path) -> None:
+    env = {**os.environ, "PATH": str(tmp_path)}  # no bwrap on this PATH
+    done = subprocess.run(
+        [str(CROUPIER), "match", "xix", "--bot", RANDOM],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert "apt-get install bubblewrap" in line and "--no-sandbox" in line
+
+
+LADDER = """
+game = "xix"
+{extra}
+[[bot]]
+name = "a"
+command = "{{python}} a.py"
+{bot_extra}
+[[bot]]
+name = "b"
+command = "{{python}} b.py"
+"""
+
+
+def test_ladder_files_set_the_sandbox_and_limits(tmp_path: Path) -> None:
+    text = LADDER.format(
+        extra="sandbox = false\n[limits]\nmemory_mb = 512\ncpu_seconds = 10",
+        bot_extra="limits = { memory_mb = 1024, processes = 0 }",
+    )
+    config = parse(text, tmp_path / "l.toml")
+    assert config.sandbox is False
+    a, b = config.bots
+    assert a.limits == Limits(memory_mb=1024, processes=0, cpu_seconds=10)
+    assert b.limits == Limits(memory_mb=512, cpu_seconds=10)
+    assert parse(LADDER.format(extra="", bot_extra=""), tmp_path / "l.toml").sandbox is True
+
+
+def test_a_bad_limit_is_placed_in_the_file(tmp_path: Path) -> None:
+    with pytest.raises(
+        LadderConfigError, match=r"key 'limits.memory': unknown key \(did you mean 'memory_mb'"
+    ):
+        parse(LADDER.format(extra="[limits]\nmemory = 5", bot_extra=""), tmp_path / "l.toml")
+    with pytest.raises(LadderConfigError, match=r"key 'limits.disk_mb': expected a whole number"):
+        parse(LADDER.format(extra="[limits]\ndisk_mb = -1", bot_extra=""), tmp_path / "l.toml")
+
+
+def test_a_bad_limit_on_the_command_line_is_a_clear_error() -> None:
+    result = runner.invoke(app, ["match", "xix", "--bot", RANDOM, "--limit", "ram=5"])
+    assert result.exit_code == 2
+    assert "unknown limit 'ram' in --limit" in result.output
+
+
+@pytest.mark.parametrize(
+    ("code", "output", "pids_hit", "reason"),
+    [
+        (128 + signal.SIGXCPU, [], False, common_pb2.FAULT_REASON_CPU),
+        (-signal.SIGXCPU, [], False, common_pb2.FAULT_REASON_CPU),
+        (-signal.SIGXFSZ, [], False, common_pb2.FAULT_REASON_DISK),
+        (1, ["Traceback (most recent call last):", "MemoryError"], False, 8),
+        (1, ["OSError: [Errno 28] No space left on device"], False, common_pb2.FAULT_REASON_DISK),
+        (1, ["BlockingIOError: [Errno 11] Resource temporarily unavailable"], False, 9),
+        (1, ["anything"], True, common_pb2.FAULT_REASON_PROCESSES),
+        (3, ["ValueError: a bug"], False, common_pb2.FAULT_REASON_CRASHED),
+    ],
+)
+def test_an_exit_is_named_by_the_limit_it_hit(
+    code: int, output: list[str], pids_hit: bool, reason: int
+) -> None:
+    assert fault_of_exit(code, output, pids_hit=pids_hit)[0] == reason
+
+
+def test_the_doctor_says_what_the_sandbox_refused(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("outside the bot's folder")
+    result = runner.invoke(
+        app, ["doctor", "--game", "xix", "--", PYTHON, str(CHEATERS), "home", str(secret)]
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    (refused,) = [i for i, line in enumerate(lines) if line.startswith("sandbox: refused")]
+    assert str(secret) in lines[refused] and "hidden by the sandbox" in lines[refused]
+    assert "write only to /tmp" in lines[refused + 1]
+    clean = runner.invoke(app, ["doctor", "--game", "xix", "--", *RANDOM.split()])
+    assert "sandbox: the bot needed nothing the contest's sandbox refuses" in clean.output
