@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol, TypeAlias
@@ -17,6 +18,8 @@ import trio
 from google.protobuf.message import DecodeError
 
 from croupier.v1 import common_pb2, referee_pb2
+from referee.match.clock import Stopwatch
+from referee.match.processes import BotProcessGroup
 from referee.match.seats import SeatFault
 
 #: How long a seat whose stream closed waits to learn whether its process died (a crash) rather
@@ -44,7 +47,8 @@ class Ending:
     status: str = "OK"
 
 
-Inbound: TypeAlias = bytes | Closed
+#: A message as the bot sent it, with the time (perf_counter) it arrived at the transport.
+Inbound: TypeAlias = tuple[bytes, float] | Closed
 
 
 @dataclass(eq=False)
@@ -67,6 +71,13 @@ class Session:
     exit_detail: str = ""
     #: Requests that timed out: a late reply to one of them is dropped, not a second fault.
     expired: set[int] = field(default_factory=set)
+    #: The pending decision's stopwatch: the transport stamps when its request leaves.
+    watch: Stopwatch | None = None
+    #: When the transport last received a message from the bot (perf_counter), set at once,
+    #: before the message reaches the inbox: a seat waits for a reply that is on its way.
+    last_arrival: float = -math.inf
+    #: The bot's launched process, if the referee launched it (see referee.match.processes).
+    process: BotProcessGroup | None = None
 
     def __post_init__(self) -> None:
         self._inbox_send, self.inbox = trio.open_memory_channel[Inbound](math.inf)
@@ -75,8 +86,19 @@ class Session:
     def name(self) -> str:
         return self.hello.name or "bot"
 
-    def deliver(self, raw: bytes) -> None:
-        self._inbox_send.send_nowait(raw)
+    def leaving(self, message: referee_pb2.RefereeMessage) -> None:
+        """Called by the transport as it hands `message` to gRPC: a request's clock starts."""
+        watch = self.watch
+        if watch is not None and watch.sent is None and message.HasField("action_request"):
+            watch.sent = time.perf_counter()
+
+    def arriving(self) -> float:
+        """Called by the transport as a message from the bot arrives; returns its stamp."""
+        self.last_arrival = time.perf_counter()
+        return self.last_arrival
+
+    def deliver(self, raw: bytes, arrived: float | None = None) -> None:
+        self._inbox_send.send_nowait((raw, time.perf_counter() if arrived is None else arrived))
 
     def close(self, detail: str, *, final: bool = False) -> None:
         if not self.closed.is_set():
@@ -146,46 +168,90 @@ class RemoteSeat:
             return
         self.session.send(referee_pb2.RefereeMessage(match_end=end))
 
-    async def act(self, request: referee_pb2.ActionRequest) -> int:
+    async def act(self, request: referee_pb2.ActionRequest, watch: Stopwatch) -> int:
+        """Send the request and wait for the reply. The clock runs from when the transport
+        sends the request to when the reply arrives there (`watch`); this seat ends the wait
+        when that time is up, and the runner's deadline bounds the referee's lag around it."""
         if self._lost is not None:
             raise self._lost
+        watch.allow_lag()
         sent = trio.current_time()
         closed = self._check_out_of_turn()
-        if closed is not None and not await self._reconnect(closed, request, sent):
-            raise await self._lose(closed.detail)
-        if closed is None:
-            self.session.send(referee_pb2.RefereeMessage(action_request=request))
+        process = self.session.process
+        if process is not None:
+            watch.cpu_before = process.cpu_seconds()
+            process.to_move()
+        try:
+            self.session.watch = watch
+            if closed is not None and not await self._reconnect(closed, request, sent, watch):
+                raise await self._lose(closed.detail)
+            if closed is None:
+                self.session.send(referee_pb2.RefereeMessage(action_request=request))
+            return await self._reply(request, sent, watch)
+        finally:
+            if process is not None:
+                process.moved()
+                watch.cpu_after = process.cpu_seconds()
+            self.session.watch = None
+
+    async def _reply(
+        self, request: referee_pb2.ActionRequest, sent: float, watch: Stopwatch
+    ) -> int:
         answered = False
         try:
             while True:
-                raw = await self.session.inbox.receive()
-                if isinstance(raw, Closed):
-                    if await self._reconnect(raw, request, sent):
-                        continue
+                with trio.move_on_at(self._due(watch)):
+                    item = await self.session.inbox.receive()
+                    if isinstance(item, Closed):
+                        if await self._reconnect(item, request, sent, watch):
+                            continue
+                        answered = True
+                        raise await self._lose(item.detail)
+                    raw, arrived = item
+                    reply = self._parse_reply(raw, request)
+                    if reply is None:
+                        continue  # a late reply to a request that already timed out
                     answered = True
-                    raise await self._lose(raw.detail)
-                reply = self._parse_reply(raw, request)
-                if reply is None:
-                    continue  # a late reply to a request that already timed out
-                answered = True
-                return reply.action_index
+                    watch.arrived = arrived
+                    return reply.action_index
+                await self._end_if_due(watch)
         finally:
             if not answered:  # cancelled by the seat's clock
                 self.session.expired.add(request.request_id)
 
+    async def _end_if_due(self, watch: Stopwatch) -> None:
+        """The bot's time is up and nothing of it is on its way: the runner's scope ends the
+        decision (and the runner records the timeout)."""
+        if time.perf_counter() >= watch.due() and not self._arriving(watch):
+            watch.scope.cancel()
+            await trio.lowlevel.checkpoint()
+
+    def _arriving(self, watch: Stopwatch) -> bool:
+        return watch.sent is not None and self.session.last_arrival >= watch.sent
+
+    def _due(self, watch: Stopwatch) -> float:
+        """The bot's deadline in trio's time; none while a message of the bot is on its way
+        from the transport (the runner's deadline still bounds the wait)."""
+        if self._arriving(watch):
+            return math.inf
+        return trio.current_time() + (watch.due() - time.perf_counter())
+
     async def _reconnect(
-        self, closed: Closed, request: referee_pb2.ActionRequest, sent: float
+        self, closed: Closed, request: referee_pb2.ActionRequest, sent: float, watch: Stopwatch
     ) -> bool:
         """Wait for the bot to come back; True once the pending request went to it again."""
         if closed.final or self.lobby is None or self.grace <= 0 or self._start is None:
             return False
-        with trio.move_on_after(self.grace):
+        with trio.move_on_at(min(trio.current_time() + self.grace, self._due(watch))):
             await self._replaced.wait()
+        if not self._replaced.is_set():
+            await self._end_if_due(watch)
         session, self._replacement = self._replacement, None
         self._replaced = trio.Event()
         if session is None:
             return False
         self.session = session
+        session.watch = watch
         session.send(referee_pb2.RefereeMessage(match_start=self._start))
         again = referee_pb2.ActionRequest()
         again.CopyFrom(request)
@@ -203,7 +269,7 @@ class RemoteSeat:
                 return None
             if isinstance(raw, Closed):
                 return raw
-            message = _decode(raw)
+            message = _decode(raw[0])
             if message is not None and message.WhichOneof("kind") == "action_reply":
                 if message.action_reply.request_id in self.session.expired:
                     continue

@@ -164,6 +164,7 @@ class RefereeService:
         ending = Ending("the stream ended")
         try:
             while not isinstance(message := await outbound.get(), Ending):
+                session.leaving(message)  # a request's clock starts as gRPC takes it
                 yield message
             ending = message
         except BaseException:
@@ -190,11 +191,11 @@ class RefereeService:
         detail = "the bot closed its stream"
         rate = self.settings.max_messages_per_second
         allowance = float(self.settings.message_burst)
-        last = time.monotonic()
+        last = time.perf_counter()
         limited = False
         try:
             async for raw in requests:
-                now = time.monotonic()
+                now = session.arriving()  # a reply's clock stops here, not when trio reads it
                 allowance = min(self.settings.message_burst, allowance + (now - last) * rate)
                 last = now
                 if allowance < 1:
@@ -206,7 +207,7 @@ class RefereeService:
                         limited = True
                     continue
                 allowance -= 1
-                self.trio_token.run_sync_soon(session.deliver, raw)
+                self.trio_token.run_sync_soon(session.deliver, raw, now)
         except Exception as error:
             detail = f"stream error: {error}"
         finally:
