@@ -85,6 +85,8 @@ class _Referee:
                     sessions=seats[bot.name] * (config.concurrency if shared else 1),
                     cwd=bot.cwd,
                     env=dict(bot.env),
+                    ponder=config.ponder,
+                    cpus=config.slot_cpus(slot),
                 )
                 for bot in config.bots
             }
@@ -121,6 +123,8 @@ class _Referee:
                 sessions=seats[bot.name],
                 cwd=bot.cwd,
                 env=dict(bot.env),
+                ponder=config.ponder,
+                cpus=config.slot_cpus(slot.number),
             )
             for bot in config.bots
             if bot.name in seats

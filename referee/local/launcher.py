@@ -7,6 +7,7 @@ faults are recorded as crashes rather than disconnects.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import subprocess
@@ -17,6 +18,7 @@ import trio
 
 from referee.errors import CroupierError
 from referee.match.lobby import Lobby
+from referee.match.processes import BotProcessGroup
 
 
 class LaunchError(CroupierError):
@@ -36,6 +38,10 @@ class BotProcess:
     cwd: Path | None = None
     env: dict[str, str] = field(default_factory=dict)
     exits: list[str] = field(default_factory=list)
+    #: False: the bot's process group is stopped while none of its requests is pending.
+    ponder: bool = True
+    #: The cores the bot's processes may run on (os.sched_setaffinity); None: any.
+    cpus: frozenset[int] | None = None
 
     def argv(self) -> list[str]:
         argv = shlex.split(self.command)
@@ -71,12 +77,17 @@ async def supervise(
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=log,
+                start_new_session=True,  # its own process group, to stop and continue it whole
             )
         except OSError as error:
             raise LaunchError(f"cannot start bot {bot.command!r}: {error}") from None
         finally:
             if not isinstance(log, int):
                 log.close()
+        lobby.attach(bot.token, BotProcessGroup(process.pid, ponder=bot.ponder))
+        if bot.cpus is not None:
+            with contextlib.suppress(ProcessLookupError):  # set at once: children inherit it
+                os.sched_setaffinity(process.pid, bot.cpus)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(_stop_when_done, process, done)
             code = await process.wait()

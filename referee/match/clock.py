@@ -89,10 +89,13 @@ class Stopwatch:
     #: The bot's process tree's CPU seconds before the request and after the reply, if known.
     cpu_before: float | None = None
     cpu_after: float | None = None
+    #: True once a seat took on stamping `sent` and `arrived` (see `allow_lag`).
+    stamped: bool = False
 
     def allow_lag(self) -> None:
         """Called by a seat that stamps `sent` and `arrived`: the runner's deadline moves out by
         LAG_ALLOWANCE_SECONDS, and the seat keeps the bot to `due()` within it."""
+        self.stamped = True
         self.scope.deadline += LAG_ALLOWANCE_SECONDS
 
     def due(self) -> float:
@@ -102,8 +105,8 @@ class Stopwatch:
 
     def charged(self, elapsed: float) -> float:
         """Seconds to charge the bot, given the `elapsed` seconds the runner saw (the bound)."""
-        if self.sent is None:
-            return elapsed
+        if self.sent is None:  # never left: a stamping seat's bot had no time at all
+            return 0.0 if self.stamped else elapsed
         end = self.arrived if self.arrived is not None else time.perf_counter()
         return max(0.0, min(elapsed, end - self.sent))
 

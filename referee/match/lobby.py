@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import trio
 
+from referee.match.processes import BotProcessGroup
 from referee.match.sessions import RemoteSeat, Session
 
 #: The pool key for sessions when all wait in one pool (a referee that seats whoever is idle).
@@ -42,6 +43,8 @@ class Lobby:
     #: Remote seats in a match now, by identity: a bot that comes back after losing its
     #: connection takes such a seat back (see RemoteSeat).
     _in_play: dict[str, list[RemoteSeat]] = field(default_factory=dict)
+    #: The launched process behind each identity that has one (see `attach`).
+    _processes: dict[str, BotProcessGroup] = field(default_factory=dict)
 
     def admit(self, token: str) -> None:
         """Accept sessions that present `token`; their identity is the token."""
@@ -67,9 +70,15 @@ class Lobby:
             self._pools[key] = trio.open_memory_channel[Session](math.inf)
         return self._pools[key]
 
+    def attach(self, identity: str, process: BotProcessGroup) -> None:
+        """`identity`'s bot runs as `process` (just launched): its sessions carry it, for CPU
+        time and pondering. Called by the launcher before the process can connect."""
+        self._processes[identity] = process
+
     def open(self, session: Session) -> None:
         """A new authenticated session: to a seat waiting for its bot, else to its pool."""
         self.sessions_opened += 1
+        session.process = self._processes.get(session.token)
         self.by_identity.setdefault(session.token, []).append(session)
         if self.closing:
             session.end(self.closing)

@@ -85,6 +85,11 @@ class BotProcessGroup:
         """A request to the bot is over (answered or not): without pondering, the bot stops once
         none is pending."""
         self.pending = max(0, self.pending - 1)
+        self.idle()
+
+    def idle(self) -> None:
+        """Without pondering, stop the bot if none of its requests is pending (from its match's
+        start on, so that it does not think on the first mover's time either)."""
         if not self.ponder and self.pending == 0 and not self.stopped:
             self._signal(signal.SIGSTOP)
             self.stopped = True

@@ -154,6 +154,19 @@ def verify(path: Path) -> Verification:
     return report
 
 
+def decision_times(elapsed_ms: int, cpu_ms: int | None, lag_ms: int) -> str:
+    """A decision's recorded times, e.g. ` · 12 ms, cpu 3 ms`: wall time far above CPU time on
+    a timeout tells a starved bot from a slow one. Empty when nothing was measured."""
+    if not elapsed_ms and cpu_ms is None and not lag_ms:
+        return ""
+    parts = [f"{elapsed_ms} ms"]
+    if cpu_ms is not None:
+        parts.append(f"cpu {cpu_ms} ms")
+    if lag_ms:
+        parts.append(f"referee lag {lag_ms} ms")
+    return " · " + ", ".join(parts)
+
+
 def render(path: Path, seat: int | None = None) -> Iterator[str]:
     """The record as text lines: omniscient, or exactly what `seat` saw (its events and actions)."""
     records, _ = read_all(path, strict=True)
@@ -184,7 +197,9 @@ def render(path: Path, seat: int | None = None) -> Iterator[str]:
         elif kind == "action" and (seat is None or seat == record.action.seat):
             action = record.action
             note = " (played by the referee)" if action.defaulted else ""
-            yield f"seat {action.seat} {names[action.seat]}: {action.text}{note}"
+            cpu = action.cpu_ms if action.HasField("cpu_ms") else None
+            times = decision_times(action.elapsed_ms, cpu, action.lag_ms)
+            yield f"seat {action.seat} {names[action.seat]}: {action.text}{note}{times}"
         elif kind == "fault" and (seat is None or seat == record.fault.fault.seat):
             fault = record.fault.fault
             reason = common_pb2.FaultReason.Name(fault.reason)

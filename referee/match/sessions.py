@@ -108,6 +108,8 @@ class Session:
     def end(self, reason: str, status: str = "OK") -> None:
         """Say Goodbye and close the stream from the referee's side (with `status`)."""
         if not self.closed.is_set():
+            if self.process is not None:
+                self.process.release()  # a stopped bot could not read its Goodbye
             self.send(referee_pb2.RefereeMessage(goodbye=referee_pb2.Goodbye(reason=reason)))
             self.finish(Ending(reason, status))
 
@@ -158,10 +160,14 @@ class RemoteSeat:
         if self.lobby is not None and self.grace > 0:
             self.lobby.enlist(self)
         self.session.send(referee_pb2.RefereeMessage(match_start=start))
+        if self.session.process is not None:
+            self.session.process.idle()
 
     async def end(self, end: referee_pb2.MatchEnd) -> None:
         if self.lobby is not None:
             self.lobby.release(self)
+        if self.session.process is not None:
+            self.session.process.release()  # between matches the bot may do as it likes
         if self._replacement is not None:
             # The bot came back after its last decision: it is simply free for the next match.
             self.session, self._replacement = self._replacement, None
