@@ -7,6 +7,7 @@ thread (as a busy loop does) right after it queues a request, before the transpo
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sys
@@ -53,12 +54,28 @@ def stall_after_requests(session: Session, seconds: float, count: int) -> None:
     session.send = send_then_stall
 
 
+def stall_while_replies_come(session: Session, seconds: float, count: int) -> None:
+    """Block the referee's thread for `seconds` 20 ms after each of the session's first `count`
+    requests is queued: the request has left, and the reply comes in while the loop is busy."""
+    send = session.send
+    left = [count]
+
+    def send_then_stall(message: referee_pb2.RefereeMessage) -> None:
+        send(message)
+        if message.HasField("action_request") and left[0] > 0:
+            left[0] -= 1
+            asyncio.get_running_loop().call_later(0.02, time.sleep, seconds)
+
+    session.send = send_then_stall
+
+
 async def play(
     commands: tuple[str, str],
     records: Path,
     control: TimeControl,
     ponder: bool = True,
     stall: tuple[float, int] | None = None,
+    late_stall: tuple[float, int] | None = None,
 ) -> tuple[MatchOutcome, float]:
     """One match between launched bots; returns its outcome and seat 0's bot's CPU seconds
     over the whole match (from before its start to after its end)."""
@@ -80,6 +97,8 @@ async def play(
             sessions = [await lobby.take(bot.token) for bot in bots]
             if stall is not None:
                 stall_after_requests(sessions[0], *stall)
+            if late_stall is not None:
+                stall_while_replies_come(sessions[0], *late_stall)
             process = sessions[0].process
             assert process is not None
             before = process.cpu_seconds()
@@ -119,6 +138,24 @@ def test_the_referees_own_lag_is_not_charged(tmp_path: Path) -> None:
     stalled = actions(tmp_path / "fair.jsonl", 0)[:4]
     assert all(int(a.get("lagMs", 0)) >= 380 for a in stalled), stalled  # type: ignore[call-overload]
     assert all(int(a.get("elapsedMs", 0)) < 200 for a in stalled), stalled  # type: ignore[call-overload]
+
+
+def test_a_reply_is_not_charged_for_the_loop_being_busy_when_it_came(tmp_path: Path) -> None:
+    # Seat 0 thinks 50 ms; 20 ms into each of its first 4 decisions the referee's loop is busy
+    # for 400 ms, so its reply waits in gRPC until the loop polls again.
+    outcome, _ = transport.run(
+        play,
+        (f"{PONDERER} --think-ms 50", RANDOM),
+        tmp_path,
+        TimeControl(move_ms=200, bank_ms=0),
+        True,
+        None,
+        (0.4, 4),
+    )
+    assert outcome.faults == ()
+    stalled = actions(tmp_path / "fair.jsonl", 0)[:4]
+    assert all(int(a.get("elapsedMs", 0)) < 200 for a in stalled), stalled  # type: ignore[call-overload]
+    assert all(int(a.get("lagMs", 0)) >= 200 for a in stalled), stalled  # type: ignore[call-overload]
 
 
 def test_a_stuck_referee_still_ends_the_decision(tmp_path: Path) -> None:

@@ -26,6 +26,9 @@ from referee.match.seats import SeatFault
 #: than only its connection (a disconnect).
 CRASH_GRACE_SECONDS = 0.5
 
+#: How often a seat whose bot's time is up looks whether the transport's loop has polled.
+POLL_WAIT_SECONDS = 0.001
+
 _session_ids = itertools.count(1)
 
 
@@ -78,6 +81,9 @@ class Session:
     last_arrival: float = -math.inf
     #: The bot's launched process, if the referee launched it (see referee.match.processes).
     process: BotProcessGroup | None = None
+    #: How many times the transport's loop has polled for I/O (None: unknown): a seat whose
+    #: bot's time is up lets it poll twice more, so that a reply already in is seen.
+    polls: Callable[[], int | None] = lambda: None
 
     def __post_init__(self) -> None:
         self._inbox_send, self.inbox = trio.open_memory_channel[Inbound](math.inf)
@@ -92,10 +98,14 @@ class Session:
         if watch is not None and watch.sent is None and message.HasField("action_request"):
             watch.sent = time.perf_counter()
 
-    def arriving(self) -> float:
-        """Called by the transport as a message from the bot arrives; returns its stamp."""
-        self.last_arrival = time.perf_counter()
-        return self.last_arrival
+    def arriving(self, stamp: float | None = None) -> float:
+        """Called by the transport as a message from the bot arrives, with the earliest time
+        it can have arrived (perf_counter; default now); returns the stamp."""
+        stamp = time.perf_counter() if stamp is None else stamp
+        if self.watch is not None and self.watch.sent is not None:
+            stamp = max(stamp, self.watch.sent)  # nothing answers a request before it left
+        self.last_arrival = stamp
+        return stamp
 
     def deliver(self, raw: bytes, arrived: float | None = None) -> None:
         self._inbox_send.send_nowait((raw, time.perf_counter() if arrived is None else arrived))
@@ -228,7 +238,15 @@ class RemoteSeat:
     async def _end_if_due(self, watch: Stopwatch) -> None:
         """The bot's time is up and nothing of it is on its way: the runner's scope ends the
         decision (and the runner records the timeout)."""
-        if time.perf_counter() >= watch.due() and not self._arriving(watch):
+        if time.perf_counter() < watch.due() or self._arriving(watch):
+            return
+        mark = self.session.polls()
+        while mark is not None and not self._arriving(watch):
+            count = self.session.polls()
+            if count is None or count >= mark + 2:
+                break
+            await trio.sleep(POLL_WAIT_SECONDS)
+        if not self._arriving(watch):
             watch.scope.cancel()
             await trio.lowlevel.checkpoint()
 

@@ -29,7 +29,7 @@ from referee.games.options import format_value
 from referee.match.lobby import Lobby
 from referee.match.sessions import Ending, Session
 from referee.match.spectators import LiveMatches
-from referee.transport.host import call_asyncio
+from referee.transport.host import arrival_bound, call_asyncio, polls
 from referee.version import VERSION
 
 SERVICE = "croupier.v1.Referee"
@@ -145,7 +145,11 @@ class RefereeService:
             return
         outbound: asyncio.Queue[referee_pb2.RefereeMessage | Ending] = asyncio.Queue()
         session = Session(
-            token=identity, hello=hello.hello, send=outbound.put_nowait, finish=outbound.put_nowait
+            token=identity,
+            hello=hello.hello,
+            send=outbound.put_nowait,
+            finish=outbound.put_nowait,
+            polls=polls,
         )
         log.info(
             "session opened",
@@ -195,7 +199,9 @@ class RefereeService:
         limited = False
         try:
             async for raw in requests:
-                now = session.arriving()  # a reply's clock stops here, not when trio reads it
+                # a reply's clock stops when it came in, not when the loop got round to it
+                arrived = session.arriving(arrival_bound())
+                now = time.perf_counter()
                 allowance = min(self.settings.message_burst, allowance + (now - last) * rate)
                 last = now
                 if allowance < 1:
@@ -207,7 +213,7 @@ class RefereeService:
                         limited = True
                     continue
                 allowance -= 1
-                self.trio_token.run_sync_soon(session.deliver, raw, now)
+                self.trio_token.run_sync_soon(session.deliver, raw, arrived)
         except Exception as error:
             detail = f"stream error: {error}"
         finally:
