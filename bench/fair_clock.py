@@ -1,11 +1,13 @@
 """Timeouts of instant bots beside a CPU hog: is a bot charged only for the time it had?
 
-100 XIX matches at once over real gRPC between two Python SDK random-bot processes (examples/
-python/random_bot.py, one session per match each, as bench/decision_rate.py), a 100 ms move and
-no bank, while `--hogs` processes spin on the CPU. The bots answer at once, so every timeout is
-time the referee charged them for its own lag. Prints the decisions, the timeout faults (target
-0), and percentiles of the charged time (elapsed_ms) and of the referee's lag (lag_ms, recorded
-since issue 15; absent in older records), read back from the records.
+100 XIX matches at once over real gRPC between Python SDK random bots (examples/python/
+random_bot.py, as bench/decision_rate.py; each bot runs as `--processes` processes, each with
+its share of one session per match), a 100 ms move and no bank, while `--hogs` processes spin
+on the CPU. The bots answer at once: a timeout is the referee charging them for its own lag, or
+a bot process starved of CPU (its `cpu_ms` then stays low). Prints the decisions, the timeout
+faults (target 0), and percentiles of the charged time (elapsed_ms), the referee's lag (lag_ms)
+and the bots' CPU time (cpu_ms), read back from the records (the last two are recorded since
+issue 15). `--gc-default` runs the referee without its gc tuning, to compare.
 
 Run: .venv/bin/python bench/fair_clock.py [--seconds 30] [--hogs 2] [--matches 100]
 """
@@ -43,9 +45,13 @@ def hog() -> None:
         pass
 
 
-async def play(matches: int, seconds: float, records: Path) -> None:
+async def play(matches: int, seconds: float, records: Path, processes: int) -> None:
     lobby = Lobby()
-    bots = [BotProcess(BOT, f"fair-{i}", None, sessions=matches) for i in range(2)]
+    bots = [
+        BotProcess(BOT, f"fair-{i}-{k}", None, sessions=-(-matches // processes))
+        for i in range(2)
+        for k in range(processes)
+    ]
     for bot in bots:
         lobby.admit(bot.token)
     done = trio.Event()
@@ -55,15 +61,16 @@ async def play(matches: int, seconds: float, records: Path) -> None:
     ):
         for bot in bots:
             nursery.start_soon(supervise, bot, f"127.0.0.1:{port}", lobby, done)
-        while lobby.sessions_opened < 2 * matches:
+        while lobby.sessions_opened < sum(bot.sessions for bot in bots):
             await trio.sleep(0.05)
         deadline = trio.current_time() + seconds
         counter = iter(range(10**9))
 
-        async def slot() -> None:
+        async def slot(number: int) -> None:
             while trio.current_time() < deadline:
                 index = next(counter)
-                sessions = [await lobby.take(bot.token) for bot in bots]
+                k = number % processes  # the slot's processes, one of each bot
+                sessions = [await lobby.take(f"fair-{i}-{k}") for i in range(2)]
                 config = MatchConfig(
                     GAME,
                     parse_options(GAME, {}),
@@ -79,8 +86,8 @@ async def play(matches: int, seconds: float, records: Path) -> None:
                     lobby.give_back(session)
 
         async with trio.open_nursery() as slots:
-            for _ in range(matches):
-                slots.start_soon(slot)
+            for number in range(matches):
+                slots.start_soon(slot, number)
         done.set()
         lobby.end_all("bench over")
 
@@ -98,6 +105,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--hogs", type=int, default=2)
     parser.add_argument("--matches", type=int, default=100)
+    parser.add_argument("--processes", type=int, default=10, help="processes per bot")
     parser.add_argument("--gc-default", action="store_true", help="no gc tuning in the referee")
     args = parser.parse_args()
     records = Path(tempfile.mkdtemp(prefix="croupier-fair-"))
@@ -106,9 +114,9 @@ def main() -> None:
         process.start()
     try:
         if args.gc_default:
-            transport.run(play, args.matches, args.seconds, records, tune_gc=False)
+            transport.run(play, args.matches, args.seconds, records, args.processes, tune_gc=False)
         else:
-            transport.run(play, args.matches, args.seconds, records)
+            transport.run(play, args.matches, args.seconds, records, args.processes)
     finally:
         for process in hogs:
             process.kill()
@@ -133,7 +141,8 @@ def main() -> None:
             elif "fault" in record and record["fault"]["fault"]["reason"] == "FAULT_REASON_TIMEOUT":
                 timeouts += 1
     print(
-        f"{args.matches} matches at once, {args.hogs} CPU hogs, {args.seconds:.0f} s, "
+        f"{args.matches} matches at once, {args.processes} processes per bot, "
+        f"{args.hogs} CPU hogs, {args.seconds:.0f} s, "
         f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}"
     )
     print(f"matches {matches}  decisions {decisions}  timeout faults {timeouts}")
