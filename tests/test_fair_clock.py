@@ -25,7 +25,7 @@ from referee.games import get_game
 from referee.games.base import parse_options
 from referee.ladder import load, run_ladder
 from referee.ladder.config import LadderConfigError, parse
-from referee.local.launcher import BotProcess, supervise
+from referee.local.launcher import BotProcess, LaunchError, supervise
 from referee.match.clock import LAG_ALLOWANCE_SECONDS, TimeControl
 from referee.match.lobby import Lobby
 from referee.match.replay import verify
@@ -128,42 +128,45 @@ def actions(path: Path, seat: int) -> list[dict[str, object]]:
 
 
 def test_the_referees_own_lag_is_not_charged(tmp_path: Path) -> None:
-    # Each of seat 0's first 4 requests waits 400 ms in the referee: twice the move time, so
+    # Each of seat 0's first 4 requests waits 600 ms in the referee: twice the move time, so
     # charging it would make 4 timeouts; the bot itself answers in a few ms.
     outcome, _ = transport.run(
-        play, (RANDOM, RANDOM), tmp_path, TimeControl(move_ms=200, bank_ms=0), True, (0.4, 4)
+        play, (RANDOM, RANDOM), tmp_path, TimeControl(move_ms=300, bank_ms=0), True, (0.6, 4)
     )
     assert outcome.faults == ()
     assert outcome.result.termination == common_pb2.TERMINATION_NORMAL
     stalled = actions(tmp_path / "fair.jsonl", 0)[:4]
-    assert all(int(a.get("lagMs", 0)) >= 380 for a in stalled), stalled  # type: ignore[call-overload]
-    assert all(int(a.get("elapsedMs", 0)) < 200 for a in stalled), stalled  # type: ignore[call-overload]
+    assert all(int(a.get("lagMs", 0)) >= 580 for a in stalled), stalled  # type: ignore[call-overload]
+    assert all(int(a.get("elapsedMs", 0)) < 300 for a in stalled), stalled  # type: ignore[call-overload]
 
 
 def test_a_reply_is_not_charged_for_the_loop_being_busy_when_it_came(tmp_path: Path) -> None:
     # Seat 0 thinks 50 ms; 20 ms into each of its first 4 decisions the referee's loop is busy
-    # for 400 ms, so its reply waits in gRPC until the loop polls again.
+    # for 600 ms (twice the move time), so its reply waits in gRPC until the loop polls again.
     outcome, _ = transport.run(
         play,
         (f"{PONDERER} --think-ms 50", RANDOM),
         tmp_path,
-        TimeControl(move_ms=200, bank_ms=0),
+        TimeControl(move_ms=300, bank_ms=0),
         True,
         None,
-        (0.4, 4),
+        (0.6, 4),
     )
-    assert outcome.faults == ()
+    lines = (tmp_path / "fair.jsonl").read_text().splitlines()
+    assert outcome.faults == (), [
+        lines[i : i + 2] for i, line in enumerate(lines) if '"fault"' in line
+    ] + [a for a in lines if '"lagMs"' in a]
     stalled = actions(tmp_path / "fair.jsonl", 0)[:4]
-    assert all(int(a.get("elapsedMs", 0)) < 200 for a in stalled), stalled  # type: ignore[call-overload]
-    assert all(int(a.get("lagMs", 0)) >= 200 for a in stalled), stalled  # type: ignore[call-overload]
+    assert all(int(a.get("elapsedMs", 0)) < 300 for a in stalled), stalled  # type: ignore[call-overload]
+    assert all(int(a.get("lagMs", 0)) >= 300 for a in stalled), stalled  # type: ignore[call-overload]
 
 
 def test_a_stuck_referee_still_ends_the_decision(tmp_path: Path) -> None:
     # The first request waits longer than the move time plus the lag allowance: the decision
     # ends (a timeout, the bot never had the request in time) and the match goes on.
-    stuck = 0.2 + LAG_ALLOWANCE_SECONDS + 0.4
+    stuck = 0.3 + LAG_ALLOWANCE_SECONDS + 0.4
     outcome, _ = transport.run(
-        play, (RANDOM, RANDOM), tmp_path, TimeControl(move_ms=200, bank_ms=0), True, (stuck, 1)
+        play, (RANDOM, RANDOM), tmp_path, TimeControl(move_ms=300, bank_ms=0), True, (stuck, 1)
     )
     assert [(f.seat, f.reason) for f in outcome.faults] == [(0, common_pb2.FAULT_REASON_TIMEOUT)]
     assert outcome.result.termination == common_pb2.TERMINATION_NORMAL
@@ -280,3 +283,13 @@ def test_ponder_is_part_of_the_fingerprint_only_when_off(tmp_path: Path) -> None
     on = parse(ladder_text(tmp_path, ""), tmp_path / "ladder.toml")
     off = parse(ladder_text(tmp_path, "ponder = false"), tmp_path / "ladder.toml")
     assert "ponder" not in on.fingerprint() and off.fingerprint()["ponder"] is False
+
+
+def test_pinning_to_cores_this_machine_lacks_is_a_launch_error(tmp_path: Path) -> None:
+    bot = BotProcess(RANDOM, "pinned", tmp_path / "bot.log", cpus=frozenset({4096}))
+
+    async def launch() -> None:
+        await supervise(bot, "127.0.0.1:1", Lobby(), trio.Event())
+
+    with pytest.raises(LaunchError, match=r"cannot pin bot .* to cores \[4096\]"):
+        trio.run(launch)

@@ -7,7 +7,6 @@ faults are recorded as crashes rather than disconnects.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shlex
 import subprocess
@@ -86,8 +85,15 @@ async def supervise(
                 log.close()
         lobby.attach(bot.token, BotProcessGroup(process.pid, ponder=bot.ponder))
         if bot.cpus is not None:
-            with contextlib.suppress(ProcessLookupError):  # set at once: children inherit it
+            try:  # at once: its children inherit it
                 os.sched_setaffinity(process.pid, bot.cpus)
+            except ProcessLookupError:
+                pass  # it exited already: counted as any exit below
+            except OSError as error:  # cores this machine lacks (a cluster worker)
+                process.kill()
+                raise LaunchError(
+                    f"cannot pin bot {bot.command!r} to cores {sorted(bot.cpus)!r}: {error}"
+                ) from None
         async with trio.open_nursery() as nursery:
             nursery.start_soon(_stop_when_done, process, done)
             code = await process.wait()
