@@ -26,11 +26,19 @@ def _cpu_clock(pid: int) -> int:
 
 
 def _children(pid: int) -> list[int]:
+    """The process's children, from each of its threads' /proc children list (Linux)."""
+    found: list[int] = []
     try:
-        with open(f"/proc/{pid}/task/{pid}/children", "rb") as file:
-            return [int(child) for child in file.read().split()]
+        threads = os.listdir(f"/proc/{pid}/task")
     except OSError:
-        return []
+        return found
+    for thread in threads:
+        try:
+            with open(f"/proc/{pid}/task/{thread}/children", "rb") as file:
+                found.extend(int(child) for child in file.read().split())
+        except OSError:
+            continue  # the thread ended meanwhile
+    return found
 
 
 @dataclass(eq=False)
