@@ -91,6 +91,8 @@ async def supervise(
                 pass  # it exited already: counted as any exit below
             except OSError as error:  # cores this machine lacks (a cluster worker)
                 process.kill()
+                with trio.CancelScope(shield=True):
+                    await process.wait()
                 raise LaunchError(
                     f"cannot pin bot {bot.command!r} to cores {sorted(bot.cpus)!r}: {error}"
                 ) from None
