@@ -76,9 +76,11 @@ class Session:
     expired: set[int] = field(default_factory=set)
     #: The pending decision's stopwatch: the transport stamps when its request leaves.
     watch: Stopwatch | None = None
-    #: When the transport last received a message from the bot (perf_counter), set at once,
-    #: before the message reaches the inbox: a seat waits for a reply that is on its way.
-    last_arrival: float = -math.inf
+    #: Messages the transport received from the bot (counted at once, before they reach the
+    #: inbox) and messages a seat took from the inbox: while more came than were taken, one
+    #: is on its way, and a seat waits for it rather than time the bot out.
+    arrivals: int = 0
+    taken: int = 0
     #: The bot's launched process, if the referee launched it (see referee.match.processes).
     process: BotProcessGroup | None = None
     #: How many times the transport's loop has polled for I/O (None: unknown): a seat whose
@@ -104,7 +106,7 @@ class Session:
         stamp = time.perf_counter() if stamp is None else stamp
         if self.watch is not None and self.watch.sent is not None:
             stamp = max(stamp, self.watch.sent)  # nothing answers a request before it left
-        self.last_arrival = stamp
+        self.arrivals += 1
         return stamp
 
     def deliver(self, raw: bytes, arrived: float | None = None) -> None:
@@ -224,6 +226,7 @@ class RemoteSeat:
                         answered = True
                         raise await self._lose(item.detail)
                     raw, arrived = item
+                    self.session.taken += 1
                     reply = self._parse_reply(raw, request)
                     if reply is None:
                         continue  # a late reply to a request that already timed out
@@ -238,25 +241,26 @@ class RemoteSeat:
     async def _end_if_due(self, watch: Stopwatch) -> None:
         """The bot's time is up and nothing of it is on its way: the runner's scope ends the
         decision (and the runner records the timeout)."""
-        if time.perf_counter() < watch.due() or self._arriving(watch):
+        if time.perf_counter() < watch.due() or self._on_its_way():
             return
         mark = self.session.polls()
-        while mark is not None and not self._arriving(watch):
+        while mark is not None and not self._on_its_way():
             count = self.session.polls()
             if count is None or count >= mark + 2:
                 break
             await trio.sleep(POLL_WAIT_SECONDS)
-        if not self._arriving(watch):
+        if not self._on_its_way():
             watch.scope.cancel()
             await trio.lowlevel.checkpoint()
 
-    def _arriving(self, watch: Stopwatch) -> bool:
-        return watch.sent is not None and self.session.last_arrival >= watch.sent
+    def _on_its_way(self) -> bool:
+        """A message of the bot reached the transport and not yet this seat."""
+        return self.session.arrivals > self.session.taken
 
     def _due(self, watch: Stopwatch) -> float:
         """The bot's deadline in trio's time; none while a message of the bot is on its way
         from the transport (the runner's deadline still bounds the wait)."""
-        if self._arriving(watch):
+        if self._on_its_way():
             return math.inf
         return trio.current_time() + (watch.due() - time.perf_counter())
 
@@ -293,6 +297,7 @@ class RemoteSeat:
                 return None
             if isinstance(raw, Closed):
                 return raw
+            self.session.taken += 1
             message = _decode(raw[0])
             if message is not None and message.WhichOneof("kind") == "action_reply":
                 if message.action_reply.request_id in self.session.expired:

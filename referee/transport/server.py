@@ -200,7 +200,7 @@ class RefereeService:
         try:
             async for raw in requests:
                 # a reply's clock stops when it came in, not when the loop got round to it
-                arrived = session.arriving(arrival_bound())
+                came = arrival_bound()
                 now = time.perf_counter()
                 allowance = min(self.settings.message_burst, allowance + (now - last) * rate)
                 last = now
@@ -213,7 +213,7 @@ class RefereeService:
                         limited = True
                     continue
                 allowance -= 1
-                self.trio_token.run_sync_soon(session.deliver, raw, arrived)
+                self.trio_token.run_sync_soon(session.deliver, raw, session.arriving(came))
         except Exception as error:
             detail = f"stream error: {error}"
         finally:
