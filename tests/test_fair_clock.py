@@ -169,6 +169,7 @@ def test_a_stuck_referee_still_ends_the_decision(tmp_path: Path) -> None:
         play, (RANDOM, RANDOM), tmp_path, TimeControl(move_ms=300, bank_ms=0), True, (stuck, 1)
     )
     assert [(f.seat, f.reason) for f in outcome.faults] == [(0, common_pb2.FAULT_REASON_TIMEOUT)]
+    assert "the referee's own lag" in outcome.faults[0].detail
     assert outcome.result.termination == common_pb2.TERMINATION_NORMAL
     first = actions(tmp_path / "fair.jsonl", 0)[0]
     assert first.get("defaulted") is True

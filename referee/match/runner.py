@@ -219,6 +219,7 @@ class _Match:
         lag_ms = round((total - charged) * 1000)
         cpu = watch.cpu_seconds()
         cpu_ms = None if cpu is None else round(cpu * 1000)
+        allowed_ms = clock.control.move_ms + clock.bank_ms
         if failure is None and not clock.charge(elapsed_ms):
             budget = clock.control.move_ms + clock.bank_ms
             failure = SeatFault(
@@ -231,6 +232,10 @@ class _Match:
                 f"action index {index!r} is out of range 0..{len(legal) - 1}",
             )
         if failure is not None or index is None:
+            if failure is None and watch.stamped and elapsed_ms < allowed_ms:
+                # the bot still had time: the referee's own lag passed LAG_ALLOWANCE_SECONDS
+                detail = f"no reply: the referee's own lag of {lag_ms} ms ended the decision"
+                failure = SeatFault(common_pb2.FAULT_REASON_TIMEOUT, detail)
             failure = failure or SeatFault(common_pb2.FAULT_REASON_TIMEOUT, "no reply")
             self.fault(seat, failure.reason, failure.detail, request_id)
             return Decision(0, True, round(elapsed_ms), lag_ms, cpu_ms)
