@@ -33,7 +33,7 @@ from referee.games import get_game
 from referee.games.base import parse_options
 from referee.local.launcher import BotProcess, supervise
 from referee.local.sandbox import Sandbox, socket_folder
-from referee.match.clock import TimeControl
+from referee.match.clock import Stopwatch, TimeControl
 from referee.match.lobby import Lobby
 from referee.match.runner import MatchConfig, run_match
 from referee.match.sessions import RemoteSeat
@@ -49,9 +49,9 @@ class TimedSeat(RemoteSeat):
 
     latencies: list[float]
 
-    async def act(self, request: referee_pb2.ActionRequest) -> int:
+    async def act(self, request: referee_pb2.ActionRequest, watch: Stopwatch) -> int:
         started = time.perf_counter()
-        index = await super().act(request)
+        index = await super().act(request, watch)
         self.latencies.append(time.perf_counter() - started)
         return index
 

@@ -256,6 +256,8 @@ def test_report_of_a_real_ladder(ladder: Path, tmp_path: Path) -> None:
         steps = [h for h in hrefs if "#step=" in h]
         fault_links += len(steps)
         assert ("faulty" in row.text() and "illegal_action" in row.text()) == bool(steps)
+        # each fault's wall and CPU time, to tell a starved bot from a slow one
+        assert ("(wall " in row.text() and " ms, cpu " in row.text()) == bool(steps)
     assert fault_links == 4
 
     # Self-contained: nothing is fetched, every link stays in the folder.

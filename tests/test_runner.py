@@ -14,7 +14,7 @@ from croupier.bots import RandomBot
 from croupier.v1 import common_pb2, referee_pb2
 from referee.games import get_game
 from referee.games.base import parse_options
-from referee.match.clock import TimeControl
+from referee.match.clock import Stopwatch, TimeControl
 from referee.match.replay import verify
 from referee.match.runner import MatchConfig, run_match
 from referee.match.seats import InProcessSeat
@@ -38,7 +38,7 @@ class TimedSeat:
     async def end(self, end: referee_pb2.MatchEnd) -> None:
         pass
 
-    async def act(self, request: referee_pb2.ActionRequest) -> int:
+    async def act(self, request: referee_pb2.ActionRequest, watch: Stopwatch) -> int:
         self.clocks.append(request)
         delay = self.delays[len(self.clocks) - 1] if len(self.clocks) <= len(self.delays) else 0
         await trio.sleep(delay)

@@ -41,7 +41,7 @@ from referee.doctor.checks import (
 from referee.local.launcher import kill_group, launch_problem, log_tail
 from referee.local.limits import Limits, fault_of_exit
 from referee.local.sandbox import Sandbox, check_bwrap, prepare, refusals, socket_folder
-from referee.match.clock import TimeControl
+from referee.match.clock import Stopwatch, TimeControl
 from referee.match.lobby import Lobby
 from referee.match.runner import MatchConfig, MatchOutcome, run_match
 from referee.match.seats import InProcessSeat, Seat
@@ -216,15 +216,15 @@ class _TimedSeat:
     async def end(self, end: referee_pb2.MatchEnd) -> None:
         await self.inner.end(end)
 
-    async def act(self, request: referee_pb2.ActionRequest) -> int:
+    async def act(self, request: referee_pb2.ActionRequest, watch: Stopwatch) -> int:
         self.requests += 1
         started = trio.current_time()
         if self.requests == self.drop_at:
             self.inner.session.finish(Ending(DROP_REASON, "UNAVAILABLE"))
-            index = await self.inner.act(request)
+            index = await self.inner.act(request, watch)
             self.recovered_after = trio.current_time() - started
             return index
-        index = await self.inner.act(request)
+        index = await self.inner.act(request, watch)
         self.replies_ms.append((trio.current_time() - started) * 1000)
         return index
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import os
 import re
 import shlex
 import sys
@@ -120,10 +121,18 @@ class LadderConfig:
     cluster: ClusterConfig | None = None
     #: Run the bots in the sandbox (referee.local.sandbox); `sandbox = false` turns it off.
     sandbox: bool = field(default_factory=default_enabled)
+    #: False: a bot's processes are stopped while it is not to move (SIGSTOP/SIGCONT).
+    ponder: bool = True
+    #: Cores per slot (slot i gets entry i modulo their number); empty: no pinning.
+    cpus: tuple[frozenset[int], ...] = ()
 
     @property
     def seats(self) -> int:
         return self.game.seat_count(self.options)
+
+    def slot_cpus(self, slot: int) -> frozenset[int] | None:
+        """The cores slot `slot`'s bot processes are pinned to, or None (anywhere)."""
+        return self.cpus[slot % len(self.cpus)] if self.cpus else None
 
     def fingerprint(self) -> dict[str, Any]:
         """What decides the schedule and the conditions of play. A database made from one
@@ -145,6 +154,8 @@ class LadderConfig:
                 "bank_ms": self.time_control.bank_ms,
             },
             "max_faults": self.max_faults,
+            # only when off: databases made before the key existed keep their fingerprint
+            **({"ponder": False} if not self.ponder else {}),
             "bots": [
                 {"name": bot.name, "command": bot.command, "env": dict(bot.env)}
                 for bot in self.bots
@@ -210,6 +221,8 @@ _TOP_KEYS = (
     "cluster",
     "sandbox",
     "limits",
+    "ponder",
+    "cpus",
     "bot",
 )
 _BOT_KEYS = ("name", "command", "cwd", "env", "limits")
@@ -384,7 +397,37 @@ class _Reader:
             ),
             cluster=self.cluster(data, root),
             sandbox=self.value(data, (), "sandbox", bool, default_enabled()),
+            ponder=self.value(data, (), "ponder", bool, True),
+            cpus=self.cpus(data),
         )
+
+    def cpus(self, data: dict[str, Any]) -> tuple[frozenset[int], ...]:
+        """`cpus = [[0], [1]]`: the cores of each slot, checked against this machine's."""
+        entries = self.value(data, (), "cpus", list, [])
+        available = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set()
+        if entries and not available:
+            raise self.error(("cpus",), "pinning to cores is not supported on this platform")
+        if entries and data.get("launch") == str(Launch.SHARED):
+            raise self.error(("cpus",), "cpus needs launch 'per-slot' or 'per-match'")
+        slots = []
+        for entry in entries:
+            if (
+                not isinstance(entry, list)
+                or not entry
+                or not all(isinstance(c, int) and not isinstance(c, bool) for c in entry)
+            ):
+                raise self.error(
+                    ("cpus",), f"expected a list of core numbers per slot, got {entry!r}"
+                )
+            missing = sorted(set(entry) - available)
+            if missing:
+                raise self.error(
+                    ("cpus",),
+                    f"core {missing[0]!r} is not available here (available: "
+                    f"{', '.join(map(str, sorted(available)))})",
+                )
+            slots.append(frozenset(entry))
+        return tuple(slots)
 
     def cluster(self, data: dict[str, Any], root: Path) -> ClusterConfig | None:
         if "cluster" not in data:

@@ -67,7 +67,8 @@ class PageOutcome:
     written: bool
     problems: tuple[str, ...] = ()
     #: (step, seat, reason) of each fault, so the report links to the step it happened at.
-    fault_steps: tuple[tuple[int, int, str], ...] = ()
+    #: (step, seat, reason, wall ms, CPU ms or -1 when not recorded) of each fault.
+    fault_steps: tuple[tuple[int, int, str, int, int], ...] = ()
 
 
 @dataclass
@@ -243,7 +244,13 @@ def build_page(played: Played, target: Path) -> PageOutcome:
             partial.unlink()
         return PageOutcome(played.match_id, False, (f"{where}: no viewer page: {error}",))
     steps = tuple(
-        (step.index, fault.fault.seat, fault_name(fault.fault.reason))
+        (
+            step.index,
+            fault.fault.seat,
+            fault_name(fault.fault.reason),
+            step.elapsed_ms,
+            -1 if step.cpu_ms is None else step.cpu_ms,
+        )
         for step in timeline.steps
         for fault in step.faults
     )

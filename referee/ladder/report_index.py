@@ -479,11 +479,16 @@ def _faults_cell(played: Played, match: ScheduledMatch, notes: Any, href: str | 
     if not played.faults:
         return ""
     steps: dict[tuple[int, str], int] = {}
+    times: dict[tuple[int, str], list[str]] = {}
     if isinstance(notes, dict):
         for entry in notes.get("faults", []):
-            with contextlib.suppress(TypeError, ValueError):
+            with contextlib.suppress(TypeError, ValueError, IndexError):
                 step, seat, reason = int(entry[0]), int(entry[1]), str(entry[2])
                 steps.setdefault((seat, reason), step)
+                wall, cpu = int(entry[3]), int(entry[4])  # absent in notes of older reports
+                times.setdefault((seat, reason), []).append(
+                    f"wall {wall} ms" + (f", cpu {cpu} ms" if cpu >= 0 else "")
+                )
     groups: dict[tuple[int, str], list[str]] = {}
     for seat, reason, detail in played.faults:
         groups.setdefault((seat, reason), []).append(detail)
@@ -491,7 +496,12 @@ def _faults_cell(played: Played, match: ScheduledMatch, notes: Any, href: str | 
     for (seat, reason), details in groups.items():
         bot = match.bots[seat] if 0 <= seat < len(match.bots) else f"seat {seat}"
         text = f"{reason}" + (f" ×{len(details)}" if len(details) > 1 else "")
+        measured = times.get((seat, reason), [])
+        if measured:  # the first one's: wall far above CPU is a starved bot, not a slow one
+            text += f" ({measured[0]})"
         title = "; ".join(d for d in details[:5] if d) or reason
+        if measured:
+            title += " · " + "; ".join(measured[:5])
         first = steps.get((seat, reason))
         if href is not None and first is not None:
             text = f"<a href='{_e(href)}#step={first}&amp;view=0'>{_e(text)}</a>"

@@ -90,6 +90,8 @@ class _Referee:
                     env=dict(bot.env),
                     limits=bot.limits,
                     sandbox=self.sandbox,
+                    ponder=config.ponder,
+                    cpus=config.slot_cpus(slot),
                 )
                 for bot in config.bots
             }
@@ -128,6 +130,8 @@ class _Referee:
                 env=dict(bot.env),
                 limits=bot.limits,
                 sandbox=self.sandbox,
+                ponder=config.ponder,
+                cpus=config.slot_cpus(slot.number),
             )
             for bot in config.bots
             if bot.name in seats

@@ -24,6 +24,7 @@ from referee.errors import CroupierError
 from referee.local.limits import Limits, fault_of_exit
 from referee.local.sandbox import Prepared, Sandbox, prepare
 from referee.match.lobby import Lobby
+from referee.match.processes import BotProcessGroup
 
 
 class LaunchError(CroupierError):
@@ -48,6 +49,10 @@ class BotProcess:
     sandbox: Sandbox = field(default_factory=lambda: Sandbox(enabled=False))
     #: The fault reason of each exit (a crash, or the limit it went over), beside `exits`.
     exit_reasons: list[common_pb2.FaultReason] = field(default_factory=list)
+    #: False: the bot's process group is stopped while none of its requests is pending.
+    ponder: bool = True
+    #: The cores the bot's processes may run on (os.sched_setaffinity); None: any.
+    cpus: frozenset[int] | None = None
 
     def argv(self) -> list[str]:
         argv = shlex.split(self.command)
@@ -81,7 +86,7 @@ async def supervise(
             sandbox=bot.sandbox,
         )
         try:
-            code = await _run_once(bot, launch, done)
+            code = await _run_once(bot, launch, lobby, done)
             pids_hit = launch.cgroup is not None and launch.cgroup.hit()
         finally:
             if launch.cgroup is not None:
@@ -105,15 +110,26 @@ async def supervise(
         bot.restarts += 1
 
 
-async def _run_once(bot: BotProcess, launch: Prepared, done: trio.Event) -> int:
-    """Start the process in its own process group, wait for it, and kill the whole group."""
+async def _run_once(bot: BotProcess, launch: Prepared, lobby: Lobby, done: trio.Event) -> int:
+    """Start the process in its own process group (so that it can be stopped and continued
+    whole, and killed whole), wait for it, and kill the whole group."""
     problem = launch_problem(bot.argv(), bot.cwd)
     if problem is not None:
         raise LaunchError(f"cannot start bot {bot.command!r}: {problem}")
+    argv = list(launch.argv)
+    if bot.cpus is not None:
+        # Pinned before the first instruction (util-linux's taskset): its children inherit it.
+        lacking = sorted(bot.cpus - os.sched_getaffinity(0))
+        if lacking:
+            raise LaunchError(
+                f"cannot pin bot {bot.command!r} to cores {sorted(bot.cpus)!r}: this machine "
+                f"lacks {lacking!r}"
+            )
+        argv = ["taskset", "--cpu-list", ",".join(map(str, sorted(bot.cpus))), *argv]
     log = bot.log_path.open("ab") if bot.log_path is not None else subprocess.DEVNULL
     try:
         process = await trio.lowlevel.open_process(
-            launch.argv,
+            argv,
             env=launch.env,
             cwd=bot.cwd,
             stdin=subprocess.DEVNULL,
@@ -126,6 +142,7 @@ async def _run_once(bot: BotProcess, launch: Prepared, done: trio.Event) -> int:
     finally:
         if not isinstance(log, int):
             log.close()
+    lobby.attach(bot.token, BotProcessGroup(process.pid, ponder=bot.ponder))
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_stop_when_done, process, done)
         code = await process.wait()

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
+
+import trio
 
 from croupier.v1 import common_pb2
 
@@ -60,3 +63,54 @@ class SeatClock:
             bank_ms=bank,
             deadline_ms=self.control.move_ms + bank,
         )
+
+
+#: The most a decision's deadline moves for the referee's own lag (see `Stopwatch`): a referee
+#: that is stuck longer than this still ends the decision, so no match stalls for ever.
+LAG_ALLOWANCE_SECONDS = 1.0
+
+
+@dataclass(slots=True, eq=False)
+class Stopwatch:
+    """One decision's times, so that a bot is charged only for the time it had.
+
+    The runner asks at `asked`. A seat whose bot is behind a transport stamps `sent` when the
+    transport hands the request to gRPC and `arrived` when the reply came in there; the time
+    before `sent` and after `arrived` is the referee's own lag (its loop busy with other
+    matches), never charged to the bot. Stamps are `time.perf_counter()` seconds because the
+    transport stamps them outside trio; `scope` is the runner's cancel scope around the decision.
+    """
+
+    budget: float
+    scope: trio.CancelScope
+    asked: float = field(default_factory=time.perf_counter)
+    sent: float | None = None
+    arrived: float | None = None
+    #: The bot's process tree's CPU seconds before the request and after the reply, if known.
+    cpu_before: float | None = None
+    cpu_after: float | None = None
+    #: True once a seat took on stamping `sent` and `arrived` (see `allow_lag`).
+    stamped: bool = False
+
+    def allow_lag(self) -> None:
+        """Called by a seat that stamps `sent` and `arrived`: the runner's deadline moves out by
+        LAG_ALLOWANCE_SECONDS, and the seat keeps the bot to `due()` within it."""
+        self.stamped = True
+        self.scope.deadline += LAG_ALLOWANCE_SECONDS
+
+    def due(self) -> float:
+        """When the bot's time is up (perf_counter seconds): its budget from when the request
+        left, or from now while it has not left yet."""
+        return (self.sent if self.sent is not None else time.perf_counter()) + self.budget
+
+    def charged(self, elapsed: float) -> float:
+        """Seconds to charge the bot, given the `elapsed` seconds the runner saw (the bound)."""
+        if self.sent is None:  # never left: a stamping seat's bot had no time at all
+            return 0.0 if self.stamped else elapsed
+        end = self.arrived if self.arrived is not None else time.perf_counter()
+        return max(0.0, min(elapsed, end - self.sent))
+
+    def cpu_seconds(self) -> float | None:
+        if self.cpu_before is None or self.cpu_after is None:
+            return None
+        return max(0.0, self.cpu_after - self.cpu_before)

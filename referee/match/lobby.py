@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import trio
 
 from croupier.v1 import common_pb2, referee_pb2
+from referee.match.processes import BotProcessGroup
 from referee.match.sessions import RemoteSeat, Session
 
 #: The pool key for sessions when all wait in one pool (a referee that seats whoever is idle).
@@ -52,6 +53,8 @@ class Lobby:
     #: Remote seats in a match now, by identity: a bot that comes back after losing its
     #: connection takes such a seat back (see RemoteSeat).
     _in_play: dict[str, list[RemoteSeat]] = field(default_factory=dict)
+    #: The launched process behind each identity that has one (see `attach`).
+    _processes: dict[str, BotProcessGroup] = field(default_factory=dict)
 
     #: Names to show and log for admitted tokens (see `label`).
     _labels: dict[str, str] = field(default_factory=dict)
@@ -110,9 +113,15 @@ class Lobby:
             self._pools[key] = trio.open_memory_channel[Session](math.inf)
         return self._pools[key]
 
+    def attach(self, identity: str, process: BotProcessGroup) -> None:
+        """`identity`'s bot runs as `process` (just launched): its sessions carry it, for CPU
+        time and pondering. Called by the launcher before the process can connect."""
+        self._processes[identity] = process
+
     def open(self, session: Session) -> None:
         """A new authenticated session: to a seat waiting for its bot, else to its pool."""
         self.sessions_opened += 1
+        session.process = self._processes.get(session.token)
         sessions = self.by_identity.setdefault(session.token, [])
         if session.token not in self._admitted:
             # Only a launched (admitted) bot's process can exit under a closed session that a

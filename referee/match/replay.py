@@ -162,6 +162,19 @@ def verify(path: Path) -> Verification:
     return report
 
 
+def decision_times(elapsed_ms: int, cpu_ms: int | None, lag_ms: int) -> str:
+    """A decision's recorded times, e.g. ` · 12 ms, cpu 3 ms`: wall time far above CPU time on
+    a timeout tells a starved bot from a slow one. Empty when nothing was measured."""
+    if not elapsed_ms and cpu_ms is None and not lag_ms:
+        return ""
+    parts = [f"{elapsed_ms} ms"]
+    if cpu_ms is not None:
+        parts.append(f"cpu {cpu_ms} ms")
+    if lag_ms:
+        parts.append(f"referee lag {lag_ms} ms")
+    return " · " + ", ".join(parts)
+
+
 def render(
     path: Path, seat: int | None = None, warn: Callable[[str], None] | None = None
 ) -> Iterator[str]:
@@ -181,11 +194,15 @@ def render(
     yield "seats: " + ", ".join(f"{i}={name}" for i, name in enumerate(names))
     if seat is not None:
         yield f"as seen by seat {seat} ({names[seat]})"
+    restating: int | None = None  # the seat whose action line was just printed
     for record in records[1:]:
         kind = record.WhichOneof("line")
         if kind == "event":
             line = record.event
             text = readable(header.game, line.event.text)
+            said, restating = restating, None
+            if said is not None and line.event.text.startswith(f"seat {said} "):
+                continue  # the action's own event says again what its line said: once is enough
             if seat is None:
                 who = "" if line.public else " [seat " + ",".join(map(str, line.seats)) + " only]"
                 yield f"  {text}{who}"
@@ -198,11 +215,14 @@ def render(
                 yield f"chance {chance.label}: {deck}"
             else:
                 yield f"chance {chance.label}: {chance.pick}"
-        elif kind == "action" and record.action.defaulted and seat in (None, record.action.seat):
-            # Each action's own event says what was played; a default action says who chose it.
+        elif kind == "action" and seat in (None, record.action.seat):
             action = record.action
+            note = " (played by the referee)" if action.defaulted else ""
+            cpu = action.cpu_ms if action.HasField("cpu_ms") else None
+            times = decision_times(action.elapsed_ms, cpu, action.lag_ms)
             text = readable(header.game, action.text)
-            yield f"seat {action.seat} {names[action.seat]}: {text} (played by the referee)"
+            yield f"seat {action.seat} {names[action.seat]}: {text}{note}{times}"
+            restating = action.seat
         elif kind == "fault" and (seat is None or seat == record.fault.fault.seat):
             fault = record.fault.fault
             reason = common_pb2.FaultReason.Name(fault.reason)

@@ -24,7 +24,7 @@ from referee.games import checked
 from referee.games.base import Action, ChanceOutcome, Game, Pick, Shuffle, State
 from referee.games.options import Options
 from referee.match import protocol
-from referee.match.clock import SeatClock, TimeControl
+from referee.match.clock import SeatClock, Stopwatch, TimeControl
 from referee.match.public import public_observation
 from referee.match.records import SCHEMA_VERSION, RecordWriter
 from referee.match.seats import Seat, SeatFault, cause_of_silence
@@ -43,6 +43,20 @@ class MatchConfig:
     deck: tuple[str, ...] | None = None
     time_control: TimeControl = field(default_factory=TimeControl)
     max_faults: int = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """How one decision went: the action index and the times the record keeps."""
+
+    index: int
+    defaulted: bool
+    #: Wall time charged to the bot: from its request leaving to its reply arriving.
+    elapsed_ms: int = 0
+    #: The referee's own lag around it (never charged): asking to sending, arrival to use.
+    lag_ms: int = 0
+    #: The bot's process tree's CPU time meanwhile, where known.
+    cpu_ms: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,12 +190,12 @@ class _Match:
             },
         )
 
-    async def decide(
-        self, state: State, seat: int, legal: Sequence[Action]
-    ) -> tuple[int, int, bool]:
-        """Ask the seat for an action index; returns (index, elapsed ms, defaulted)."""
+    async def decide(self, state: State, seat: int, legal: Sequence[Action]) -> Decision:
+        """Ask the seat for an action index, charging its clock only for the time its bot had
+        (see Stopwatch): the deadline starts at the budget and a remote seat moves it out by
+        the referee's measured lag, at most LAG_ALLOWANCE_SECONDS."""
         if self.retired[seat]:
-            return 0, 0, True
+            return Decision(0, True)
         clock = self.clocks[seat]
         request_id = next(_request_ids)
         request = referee_pb2.ActionRequest(
@@ -196,14 +210,21 @@ class _Match:
         started = trio.current_time()
         index: int | None = None
         failure: SeatFault | None = None
-        with trio.move_on_after(clock.budget_seconds()):
+        with trio.move_on_at(started + clock.budget_seconds()) as scope:
+            watch = Stopwatch(clock.budget_seconds(), scope)
             try:
-                index = await self.seats[seat].act(request)
+                index = await self.seats[seat].act(request, watch)
             except SeatFault as error:
                 failure = error
         if failure is None and index is None:  # cut off by the clock: the bot may have gone first
             failure = cause_of_silence(self.seats[seat])
-        elapsed_ms = (trio.current_time() - started) * 1000
+        total = trio.current_time() - started
+        charged = watch.charged(total)
+        elapsed_ms = charged * 1000
+        lag_ms = round((total - charged) * 1000)
+        cpu = watch.cpu_seconds()
+        cpu_ms = None if cpu is None else round(cpu * 1000)
+        allowed_ms = clock.control.move_ms + clock.bank_ms
         if failure is None and not clock.charge(elapsed_ms):
             budget = clock.control.move_ms + clock.bank_ms
             failure = SeatFault(
@@ -216,10 +237,14 @@ class _Match:
                 f"action index {index!r} is out of range 0..{len(legal) - 1}",
             )
         if failure is not None or index is None:
+            if failure is None and watch.stamped and elapsed_ms < allowed_ms:
+                # the bot still had time: the referee's own lag passed LAG_ALLOWANCE_SECONDS
+                detail = f"no reply: the referee's own lag of {lag_ms} ms ended the decision"
+                failure = SeatFault(common_pb2.FAULT_REASON_TIMEOUT, detail)
             failure = failure or SeatFault(common_pb2.FAULT_REASON_TIMEOUT, "no reply")
             self.fault(seat, failure.reason, failure.detail, request_id)
-            return 0, round(elapsed_ms), True
-        return index, round(elapsed_ms), False
+            return Decision(0, True, round(elapsed_ms), lag_ms, cpu_ms)
+        return Decision(index, False, round(elapsed_ms), lag_ms, cpu_ms)
 
     async def run(self) -> MatchOutcome:
         config = self.config
@@ -267,16 +292,18 @@ class _Match:
                 state = await self.resolve_chance(state)
                 continue
             legal = state.legal_actions()
-            index, elapsed_ms, defaulted = await self.decide(state, seat, legal)
-            state, action = checked.apply_index(state, seat, index, legal)
+            decision = await self.decide(state, seat, legal)
+            state, action = checked.apply_index(state, seat, decision.index, legal)
             self.write(
                 record_pb2.Record(
                     action=record_pb2.ActionRecord(
                         seat=seat,
-                        index=index,
+                        index=decision.index,
                         text=action.text,
-                        elapsed_ms=elapsed_ms,
-                        defaulted=defaulted,
+                        elapsed_ms=decision.elapsed_ms,
+                        defaulted=decision.defaulted,
+                        lag_ms=decision.lag_ms,
+                        cpu_ms=decision.cpu_ms,
                     )
                 )
             )

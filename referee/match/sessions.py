@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import logging
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol, TypeAlias
@@ -18,12 +19,17 @@ import trio
 from google.protobuf.message import DecodeError
 
 from croupier.v1 import common_pb2, referee_pb2
+from referee.match.clock import Stopwatch
 from referee.match.logrates import LogLimiter
+from referee.match.processes import BotProcessGroup
 from referee.match.seats import SeatFault
 
 #: How long a seat whose stream closed waits to learn whether its process died (a crash) rather
 #: than only its connection (a disconnect).
 CRASH_GRACE_SECONDS = 0.5
+
+#: How often a seat whose bot's time is up looks whether the transport's loop has polled.
+POLL_WAIT_SECONDS = 0.001
 
 _session_ids = itertools.count(1)
 log = logging.getLogger("croupier.referee")
@@ -48,7 +54,8 @@ class Ending:
     status: str = "OK"
 
 
-Inbound: TypeAlias = bytes | Closed
+#: A message as the bot sent it, with the time (perf_counter) it arrived at the transport.
+Inbound: TypeAlias = tuple[bytes, float] | Closed
 
 #: Timed-out requests a session remembers, to drop late replies to them (the newest are kept).
 MAX_EXPIRED = 64
@@ -100,6 +107,18 @@ class Session:
     matches_played: int = 0
     #: Messages dropped over the queue limit since the last fault that reported them.
     dropped: int = 0
+    #: The pending decision's stopwatch: the transport stamps when its request leaves.
+    watch: Stopwatch | None = None
+    #: Messages the transport received from the bot (counted at once, before they reach the
+    #: inbox) and messages a seat took from the inbox or the session let go: while more came
+    #: than were taken, one is on its way, and a seat waits for it rather than time the bot out.
+    arrivals: int = 0
+    taken: int = 0
+    #: The bot's launched process, if the referee launched it (see referee.match.processes).
+    process: BotProcessGroup | None = None
+    #: How many times the transport's loop has polled for I/O (None: unknown): a seat whose
+    #: bot's time is up lets it poll twice more, so that a reply already in is seen.
+    polls: Callable[[], int | None] = lambda: None
 
     def __post_init__(self) -> None:
         # Unbounded only so that the Closed sentinel always fits: `deliver` bounds the messages.
@@ -111,12 +130,28 @@ class Session:
         shown = "".join(c for c in self.hello.name if c.isprintable())[:MAX_NAME_CHARS]
         return shown or "bot"
 
-    def deliver(self, raw: bytes) -> None:
-        """A message from the bot. Nobody reads between requests, so what a bot sends unasked
-        waits here, to be faulted at its next request; past `max_queued` messages, or past its
-        bot's `backlog`, more are dropped and counted (the count goes into that fault's detail,
-        and into a warning line, rate-limited): a flood costs the referee no memory."""
+    def leaving(self, message: referee_pb2.RefereeMessage) -> None:
+        """Called by the transport as it hands `message` to gRPC: a request's clock starts."""
+        watch = self.watch
+        if watch is not None and watch.sent is None and message.HasField("action_request"):
+            watch.sent = time.perf_counter()
+
+    def arriving(self, stamp: float | None = None) -> float:
+        """Called by the transport as a message from the bot arrives, with the earliest time
+        it can have arrived (perf_counter; default now); returns the stamp."""
+        stamp = time.perf_counter() if stamp is None else stamp
+        if self.watch is not None and self.watch.sent is not None:
+            stamp = max(stamp, self.watch.sent)  # nothing answers a request before it left
+        self.arrivals += 1
+        return stamp
+
+    def deliver(self, raw: bytes, arrived: float | None = None) -> None:
+        """A message from the bot, with when it arrived. Nobody reads between requests, so what
+        a bot sends unasked waits here, to be faulted at its next request; past `max_queued`
+        messages, or past its bot's `backlog`, more are dropped and counted (the count goes into
+        that fault's detail, and into a warning line, rate-limited): a flood costs no memory."""
         if self.closed.is_set():
+            self.taken += 1  # let go: no seat waits for it
             return
         if self._inbox.statistics().current_buffer_used >= self.max_queued:
             over = f"{self.max_queued} messages"
@@ -124,8 +159,10 @@ class Session:
             over = f"{self.backlog.limit_bytes} bytes for this bot"
         else:
             self.backlog.queued_bytes += len(raw)
-            self._inbox_send.send_nowait(raw)
+            stamp = time.perf_counter() if arrived is None else arrived
+            self._inbox_send.send_nowait((raw, stamp))
             return
+        self.taken += 1
         self.dropped += 1
         _warnings.info(
             self.account or self.id,
@@ -145,24 +182,27 @@ class Session:
         return self._counted(self._inbox.receive_nowait())
 
     def _counted(self, item: Inbound) -> Inbound:
-        if isinstance(item, bytes) and not self.closed.is_set():
-            self.backlog.queued_bytes -= len(item)
+        if not isinstance(item, Closed):
+            self.taken += 1
+            if not self.closed.is_set():
+                self.backlog.queued_bytes -= len(item[0])
         return item
 
     def close(self, detail: str, *, final: bool = False) -> None:
         """The stream ended: unread messages are freed, all but the first one a seat would fault
         on, so that a closed session still held by a seat keeps at most one message."""
         if not self.closed.is_set():
-            kept: bytes | None = None
+            kept: tuple[bytes, float] | None = None
             while True:
                 try:
                     item = self.receive_nowait()
                 except trio.WouldBlock:
                     break
-                if kept is None and isinstance(item, bytes) and not self.is_late(item):
+                if kept is None and not isinstance(item, Closed) and not self.is_late(item[0]):
                     kept = item
             self.closed.set()
             if kept is not None:
+                self.taken -= 1  # still to be taken by a seat
                 self._inbox_send.send_nowait(kept)
             self._inbox_send.send_nowait(Closed(detail, final))
 
@@ -178,6 +218,8 @@ class Session:
     def end(self, reason: str, status: str = "OK") -> None:
         """Say Goodbye and close the stream from the referee's side (with `status`)."""
         if not self.closed.is_set():
+            if self.process is not None:
+                self.process.release()  # a stopped bot could not read its Goodbye
             self.send(referee_pb2.RefereeMessage(goodbye=referee_pb2.Goodbye(reason=reason)))
             self.finish(Ending(reason, status))
 
@@ -231,10 +273,14 @@ class RemoteSeat:
         if self.lobby is not None and self.grace > 0:
             self.lobby.enlist(self)
         self.session.send(referee_pb2.RefereeMessage(match_start=start))
+        if self.session.process is not None:
+            self.session.process.idle()
 
     async def end(self, end: referee_pb2.MatchEnd) -> None:
         if self.lobby is not None:
             self.lobby.release(self)
+        if self.session.process is not None:
+            self.session.process.release()  # between matches the bot may do as it likes
         if self._replacement is not None:
             # The bot came back after its last decision: it is simply free for the next match.
             self.session, self._replacement = self._replacement, None
@@ -247,32 +293,56 @@ class RemoteSeat:
         out: the runner records this rather than a timeout (see seats.cause_of_silence)."""
         return self._cause_of_loss() if self._gone is not None else None
 
-    async def act(self, request: referee_pb2.ActionRequest) -> int:
+    async def act(self, request: referee_pb2.ActionRequest, watch: Stopwatch) -> int:
+        """Send the request and wait for the reply. The clock runs from when the transport
+        sends the request to when the reply arrives there (`watch`); this seat ends the wait
+        when that time is up, and the runner's deadline bounds the referee's lag around it."""
         if self._lost is not None:
             raise self._lost
+        watch.allow_lag()
         sent = trio.current_time()
         if self._gone is None:
             self._lost_connection(self._check_out_of_turn())
-        if self._gone is not None:
-            if not await self._reconnect(request, sent):
-                raise await self._lose()
-        else:
-            self.session.send(referee_pb2.RefereeMessage(action_request=request))
+        process = self.session.process
+        if process is not None:
+            watch.cpu_before = process.cpu_seconds()
+            process.to_move()
+        try:
+            self.session.watch = watch
+            if self._gone is not None:
+                if not await self._reconnect(request, sent, watch):
+                    raise await self._lose()
+            else:
+                self.session.send(referee_pb2.RefereeMessage(action_request=request))
+            return await self._reply(request, sent, watch)
+        finally:
+            if process is not None:
+                process.moved()
+                watch.cpu_after = process.cpu_seconds()
+            self.session.watch = None
+
+    async def _reply(
+        self, request: referee_pb2.ActionRequest, sent: float, watch: Stopwatch
+    ) -> int:
         answered = False
         try:
             while True:
-                raw = await self.session.receive()
-                if isinstance(raw, Closed):
-                    self._lost_connection(raw)
-                    if await self._reconnect(request, sent):
-                        continue
+                with trio.move_on_at(self._due(watch)):
+                    item = await self.session.receive()
+                    if isinstance(item, Closed):
+                        self._lost_connection(item)
+                        if await self._reconnect(request, sent, watch):
+                            continue
+                        answered = True
+                        raise await self._lose()
+                    raw, arrived = item
+                    reply = self._parse_reply(raw, request)
+                    if reply is None:
+                        continue  # a late reply to a request that already timed out
                     answered = True
-                    raise await self._lose()
-                reply = self._parse_reply(raw, request)
-                if reply is None:
-                    continue  # a late reply to a request that already timed out
-                answered = True
-                return reply.action_index
+                    watch.arrived = arrived
+                    return reply.action_index
+                await self._end_if_due(watch)
         finally:
             if not answered:  # cancelled by the seat's clock
                 expired = self.session.expired
@@ -280,24 +350,55 @@ class RemoteSeat:
                 if len(expired) > MAX_EXPIRED:  # a very late reply is then out of turn
                     expired.remove(min(expired))
 
+    async def _end_if_due(self, watch: Stopwatch) -> None:
+        """The bot's time is up and nothing of it is on its way: the runner's scope ends the
+        decision (and the runner records the timeout, or the cause that came first)."""
+        if time.perf_counter() < watch.due() or self._on_its_way():
+            return
+        mark = self.session.polls()
+        while mark is not None and not self._on_its_way():
+            count = self.session.polls()
+            if count is None or count >= mark + 2:
+                break
+            await trio.sleep(POLL_WAIT_SECONDS)
+        if not self._on_its_way():
+            watch.scope.cancel()
+            await trio.lowlevel.checkpoint()
+
+    def _on_its_way(self) -> bool:
+        """A message of the bot reached the transport and not yet this seat."""
+        return self.session.arrivals > self.session.taken
+
+    def _due(self, watch: Stopwatch) -> float:
+        """The bot's deadline in trio's time; none while a message of the bot is on its way
+        from the transport (the runner's deadline still bounds the wait)."""
+        if self._on_its_way():
+            return math.inf
+        return trio.current_time() + (watch.due() - time.perf_counter())
+
     def _lost_connection(self, closed: Closed | None) -> None:
         """Remember the loss and when it happened: the grace periods count from then, across
         decisions, since the seat's clock may cut a wait short."""
         if closed is not None:
             self._gone, self._gone_at = closed, trio.current_time()
 
-    async def _reconnect(self, request: referee_pb2.ActionRequest, sent: float) -> bool:
+    async def _reconnect(
+        self, request: referee_pb2.ActionRequest, sent: float, watch: Stopwatch
+    ) -> bool:
         """Wait for the bot to come back; True once the pending request went to it again."""
         assert self._gone is not None
         if self._gone.final or self.lobby is None or self.grace <= 0 or self._start is None:
             return False
-        with trio.move_on_at(self._gone_at + self.grace):
+        with trio.move_on_at(min(self._gone_at + self.grace, self._due(watch))):
             await self._replaced.wait()
+        if not self._replaced.is_set():
+            await self._end_if_due(watch)
         session, self._replacement = self._replacement, None
         self._replaced = trio.Event()
         if session is None:
             return False
         self.session, self._gone = session, None
+        session.watch = watch
         session.send(referee_pb2.RefereeMessage(match_start=self._start))
         again = referee_pb2.ActionRequest()
         again.CopyFrom(request)
@@ -315,9 +416,9 @@ class RemoteSeat:
                 return None
             if isinstance(raw, Closed):
                 return raw
-            if self.session.is_late(raw):
+            if self.session.is_late(raw[0]):
                 continue
-            message = _decode(raw)
+            message = _decode(raw[0])
             dropped, self.session.dropped = self.session.dropped, 0
             more = f" ({dropped} more dropped over the queue limit)" if dropped else ""
             if message is not None and message.WhichOneof("kind") == "action_reply":

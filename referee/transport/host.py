@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import gc
+import selectors
 import signal
 import threading
+import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
@@ -14,13 +18,77 @@ from outcome import Outcome
 T = TypeVar("T")
 
 
-def run(async_fn: Callable[..., Awaitable[T]], *args: object) -> T:
+#: The referee's gen-0 collection threshold (Python's default is 700): collections of the
+#: young generation pause every match on the loop, and a match makes garbage fast.
+GC_GEN0_THRESHOLD = 50_000
+
+
+def run(async_fn: Callable[..., Awaitable[T]], *args: object, tune_gc: bool = True) -> T:
     """Run `async_fn(*args)` under trio, hosted by a new asyncio loop that grpc.aio can use.
+
+    With `tune_gc`, what exists at start-up (modules, engines, stubs) is frozen out of the
+    garbage collector's scans and young collections run less often: both pauses stall every
+    match on the loop at once, and their time would be the referee's lag (see bench/
+    fair_clock.py for the measured effect).
 
     Ctrl-C (on the main thread) cancels the trio run, lets every `finally` close what it opened
     (servers, bot processes, records, databases), then raises KeyboardInterrupt here; a second
     Ctrl-C ends the process at once."""
-    return asyncio.run(_host(async_fn, args))
+    if tune_gc:
+        gc.collect()
+        gc.freeze()
+        gen0, gen1, gen2 = gc.get_threshold()
+        gc.set_threshold(max(GC_GEN0_THRESHOLD, gen0), gen1, gen2)
+    with asyncio.Runner(loop_factory=_stamping_loop) as runner:
+        return runner.run(_host(async_fn, args))
+
+
+_polls = threading.local()
+
+
+class _StampingSelector(selectors.DefaultSelector):
+    """The loop's selector, noting when each poll returned (see `arrival_bound`)."""
+
+    def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+        entered = time.perf_counter()
+        ready: list[tuple[selectors.SelectorKey, int]] = super().select(timeout)
+        returned = time.perf_counter()
+        _polls.seen.append((returned - entered > _WAITED_SECONDS, returned))
+        _polls.count += 1
+        return ready
+
+
+#: A poll that took longer than this waited for something: the loop was idle until it returned.
+_WAITED_SECONDS = 0.0002
+
+
+def _stamping_loop() -> asyncio.AbstractEventLoop:
+    _polls.seen = deque([(True, time.perf_counter())] * 3, maxlen=3)
+    _polls.count = 0
+    return asyncio.SelectorEventLoop(_StampingSelector())
+
+
+def polls() -> int | None:
+    """How many times this thread's loop has polled for I/O (None: it does not count)."""
+    count: int | None = getattr(_polls, "count", None)
+    return count
+
+
+def arrival_bound() -> float:
+    """The earliest time a message that a coroutine is resumed with now can have arrived.
+
+    gRPC's poller thread reports a received message through a socket the loop polls; the loop
+    runs the completion in the iteration whose poll saw it, and resumes the coroutine waiting
+    for the message one iteration later. If that poll waited, the loop was idle and the message
+    came as it returned; if not, it was already there, having come at any time since the poll
+    before returned, while the loop was busy (the referee's lag, not the bot's). perf_counter
+    time; now, on a loop that does not note its polls."""
+    seen: deque[tuple[bool, float]] | None = getattr(_polls, "seen", None)
+    now = time.perf_counter()
+    if seen is None or len(seen) < 3:
+        return now
+    (_, before), (waited, noticed), _ = seen
+    return min(noticed if waited else before, now)
 
 
 async def _host(async_fn: Callable[..., Awaitable[T]], args: tuple[object, ...]) -> T:

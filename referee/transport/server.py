@@ -37,7 +37,7 @@ from referee.match.sessions import (
     Session,
 )
 from referee.match.spectators import LiveMatch, LiveMatches
-from referee.transport.host import call_asyncio
+from referee.transport.host import arrival_bound, call_asyncio, polls
 from referee.transport.reflection import V1, V1ALPHA, ReflectionServicer
 from referee.version import VERSION
 
@@ -259,6 +259,7 @@ class RefereeService:
             account=self.lobby.label(identity),
             max_queued=self.settings.max_queued_messages,
             backlog=backlog,
+            polls=polls,
         )
         log.info(
             "session opened",
@@ -282,6 +283,7 @@ class RefereeService:
             while not isinstance(message := await outbound.get(), Ending):
                 if message.WhichOneof("kind") == "action_request":
                     asked.unanswered += 1
+                session.leaving(message)  # a request's clock starts as gRPC takes it
                 yield message
             ending = message
         except BaseException:
@@ -309,17 +311,19 @@ class RefereeService:
         detail = "the bot closed its stream"
         rate = self.settings.max_messages_per_second
         allowance = float(self.settings.message_burst)
-        last = time.monotonic()
+        last = time.perf_counter()
         limited = False
         try:
             async for raw in requests:
+                # a reply's clock stops when it came in, not when the loop got round to it
+                came = arrival_bound()
                 if limited:  # the stream is ending; keep reading so the status gets through
                     continue
                 if asked.unanswered > 0:  # the answer to a request (or in its place): free
                     asked.unanswered -= 1
-                    self.trio_token.run_sync_soon(session.deliver, raw)
+                    self.trio_token.run_sync_soon(session.deliver, raw, session.arriving(came))
                     continue
-                now = time.monotonic()
+                now = time.perf_counter()
                 allowance = min(self.settings.message_burst, allowance + (now - last) * rate)
                 last = now
                 if allowance < 1:  # end the stream
@@ -330,7 +334,7 @@ class RefereeService:
                     limited = True
                     continue
                 allowance -= 1
-                self.trio_token.run_sync_soon(session.deliver, raw)
+                self.trio_token.run_sync_soon(session.deliver, raw, session.arriving(came))
         except Exception as error:
             detail = f"stream error: {error}"
         finally:

@@ -19,7 +19,7 @@ from croupier.v1 import common_pb2, record_pb2
 from referee.errors import CroupierError
 from referee.games.base import State
 from referee.match.records import read_to_show
-from referee.match.replay import Replayer
+from referee.match.replay import Replayer, decision_times
 from referee.viewer.games import Context, GameView, Position, view_for
 from referee.viewer.model import SeatBox, Table
 
@@ -53,6 +53,9 @@ class Step:
     text: str = ""  # the action's text, or the chance's label and outcome
     defaulted: bool = False
     elapsed_ms: int = 0
+    #: The bot's CPU time for the decision (None: not recorded), and the referee's own lag.
+    cpu_ms: int | None = None
+    lag_ms: int = 0
     faults: tuple[record_pb2.FaultRecord, ...] = ()  # the faults just before this action
     events: tuple[Shown, ...] = ()
     fault_counts: tuple[int, ...] = ()  # per seat, up to and including this step
@@ -162,6 +165,7 @@ class Timeline:
                     lines.append(f"fault of seat {fault.fault.seat}: {reason}{retired}")
             if viewer in (None, step.seat):
                 note = " (played by the referee)" if step.defaulted else ""
+                note += decision_times(step.elapsed_ms, step.cpu_ms, step.lag_ms)
                 lines.append(f"seat {step.seat} {self.names[step.seat]}: {step.text}{note}")
         lines += [event.text for event in self.events(index, viewer)]
         if index == len(self.steps) - 1 and self.result is not None:
@@ -277,6 +281,8 @@ def _step(
         text=action.text,
         defaulted=action.defaulted,
         elapsed_ms=action.elapsed_ms,
+        cpu_ms=action.cpu_ms if action.HasField("cpu_ms") else None,
+        lag_ms=action.lag_ms,
         faults=faults,
         fault_counts=counts,
         retired=retired,

@@ -1,0 +1,113 @@
+"""The launched process behind a bot's sessions: its CPU time, and stopping it while it waits.
+
+Whoever launches a bot (referee.local.launcher) attaches one `BotProcessGroup` to its identity in
+the lobby; each session of that bot then carries it, so that its seat can read the bot's CPU time
+around a decision and, with pondering off, continue the bot only while one of its requests is
+pending. A bot that connects on its own (a contest) has none: its CPU time is unknown.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from dataclasses import dataclass, field
+
+#: How often (seconds) the list of the bot's descendant processes is read again from /proc:
+#: reading it costs about as much as the rest of a decision's bookkeeping, so it is cached.
+TREE_REFRESH_SECONDS = 0.1
+
+
+def _cpu_clock(pid: int) -> int:
+    """Linux's CPU-time clock of a whole process (all its threads), what clock_getcpuclockid
+    returns: reading it costs well under a microsecond, unlike parsing /proc/PID/stat."""
+    return ((~pid) << 3) | 2
+
+
+def _children(pid: int) -> list[int]:
+    """The process's children, from each of its threads' /proc children list (Linux)."""
+    found: list[int] = []
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for thread in threads:
+        try:
+            with open(f"/proc/{pid}/task/{thread}/children", "rb") as file:
+                found.extend(int(child) for child in file.read().split())
+        except OSError:
+            continue  # the thread ended meanwhile
+    return found
+
+
+@dataclass(eq=False)
+class BotProcessGroup:
+    """A launched bot: the leader of its own process group (started with a new session).
+
+    `ponder = False` keeps the group stopped (SIGSTOP) unless a request of one of its sessions is
+    pending, so a bot that plays in several matches at once runs while any of them waits on it.
+    """
+
+    pid: int
+    ponder: bool = True
+    #: Requests of this bot pending now (across its sessions).
+    pending: int = 0
+    stopped: bool = False
+    _tree: list[int] = field(default_factory=list)
+    _tree_read: float = -1.0
+
+    def cpu_seconds(self) -> float | None:
+        """CPU seconds used so far by the bot and its descendants (cached list, see
+        TREE_REFRESH_SECONDS); None where the platform does not tell."""
+        now = time.monotonic()
+        if now - self._tree_read > TREE_REFRESH_SECONDS:
+            self._tree = self._descendants()
+            self._tree_read = now
+        total = 0.0
+        for pid in self._tree:
+            try:
+                total += time.clock_gettime(_cpu_clock(pid))
+            except (OSError, OverflowError):
+                if pid == self.pid:
+                    return None  # the bot itself is gone (or this is not Linux)
+        return total
+
+    def _descendants(self) -> list[int]:
+        found: list[int] = []
+        todo = [self.pid]
+        while todo and len(found) < 1000:
+            pid = todo.pop()
+            found.append(pid)
+            todo.extend(_children(pid))
+        return found
+
+    def to_move(self) -> None:
+        """A request to the bot is about to be sent: it runs (again)."""
+        self.pending += 1
+        if self.stopped:
+            self._signal(signal.SIGCONT)
+            self.stopped = False
+
+    def moved(self) -> None:
+        """A request to the bot is over (answered or not): without pondering, the bot stops once
+        none is pending."""
+        self.pending = max(0, self.pending - 1)
+        self.idle()
+
+    def idle(self) -> None:
+        """Without pondering, stop the bot if none of its requests is pending (from its match's
+        start on, so that it does not think on the first mover's time either)."""
+        if not self.ponder and self.pending == 0 and not self.stopped:
+            self._signal(signal.SIGSTOP)
+            self.stopped = True
+
+    def release(self) -> None:
+        """The bot must run freely again (its match or its session ended)."""
+        if self.stopped:
+            self._signal(signal.SIGCONT)
+            self.stopped = False
+
+    def _signal(self, signum: int) -> None:
+        with contextlib.suppress(OSError):  # the group is gone: its sessions learn it anyway
+            os.killpg(self.pid, signum)

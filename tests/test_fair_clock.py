@@ -1,0 +1,299 @@
+"""Fair CPU: a bot is charged only for the time it had, its CPU time is recorded, a bot that
+ponders is stopped while not to move, and a ladder's slots run on their own cores.
+
+Real gRPC on loopback and real bot processes. The referee's own lag is made by blocking its
+thread (as a busy loop does) right after it queues a request, before the transport can send it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import trio
+from typer.testing import CliRunner
+
+from croupier.v1 import common_pb2, referee_pb2
+from referee import transport
+from referee.cli import app
+from referee.games import get_game
+from referee.games.base import parse_options
+from referee.ladder import load, run_ladder
+from referee.ladder.config import LadderConfigError, parse
+from referee.local.launcher import BotProcess, LaunchError, supervise
+from referee.match.clock import LAG_ALLOWANCE_SECONDS, TimeControl
+from referee.match.lobby import Lobby
+from referee.match.replay import verify
+from referee.match.runner import MatchConfig, MatchOutcome, run_match
+from referee.match.sessions import RemoteSeat, Session
+
+ROOT = Path(__file__).resolve().parent.parent
+RANDOM = f"{sys.executable} {ROOT / 'examples' / 'python' / 'random_bot.py'}"
+PONDERER = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'ponderer.py'}"
+GAME = get_game("xix")
+runner = CliRunner()
+
+
+def stall_after_requests(session: Session, seconds: float, count: int) -> None:
+    """Block the referee's thread for `seconds` right after each of the session's first `count`
+    requests is queued: the request waits in the referee, as under load."""
+    send = session.send
+    left = [count]
+
+    def send_then_stall(message: referee_pb2.RefereeMessage) -> None:
+        send(message)
+        if message.HasField("action_request") and left[0] > 0:
+            left[0] -= 1
+            time.sleep(seconds)
+
+    session.send = send_then_stall
+
+
+def stall_while_replies_come(session: Session, seconds: float, count: int) -> None:
+    """Block the referee's thread for `seconds` 20 ms after each of the session's first `count`
+    requests is queued: the request has left, and the reply comes in while the loop is busy."""
+    send = session.send
+    left = [count]
+
+    def send_then_stall(message: referee_pb2.RefereeMessage) -> None:
+        send(message)
+        if message.HasField("action_request") and left[0] > 0:
+            left[0] -= 1
+            asyncio.get_running_loop().call_later(0.02, time.sleep, seconds)
+
+    session.send = send_then_stall
+
+
+async def play(
+    commands: tuple[str, str],
+    records: Path,
+    control: TimeControl,
+    ponder: bool = True,
+    stall: tuple[float, int] | None = None,
+    late_stall: tuple[float, int] | None = None,
+) -> tuple[MatchOutcome, float]:
+    """One match between launched bots; returns its outcome and seat 0's bot's CPU seconds
+    over the whole match (from before its start to after its end)."""
+    lobby = Lobby()
+    bots = [
+        BotProcess(command, f"fair-{i}", records / f"bot-{i}.log", ponder=ponder)
+        for i, command in enumerate(commands)
+    ]
+    for bot in bots:
+        lobby.admit(bot.token)
+    done = trio.Event()
+    async with (
+        transport.serve(lobby, transport.ServerSettings()) as port,
+        trio.open_nursery() as nursery,
+    ):
+        for bot in bots:
+            nursery.start_soon(supervise, bot, f"127.0.0.1:{port}", lobby, done)
+        with trio.fail_after(60):
+            sessions = [await lobby.take(bot.token) for bot in bots]
+            if stall is not None:
+                stall_after_requests(sessions[0], *stall)
+            if late_stall is not None:
+                stall_while_replies_come(sessions[0], *late_stall)
+            process = sessions[0].process
+            assert process is not None
+            before = process.cpu_seconds()
+            config = MatchConfig(
+                GAME, parse_options(GAME, {}), seed=7, match_id="fair", time_control=control
+            )
+            outcome = await run_match(
+                config, [RemoteSeat(s) for s in sessions], records / "fair.jsonl"
+            )
+            after = process.cpu_seconds()
+        done.set()
+        lobby.end_all("test over")
+    assert before is not None and after is not None
+    assert outcome.record_path is not None
+    report = verify(outcome.record_path)
+    assert report.ok, report.problems
+    return outcome, after - before
+
+
+def actions(path: Path, seat: int) -> list[dict[str, object]]:
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    return [
+        line["action"]
+        for line in lines
+        if "action" in line and line["action"].get("seat", 0) == seat
+    ]
+
+
+def test_the_referees_own_lag_is_not_charged(tmp_path: Path) -> None:
+    # Each of seat 0's first 4 requests waits 600 ms in the referee: twice the move time, so
+    # charging it would make 4 timeouts; the bot itself answers in a few ms.
+    outcome, _ = transport.run(
+        play, (RANDOM, RANDOM), tmp_path, TimeControl(move_ms=300, bank_ms=0), True, (0.6, 4)
+    )
+    assert outcome.faults == ()
+    assert outcome.result.termination == common_pb2.TERMINATION_NORMAL
+    stalled = actions(tmp_path / "fair.jsonl", 0)[:4]
+    assert all(int(a.get("lagMs", 0)) >= 580 for a in stalled), stalled  # type: ignore[call-overload]
+    assert all(int(a.get("elapsedMs", 0)) < 300 for a in stalled), stalled  # type: ignore[call-overload]
+
+
+def test_a_reply_is_not_charged_for_the_loop_being_busy_when_it_came(tmp_path: Path) -> None:
+    # Seat 0 thinks 50 ms; 20 ms into each of its first 4 decisions the referee's loop is busy
+    # for 600 ms (twice the move time), so its reply waits in gRPC until the loop polls again.
+    outcome, _ = transport.run(
+        play,
+        (f"{PONDERER} --think-ms 50", RANDOM),
+        tmp_path,
+        TimeControl(move_ms=300, bank_ms=0),
+        True,
+        None,
+        (0.6, 4),
+    )
+    # The referee can only credit a reply its gRPC poller thread noticed during the stall; on a
+    # machine loaded far past its cores that thread may itself be late, once in a while.
+    stalled = actions(tmp_path / "fair.jsonl", 0)[:4]
+    credited = [
+        a
+        for a in stalled
+        if int(a.get("elapsedMs", 0)) < 300 and int(a.get("lagMs", 0)) >= 300  # type: ignore[call-overload]
+    ]
+    assert len(credited) >= 3, stalled
+    assert len(outcome.faults) <= 4 - len(credited), outcome.faults
+
+
+def test_a_stuck_referee_still_ends_the_decision(tmp_path: Path) -> None:
+    # The first request waits longer than the move time plus the lag allowance: the decision
+    # ends (a timeout, the bot never had the request in time) and the match goes on.
+    stuck = 0.3 + LAG_ALLOWANCE_SECONDS + 0.4
+    outcome, _ = transport.run(
+        play, (RANDOM, RANDOM), tmp_path, TimeControl(move_ms=300, bank_ms=0), True, (stuck, 1)
+    )
+    assert [(f.seat, f.reason) for f in outcome.faults] == [(0, common_pb2.FAULT_REASON_TIMEOUT)]
+    assert "the referee's own lag" in outcome.faults[0].detail
+    assert outcome.result.termination == common_pb2.TERMINATION_NORMAL
+    first = actions(tmp_path / "fair.jsonl", 0)[0]
+    assert first.get("defaulted") is True
+    assert int(first.get("lagMs", 0)) >= 1000  # type: ignore[call-overload]
+
+
+def test_each_decisions_cpu_time_is_recorded_and_shown(tmp_path: Path) -> None:
+    outcome, _ = transport.run(
+        play,
+        (f"{PONDERER} --burn-ms 60", RANDOM),
+        tmp_path,
+        TimeControl(move_ms=2000, bank_ms=0),
+    )
+    assert outcome.faults == ()
+    burner = actions(tmp_path / "fair.jsonl", 0)
+    assert burner and all(int(a["cpuMs"]) >= 55 for a in burner), burner  # type: ignore[call-overload]
+    assert all(int(a["cpuMs"]) <= int(a["elapsedMs"]) + 20 for a in burner), burner  # type: ignore[call-overload]
+    assert all("cpuMs" in a for a in actions(tmp_path / "fair.jsonl", 1))
+    result = runner.invoke(app, ["replay", str(tmp_path / "fair.jsonl"), "--plain"])
+    assert result.exit_code == 0, result.output
+    shown = [line for line in result.output.splitlines() if line.startswith("seat 0 ponderer:")]
+    assert shown and all(" ms, cpu " in line for line in shown), shown
+
+
+@pytest.mark.parametrize("ponder", [False, True])
+def test_a_pondering_bot_is_stopped_while_not_to_move(tmp_path: Path, ponder: bool) -> None:
+    # Seat 0 keeps a child process spinning; seat 1 thinks 100 ms a decision. Without
+    # pondering, seat 0's processes use CPU only around its own decisions.
+    outcome, spent = transport.run(
+        play,
+        (f"{PONDERER} --ponder", f"{PONDERER} --think-ms 100"),
+        tmp_path,
+        TimeControl(move_ms=2000, bank_ms=0),
+        ponder,
+    )
+    assert outcome.faults == ()
+    assert outcome.result.termination == common_pb2.TERMINATION_NORMAL
+    own = sum(int(a.get("cpuMs", 0)) for a in actions(tmp_path / "fair.jsonl", 0))  # type: ignore[call-overload]
+    waited = sum(int(a.get("elapsedMs", 0)) for a in actions(tmp_path / "fair.jsonl", 1))  # type: ignore[call-overload]
+    assert waited >= 1000  # the opponent's time, during which seat 0 is not to move
+    not_to_move = spent - own / 1000
+    if ponder:  # the control: the spinner does use CPU on the opponent's time
+        assert not_to_move > 0.1, (spent, own)
+    else:
+        assert not_to_move < 0.05, (spent, own)
+
+
+LADDER = """\
+game = "xix"
+root = {root}
+database = {database}
+records = {records}
+matches_per_pairing = 4
+concurrency = 2
+seed = "pinned"
+{extra}
+[time_control]
+move_ms = 5000
+
+[[bot]]
+name = "a"
+command = "{{python}} tests/bots/ponderer.py"
+
+[[bot]]
+name = "b"
+command = "{{python}} tests/bots/ponderer.py"
+"""
+
+
+def ladder_text(tmp_path: Path, extra: str) -> str:
+    return LADDER.format(
+        root=json.dumps(str(ROOT)),
+        database=json.dumps(str(tmp_path / "ladder.sqlite")),
+        records=json.dumps(str(tmp_path / "records")),
+        extra=extra,
+    )
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "sched_getaffinity") or not {0, 1} <= os.sched_getaffinity(0),
+    reason="needs cores 0 and 1",
+)
+def test_each_slots_bots_run_on_its_cores(tmp_path: Path) -> None:
+    path = tmp_path / "ladder.toml"
+    path.write_text(ladder_text(tmp_path, "cpus = [[1], [0]]\nponder = false"))
+    config = load(path)
+    assert config.cpus == (frozenset({1}), frozenset({0})) and not config.ponder
+    summary = transport.run(run_ladder, config)
+    assert summary.complete
+    logs = tmp_path / "records" / "logs"
+    for slot, core in ((0, "1"), (1, "0")):
+        for bot in ("a", "b"):
+            text = (logs / f"{bot}-{slot}.log").read_text()
+            assert f"affinity {core}\n" in text, (bot, slot, text)
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ("cpus = [[0], [4096]]", "core 4096 is not available here"),
+        ('cpus = [[0], "1"]', "expected a list of core numbers per slot, got '1'"),
+        ('cpus = [[0]]\nlaunch = "shared"', "cpus needs launch 'per-slot' or 'per-match'"),
+        ('ponder = "no"', "expected true or false"),
+    ],
+)
+def test_fair_cpu_keys_are_checked(tmp_path: Path, extra: str, message: str) -> None:
+    with pytest.raises(LadderConfigError, match=message):
+        parse(ladder_text(tmp_path, extra), tmp_path / "ladder.toml")
+
+
+def test_ponder_is_part_of_the_fingerprint_only_when_off(tmp_path: Path) -> None:
+    on = parse(ladder_text(tmp_path, ""), tmp_path / "ladder.toml")
+    off = parse(ladder_text(tmp_path, "ponder = false"), tmp_path / "ladder.toml")
+    assert "ponder" not in on.fingerprint() and off.fingerprint()["ponder"] is False
+
+
+def test_pinning_to_cores_this_machine_lacks_is_a_launch_error(tmp_path: Path) -> None:
+    bot = BotProcess(RANDOM, "pinned", tmp_path / "bot.log", cpus=frozenset({4096}))
+
+    async def launch() -> None:
+        await supervise(bot, "127.0.0.1:1", Lobby(), trio.Event())
+
+    with pytest.raises(LaunchError, match=r"cannot pin bot .* to cores \[4096\]"):
+        trio.run(launch)
