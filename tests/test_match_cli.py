@@ -115,3 +115,20 @@ def test_a_records_deck_replays_its_deal(tmp_path: Path, game: str) -> None:
     assert verify(replayed).ok
     assert _lines(replayed)[0]["header"]["deck"] == deck
     assert _first_deal(_lines(replayed)) == _first_deal(_lines(original))
+
+
+def test_a_dying_bot_says_why_once_without_records(tmp_path: Path) -> None:
+    # Issue 17: without --records the bot's output is kept (a temporary log) and quoted once.
+    dies = tmp_path / "dies.py"
+    dies.write_text(
+        "import sys\n"
+        "print('ModuleNotFoundError: no module named grpc', file=sys.stderr)\n"
+        "sys.exit(1)\n"
+    )
+    command = f"{PYTHON} {dies}"
+    result = runner.invoke(app, ["match", "xix", "--bot", command, "--bot", command])
+    assert result.exit_code == 2
+    assert "its last output:" in result.output
+    assert "ModuleNotFoundError: no module named grpc" in result.output
+    assert result.output.count(f"error: bot '{command}' exited") == 1  # two seats, one error
+    assert "croupier-logs-" not in result.output  # no path to a log that is gone

@@ -53,8 +53,12 @@ def user_errors() -> Iterator[None]:
         mistakes, others = group.split(_USER_ERRORS)
         if mistakes is None or others is not None:
             raise
+        said: set[str] = set()  # several tasks may fail alike (two seats of one bad bot)
         for mistake in _leaves(mistakes):
-            errors.print(f"error: {describe(mistake)}", markup=False, highlight=False)
+            line = f"error: {describe(mistake)}"
+            if line not in said:
+                said.add(line)
+                errors.print(line, markup=False, highlight=False)
         raise typer.Exit(EXIT_BAD_INPUT) from None
 
 

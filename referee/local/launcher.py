@@ -44,6 +44,9 @@ class BotProcess:
     cwd: Path | None = None
     env: dict[str, str] = field(default_factory=dict)
     exits: list[str] = field(default_factory=list)
+    #: False when `log_path` is a temporary file (the run keeps no records): errors then quote
+    #: its last lines without pointing at it.
+    log_kept: bool = True
     #: What the process may consume, and the sandbox it runs in (see referee.local.sandbox).
     limits: Limits = field(default_factory=Limits)
     sandbox: Sandbox = field(default_factory=lambda: Sandbox(enabled=False))
@@ -105,7 +108,7 @@ async def supervise(
                     if bot.token in lobby.refused
                     else ""
                 )
-                + (f"; see {bot.log_path}" if bot.log_path else "")
+                + last_words(bot)
             )
         bot.restarts += 1
 
@@ -170,6 +173,19 @@ def kill_group(pgid: int) -> None:
     it only before the leader is reaped."""
     with contextlib.suppress(OSError):
         os.killpg(pgid, signal.SIGKILL)
+
+
+#: Lines of a failing bot's output quoted in its error.
+LAST_WORDS_LINES = 10
+
+
+def last_words(bot: BotProcess) -> str:
+    """The end of an error about `bot`: its last output (what a crash says) and, when its log
+    is kept, where the rest is."""
+    tail = log_tail(bot.log_path, LAST_WORDS_LINES)
+    quoted = "".join(f"\n  | {line}" for line in tail)
+    where = f"; see {bot.log_path}" if bot.log_path is not None and bot.log_kept else ""
+    return f"{where}; its last output:{quoted}" if tail else f"{where}; it printed nothing"
 
 
 def log_tail(path: Path | None, lines: int = 20) -> list[str]:

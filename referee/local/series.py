@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import secrets
+import tempfile
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ from referee.errors import CroupierError
 from referee.games import checked
 from referee.games.base import Game
 from referee.games.options import Options
-from referee.local.launcher import BotProcess, supervise
+from referee.local.launcher import BotProcess, last_words, supervise
 from referee.local.limits import Limits
 from referee.local.sandbox import Sandbox, check_bwrap, default_enabled, socket_folder
 from referee.match.clock import TimeControl
@@ -85,30 +86,33 @@ async def play_series(
         checked.check_deck(config.game.new_game(config.options), config.deck)
     if config.sandbox:
         check_bwrap()  # a clear error before anything starts
-    with socket_folder() as folder:
+    with socket_folder() as folder, tempfile.TemporaryDirectory(prefix="croupier-logs-") as logs:
         sandbox = Sandbox(
             enabled=config.sandbox,
             socket_dir=folder,
             hidden=(config.records,) if config.records is not None else (),
         )
-        return await _play_series(config, sandbox, on_match)
+        # Without records the bots' output still goes somewhere: a bot that dies says why.
+        kept = config.records / "logs" if config.records is not None else None
+        return await _play_series(config, sandbox, kept or Path(logs), on_match)
 
 
 async def _play_series(
-    config: SeriesConfig, sandbox: Sandbox, on_match: Callable[[MatchOutcome], None] | None
+    config: SeriesConfig,
+    sandbox: Sandbox,
+    logs: Path,
+    on_match: Callable[[MatchOutcome], None] | None,
 ) -> tuple[list[Standing], list[MatchOutcome]]:
     seats = config.game.seat_count(config.options)
     commands = [config.commands[i % len(config.commands)] for i in range(seats)]
     run_id = secrets.token_hex(3)
-    if config.records is not None:
-        (config.records / "logs").mkdir(parents=True, exist_ok=True)
+    logs.mkdir(parents=True, exist_ok=True)
     bots = [
         BotProcess(
             command=command,
             token=secrets.token_urlsafe(24),
-            log_path=config.records / "logs" / f"{run_id}-bot{role}.log"
-            if config.records
-            else None,
+            log_path=logs / f"{run_id}-bot{role}.log",
+            log_kept=config.records is not None,
             sessions=config.concurrency,
             limits=config.limits,
             sandbox=sandbox,
@@ -171,7 +175,7 @@ async def _play_one(
             continue
         raise SeriesError(
             f"bot {bots[role].command!r} did not connect within {config.connect_timeout:.0f} s"
-            + (f"; see {bots[role].log_path}" if bots[role].log_path else "")
+            + last_words(bots[role])
         )
     match_id = f"{config.game.id}-{run_id}-{index:04d}"
     match_config = MatchConfig(
