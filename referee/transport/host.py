@@ -18,18 +18,13 @@ from outcome import Outcome
 T = TypeVar("T")
 
 
-#: The referee's gen-0 collection threshold (Python's default is 700): collections of the
-#: young generation pause every match on the loop, and a match makes garbage fast.
-GC_GEN0_THRESHOLD = 50_000
-
-
 def run(async_fn: Callable[..., Awaitable[T]], *args: object, tune_gc: bool = True) -> T:
     """Run `async_fn(*args)` under trio, hosted by a new asyncio loop that grpc.aio can use.
 
     With `tune_gc`, what exists at start-up (modules, engines, stubs) is frozen out of the
-    garbage collector's scans and young collections run less often: both pauses stall every
-    match on the loop at once, and their time would be the referee's lag (see bench/
-    fair_clock.py for the measured effect).
+    garbage collector's scans, whose pauses stall every match on the loop at once. (A higher
+    gen-0 threshold cut the loop's worst lag a little more, but let a flooding bot's garbage
+    pile up: +53 MB of RSS in tests/test_hostile.py's flood, against < 8 MB without it.)
 
     Ctrl-C (on the main thread) cancels the trio run, lets every `finally` close what it opened
     (servers, bot processes, records, databases), then raises KeyboardInterrupt here; a second
@@ -37,8 +32,6 @@ def run(async_fn: Callable[..., Awaitable[T]], *args: object, tune_gc: bool = Tr
     if tune_gc:
         gc.collect()
         gc.freeze()
-        gen0, gen1, gen2 = gc.get_threshold()
-        gc.set_threshold(max(GC_GEN0_THRESHOLD, gen0), gen1, gen2)
     with asyncio.Runner(loop_factory=_stamping_loop) as runner:
         return runner.run(_host(async_fn, args))
 
