@@ -18,7 +18,7 @@ DEMO := demo-out
 
 # Two short ladders among the example bots (XIX, and Xactika at tables of four), each in its own
 # SQLite file under demo-out/; each prints its standings, then every deal and record is checked.
-demo: $(STAMP)
+demo: $(STAMP) sandbox-deps
 	rm -rf $(DEMO)
 	$(BIN)/croupier ladder run examples/ladders/xix.toml \
 		--database $(DEMO)/xix.sqlite --records $(DEMO)/xix
