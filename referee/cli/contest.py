@@ -13,6 +13,8 @@ from referee import transport
 from referee.cli.logs import configure_logging
 from referee.cli.support import (
     DONE,
+    BankMs,
+    MoveMs,
     announce_seed,
     console,
     epilog,
@@ -88,8 +90,8 @@ def serve_command(
     matches: Annotated[
         int | None, typer.Option(min=1, help="Stop after this many matches (default: never).")
     ] = None,
-    move_ms: Annotated[int, typer.Option(min=0, help="Time per decision, ms.")] = 1000,
-    bank_ms: Annotated[int, typer.Option(min=0, help="Time bank for overage, ms.")] = 10_000,
+    move_ms: MoveMs = 1000,
+    bank_ms: BankMs = 10_000,
     seed: Annotated[
         str | None,
         typer.Option(

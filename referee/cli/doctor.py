@@ -14,6 +14,9 @@ from referee.cli.support import (
     EXIT_CHECK_FAILED,
     LIMIT_HELP,
     SANDBOX_HELP,
+    BankMs,
+    MoveMs,
+    Seed,
     console,
     limit_pairs,
     option_pairs,
@@ -48,15 +51,9 @@ def doctor(
         int | None,
         typer.Option(min=2, help="Matches before the reconnect (default: one per seat, min 3)."),
     ] = None,
-    move_ms: Annotated[int, typer.Option(min=0, help="Time per decision, ms.")] = 1000,
-    bank_ms: Annotated[int, typer.Option(min=0, help="Time bank for overage, ms.")] = 10_000,
-    seed: Annotated[
-        str | None,
-        typer.Option(
-            help="Master seed, for a reproducible run (default: a fresh secret one, revealed at "
-            "the end); each match's seed is keyed by it."
-        ),
-    ] = None,
+    move_ms: MoveMs = 1000,
+    bank_ms: BankMs = 10_000,
+    seed: Seed = None,
     connect_timeout: Annotated[
         float, typer.Option(min=0.1, help="Seconds the bot may take to open a session.")
     ] = 30.0,

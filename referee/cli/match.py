@@ -13,6 +13,8 @@ from referee import transport
 from referee.cli.support import (
     LIMIT_HELP,
     SANDBOX_HELP,
+    BankMs,
+    Seed,
     announce_seed,
     console,
     errors,
@@ -58,13 +60,7 @@ def match(
         ),
     ],
     games: Annotated[int, typer.Option(min=1, help="How many matches to play.")] = 1,
-    seed: Annotated[
-        str | None,
-        typer.Option(
-            help="Master seed, for a reproducible run (default: a fresh secret one, revealed at "
-            "the end); each match's seed is keyed by it."
-        ),
-    ] = None,
+    seed: Seed = None,
     deck: Annotated[
         str | None,
         typer.Option(
@@ -78,7 +74,7 @@ def match(
     move_ms: Annotated[
         int, typer.Option(min=0, help="Time per decision, ms (0: no limit).")
     ] = 1000,
-    bank_ms: Annotated[int, typer.Option(min=0, help="Time bank for overage, ms.")] = 10_000,
+    bank_ms: BankMs = 10_000,
     players: Annotated[int | None, typer.Option(help="Shortcut for --option players=N.")] = None,
     option: Annotated[
         list[str] | None, typer.Option(metavar="NAME=VALUE", help="A game option; repeatable.")

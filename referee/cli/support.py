@@ -7,6 +7,7 @@ import re
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -215,3 +216,15 @@ def limit_pairs(pairs: list[str]) -> dict[str, int]:
             raise CroupierError(f"expected --limit NAME=NUMBER, got {pair!r}")
         table[name.strip()] = int(value)
     return table
+
+
+#: Options several commands share, declared once.
+MoveMs = Annotated[int, typer.Option(min=0, help="Time per decision, ms.")]
+BankMs = Annotated[int, typer.Option(min=0, help="Time bank for overage, ms.")]
+Seed = Annotated[
+    str | None,
+    typer.Option(
+        help="Master seed, for a reproducible run (default: a fresh secret one, revealed at "
+        "the end); each match's seed is keyed by it."
+    ),
+]
