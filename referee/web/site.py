@@ -134,6 +134,7 @@ class Site:
         self.version = 0
         self.changed = trio.Event()
         self._stale = True
+        self._reread = -1.0
         self._poke = trio.Event()
         self._pages: OrderedDict[str, str] = OrderedDict()
         #: The latest converted live message per match (every viewer gets the same text).
@@ -414,7 +415,18 @@ class Site:
 
     # --- replays and records -------------------------------------------------------------------
 
-    def _committed(self, match_id: str) -> Played | None:
+    async def _committed(self, match_id: str) -> Played | None:
+        """The committed match, read again (at most once a second) if it is not known yet: a
+        link followed just after its commit must not miss it."""
+        found = self._find(match_id)
+        now = trio.current_time()
+        if found is None and self.view.database is not None and now - self._reread > 1.0:
+            self._reread = now
+            self.contest = await trio.to_thread.run_sync(_read, self.view.database)
+            found = self._find(match_id)
+        return found
+
+    def _find(self, match_id: str) -> Played | None:
         if self.contest is None:
             return None
         return next((p for p in self.contest.played if p.match_id == match_id), None)
@@ -425,7 +437,7 @@ class Site:
         if name in ASSETS:
             kind = "text/css" if name.endswith(".css") else "text/javascript"
             return Response(_asset("referee.viewer", name), media_type=kind)
-        played = self._committed(name.removesuffix(".html"))
+        played = await self._committed(name.removesuffix(".html"))
         if played is None or not name.endswith(".html"):
             return Response("no such finished match", status_code=404)
         page = self._pages.get(played.match_id)
@@ -446,7 +458,7 @@ class Site:
 
     async def record(self, request: Request) -> Response:
         name = request.path_params["name"]
-        played = self._committed(name.removesuffix(".jsonl"))
+        played = await self._committed(name.removesuffix(".jsonl"))
         if played is None or not name.endswith(".jsonl") or not played.record.is_file():
             return Response("no such finished match", status_code=404)
         return FileResponse(
