@@ -377,3 +377,46 @@ def test_web_speaks_tls(tmp_path: Path) -> None:
         assert serve.wait(timeout=60) == 0
         assert serve.stdout is not None
         serve.stdout.close()
+
+
+def test_a_contest_file_web_table_and_the_seed_revealed_when_over(tmp_path: Path) -> None:
+    """`[web]` in a contest file; a contest that played its matches keeps its site up with the
+    final standings and the master seed revealed (checked against the stored commitment)."""
+    store = TokenStore(tmp_path / "contest.db")
+    tokens = [store.add(name) for name in ("alice", "bob")]
+    (tmp_path / "contest.toml").write_text(
+        'game = "xix"\nport = 0\ndatabase = "contest.db"\nmatches = 2\n[web]\nport = 0\n'
+    )
+    with (tmp_path / "serve.log").open("wb") as log:
+        serve = subprocess.Popen(
+            [CROUPIER, "serve", "contest.toml"], stdout=subprocess.PIPE, stderr=log, cwd=tmp_path
+        )
+    assert serve.stdout is not None
+    web = serve.stdout.readline().decode().split("web site on ")[1].strip()
+    port = int(serve.stdout.readline().decode().split("127.0.0.1:")[1].split()[0])
+    bots = [
+        subprocess.Popen(
+            [PYTHON, BOT, "good"],
+            env={**os.environ, "CROUPIER_ADDRESS": f"127.0.0.1:{port}", "CROUPIER_TOKEN": token},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for token in tokens
+    ]
+    try:
+        site = Site(tmp_path, web, {})
+        deadline = time.monotonic() + 90
+        while not (contest := site.json("/api/contest")["contest"]).get("seed"):
+            assert time.monotonic() < deadline, (tmp_path / "serve.log").read_text()
+            time.sleep(0.1)
+        assert contest["matches_done"] == 2
+        assert hashlib.sha256(contest["seed"].encode()).hexdigest() == contest["seed_sha256"]
+        assert serve.poll() is None  # over, and still serving its site
+    finally:
+        serve.send_signal(signal.SIGTERM)
+        code = serve.wait(timeout=60)
+        for bot in bots:
+            bot.kill()
+            bot.wait()
+        serve.stdout.close()
+    assert code == 0
