@@ -41,8 +41,13 @@ from referee.viewer.html import ASSETS
 
 log = logging.getLogger("croupier.web")
 
-#: How often the snapshot looks at who is connected (commits and new matches push at once).
+#: How often the snapshot looks at who is connected; commits and new matches push it sooner,
+#: but it is rebuilt at most every SNAPSHOT_SECONDS (each rebuild reads the database and refits
+#: the ratings, in a worker thread that still shares the interpreter with the referee).
 PRESENCE_SECONDS = 1.0
+SNAPSHOT_SECONDS = 2.0
+#: A live match's viewer gets its table at most this often (and every public event).
+TABLE_SECONDS = 0.2
 #: A comment line on quiet streams, so proxies and browsers keep them open.
 KEEPALIVE_SECONDS = 15.0
 #: A viewer of a live match that falls this many messages behind is dropped (it may reload).
@@ -137,8 +142,10 @@ class Site:
         self._reread = -1.0
         self._poke = trio.Event()
         self._pages: OrderedDict[str, str] = OrderedDict()
-        #: The latest converted live message per match (every viewer gets the same text).
-        self._converted: dict[str, tuple[referee_pb2.WatchMessage, str]] = {}
+        #: Live messages as sent, by match and message (every viewer gets the same text), and
+        #: each live match's latest table by its step count.
+        self._converted: dict[tuple[str, int], tuple[referee_pb2.WatchMessage, str]] = {}
+        self._tables: dict[str, tuple[int, str]] = {}
         view.committed.append(self._on_commit)
         view.live.openers.append(self._on_open)
         self.app = Starlette(
@@ -168,13 +175,20 @@ class Site:
         self._poke.set()
 
     async def run(self) -> None:
-        """Rebuild the snapshot on each commit or new match, and look at presence each second."""
+        """Publish a snapshot on each commit or new match, and each second (who is connected);
+        the database is read again at most every SNAPSHOT_SECONDS."""
+        read = -SNAPSHOT_SECONDS
         while True:
-            if self._stale and self.view.database is not None:
+            due = trio.current_time() - read >= SNAPSHOT_SECONDS
+            if self._stale and due and self.view.database is not None:
                 self._stale = False
+                read = trio.current_time()
                 self.contest = await trio.to_thread.run_sync(_read, self.view.database)
             self.publish(self._snapshot())
-            with trio.move_on_after(PRESENCE_SECONDS):
+            wait = PRESENCE_SECONDS
+            if self._stale:
+                wait = max(0.0, read + SNAPSHOT_SECONDS - trio.current_time())
+            with trio.move_on_after(wait):
                 await self._poke.wait()
             self._poke = trio.Event()
 
@@ -390,27 +404,59 @@ class Site:
         return None
 
     async def _story(self, live: LiveMatch) -> AsyncIterator[str]:
-        """A live match's public messages as events, from its start until its result."""
+        """A live match's public messages as events, from its start until its result.
+
+        The viewer gets every public event, and the spectator's table as it stands at most every
+        TABLE_SECONDS: a person follows a few moves a second, and a table is built only when
+        some viewer is due one (never by the runner's step), once for all of them."""
         feed = _Feed()
-        live.watch(feed)
+        live.watch(feed, tables=False)
+        shown = 0
         try:
             while not feed.dropped:
+                texts = []
                 for message in await feed.batch():
+                    if message is not None and message.WhichOneof("kind") != "match_end":
+                        texts.append(self._convert(live, message))
+                        continue
+                    if live.steps != shown:  # the final table before the result
+                        shown = live.steps
+                        texts.append(self._table(live))
                     if message is None:
+                        yield "".join(texts)
                         return
-                    yield self._convert(live, message)
+                    texts.append(self._convert(live, message))
+                if live.steps != shown:
+                    shown = live.steps
+                    texts.append(self._table(live))
+                yield "".join(texts)
+                await trio.sleep(TABLE_SECONDS)
         finally:
             live.unwatch(feed)
 
-    def _convert(self, live: LiveMatch, message: referee_pb2.WatchMessage) -> str:
+    def _table(self, live: LiveMatch) -> str:
+        """The spectator's table after the latest step, built once per step for every viewer."""
         match_id = live.start.match_id
-        cached = self._converted.get(match_id)
+        cached = self._tables.get(match_id)
+        if cached is not None and cached[0] == live.steps:
+            return cached[1]
+        assert live.table is not None
+        message = referee_pb2.WatchMessage(public_table=live.table())
+        text = _sse(_json(live_message(live.start, self._names(live), message)))
+        if len(self._tables) > 2 * len(self.view.live.matches) + 16:
+            self._tables.clear()
+        self._tables[match_id] = (live.steps, text)
+        return text
+
+    def _convert(self, live: LiveMatch, message: referee_pb2.WatchMessage) -> str:
+        key = (live.start.match_id, id(message))
+        cached = self._converted.get(key)
         if cached is not None and cached[0] is message:
             return cached[1]
         text = _sse(_json(live_message(live.start, self._names(live), message)))
-        if len(self._converted) > 4 * len(self.view.live.matches) + 16:
+        if len(self._converted) > 10_000:
             self._converted.clear()
-        self._converted[match_id] = (message, text)
+        self._converted[key] = (message, text)
         return text
 
     # --- replays and records -------------------------------------------------------------------
