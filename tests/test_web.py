@@ -184,7 +184,9 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    # Playwright evaluates its wait conditions as strings, which the site's CSP forbids;
+    # test_pages_keep_to_their_content_security_policy loads pages under it.
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     yield page
@@ -247,6 +249,24 @@ def test_a_live_match_plays_in_the_viewer_to_its_result_banner(site: Site, page:
     page.locator("#links a").click()
     page.wait_for_selector("#seats .seat")
     assert page.title().endswith("croupier replay")
+
+
+def test_follow_goes_to_the_chosen_bot_s_next_match(site: Site, page: Any) -> None:
+    page.goto(f"{site.web}/")
+    page.wait_for_selector("#follow-bot option[value='alice']", state="attached")
+    page.select_option("#follow-bot", "alice")
+    page.click("#follow-link")
+    page.wait_for_function("document.body.dataset.match")
+    first = page.evaluate("document.body.dataset.match")
+    assert "alice" in (page.locator("#meta").text_content() or "")
+    page.wait_for_function(
+        f"document.body.dataset.match && document.body.dataset.match !== '{first}'",
+        timeout=60_000,
+    )
+    second = page.evaluate("document.body.dataset.match")
+    assert "alice" in _bots(site, site.committed(first).number)
+    assert "alice" in (page.locator("#meta").text_content() or "")
+    assert second > first
 
 
 def test_a_bot_page_lists_its_matches(site: Site, page: Any) -> None:
@@ -356,11 +376,34 @@ def _listen(site: Site) -> tuple[str, list[dict[str, Any]], list[str]]:
     return match_id, received, raw
 
 
+def test_pages_keep_to_their_content_security_policy(site: Site, browser: Any) -> None:
+    page = browser.new_page()
+    messages: list[str] = []
+    page.on("console", lambda message: messages.append(message.text))
+    page.on("pageerror", lambda error: messages.append(str(error)))
+    try:
+        played = site.committed(site.live_match())
+        page.goto(f"{site.web}/")
+        page.wait_for_selector("#standings tbody tr")
+        page.goto(f"{site.web}/live/{site.live_match()}")
+        page.wait_for_selector("#seats .seat")
+        page.goto(f"{site.web}/bots/alice")
+        page.wait_for_selector("#matches tbody tr")
+        page.goto(f"{site.web}/matches/{played.match_id}.html")
+        page.wait_for_selector("#seats .seat")
+    finally:
+        page.close()
+    assert [m for m in messages if "Content Security Policy" in m] == []
+
+
 def test_no_token_reaches_the_site(site: Site) -> None:
     pages = [site.get(path) for path in ("/", "/api/contest", "/api/bots/alice", "/api/bots/dave")]
     for token in site.tokens.values():
         for body in pages:
             assert token.encode() not in body
+    with urllib.request.urlopen(site.web + "/", timeout=10) as response:
+        assert response.headers["Content-Security-Policy"].startswith("default-src 'self'")
+        assert response.headers["X-Content-Type-Options"] == "nosniff"
 
 
 def test_web_refuses_plaintext_off_loopback(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ Records are served only once their match is committed: a live match's record hol
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -22,15 +23,18 @@ from typing import Any
 
 import trio
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from croupier.v1 import referee_pb2
 from referee.contest.serving import RefereeView
 from referee.errors import CroupierError
 from referee.games import get_game
 from referee.ladder.model import MatchResult
+from referee.ladder.ratings import Rating
 from referee.ladder.standings import Standings, from_store, ratings_of
 from referee.ladder.store import Played, Store
 from referee.match.glyphs import readable
@@ -46,6 +50,10 @@ log = logging.getLogger("croupier.web")
 #: the ratings, in a worker thread that still shares the interpreter with the referee).
 PRESENCE_SECONDS = 1.0
 SNAPSHOT_SECONDS = 2.0
+#: The snapshot is built at most this often.
+PUBLISH_SECONDS = 0.25
+#: A standings viewer gets the snapshot at most this often (the latest one).
+VIEWER_SECONDS = 1.0
 #: A live match's viewer gets its table at most this often (and every public event).
 TABLE_SECONDS = 0.2
 #: A comment line on quiet streams, so proxies and browsers keep them open.
@@ -70,6 +78,7 @@ _PAGES = {
 }
 
 
+@functools.cache
 def _asset(package: str, name: str) -> str:
     return resources.files(package).joinpath("assets", name).read_text("utf-8")
 
@@ -127,6 +136,33 @@ class _Feed:
         return items
 
 
+#: Every response: no type sniffing, no referrer, scripts and styles from the site only.
+HEADERS = [
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (
+        b"content-security-policy",
+        b"default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+        b"frame-ancestors 'none'",
+    ),
+]
+
+
+class _Headers:
+    """Adds HEADERS to every response (a plain ASGI middleware)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *HEADERS]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
 class Site:
     """The site of one serving referee; `run` keeps its snapshot fresh while it is served."""
 
@@ -142,6 +178,7 @@ class Site:
         self._reread = -1.0
         self._poke = trio.Event()
         self._pages: OrderedDict[str, str] = OrderedDict()
+        self._ratings: tuple[_Contest | None, list[tuple[int, dict[str, Rating]]]] = (None, [])
         #: Live messages as sent, by match and message (every viewer gets the same text), and
         #: each live match's latest table by its step count.
         self._converted: dict[tuple[str, int], tuple[referee_pb2.WatchMessage, str]] = {}
@@ -162,7 +199,8 @@ class Site:
                 Route("/events/follow", self.follow_events),
                 Route("/matches/{name}", self.replay),
                 Route("/records/{name}", self.record),
-            ]
+            ],
+            middleware=[Middleware(_Headers)],
         )
 
     # --- keeping the snapshot fresh ------------------------------------------------------------
@@ -191,6 +229,7 @@ class Site:
             with trio.move_on_after(wait):
                 await self._poke.wait()
             self._poke = trio.Event()
+            await trio.sleep(PUBLISH_SECONDS)  # pokes come in bursts: one snapshot for a burst
 
     def publish(self, snapshot: str) -> None:
         if snapshot != self.snapshot:
@@ -298,22 +337,13 @@ class Site:
         here = self.view.presence().get(bot)
         if row is None and here is None and not matches:
             return JSONResponse({"error": f"no bot {bot!r} in this contest"}, status_code=404)
+        history = await self._history(contest)
+        points = [
+            [k, round(r.value, 2), round(r.low, 2), round(r.high, 2)]
+            for k, rated in history
+            if (r := rated.get(bot)) is not None
+        ]
         plan = contest.standings.plan
-        ordered = sorted(contest.played, key=lambda p: (p.finished_at, p.number))
-        results = [contest.results[p.number] for p in ordered if p.number in contest.results]
-
-        def history() -> list[list[float]]:
-            n = len(results)
-            ks = sorted({max(1, round(n * i / PLOT_POINTS)) for i in range(1, PLOT_POINTS + 1)})
-            points = []
-            for k in ks if n else []:
-                rating = ratings_of(plan, results[:k]).get(bot)
-                if rating is not None:
-                    points.append(
-                        [k, round(rating.value, 2), round(rating.low, 2), round(rating.high, 2)]
-                    )
-            return points
-
         return JSONResponse(
             {
                 "bot": bot,
@@ -322,7 +352,7 @@ class Site:
                 "sessions": here.sessions if here else 0,
                 "revoked": bot in self.view.revoked,
                 "rating": plan.system,
-                "history": await trio.to_thread.run_sync(history),
+                "history": points,
                 "matches": matches[::-1],
                 "live": [
                     m.start.match_id
@@ -331,6 +361,24 @@ class Site:
                 ],
             }
         )
+
+    async def _history(self, contest: _Contest) -> list[tuple[int, dict[str, Rating]]]:
+        """Every bot's rating after k committed matches, for up to PLOT_POINTS values of k
+        spread over the contest; refitted once per reading of the database, for all bots."""
+        if self._ratings[0] is contest:
+            return self._ratings[1]
+        plan = contest.standings.plan
+        ordered = sorted(contest.played, key=lambda p: (p.finished_at, p.number))
+        results = [contest.results[p.number] for p in ordered if p.number in contest.results]
+
+        def fit() -> list[tuple[int, dict[str, Rating]]]:
+            n = len(results)
+            ks = sorted({max(1, round(n * i / PLOT_POINTS)) for i in range(1, PLOT_POINTS + 1)})
+            return [(k, ratings_of(plan, results[:k])) for k in (ks if n else [])]
+
+        history = await trio.to_thread.run_sync(fit)
+        self._ratings = (contest, history)
+        return history
 
     def _names(self, live: LiveMatch) -> list[str]:
         """The accounts at a live match's seats (the names bots chose, outside a contest)."""
@@ -343,6 +391,9 @@ class Site:
                 if version != self.version:
                     version = self.version
                     yield _sse(self.snapshot, "snapshot")
+                    # At most one a second: with many matches at once the snapshot changes
+                    # many times a second, and the viewer gets the latest.
+                    await trio.sleep(VIEWER_SECONDS)
                     continue
                 with trio.move_on_after(KEEPALIVE_SECONDS) as quiet:
                     await self.changed.wait()

@@ -69,7 +69,7 @@
     $("standings").tBodies[0].replaceChildren(body);
     $("rating-note").textContent = elo
       ? "rating: Elo, with its 95% interval; score: mean score per match"
-      : "rating: openskill ordinal (mu - 3 sigma), interval mu ± 2 sigma; score: mean rank score";
+      : "rating: openskill ordinal (mu - 3 sigma), interval mu ± 1.96 sigma; score: mean rank score";
     const live = document.createDocumentFragment();
     for (const m of snap.live) {
       const li = el("li", link(`/live/${encodeURIComponent(m.match)}`, `${m.match}: ${m.bots.join(" vs ")}`));
@@ -88,6 +88,7 @@
       select.appendChild(option);
     }
     select.value = chosen;
+    followLink();
     const recent = document.createDocumentFragment();
     for (const m of snap.recent) {
       const bots = el("td");
@@ -112,6 +113,13 @@
     document.body.dataset.version = String(Number(document.body.dataset.version || 0) + 1);
     document.body.dataset.matches = String(c.matches_done || 0);
   }
+
+  function followLink() {
+    const bot = $("follow-bot").value;
+    $("follow-link").href = bot ? `/follow?bot=${encodeURIComponent(bot)}` : "/follow";
+    $("follow-link").textContent = bot ? `follow ${bot}` : "follow every match";
+  }
+  if (page === "index") $("follow-bot").addEventListener("change", followLink);
 
   // --- a bot's page --------------------------------------------------------------------------
 
