@@ -42,8 +42,10 @@ BOT = ROOT / "examples" / "python" / "random_bot.py"
 GAME = get_game("xix")
 
 
-def run(seconds: float, matches: int, viewers: int) -> tuple[float, int, str]:
-    """(decisions per second, matches started, the viewers' report) for one run."""
+def run(seconds: float, matches: int, viewers: int) -> tuple[float, float, int, str]:
+    """(decisions per second, the referee process's CPU µs per decision, matches started, the
+    viewers' report) for one run. CPU time per decision moves less than the rate when other
+    work shares the machine."""
     folder = Path(tempfile.mkdtemp(prefix="croupier-web-bench-"))
     store = TokenStore(folder / "contest.db")
     tokens = [store.add(f"bench-{i}") for i in range(2)]
@@ -58,7 +60,7 @@ def run(seconds: float, matches: int, viewers: int) -> tuple[float, int, str]:
     )
     report = ""
 
-    async def main() -> tuple[float, float]:
+    async def main() -> tuple[int, float, float]:
         nonlocal report
         stop = trio.Event()
         port = trio.Event()
@@ -92,22 +94,22 @@ def run(seconds: float, matches: int, viewers: int) -> tuple[float, int, str]:
                     text=True,
                 )
             await trio.sleep(3)  # sessions open, tables sit down, viewers connect
-            started = trio.current_time()
+            started, cpu = trio.current_time(), time.process_time()
             before = _decisions(folder / "records")
             await trio.sleep(seconds)
             after = _decisions(folder / "records")
-            elapsed = trio.current_time() - started
+            elapsed, cpu = trio.current_time() - started, time.process_time() - cpu
             if watchers is not None:
                 watchers.terminate()
                 report = (await trio.to_thread.run_sync(watchers.communicate))[0].strip()
             stop.set()
             for bot in bots:
                 bot.terminate()
-        return after - before, elapsed
+        return after - before, elapsed, cpu
 
-    decisions, elapsed = transport.run(main)
+    decisions, elapsed, cpu = transport.run(main)
     started = len(list((folder / "records").glob("*.jsonl")))
-    return decisions / elapsed, started, report
+    return decisions / elapsed, cpu / decisions * 1e6, started, report
 
 
 def _decisions(records: Path) -> int:
