@@ -163,22 +163,27 @@ def main() -> None:
     if args.viewers_of:
         asyncio.run(_viewers(args.viewers_of[0], int(args.viewers_of[1])))
         return
-    plains, loadeds = [], []
+    plains, loadeds, plain_cpus, loaded_cpus = [], [], [], []
     for round_ in range(1, args.rounds + 1):  # alternated, so a busy machine hits both alike
-        plain, plain_matches, _ = run(args.seconds, args.matches, 0)
+        plain, plain_cpu, plain_matches, _ = run(args.seconds, args.matches, 0)
         plains.append(plain)
+        plain_cpus.append(plain_cpu)
         print(
-            f"round {round_} without the site: {plain:,.0f} decisions/s ({plain_matches} matches)"
+            f"round {round_} without the site: {plain:,.0f} decisions/s, "
+            f"{plain_cpu:.0f} µs referee CPU each ({plain_matches} matches)"
         )
-        loaded, loaded_matches, report = run(args.seconds, args.matches, args.viewers)
+        loaded, loaded_cpu, loaded_matches, report = run(args.seconds, args.matches, args.viewers)
         loadeds.append(loaded)
+        loaded_cpus.append(loaded_cpu)
         print(
-            f"round {round_} with the site:    {loaded:,.0f} decisions/s ({loaded_matches} matches)"
+            f"round {round_} with the site:    {loaded:,.0f} decisions/s, "
+            f"{loaded_cpu:.0f} µs referee CPU each ({loaded_matches} matches)"
         )
         print(f"  {report}")
     plain, loaded = statistics.median(plains), statistics.median(loadeds)
-    print(f"median without the site: {plain:,.0f} decisions/s")
-    print(f"median with the site:    {loaded:,.0f} decisions/s")
+    plain_cpu, loaded_cpu = statistics.median(plain_cpus), statistics.median(loaded_cpus)
+    print(f"median without the site: {plain:,.0f} decisions/s, {plain_cpu:.0f} µs CPU each")
+    print(f"median with the site:    {loaded:,.0f} decisions/s, {loaded_cpu:.0f} µs CPU each")
     print(f"change: {100 * (loaded - plain) / plain:+.1f}% (target: a fall of less than 10%)")
 
 
