@@ -55,7 +55,7 @@ PUBLISH_SECONDS = 0.25
 #: A standings viewer gets the snapshot at most this often (the latest one).
 VIEWER_SECONDS = 1.0
 #: A live match's viewer gets its table at most this often (and every public event).
-TABLE_SECONDS = 0.2
+TABLE_SECONDS = 0.5
 #: A comment line on quiet streams, so proxies and browsers keep them open.
 KEEPALIVE_SECONDS = 15.0
 #: A viewer of a live match that falls this many messages behind is dropped (it may reload).
