@@ -30,10 +30,12 @@ from typing import Any
 
 import pytest
 
+from croupier.v1 import game_pb2, referee_pb2
 from referee.contest.tokens import TokenStore
 from referee.ladder.store import Played, Store
 from referee.match.glyphs import readable
 from referee.match.records import read_all
+from referee.match.spectators import LiveMatch
 from tests.test_viewer_browser import ARGS, CHROMIUM
 from tests.tls_helpers import make_ca_and_server_cert
 
@@ -479,3 +481,27 @@ def test_a_contest_file_web_table_and_the_seed_revealed_when_over(tmp_path: Path
             bot.wait()
         serve.stdout.close()
     assert code == 0
+
+
+def test_site_readers_never_make_the_runner_build_a_table() -> None:
+    """The site watches live matches as a reader: the runner's step builds no table for it
+    (the site builds one when a viewer is due one); a gRPC spectator still gets each step's."""
+    built: list[int] = []
+
+    def table() -> game_pb2.Observation:
+        built.append(1)
+        return game_pb2.Observation()
+
+    live = LiveMatch(referee_pb2.MatchStart(match_id="m", game="xix", seat_names=["a", "b"]))
+    reader: list[object] = []
+    live.watch(reader.append, tables=False)
+    live.step(table)
+    live.publish(game_pb2.Event(text="seat 0 plays 3"))
+    assert built == [] and live.steps == 1
+    assert [m.WhichOneof("kind") for m in reader] == ["match_start", "event"]  # type: ignore[attr-defined]
+    watcher: list[object] = []
+    live.watch(watcher.append)
+    live.step(table)
+    assert len(built) == 2  # once to catch the watcher up, once for its step
+    live.finish(referee_pb2.MatchEnd(match_id="m"))
+    assert reader[-1] is None and watcher[-1] is None
