@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from pathlib import Path
 from typing import Annotated
@@ -32,6 +33,7 @@ from referee.games.base import parse_options
 from referee.match.clock import TimeControl
 from referee.match.runner import MatchOutcome
 from referee.transport import ServerSettings
+from referee.web import WebSettings, serve_site
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 DEFAULT_DB = Path("croupier.db")
@@ -128,6 +130,14 @@ def serve_command(
     log_json: Annotated[bool, typer.Option(help="Log connections and faults as JSON lines.")] = (
         False
     ),
+    web: Annotated[
+        str | None,
+        typer.Option(
+            metavar="HOST:PORT",
+            help="Also serve the contest's web site here (standings, live matches, replays); "
+            "needs --db. TLS, loopback and --insecure as for the referee.",
+        ),
+    ] = None,
 ) -> None:
     """Listen for bots and play matches among whichever are idle, printing each result.
 
@@ -152,6 +162,9 @@ def serve_command(
         for path in (tls_cert, tls_key):
             if path is not None and not path.is_file():
                 raise CroupierError(f"no such file {str(path)!r}")
+        site = _web_settings(web, tls_cert, tls_key, insecure) if web is not None else None
+        if site is not None and tokens is None:
+            raise CroupierError("--web shows a contest: give --db too")
         configure_logging(json_lines=log_json)
         # A contest (--db) keeps its own master seed in its database; a plain referee draws one.
         master = announce_seed(seed) if tokens is None else ""
@@ -186,7 +199,28 @@ def serve_command(
             names = [seat.name for seat in outcome.result.seats]
             console.print(f"{outcome.match_id}: {named(outcome.result.text, names)}", markup=False)
 
-        transport.run(serve_matches, config, listening, finished)
+        def site_listening(url: str) -> None:
+            console.print(f"contest web site on {url}", markup=False)
+
+        companion = (
+            functools.partial(serve_site, site, site_listening) if site is not None else None
+        )
+        transport.run(serve_matches, config, listening, finished, None, companion)
         if tokens is None:
             reveal_seed(master, given=seed is not None)
     logging.shutdown()
+
+
+def _web_settings(
+    address: str, tls_cert: Path | None, tls_key: Path | None, insecure: bool
+) -> WebSettings:
+    """--web HOST:PORT, refused off loopback without TLS (unless --insecure), as the referee."""
+    host, colon, port_text = address.rpartition(":")
+    host = host.strip("[]")
+    if not colon or not host or not port_text.isdigit() or int(port_text) > 65535:
+        raise CroupierError(f"--web wants HOST:PORT, got {address!r}")
+    if tls_cert is None and host not in LOOPBACK and not insecure:
+        raise CroupierError(
+            f"refusing a plaintext web site on {host!r}: give --tls-cert/--tls-key (or --insecure)"
+        )
+    return WebSettings(host=host, port=int(port_text), tls_cert=tls_cert, tls_key=tls_key)

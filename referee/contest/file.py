@@ -13,6 +13,7 @@
     [limits]                      # max_faults, reconnect_grace, max_sessions_per_token,
                                   # max_matches_per_session, max_messages_per_second,
                                   # max_message_bytes, drain_seconds
+    [web]                         # host, port: the contest's web site (serve --web)
 
 Relative paths start from the file's folder. A mistake names the file, the line and the key.
 """
@@ -50,6 +51,8 @@ _TABLES: dict[str, dict[str, tuple[type, str]]] = {
         "max_message_bytes": (int, "max_message_bytes"),
         "drain_seconds": (float, "drain_seconds"),
     },
+    # The web site (`serve --web HOST:PORT`): host defaults to loopback, port to 8080.
+    "web": {"host": (str, "web_host"), "port": (int, "web_port")},
 }
 _PATHS = {"tokens", "records", "tls_cert", "tls_key"}
 
@@ -102,6 +105,9 @@ def load(path: Path) -> dict[str, Any]:
         else:
             known = ", ".join(sorted([*_TOP, *_TABLES, "options"]))
             raise fail((key,), f"unknown key (known: {known})")
+    if "web_host" in settings or "web_port" in settings:
+        host = settings.pop("web_host", "127.0.0.1")
+        settings["web"] = f"{host}:{settings.pop('web_port', 8080)}"
     return settings
 
 

@@ -12,7 +12,7 @@ import itertools
 import logging
 import signal
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,13 +58,63 @@ class ServeConfig:
     drain_seconds: float = 30.0
 
 
+@dataclass(frozen=True, slots=True)
+class Presence:
+    """A bot's state now: its open sessions and the live matches it plays."""
+
+    sessions: int
+    playing: int
+
+    @property
+    def state(self) -> str:
+        if self.playing:
+            return "playing"
+        return "idle" if self.sessions else "offline"
+
+
+@dataclass(eq=False)
+class RefereeView:
+    """What a read-only companion of a serving referee (the web site) may see of it: the
+    contest's files, its live matches, who is connected, and each commit as it happens.
+    Never a token: bots are named by their account names."""
+
+    config: ServeConfig
+    #: The contest database (None: no contest) and the folder of its records.
+    database: Path | None
+    records: Path | None
+    live: LiveMatches
+    #: The accounts whose tokens are revoked, as the referee last enforced them.
+    revoked: set[str] = field(default_factory=set)
+    #: Called (on the referee's thread) after each match is committed, and with None when the
+    #: contest is over (its seed revealed).
+    committed: list[Callable[[MatchOutcome | None], None]] = field(default_factory=list)
+    #: The accounts seated in each live match, by match id (a match's seat names are the names
+    #: its bots chose in Hello; these are the contest's).
+    tables: dict[str, list[str]] = field(default_factory=dict)
+    _presence: Callable[[], dict[str, Presence]] = dict
+
+    def presence(self) -> dict[str, Presence]:
+        """Every bot that ever connected, with its sessions and live matches now."""
+        return self._presence()
+
+
+#: Runs beside a referee until cancelled; calls `task_status.started()` once it is ready.
+Companion = Callable[..., Awaitable[None]]
+
+
 async def serve_matches(
     config: ServeConfig,
     on_listening: Callable[[int], None],
     on_match: Callable[[MatchOutcome], None],
     stop: trio.Event | None = None,
+    companion: Companion | None = None,
 ) -> None:
-    """Serve until `config.matches` were played, or `stop` is set, or a SIGINT/SIGTERM."""
+    """Serve until `config.matches` were played, or `stop` is set, or a SIGINT/SIGTERM.
+
+    `companion(view, task_status=...)`, if given, runs beside the referee on its loop (the web
+    site) with a `RefereeView`; the referee waits for it to start before it listens for bots, and
+    cancels it when it stops (a contest that played its `config.matches` keeps it up until a
+    SIGINT or SIGTERM, to show the final standings and the revealed seed)."""
     accounts = TokenStore(config.tokens) if config.tokens is not None else None
     book = (
         ContestBook(config.tokens, config.game, config.options)
@@ -73,13 +123,27 @@ async def serve_matches(
     )
     referee = _Referee(config, accounts, book, on_match)
     stop = stop if stop is not None else trio.Event()
-    try:
-        await referee.serve(on_listening, stop)
-    finally:
-        if book is not None:
-            # A contest that played all its matches is over: reveal its seed. One that was
-            # stopped may resume on the same database, so its seed stays secret.
-            book.close(reveal=not stop.is_set() and config.matches is not None)
+    async with trio.open_nursery() as beside:
+        if companion is not None:
+            await beside.start(companion, referee.view)
+        try:
+            await referee.serve(on_listening, stop)
+        finally:
+            if book is not None:
+                # A contest that played all its matches is over: reveal its seed. One that was
+                # stopped may resume on the same database, so its seed stays secret.
+                book.close(reveal=not stop.is_set() and config.matches is not None)
+        if companion is not None and not stop.is_set():
+            # Over, not stopped: the site stays up with the final standings and the revealed
+            # seed until a SIGINT or SIGTERM.
+            for listener in list(referee.view.committed):
+                listener(None)
+            log.info("contest over: the web site stays up until SIGINT or SIGTERM")
+            async with trio.open_nursery() as waiting:
+                waiting.start_soon(_stop_on_signals, stop)
+                await stop.wait()
+                waiting.cancel_scope.cancel()
+        beside.cancel_scope.cancel()
 
 
 class _Referee:
@@ -108,6 +172,18 @@ class _Referee:
         self.records = config.records
         if self.records is None and config.tokens is not None:
             self.records = config.tokens.with_name(config.tokens.stem + "-records")
+        self.view = RefereeView(
+            config, config.tokens, self.records, self.live, _presence=self.presence
+        )
+
+    def presence(self) -> dict[str, Presence]:
+        playing: Counter[str] = Counter()
+        for bots in self.view.tables.values():
+            playing.update(set(bots))
+        return {
+            bot: Presence(self.lobby.active(bot), playing[bot])
+            for bot in sorted({*self.lobby.by_identity, *playing})
+        }
 
     async def serve(self, on_listening: Callable[[int], None], stop: trio.Event) -> None:
         config = self.config
@@ -118,7 +194,7 @@ class _Referee:
             on_listening(port)
             aux.start_soon(_stop_on_signals, stop)
             if self.accounts is not None:
-                aux.start_soon(_enforce_revocations, self.accounts, self.lobby)
+                aux.start_soon(_enforce_revocations, self.accounts, self.lobby, self.view.revoked)
             async with trio.open_nursery() as matches:
                 with trio.CancelScope() as matchmaking:
                     aux.start_soon(_cancel_when, stop, matchmaking)
@@ -175,15 +251,19 @@ class _Referee:
                 seat.name = account_name(session)
         log.info("match started", extra={"match": match_id, "bots": [s.account for s in sessions]})
         started = trio.current_time()
+        self.view.tables[match_id] = bots
         try:
             outcome = await run_match(match_config, remote, path, self.live)
         finally:
+            del self.view.tables[match_id]
             for seat in remote:
                 self.release(seat.session)
         if self.book is not None:
             seconds = trio.current_time() - started
             await trio.to_thread.run_sync(self.book.commit, scheduled, outcome, seconds)
             await trio.to_thread.run_sync(self.book.refresh_ratings)
+            for listener in list(self.view.committed):
+                listener(outcome)
         log.info("match over", extra={"match": match_id, "result": outcome.result.text})
         self.on_match(outcome)
 
@@ -217,13 +297,14 @@ async def _cancel_when(event: trio.Event, scope: trio.CancelScope) -> None:
     scope.cancel()
 
 
-async def _enforce_revocations(store: TokenStore, lobby: Lobby) -> None:
-    """A revoked token's sessions end at once, mid-match too (its seats then fault)."""
-    enforced: set[str] = set()
+async def _enforce_revocations(store: TokenStore, lobby: Lobby, enforced: set[str]) -> None:
+    """A revoked token's sessions end at once, mid-match too (its seats then fault).
+    `enforced` is kept up to date for the referee's companions."""
     while True:
         revoked = await trio.to_thread.run_sync(store.revoked)
         for name in revoked - enforced:
             log.info("token revoked", extra={"bot": name})
             lobby.revoke(name, "token revoked")
-        enforced = revoked
+        enforced.clear()
+        enforced.update(revoked)
         await trio.sleep(REVOCATION_POLL_SECONDS)

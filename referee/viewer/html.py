@@ -113,8 +113,9 @@ def _asset(name: str) -> str:
     return resources.files("referee.viewer").joinpath("assets", name).read_text("utf-8")
 
 
-#: The viewer's code and style, as files beside pages that share them (a ladder report's).
-ASSETS = ("viewer.css", "viewer.js")
+#: The viewer's code and style, as files beside pages that share them (a ladder report's);
+#: draw.js draws cards and tables, for the contest site's live matches too.
+ASSETS = ("viewer.css", "draw.js", "viewer.js")
 
 
 def render_html(timeline: Timeline, viewer: int | None = None, *, shared: bool = False) -> str:
@@ -130,13 +131,13 @@ def render_html(timeline: Timeline, viewer: int | None = None, *, shared: bool =
         kind = "application/gzip+base64"
         payload = base64.b64encode(gzip.compress(text.encode(), mtime=0)).decode()
         style = '<link rel="stylesheet" href="viewer.css">'
-        code = '<script src="viewer.js"></script>'
+        code = '<script src="draw.js"></script>\n<script src="viewer.js"></script>'
     else:
         kind = "application/json"
         # Inside <script>, "</" could end the element early; "<\/" means the same to JSON.
         payload = text.replace("</", "<\\/").replace("<!--", "<\\!--")
         style = f"<style>{_asset('viewer.css')}</style>"
-        code = f"<script>{_asset('viewer.js')}</script>"
+        code = f"<script>{_asset('draw.js')}\n{_asset('viewer.js')}</script>"
     title = f"{data['title']} · {timeline.header.match_id} · croupier replay"
     page = _asset("viewer.html")
     for key, value in (

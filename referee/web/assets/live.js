@@ -1,0 +1,108 @@
+// A live match as a spectator sees it, drawn with the replay viewer's code (draw.js). The server
+// sends, as server-sent events: the match's start, each public event, the spectator's table after
+// every step (public information only) and the result. /follow?bot=NAME goes from one match to
+// the next.
+"use strict";
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const path = location.pathname;
+  const bot = new URLSearchParams(location.search).get("bot") || "";
+  const following = path === "/follow";
+  const source = following
+    ? `/events/follow?bot=${encodeURIComponent(bot)}`
+    : `/events/live/${path.split("/").pop()}`;
+  let match = null;
+  let draw = null;
+  let tables = 0;
+  const received = [];
+  window.croupierLive = { received };
+
+  function reset(start) {
+    match = start;
+    draw = croupierDraw(start.deck);
+    tables = 0;
+    const options = Object.entries(start.options).map(([k, v]) => `${k}=${v}`).join(", ");
+    $("title").textContent = `${start.title} · ${start.match}`;
+    document.title = `croupier contest · ${start.match} (live)`;
+    $("meta").textContent = [
+      options || "default options",
+      start.names.map((name, seat) => `${seat} ${name}`).join(", "),
+    ].join(" · ");
+    $("banner").hidden = true;
+    $("banner").replaceChildren();
+    $("events").replaceChildren();
+    $("seats").replaceChildren();
+    $("piles").replaceChildren();
+    $("status").textContent = "";
+    $("links").replaceChildren();
+    $("state").textContent = following
+      ? `following ${bot || "every bot"} · live · public view`
+      : "live · public view: no hidden card is ever sent here";
+    document.body.dataset.match = start.match;
+    document.body.dataset.over = "";
+  }
+
+  function table(t) {
+    tables += 1;
+    $("status").textContent = t.status;
+    const seats = document.createDocumentFragment();
+    for (const seat of t.seats) seats.appendChild(draw.seatElement(seat));
+    $("seats").replaceChildren(seats);
+    const piles = document.createDocumentFragment();
+    for (const pile of t.piles) piles.appendChild(draw.pileElement(pile));
+    $("piles").replaceChildren(piles);
+    document.body.dataset.tables = String(tables);
+  }
+
+  function event(text) {
+    const list = $("events");
+    list.appendChild(draw.text("li", "", text));
+    const box = $("log");
+    box.scrollTop = box.scrollHeight;
+  }
+
+  function end(message) {
+    const banner = $("banner");
+    banner.replaceChildren(draw.text("div", "headline", `result: ${message.result}`));
+    const ranking = document.createElement("ul");
+    for (const [rank, seat, name, score, retired] of message.ranking) {
+      const line = `${rank}. ${name} (seat ${seat}) · ${score}` + (retired ? " · retired" : "");
+      ranking.appendChild(draw.text("li", retired ? "retired" : "", line));
+    }
+    banner.appendChild(ranking);
+    banner.hidden = false;
+    $("state").textContent = following ? `over · waiting for the next match` : "over";
+    const replay = document.createElement("a");
+    replay.href = `/matches/${encodeURIComponent(message.match)}.html`;
+    replay.textContent = "replay (once committed)";
+    $("links").replaceChildren(replay);
+    document.body.dataset.over = "1";
+  }
+
+  const stream = new EventSource(source);
+  stream.addEventListener("open", () => { $("connection").textContent = "live"; });
+  stream.addEventListener("message", (raw) => {
+    const message = JSON.parse(raw.data);
+    received.push(message);
+    if (message.kind === "start") reset(message);
+    else if (message.kind === "gone") {
+      stream.close();
+      const id = decodeURIComponent(path.split("/").pop());
+      $("title").textContent = `${id} is not being played now`;
+      $("state").textContent = "not live: its replay opens once the match is committed";
+      const replay = document.createElement("a");
+      replay.href = `/matches/${encodeURIComponent(id)}.html`;
+      replay.textContent = "replay";
+      $("links").replaceChildren(replay);
+    } else if (!match) return;
+    else if (message.kind === "table") table(message);
+    else if (message.kind === "event") event(message.text);
+    else if (message.kind === "end") {
+      end(message);
+      if (!following) stream.close();
+    }
+  });
+  stream.addEventListener("error", () => {
+    if (document.body.dataset.over !== "1") $("connection").textContent = "reconnecting…";
+  });
+})();

@@ -1,0 +1,227 @@
+// The contest site's standings and bot pages: JSON from /api, live updates from /events/contest
+// (server-sent events: a new snapshot whenever a match is committed or a bot comes or goes).
+"use strict";
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const page = document.body.dataset.page;
+
+  function el(tag, content, className) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (content instanceof Node) node.appendChild(content);
+    else if (content !== undefined && content !== null) node.textContent = String(content);
+    return node;
+  }
+  function link(href, content) {
+    const a = el("a", content);
+    a.href = href;
+    return a;
+  }
+  function row(cells) {
+    const tr = document.createElement("tr");
+    for (const cell of cells) tr.appendChild(cell instanceof Node && cell.tagName === "TD" ? cell : el("td", cell));
+    return tr;
+  }
+  function num(value, digits) {
+    const td = el("td", value === null || value === undefined ? "-" : Number(value).toFixed(digits));
+    td.className = "num";
+    return td;
+  }
+  const botHref = (bot) => `/bots/${encodeURIComponent(bot)}`;
+  const faultText = (faults) =>
+    Object.entries(faults || {}).map(([reason, n]) => `${reason} ${n}`).join(", ") || "-";
+
+  // --- the standings page ----------------------------------------------------------------------
+
+  function stateCell(r) {
+    const td = el("td", r.state, `state state-${r.state}`);
+    if (r.state !== "offline") td.title = `${r.sessions} session(s), ${r.playing} live match(es)`;
+    if (r.revoked) td.appendChild(el("span", "revoked", "badge revoked"));
+    return td;
+  }
+
+  function showSnapshot(snap) {
+    const c = snap.contest;
+    const elo = c.rating === "elo";
+    $("title").textContent = `${c.title} contest`;
+    const options = Object.entries(c.options || {}).map(([k, v]) => `${k}=${v}`).join(", ");
+    $("meta").textContent = [
+      options || "default options",
+      `${c.matches_done || 0} matches played` + (c.matches_planned ? ` of ${c.matches_planned}` : ""),
+      c.finished ? "finished" : "",
+    ].filter(Boolean).join(" · ");
+    const body = document.createDocumentFragment();
+    for (const r of snap.standings) {
+      const tr = row([
+        r.rank ?? "-",
+        link(botHref(r.bot), r.bot),
+        num(r.rating, 1),
+        r.low === null || r.low === undefined ? "-" : `${r.low.toFixed(1)} … ${r.high.toFixed(1)}`,
+        num(r.matches, 0),
+        num(r.score, 3),
+        faultText(r.faults),
+        stateCell(r),
+      ]);
+      tr.dataset.bot = r.bot;
+      if (r.revoked) tr.classList.add("revoked");
+      body.appendChild(tr);
+    }
+    $("standings").tBodies[0].replaceChildren(body);
+    $("rating-note").textContent = elo
+      ? "rating: Elo, with its 95% interval; score: mean score per match"
+      : "rating: openskill ordinal (mu - 3 sigma), interval mu ± 1.96 sigma; score: mean rank score";
+    const live = document.createDocumentFragment();
+    for (const m of snap.live) {
+      const li = el("li", link(`/live/${encodeURIComponent(m.match)}`, `${m.match}: ${m.bots.join(" vs ")}`));
+      li.dataset.match = m.match;
+      live.appendChild(li);
+    }
+    if (!snap.live.length) live.appendChild(el("li", "no match is being played now", "muted"));
+    $("live").replaceChildren(live);
+    const select = $("follow-bot");
+    const chosen = select.value;
+    select.replaceChildren(el("option", "any bot"));
+    select.firstChild.value = "";
+    for (const r of snap.standings) {
+      const option = el("option", r.bot);
+      option.value = r.bot;
+      select.appendChild(option);
+    }
+    select.value = chosen;
+    followLink();
+    const recent = document.createDocumentFragment();
+    for (const m of snap.recent) {
+      const bots = el("td");
+      m.bots.forEach((bot, i) => {
+        if (i) bots.appendChild(document.createTextNode(", "));
+        bots.appendChild(link(botHref(bot), bot));
+      });
+      const faults = m.faults.map((f) => `${f.bot}: ${f.reason}`).join("; ") || "-";
+      const links = el("td", link(`/matches/${encodeURIComponent(m.match)}.html`, "replay"));
+      links.appendChild(document.createTextNode(" · "));
+      links.appendChild(link(`/records/${encodeURIComponent(m.match)}.jsonl`, "record"));
+      const tr = row([m.match, bots, m.result, faults, links]);
+      tr.dataset.match = m.match;
+      recent.appendChild(tr);
+    }
+    $("recent").tBodies[0].replaceChildren(recent);
+    const seed = [];
+    if (c.seed_sha256) seed.push(`master seed sha256: ${c.seed_sha256}`);
+    if (c.seed) seed.push(`master seed (revealed): ${c.seed}`);
+    else if (c.seed_sha256) seed.push("the master seed is revealed when the contest ends");
+    $("seed").replaceChildren(...seed.map((line) => el("div", line, "seed")));
+    document.body.dataset.version = String(Number(document.body.dataset.version || 0) + 1);
+    document.body.dataset.matches = String(c.matches_done || 0);
+  }
+
+  function followLink() {
+    const bot = $("follow-bot").value;
+    $("follow-link").href = bot ? `/follow?bot=${encodeURIComponent(bot)}` : "/follow";
+    $("follow-link").textContent = bot ? `follow ${bot}` : "follow every match";
+  }
+  if (page === "index") $("follow-bot").addEventListener("change", followLink);
+
+  // --- a bot's page --------------------------------------------------------------------------
+
+  const botName = page === "bot" ? decodeURIComponent(location.pathname.split("/").pop()) : "";
+
+  function plot(history, elo) {
+    if (!history.length) return el("p", "no rating yet", "note");
+    const W = 640, H = 220, L = 48, R = 10, T = 10, B = 28;
+    const xs = history.map((p) => p[0]);
+    const lows = history.map((p) => p[2]), highs = history.map((p) => p[3]);
+    let lo = Math.min(...lows), hi = Math.max(...highs);
+    if (hi - lo < 1e-9) { lo -= 1; hi += 1; }
+    const x0 = Math.min(...xs), x1 = Math.max(...xs);
+    const x = (v) => L + (x1 > x0 ? ((v - x0) / (x1 - x0)) * (W - L - R) : (W - L - R) / 2);
+    const y = (v) => T + ((hi - v) / (hi - lo)) * (H - T - B);
+    const ns = "http://www.w3.org/2000/svg";
+    const svg = document.createElementNS(ns, "svg");
+    svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+    svg.setAttribute("class", "rating");
+    svg.setAttribute("role", "img");
+    const add = (tag, attrs, content) => {
+      const node = document.createElementNS(ns, tag);
+      for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+      if (content !== undefined) node.textContent = content;
+      svg.appendChild(node);
+      return node;
+    };
+    const upper = history.map((p) => `${x(p[0]).toFixed(1)},${y(p[3]).toFixed(1)}`);
+    const lower = history.slice().reverse().map((p) => `${x(p[0]).toFixed(1)},${y(p[2]).toFixed(1)}`);
+    add("polygon", { class: "band", points: upper.concat(lower).join(" ") });
+    add("polyline", { class: "line", points: history.map((p) => `${x(p[0]).toFixed(1)},${y(p[1]).toFixed(1)}`).join(" ") });
+    add("line", { class: "axis", x1: L, x2: W - R, y1: H - B, y2: H - B });
+    add("text", { x: 4, y: y(hi) + 10 }, hi.toFixed(0));
+    add("text", { x: 4, y: y(lo) }, lo.toFixed(0));
+    add("text", { x: L, y: H - 8 }, `after match ${x0}`);
+    add("text", { x: W - R - 120, y: H - 8 }, `after match ${x1}`);
+    add("title", {}, `${botName}: ${elo ? "Elo" : "openskill ordinal"} after each committed match`);
+    return svg;
+  }
+
+  async function showBot() {
+    const response = await fetch(`/api/bots/${encodeURIComponent(botName)}`);
+    const data = await response.json();
+    $("title").textContent = botName;
+    document.title = `croupier contest · ${botName}`;
+    if (!response.ok) {
+      $("meta").textContent = data.error;
+      return;
+    }
+    const r = data.row;
+    $("meta").textContent = [
+      data.revoked ? "account revoked" : "",
+      data.state,
+      r && r.rating !== null ? `rating ${r.rating.toFixed(1)} (${r.low.toFixed(1)} … ${r.high.toFixed(1)})` : "",
+      `${data.matches.length} matches`,
+      r ? `faults: ${faultText(r.faults)}` : "",
+    ].filter(Boolean).join(" · ");
+    const live = $("live-now");
+    live.replaceChildren();
+    for (const match of data.live) {
+      live.appendChild(document.createTextNode("playing now: "));
+      live.appendChild(link(`/live/${encodeURIComponent(match)}`, match));
+      live.appendChild(document.createTextNode(" "));
+    }
+    if (data.live.length || data.state !== "offline") {
+      live.appendChild(link(`/follow?bot=${encodeURIComponent(botName)}`, `follow ${botName}'s matches`));
+    }
+    $("plot").replaceChildren(plot(data.history, data.rating === "elo"));
+    const body = document.createDocumentFragment();
+    for (const m of data.matches) {
+      const seat = m.bots.indexOf(botName);
+      const others = m.bots.filter((b, i) => i !== seat);
+      const opponents = el("td");
+      others.forEach((bot, i) => {
+        if (i) opponents.appendChild(document.createTextNode(", "));
+        opponents.appendChild(link(botHref(bot), bot));
+      });
+      const faults = el("td", m.faults.filter((f) => f.seat === seat).map((f) => `${f.reason}: ${f.detail}`).join("; ") || "-");
+      if (faults.textContent !== "-") faults.className = "fault";
+      const links = el("td", link(`/matches/${encodeURIComponent(m.match)}.html#seat=${seat}`, "replay"));
+      links.appendChild(document.createTextNode(" · "));
+      links.appendChild(link(`/records/${encodeURIComponent(m.match)}.jsonl`, "record"));
+      const tr = row([m.match, seat, opponents, m.ranks[seat] ?? "-", m.scores[seat] ?? "-", m.result, faults, links]);
+      tr.dataset.match = m.match;
+      body.appendChild(tr);
+    }
+    $("matches").tBodies[0].replaceChildren(body);
+    document.body.dataset.version = String(Number(document.body.dataset.version || 0) + 1);
+  }
+
+  // --- live updates --------------------------------------------------------------------------
+
+  let shownMatches = null;
+  const events = new EventSource("/events/contest");
+  events.addEventListener("open", () => { $("connection").textContent = "live"; });
+  events.addEventListener("error", () => { $("connection").textContent = "reconnecting…"; });
+  events.addEventListener("snapshot", (event) => {
+    const snap = JSON.parse(event.data);
+    if (page === "index") showSnapshot(snap);
+    else if (page === "bot" && snap.contest.matches_done !== shownMatches) {
+      shownMatches = snap.contest.matches_done;
+      showBot();
+    }
+  });
+})();

@@ -1,0 +1,81 @@
+"""Serving the site: Hypercorn's trio worker inside the referee's trio run.
+
+Hypercorn is given a shutdown trigger, so it installs no signal handlers of its own: Ctrl-C and
+SIGTERM stay the referee's (referee.transport.host, referee.contest.serving), which drains and
+then cancels the site with the rest.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import trio
+from hypercorn.config import Config
+from hypercorn.trio import serve
+
+from referee.contest.serving import RefereeView
+from referee.errors import CroupierError
+from referee.web.site import Site
+
+log = logging.getLogger("croupier.web")
+
+
+@dataclass(frozen=True, slots=True)
+class WebSettings:
+    """Where the site listens; with both PEM files it speaks HTTPS only."""
+
+    host: str = "127.0.0.1"
+    port: int = 0
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+
+
+async def serve_site(
+    settings: WebSettings,
+    on_listening: Callable[[str], None],
+    view: RefereeView,
+    *,
+    task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Serve the site until cancelled; `on_listening` and `task_status.started` get its URL
+    (with the port bound, for port 0)."""
+    config = Config()
+    host = f"[{settings.host}]" if ":" in settings.host else settings.host
+    config.bind = [f"{host}:{settings.port}"]
+    config.accesslog = None
+    config.errorlog = log
+    config.graceful_timeout = 1.0
+    if settings.tls_cert is not None and settings.tls_key is not None:
+        config.certfile = str(settings.tls_cert)
+        config.keyfile = str(settings.tls_key)
+    site = Site(view)
+    never = trio.Event()  # the referee cancels the site; a trigger keeps signals the referee's
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(site.run)
+        try:
+            binds = await nursery.start(_hypercorn, site, config, never)
+        except OSError as error:
+            raise CroupierError(
+                f"the web site cannot listen on {settings.host}:{settings.port}: {error}"
+            ) from None
+        url = binds[0]
+        on_listening(url)
+        task_status.started(url)
+
+
+async def _hypercorn(
+    site: Site,
+    config: Config,
+    never: trio.Event,
+    *,
+    task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    await serve(
+        site.app,  # type: ignore[arg-type]
+        config,
+        shutdown_trigger=never.wait,
+        task_status=task_status,
+    )

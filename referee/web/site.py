@@ -1,0 +1,620 @@
+"""The site's routes and data: read-only views of a serving referee and its contest database.
+
+Pages are static HTML whose scripts fetch JSON and listen to server-sent events: one stream of
+snapshots (standings, who is connected, live matches, recent results) that changes when a match
+is committed or a bot comes or goes, and one stream per live match carrying what a spectator may
+see (the public events, the spectator's table after each step, the result). Each snapshot and
+each live message is built once and sent to every viewer, so viewers cost the referee little.
+Records are served only once their match is committed: a live match's record holds every hand.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import re
+from collections import OrderedDict, deque
+from collections.abc import AsyncIterator, Callable
+from dataclasses import asdict, dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import trio
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from croupier.v1 import referee_pb2
+from referee.contest.serving import RefereeView
+from referee.errors import CroupierError
+from referee.games import get_game
+from referee.ladder.model import MatchResult
+from referee.ladder.ratings import Rating
+from referee.ladder.standings import Standings, from_store, ratings_of
+from referee.ladder.store import Played, Store
+from referee.match.glyphs import readable
+from referee.match.spectators import LiveMatch
+from referee.viewer import load, render_html, spectator_table
+from referee.viewer.games import view_for
+from referee.viewer.html import ASSETS
+
+log = logging.getLogger("croupier.web")
+
+#: How often the snapshot looks at who is connected; commits and new matches push it sooner,
+#: but it is rebuilt at most every SNAPSHOT_SECONDS (each rebuild reads the database and refits
+#: the ratings, in a worker thread that still shares the interpreter with the referee).
+PRESENCE_SECONDS = 1.0
+SNAPSHOT_SECONDS = 2.0
+#: The snapshot is built at most this often.
+PUBLISH_SECONDS = 0.25
+#: A standings viewer gets the snapshot at most this often (the latest one).
+VIEWER_SECONDS = 1.0
+#: A live match's viewer gets its table at most this often (and every public event).
+TABLE_SECONDS = 0.5
+#: A comment line on quiet streams, so proxies and browsers keep them open.
+KEEPALIVE_SECONDS = 15.0
+#: A viewer of a live match that falls this many messages behind is dropped (it may reload).
+BACKLOG = 5000
+#: Finished matches listed on the front page.
+RECENT = 20
+#: Points in a bot's rating-over-time plot (sampled evenly over the committed matches).
+PLOT_POINTS = 60
+#: Replay pages kept rendered.
+PAGE_CACHE = 32
+
+_SEAT = re.compile(r"\bseat (\d+)\b")
+_PAGES = {
+    "index.html": "text/html",
+    "bot.html": "text/html",
+    "live.html": "text/html",
+    "site.css": "text/css",
+    "site.js": "text/javascript",
+    "live.js": "text/javascript",
+}
+
+
+@functools.cache
+def _asset(package: str, name: str) -> str:
+    return resources.files(package).joinpath("assets", name).read_text("utf-8")
+
+
+def _sse(data: str, event: str = "message") -> str:
+    return f"event: {event}\ndata: {data}\n\n"
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True, slots=True)
+class _Contest:
+    """One reading of the contest database (taken in a worker thread)."""
+
+    standings: Standings
+    played: list[Played]
+    results: dict[int, MatchResult]
+
+
+def _read(database: Path) -> _Contest:
+    store = Store(database, create=False)
+    try:
+        with store.snapshot():
+            standings = from_store(store)
+            played = store.played()
+            results = {r.match.number: r for r in store.results()}
+    finally:
+        store.close()
+    return _Contest(standings, played, results)
+
+
+class _Feed:
+    """A live match's messages for one viewer, queued by the runner (never blocking it)."""
+
+    def __init__(self) -> None:
+        self.queue: deque[referee_pb2.WatchMessage | None] = deque()
+        self.wake = trio.Event()
+        self.dropped = False
+
+    def __call__(self, message: referee_pb2.WatchMessage | None) -> None:
+        if len(self.queue) >= BACKLOG:
+            self.dropped = True
+        else:
+            self.queue.append(message)
+        self.wake.set()
+
+    async def batch(self) -> list[referee_pb2.WatchMessage | None]:
+        while not self.queue and not self.dropped:
+            await self.wake.wait()
+            self.wake = trio.Event()
+        items = list(self.queue)
+        self.queue.clear()
+        return items
+
+
+#: Every response: no type sniffing, no referrer, scripts and styles from the site only.
+HEADERS = [
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (
+        b"content-security-policy",
+        b"default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+        b"frame-ancestors 'none'",
+    ),
+]
+
+
+class _Headers:
+    """Adds HEADERS to every response (a plain ASGI middleware)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *HEADERS]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+class Site:
+    """The site of one serving referee; `run` keeps its snapshot fresh while it is served."""
+
+    def __init__(self, view: RefereeView) -> None:
+        self.view = view
+        game = view.config.game
+        self.game = game
+        self.contest: _Contest | None = None
+        self.snapshot = "{}"
+        self.version = 0
+        self.changed = trio.Event()
+        self._stale = True
+        self._reread = -1.0
+        self._poke = trio.Event()
+        self._pages: OrderedDict[str, str] = OrderedDict()
+        self._ratings: tuple[_Contest | None, list[tuple[int, dict[str, Rating]]]] = (None, [])
+        #: Live messages as sent, by match and message (every viewer gets the same text), and
+        #: each live match's latest table by its step count.
+        self._converted: dict[tuple[str, int], tuple[referee_pb2.WatchMessage, str]] = {}
+        self._tables: dict[str, tuple[int, str]] = {}
+        view.committed.append(self._on_commit)
+        view.live.openers.append(self._on_open)
+        self.app = Starlette(
+            routes=[
+                Route("/", self.page("index.html")),
+                Route("/live/{match}", self.page("live.html")),
+                Route("/follow", self.page("live.html")),
+                Route("/bots/{bot}", self.page("bot.html")),
+                Route("/static/{name}", self.static),
+                Route("/api/contest", self.contest_json),
+                Route("/api/bots/{bot}", self.bot_json),
+                Route("/events/contest", self.contest_events),
+                Route("/events/live/{match}", self.live_events),
+                Route("/events/follow", self.follow_events),
+                Route("/matches/{name}", self.replay),
+                Route("/records/{name}", self.record),
+            ],
+            middleware=[Middleware(_Headers)],
+        )
+
+    # --- keeping the snapshot fresh ------------------------------------------------------------
+
+    def _on_commit(self, outcome: object) -> None:
+        self._stale = True
+        self._poke.set()
+
+    def _on_open(self, live: LiveMatch) -> None:
+        self._poke.set()
+
+    async def run(self) -> None:
+        """Publish a snapshot on each commit or new match, and each second (who is connected);
+        the database is read again at most every SNAPSHOT_SECONDS."""
+        read = -SNAPSHOT_SECONDS
+        while True:
+            due = trio.current_time() - read >= SNAPSHOT_SECONDS
+            if self._stale and due and self.view.database is not None:
+                self._stale = False
+                read = trio.current_time()
+                self.contest = await trio.to_thread.run_sync(_read, self.view.database)
+            self.publish(self._snapshot())
+            wait = PRESENCE_SECONDS
+            if self._stale:
+                wait = max(0.0, read + SNAPSHOT_SECONDS - trio.current_time())
+            with trio.move_on_after(wait):
+                await self._poke.wait()
+            self._poke = trio.Event()
+            await trio.sleep(PUBLISH_SECONDS)  # pokes come in bursts: one snapshot for a burst
+
+    def publish(self, snapshot: str) -> None:
+        if snapshot != self.snapshot:
+            self.snapshot = snapshot
+            self.version += 1
+            self.changed.set()
+            self.changed = trio.Event()
+
+    def _snapshot(self) -> str:
+        presence = self.view.presence()
+        revoked = self.view.revoked
+        rows: list[dict[str, Any]] = []
+        info: dict[str, Any] = {
+            "game": self.game.id,
+            "title": self.game.title,
+            "options": self.view.config.options.as_text(),
+        }
+        recent: list[dict[str, Any]] = []
+        if self.contest is not None:
+            standings = self.contest.standings
+            rows = [asdict(row) for row in standings.rows]
+            info |= {
+                "rating": standings.plan.system,
+                "matches_done": standings.matches_done,
+                "matches_planned": self.view.config.matches,
+                "seed_sha256": standings.seed_sha256,
+                "seed": standings.seed,
+                "finished": standings.finished,
+            }
+            recent = [self._played(p) for p in reversed(self.contest.played[-RECENT:])]
+        listed = {row["bot"] for row in rows}
+        rows += [
+            {"rank": None, "bot": bot, "matches": 0, "faults": {}}
+            for bot in presence
+            if bot not in listed
+        ]
+        for row in rows:
+            here = presence.get(row["bot"])
+            row["sessions"] = here.sessions if here else 0
+            row["playing"] = here.playing if here else 0
+            row["state"] = here.state if here else "offline"
+            row["revoked"] = row["bot"] in revoked
+        live = [
+            {"match": m.start.match_id, "bots": self._names(m)}
+            for m in self.view.live.matches.values()
+        ]
+        return _json({"contest": info, "standings": rows, "live": live, "recent": recent})
+
+    def _played(self, played: Played) -> dict[str, Any]:
+        assert self.contest is not None
+        result = self.contest.results.get(played.number)
+        bots = list(result.match.bots) if result is not None else []
+        return {
+            "number": played.number,
+            "match": played.match_id,
+            "bots": bots,
+            "result": _named(played.result, bots),
+            "ranks": list(result.ranks) if result is not None else [],
+            "scores": list(result.scores) if result is not None else [],
+            "faults": [
+                {
+                    "seat": seat,
+                    "bot": bots[seat] if seat < len(bots) else "",
+                    "reason": r,
+                    "detail": d,
+                }
+                for seat, r, d in played.faults
+            ],
+            "termination": played.termination,
+            "seconds": played.seconds,
+            "finished_at": played.finished_at,
+        }
+
+    # --- pages and JSON ------------------------------------------------------------------------
+
+    def page(self, name: str) -> Callable[[Request], Any]:
+        async def serve(request: Request) -> Response:
+            return Response(_asset("referee.web", name), media_type=_PAGES[name])
+
+        return serve
+
+    async def static(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        if name in _PAGES:
+            return Response(_asset("referee.web", name), media_type=_PAGES[name])
+        if name in ASSETS:
+            kind = "text/css" if name.endswith(".css") else "text/javascript"
+            return Response(_asset("referee.viewer", name), media_type=kind)
+        return Response("not found", status_code=404)
+
+    async def contest_json(self, request: Request) -> Response:
+        return Response(self.snapshot, media_type="application/json")
+
+    async def bot_json(self, request: Request) -> Response:
+        bot = request.path_params["bot"]
+        contest = self.contest
+        if contest is None:
+            return JSONResponse({"error": "no contest database"}, status_code=404)
+        matches = [
+            self._played(p)
+            for p in contest.played
+            if p.number in contest.results and bot in contest.results[p.number].match.bots
+        ]
+        row = next((asdict(r) for r in contest.standings.rows if r.bot == bot), None)
+        here = self.view.presence().get(bot)
+        if row is None and here is None and not matches:
+            return JSONResponse({"error": f"no bot {bot!r} in this contest"}, status_code=404)
+        history = await self._history(contest)
+        points = [
+            [k, round(r.value, 2), round(r.low, 2), round(r.high, 2)]
+            for k, rated in history
+            if (r := rated.get(bot)) is not None
+        ]
+        plan = contest.standings.plan
+        return JSONResponse(
+            {
+                "bot": bot,
+                "row": row,
+                "state": here.state if here else "offline",
+                "sessions": here.sessions if here else 0,
+                "revoked": bot in self.view.revoked,
+                "rating": plan.system,
+                "history": points,
+                "matches": matches[::-1],
+                "live": [
+                    m.start.match_id
+                    for m in self.view.live.matches.values()
+                    if bot in self._names(m)
+                ],
+            }
+        )
+
+    async def _history(self, contest: _Contest) -> list[tuple[int, dict[str, Rating]]]:
+        """Every bot's rating after k committed matches, for up to PLOT_POINTS values of k
+        spread over the contest; refitted once per reading of the database, for all bots."""
+        if self._ratings[0] is contest:
+            return self._ratings[1]
+        plan = contest.standings.plan
+        ordered = sorted(contest.played, key=lambda p: (p.finished_at, p.number))
+        results = [contest.results[p.number] for p in ordered if p.number in contest.results]
+
+        def fit() -> list[tuple[int, dict[str, Rating]]]:
+            n = len(results)
+            ks = sorted({max(1, round(n * i / PLOT_POINTS)) for i in range(1, PLOT_POINTS + 1)})
+            return [(k, ratings_of(plan, results[:k])) for k in (ks if n else [])]
+
+        history = await trio.to_thread.run_sync(fit)
+        self._ratings = (contest, history)
+        return history
+
+    def _names(self, live: LiveMatch) -> list[str]:
+        """The accounts at a live match's seats (the names bots chose, outside a contest)."""
+        return self.view.tables.get(live.start.match_id) or list(live.start.seat_names)
+
+    async def contest_events(self, request: Request) -> Response:
+        async def stream() -> AsyncIterator[str]:
+            version = -1
+            while True:
+                if version != self.version:
+                    version = self.version
+                    yield _sse(self.snapshot, "snapshot")
+                    # At most one a second: with many matches at once the snapshot changes
+                    # many times a second, and the viewer gets the latest.
+                    await trio.sleep(VIEWER_SECONDS)
+                    continue
+                with trio.move_on_after(KEEPALIVE_SECONDS) as quiet:
+                    await self.changed.wait()
+                if quiet.cancelled_caught:
+                    yield ": keep-alive\n\n"
+
+        return _event_stream(stream())
+
+    # --- live matches --------------------------------------------------------------------------
+
+    async def live_events(self, request: Request) -> Response:
+        live = self.view.live.get(request.path_params["match"])
+
+        async def stream() -> AsyncIterator[str]:
+            if live is None:
+                yield _sse(_json({"kind": "gone"}))
+                return
+            async for text in self._story(live):
+                yield text
+
+        return _event_stream(stream())
+
+    async def follow_events(self, request: Request) -> Response:
+        """One match after another, each whole: the oldest not yet shown, or the next to open
+        (of `?bot=NAME`, if given)."""
+        bot = request.query_params.get("bot", "")
+
+        async def stream() -> AsyncIterator[str]:
+            seen: set[str] = set()
+            while True:
+                live = self._next(seen, bot)
+                if live is None:
+                    opened = trio.Event()
+
+                    def opener(match: LiveMatch, opened: trio.Event = opened) -> None:
+                        opened.set()
+
+                    self.view.live.openers.append(opener)
+                    try:
+                        with trio.move_on_after(KEEPALIVE_SECONDS) as quiet:
+                            await opened.wait()
+                    finally:
+                        self.view.live.openers.remove(opener)
+                    if quiet.cancelled_caught:
+                        yield ": keep-alive\n\n"
+                    continue
+                seen.add(live.start.match_id)
+                async for text in self._story(live):
+                    yield text
+
+        return _event_stream(stream())
+
+    def _next(self, seen: set[str], bot: str) -> LiveMatch | None:
+        """The oldest live match not in `seen` (with `bot` at a seat, if given)."""
+        seen &= self.view.live.matches.keys()
+        for match_id, live in self.view.live.matches.items():
+            if match_id not in seen and (not bot or bot in self._names(live)):
+                return live
+        return None
+
+    async def _story(self, live: LiveMatch) -> AsyncIterator[str]:
+        """A live match's public messages as events, from its start until its result.
+
+        The viewer gets every public event, and the spectator's table as it stands at most every
+        TABLE_SECONDS: a person follows a few moves a second, and a table is built only when
+        some viewer is due one (never by the runner's step), once for all of them."""
+        feed = _Feed()
+        live.watch(feed, tables=False)
+        shown = 0
+        try:
+            while not feed.dropped:
+                texts = []
+                for message in await feed.batch():
+                    if message is not None and message.WhichOneof("kind") != "match_end":
+                        texts.append(self._convert(live, message))
+                        continue
+                    if live.steps != shown:  # the final table before the result
+                        shown = live.steps
+                        texts.append(self._table(live))
+                    if message is None:
+                        yield "".join(texts)
+                        return
+                    texts.append(self._convert(live, message))
+                if live.steps != shown:
+                    shown = live.steps
+                    texts.append(self._table(live))
+                yield "".join(texts)
+                await trio.sleep(TABLE_SECONDS)
+        finally:
+            live.unwatch(feed)
+
+    def _table(self, live: LiveMatch) -> str:
+        """The spectator's table after the latest step, built once per step for every viewer."""
+        match_id = live.start.match_id
+        cached = self._tables.get(match_id)
+        if cached is not None and cached[0] == live.steps:
+            return cached[1]
+        assert live.table is not None
+        message = referee_pb2.WatchMessage(public_table=live.table())
+        text = _sse(_json(live_message(live.start, self._names(live), message)))
+        if len(self._tables) > 2 * len(self.view.live.matches) + 16:
+            self._tables.clear()
+        self._tables[match_id] = (live.steps, text)
+        return text
+
+    def _convert(self, live: LiveMatch, message: referee_pb2.WatchMessage) -> str:
+        key = (live.start.match_id, id(message))
+        cached = self._converted.get(key)
+        if cached is not None and cached[0] is message:
+            return cached[1]
+        text = _sse(_json(live_message(live.start, self._names(live), message)))
+        if len(self._converted) > 10_000:
+            self._converted.clear()
+        self._converted[key] = (message, text)
+        return text
+
+    # --- replays and records -------------------------------------------------------------------
+
+    async def _committed(self, match_id: str) -> Played | None:
+        """The committed match, read again (at most once a second) if it is not known yet: a
+        link followed just after its commit must not miss it."""
+        found = self._find(match_id)
+        now = trio.current_time()
+        if found is None and self.view.database is not None and now - self._reread > 1.0:
+            self._reread = now
+            self.contest = await trio.to_thread.run_sync(_read, self.view.database)
+            found = self._find(match_id)
+        return found
+
+    def _find(self, match_id: str) -> Played | None:
+        if self.contest is None:
+            return None
+        return next((p for p in self.contest.played if p.match_id == match_id), None)
+
+    async def replay(self, request: Request) -> Response:
+        """A finished match in the replay viewer (its code and style beside it, as a report's)."""
+        name = request.path_params["name"]
+        if name in ASSETS:
+            kind = "text/css" if name.endswith(".css") else "text/javascript"
+            return Response(_asset("referee.viewer", name), media_type=kind)
+        played = await self._committed(name.removesuffix(".html"))
+        if played is None or not name.endswith(".html"):
+            return Response("no such finished match", status_code=404)
+        page = self._pages.get(played.match_id)
+        if page is None:
+            record = played.record
+
+            def render() -> str:
+                return render_html(load(record), shared=True)
+
+            try:
+                page = await trio.to_thread.run_sync(render)
+            except CroupierError as error:
+                return Response(f"cannot show this match: {error}", status_code=500)
+            self._pages[played.match_id] = page
+            while len(self._pages) > PAGE_CACHE:
+                self._pages.popitem(last=False)
+        return Response(page, media_type="text/html")
+
+    async def record(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        played = await self._committed(name.removesuffix(".jsonl"))
+        if played is None or not name.endswith(".jsonl") or not played.record.is_file():
+            return Response("no such finished match", status_code=404)
+        return FileResponse(
+            played.record, media_type="application/x-ndjson", filename=f"{played.match_id}.jsonl"
+        )
+
+
+def live_message(
+    start: referee_pb2.MatchStart, names: list[str], message: referee_pb2.WatchMessage
+) -> Any:
+    """A spectator's message as the live page reads it: the match, a public event's text, the
+    spectator's table after a step (the model the replay viewer draws), or the result; the seats
+    named by `names`."""
+    kind = message.WhichOneof("kind")
+    if kind == "match_start":
+        try:
+            title = get_game(start.game).title
+        except CroupierError:
+            title = start.game
+        return {
+            "kind": "start",
+            "match": start.match_id,
+            "game": start.game,
+            "title": title,
+            "deck": view_for(start.game).deck.value,
+            "names": names,
+            "options": dict(start.options),
+        }
+    if kind == "event":
+        return {
+            "kind": "event",
+            "text": _named(readable(start.game, message.event.event.text), names),
+        }
+    if kind == "public_table":
+        public = getattr(message.public_table, message.public_table.WhichOneof("game"))
+        return {"kind": "table", **spectator_table(start.game, names, public).to_json()}
+    result = message.match_end.result
+    ranking = sorted(result.seats, key=lambda s: (s.rank, s.seat))
+    return {
+        "kind": "end",
+        "match": start.match_id,
+        "result": _named(result.text, names),
+        "ranking": [[s.rank, s.seat, names[s.seat], s.score, s.retired] for s in ranking],
+    }
+
+
+def _named(text: str, names: list[str]) -> str:
+    """`seat 1` as `seat 1 (alice)`: a spectator reads bots, not seat numbers."""
+
+    def name(match: re.Match[str]) -> str:
+        seat = int(match.group(1))
+        return f"{match.group(0)} ({names[seat]})" if seat < len(names) else match.group(0)
+
+    return _SEAT.sub(name, text)
+
+
+def _event_stream(body: AsyncIterator[str]) -> StreamingResponse:
+    return StreamingResponse(
+        body,
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )

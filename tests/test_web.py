@@ -1,0 +1,507 @@
+"""The contest's web site for real: a `croupier serve --web` process, bot processes playing XIX
+over gRPC, and Debian's chromium driven by Playwright reading the site while they play.
+
+One contest for the module: alice and bob play well, carol times out once a match (so the
+standings have faults), dave plays well until the test revokes his account. The standings page
+updates without a reload when a match is committed (its screenshot goes to
+test-output/web/standings.png, or under $CROUPIER_TEST_OUTPUT), a live match plays in the viewer
+to its result banner, a bot's page lists its matches, a replay opens and a record downloads, and
+what a live match's page receives holds only public information.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import signal
+import ssl
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from croupier.v1 import game_pb2, referee_pb2
+from referee.contest.tokens import TokenStore
+from referee.ladder.store import Played, Store
+from referee.match.glyphs import readable
+from referee.match.records import read_all
+from referee.match.spectators import LiveMatch
+from tests.test_viewer_browser import ARGS, CHROMIUM
+from tests.tls_helpers import make_ca_and_server_cert
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+CROUPIER = str(Path(PYTHON).parent / "croupier")
+BOT = str(ROOT / "tests" / "bots" / "misbehaving.py")
+OUTPUT = Path(os.environ.get("CROUPIER_TEST_OUTPUT", ROOT / "test-output")) / "web"
+MODES = {"alice": "slow_good", "bob": "slow_good", "carol": "slow", "dave": "slow_good"}
+
+
+@dataclass
+class Site:
+    """A running `croupier serve --web` with its bots."""
+
+    folder: Path
+    web: str
+    tokens: dict[str, str]
+
+    def get(self, path: str) -> bytes:
+        with urllib.request.urlopen(self.web + path, timeout=10) as response:
+            body: bytes = response.read()
+        return body
+
+    def status(self, path: str) -> int:
+        """The HTTP status of a GET."""
+        try:
+            with urllib.request.urlopen(self.web + path, timeout=10) as response:
+                return int(response.status)
+        except urllib.error.HTTPError as error:
+            error.close()
+            return error.code
+
+    def json(self, path: str) -> Any:
+        return json.loads(self.get(path))
+
+    def played(self) -> list[Played]:
+        store = Store(self.folder / "contest.db", create=False)
+        try:
+            return store.played()
+        finally:
+            store.close()
+
+    def live_match(self, timeout: float = 60) -> str:
+        """A match being played now, seen from its start or soon after."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            live = self.json("/api/contest")["live"]
+            if live:
+                return str(live[-1]["match"])
+            time.sleep(0.05)
+        raise AssertionError("no live match")
+
+    def committed(self, match_id: str, timeout: float = 60) -> Played:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for played in self.played():
+                if played.match_id == match_id:
+                    return played
+            time.sleep(0.1)
+        raise AssertionError(f"{match_id} was never committed")
+
+
+def _serve(folder: Path, *extra: str) -> tuple[subprocess.Popen[bytes], str, int]:
+    """`croupier serve --web` on free ports; returns the process, the site's URL and the
+    referee's port (from the two lines it prints first)."""
+    with (folder / "serve.log").open("wb") as log:
+        serve = _popen(folder, log, *extra)
+    assert serve.stdout is not None
+    web, port = "", 0
+    for _ in range(2):
+        line = serve.stdout.readline().decode()
+        if "web site on " in line:
+            web = line.split("web site on ")[1].strip()
+        elif "referee for" in line:
+            port = int(line.split("127.0.0.1:")[1].split()[0])
+    assert web and port, (folder / "serve.log").read_text()
+    return serve, web, port
+
+
+def _popen(folder: Path, log: Any, *extra: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [
+            CROUPIER,
+            "serve",
+            "--port",
+            "0",
+            "--web",
+            "127.0.0.1:0",
+            "--db",
+            str(folder / "contest.db"),
+            "--records",
+            str(folder / "records"),
+            "--move-ms",
+            "400",
+            *extra,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=log,
+        cwd=folder,
+    )
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    folder = tmp_path_factory.mktemp("web")
+    store = TokenStore(folder / "contest.db")
+    tokens = {name: store.add(name) for name in MODES}
+    serve, web, port = _serve(folder)
+    bots = [
+        subprocess.Popen(
+            [PYTHON, BOT, mode],
+            env={**os.environ, "CROUPIER_ADDRESS": f"127.0.0.1:{port}"}
+            | {"CROUPIER_TOKEN": tokens[name]},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for name, mode in MODES.items()
+    ]
+    try:
+        yield Site(folder, web, tokens)
+    finally:
+        serve.send_signal(signal.SIGTERM)
+        code = serve.wait(timeout=60)
+        for bot in bots:
+            bot.kill()
+            bot.wait()
+        assert serve.stdout is not None
+        serve.stdout.close()
+        assert code == 0, (folder / "serve.log").read_text()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if CHROMIUM is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is missing: `make test` installs it (apt-get install chromium)")
+        pytest.skip("chromium is not installed (`make chromium` installs it)")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    # Playwright evaluates its wait conditions as strings, which the site's CSP forbids;
+    # test_pages_keep_to_their_content_security_policy loads pages under it.
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    page.close()
+    assert errors == []
+
+
+def test_standings_update_without_a_reload(site: Site, page: Any) -> None:
+    page.goto(site.web + "/")
+    page.wait_for_function("Number(document.body.dataset.matches) >= 2", timeout=60_000)
+    page.evaluate("window.notReloaded = true")
+    before = int(page.evaluate("document.body.dataset.matches"))
+    rows_before = page.locator("#standings tbody tr").count()
+    page.wait_for_function(f"Number(document.body.dataset.matches) > {before}", timeout=60_000)
+    assert page.evaluate("window.notReloaded") is True
+    assert page.evaluate("performance.getEntriesByType('navigation').length") == 1
+    assert page.locator("#standings tbody tr").count() >= rows_before
+    played = site.played()
+    assert len(played) > before
+    # Each bot that played has its rating and interval; carol's timeouts show as faults.
+    page.wait_for_function(
+        "(document.querySelector(\"#standings tr[data-bot='carol'] td:nth-child(7)\") || "
+        "{}).textContent?.includes('timeout')",
+        timeout=60_000,
+    )
+    rows = page.locator("#standings tbody tr").evaluate_all(
+        "rows => rows.map((row) => [...row.cells].map((cell) => cell.textContent))"
+    )
+    assert {row[1] for row in rows} == set(MODES)
+    for row in rows:
+        if int(row[4]) > 0:
+            float(row[2])  # a rating
+            assert "…" in row[3]  # its interval
+        assert row[7].startswith(("playing", "idle"))
+    # A revoked account is marked as soon as the referee enforces it.
+    page.wait_for_selector("#standings tr[data-bot='dave']", timeout=60_000)
+    TokenStore(site.folder / "contest.db").revoke("dave")
+    page.wait_for_selector("#standings tr.revoked[data-bot='dave'] .badge.revoked")
+    assert page.locator("#standings tr.revoked").count() == 1
+    page.locator("#recent tbody tr").first.wait_for()
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(OUTPUT / "standings.png"), full_page=True)
+
+
+def test_a_live_match_plays_in_the_viewer_to_its_result_banner(site: Site, page: Any) -> None:
+    match_id = site.live_match()
+    page.goto(f"{site.web}/live/{match_id}")
+    page.wait_for_function(f"document.body.dataset.match === '{match_id}'")
+    page.wait_for_function("Number(document.body.dataset.tables) >= 1")
+    tables = int(page.evaluate("document.body.dataset.tables"))
+    page.wait_for_function(f"Number(document.body.dataset.tables) > {tables}")
+    assert page.locator("#seats .seat").count() == 2
+    assert page.locator("#events li").count() > 0
+    page.wait_for_selector("#banner:not([hidden])", timeout=60_000)
+    banner = page.locator("#banner").text_content()
+    assert banner is not None and banner.startswith("result: seat ")
+    played = site.committed(match_id)
+    assert played.result.split(" (")[0].split()[:2] == ["seat", banner.split()[2]]
+    # The end links to the replay, which opens once the match is committed.
+    page.locator("#links a").click()
+    page.wait_for_selector("#seats .seat")
+    assert page.title().endswith("croupier replay")
+
+
+def test_follow_goes_to_the_chosen_bot_s_next_match(site: Site, page: Any) -> None:
+    page.goto(f"{site.web}/")
+    page.wait_for_selector("#follow-bot option[value='alice']", state="attached")
+    page.select_option("#follow-bot", "alice")
+    page.click("#follow-link")
+    page.wait_for_function("document.body.dataset.match")
+    first = page.evaluate("document.body.dataset.match")
+    assert "alice" in (page.locator("#meta").text_content() or "")
+    page.wait_for_function(
+        f"document.body.dataset.match && document.body.dataset.match !== '{first}'",
+        timeout=60_000,
+    )
+    second = page.evaluate("document.body.dataset.match")
+    assert "alice" in _bots(site, site.committed(first).number)
+    assert "alice" in (page.locator("#meta").text_content() or "")
+    assert second > first
+
+
+def test_a_bot_page_lists_its_matches(site: Site, page: Any) -> None:
+    site.committed(site.live_match())
+    theirs = {p.match_id for p in site.played() if _plays(site, p, "carol")}
+    page.goto(f"{site.web}/bots/carol")
+    # The site reads the database at most every 2 s; the page refetches as matches commit.
+    page.wait_for_function(
+        f"document.querySelectorAll('#matches tbody tr').length >= {len(theirs)}",
+        timeout=60_000,
+    )
+    listed = page.locator("#matches tbody tr").evaluate_all(
+        "rows => rows.map((row) => row.dataset.match)"
+    )
+    assert theirs <= set(listed)
+    assert set(listed) <= {p.match_id for p in site.played() if _plays(site, p, "carol")}
+    faults = page.locator("#matches tbody td.fault").all_text_contents()
+    assert faults and all(text.startswith("timeout: ") for text in faults)
+    assert page.locator("#plot svg.rating polyline").count() == 1
+    assert "carol" in (page.locator("#title").text_content() or "")
+
+
+def _plays(site: Site, played: Played, bot: str) -> bool:
+    return bot in _bots(site, played.number)
+
+
+def _bots(site: Site, number: int) -> tuple[str, ...]:
+    store = Store(site.folder / "contest.db", create=False)
+    try:
+        return next(m.bots for m in store.schedule() if m.number == number)
+    finally:
+        store.close()
+
+
+def test_a_replay_opens_and_its_record_downloads(site: Site, page: Any) -> None:
+    played = site.committed(site.live_match())
+    page.goto(f"{site.web}/matches/{played.match_id}.html")
+    page.wait_for_selector("#seats .seat")
+    page.keyboard.press("End")
+    page.wait_for_selector("#banner:not([hidden])")
+    assert played.match_id in (page.locator("#title").text_content() or "")
+    record = site.get(f"/records/{played.match_id}.jsonl")
+    assert hashlib.sha256(record).hexdigest() == played.record_sha256
+    assert record == played.record.read_bytes()
+    # A live match's record holds every hand: it is not served until the match is committed.
+    for _ in range(10):  # a match still live after the requests (it may end meanwhile)
+        live = site.live_match()
+        statuses = [site.status(f"/records/{live}.jsonl"), site.status(f"/matches/{live}.html")]
+        if live in {m["match"] for m in site.json("/api/contest")["live"]}:
+            break
+    assert statuses == [404, 404]
+    assert site.status("/records/..%2Fcontest.db") == 404
+
+
+def test_a_live_match_page_receives_only_public_information(site: Site) -> None:
+    """Everything a live match's page received, raw from its event stream, against the record:
+    no private event (a hand dealt, a peek) and no card in any hand ever shows."""
+    for _ in range(10):  # a match still live when the stream opens (it may end meanwhile)
+        match_id, received, raw = _listen(site)
+        if received[0]["kind"] != "gone":
+            break
+    kinds = [message["kind"] for message in received]
+    assert kinds[0] == "start" and kinds[-1] == "end" and "table" in kinds
+    played = site.committed(match_id)
+    records = read_all(played.record, strict=True)[0]
+    private = [
+        r.event.event.text
+        for r in records
+        if r.WhichOneof("line") == "event" and not r.event.public
+    ]
+    public = [
+        r.event.event.text for r in records if r.WhichOneof("line") == "event" and r.event.public
+    ]
+    assert any(" is dealt " in text for text in private)
+    blob = "".join(raw)
+    for text in private:
+        assert text not in blob
+    # The page got every public event, in order, with the seats' bots named; nothing else.
+    events = [
+        re.sub(r"(seat \d+) \([^)]*\)", r"\1", m["text"]) for m in received if m["kind"] == "event"
+    ]
+    assert events == [readable("xix", text) for text in public]
+    hands = [seat["hand"] for m in received if m["kind"] == "table" for seat in m["seats"]]
+    assert any(hands)
+    for hand in hands:
+        assert all(card["t"] == "" for card in hand)  # backs only
+    for token in site.tokens.values():
+        assert token not in blob
+
+
+def _listen(site: Site) -> tuple[str, list[dict[str, Any]], list[str]]:
+    """A live match's event stream, raw and parsed, from its opening to its end."""
+    match_id = site.live_match()
+    received: list[dict[str, Any]] = []
+    raw: list[str] = []
+
+    def listen() -> None:
+        with urllib.request.urlopen(f"{site.web}/events/live/{match_id}", timeout=60) as stream:
+            for line in stream:
+                text = line.decode()
+                raw.append(text)
+                if text.startswith("data: "):
+                    received.append(json.loads(text[6:]))
+                    if received[-1]["kind"] in {"end", "gone"}:
+                        return
+
+    listener = threading.Thread(target=listen)
+    listener.start()
+    listener.join(timeout=90)
+    assert not listener.is_alive()
+    return match_id, received, raw
+
+
+def test_pages_keep_to_their_content_security_policy(site: Site, browser: Any) -> None:
+    page = browser.new_page()
+    messages: list[str] = []
+    page.on("console", lambda message: messages.append(message.text))
+    page.on("pageerror", lambda error: messages.append(str(error)))
+    try:
+        played = site.committed(site.live_match())
+        page.goto(f"{site.web}/")
+        page.wait_for_selector("#standings tbody tr")
+        page.goto(f"{site.web}/live/{site.live_match()}")
+        page.wait_for_selector("#seats .seat, #links a")  # the table, or over already
+        page.goto(f"{site.web}/bots/alice")
+        page.wait_for_selector("#matches tbody tr")
+        page.goto(f"{site.web}/matches/{played.match_id}.html")
+        page.wait_for_selector("#seats .seat")
+    finally:
+        page.close()
+    assert [m for m in messages if "Content Security Policy" in m] == []
+
+
+def test_no_token_reaches_the_site(site: Site) -> None:
+    pages = [site.get(path) for path in ("/", "/api/contest", "/api/bots/alice", "/api/bots/dave")]
+    for token in site.tokens.values():
+        for body in pages:
+            assert token.encode() not in body
+    with urllib.request.urlopen(site.web + "/", timeout=10) as response:
+        assert response.headers["Content-Security-Policy"].startswith("default-src 'self'")
+        assert response.headers["X-Content-Type-Options"] == "nosniff"
+
+
+def test_web_refuses_plaintext_off_loopback(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [CROUPIER, "serve", "--db", str(tmp_path / "c.db"), "--web", "0.0.0.0:8080"],
+        capture_output=True,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert b"refusing a plaintext web site on '0.0.0.0'" in result.stderr + result.stdout
+
+
+def test_web_speaks_tls(tmp_path: Path) -> None:
+    ca, cert, key = make_ca_and_server_cert(tmp_path)
+    TokenStore(tmp_path / "contest.db")
+    serve, web, _ = _serve(tmp_path, "--tls-cert", str(cert), "--tls-key", str(key))
+    try:
+        assert web.startswith("https://")
+        context = ssl.create_default_context(cafile=str(ca))
+        with urllib.request.urlopen(web + "/api/contest", context=context, timeout=10) as answer:
+            assert json.loads(answer.read())["contest"]["game"] == "xix"
+        with pytest.raises((urllib.error.URLError, ConnectionError)):
+            urllib.request.urlopen(web.replace("https", "http") + "/", timeout=10)
+    finally:
+        serve.send_signal(signal.SIGTERM)
+        assert serve.wait(timeout=60) == 0
+        assert serve.stdout is not None
+        serve.stdout.close()
+
+
+def test_a_contest_file_web_table_and_the_seed_revealed_when_over(tmp_path: Path) -> None:
+    """`[web]` in a contest file; a contest that played its matches keeps its site up with the
+    final standings and the master seed revealed (checked against the stored commitment)."""
+    store = TokenStore(tmp_path / "contest.db")
+    tokens = [store.add(name) for name in ("alice", "bob")]
+    (tmp_path / "contest.toml").write_text(
+        'game = "xix"\nport = 0\ndatabase = "contest.db"\nmatches = 2\n[web]\nport = 0\n'
+    )
+    with (tmp_path / "serve.log").open("wb") as log:
+        serve = subprocess.Popen(
+            [CROUPIER, "serve", "contest.toml"], stdout=subprocess.PIPE, stderr=log, cwd=tmp_path
+        )
+    assert serve.stdout is not None
+    web = serve.stdout.readline().decode().split("web site on ")[1].strip()
+    port = int(serve.stdout.readline().decode().split("127.0.0.1:")[1].split()[0])
+    bots = [
+        subprocess.Popen(
+            [PYTHON, BOT, "good"],
+            env={**os.environ, "CROUPIER_ADDRESS": f"127.0.0.1:{port}", "CROUPIER_TOKEN": token},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for token in tokens
+    ]
+    try:
+        site = Site(tmp_path, web, {})
+        deadline = time.monotonic() + 90
+        while not (contest := site.json("/api/contest")["contest"]).get("seed"):
+            assert time.monotonic() < deadline, (tmp_path / "serve.log").read_text()
+            time.sleep(0.1)
+        assert contest["matches_done"] == 2
+        assert hashlib.sha256(contest["seed"].encode()).hexdigest() == contest["seed_sha256"]
+        assert serve.poll() is None  # over, and still serving its site
+    finally:
+        serve.send_signal(signal.SIGTERM)
+        code = serve.wait(timeout=60)
+        for bot in bots:
+            bot.kill()
+            bot.wait()
+        serve.stdout.close()
+    assert code == 0
+
+
+def test_site_readers_never_make_the_runner_build_a_table() -> None:
+    """The site watches live matches as a reader: the runner's step builds no table for it
+    (the site builds one when a viewer is due one); a gRPC spectator still gets each step's."""
+    built: list[int] = []
+
+    def table() -> game_pb2.Observation:
+        built.append(1)
+        return game_pb2.Observation()
+
+    live = LiveMatch(referee_pb2.MatchStart(match_id="m", game="xix", seat_names=["a", "b"]))
+    reader: list[object] = []
+    live.watch(reader.append, tables=False)
+    live.step(table)
+    live.publish(game_pb2.Event(text="seat 0 plays 3"))
+    assert built == [] and live.steps == 1
+    assert [m.WhichOneof("kind") for m in reader] == ["match_start", "event"]  # type: ignore[attr-defined]
+    watcher: list[object] = []
+    live.watch(watcher.append)
+    live.step(table)
+    assert len(built) == 2  # once to catch the watcher up, once for its step
+    live.finish(referee_pb2.MatchEnd(match_id="m"))
+    assert reader[-1] is None and watcher[-1] is None
