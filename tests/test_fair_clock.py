@@ -26,7 +26,7 @@ from referee.games.base import parse_options
 from referee.ladder import load, run_ladder
 from referee.ladder.config import LadderConfigError, parse
 from referee.local.launcher import BotProcess, LaunchError, supervise
-from referee.match.clock import LAG_ALLOWANCE_SECONDS, TimeControl
+from referee.match.clock import LAG_ALLOWANCE_SECONDS, SeatClock, TimeControl
 from referee.match.lobby import Lobby
 from referee.match.replay import verify
 from referee.match.runner import MatchConfig, MatchOutcome, run_match
@@ -297,3 +297,14 @@ def test_pinning_to_cores_this_machine_lacks_is_a_launch_error(tmp_path: Path) -
 
     with pytest.raises(LaunchError, match=r"cannot pin bot .* to cores \[4096\]"):
         trio.run(launch)
+
+
+def test_no_time_limit_is_unset_not_zero() -> None:
+    """An unlimited control (move_ms 0 in the config) sends no move_ms and no deadline_ms."""
+    unlimited = TimeControl(move_ms=0, bank_ms=500)
+    assert not unlimited.to_proto().HasField("move_ms")
+    clock = SeatClock.start(unlimited).to_proto()
+    assert not clock.HasField("move_ms") and not clock.HasField("deadline_ms")
+    assert clock.bank_ms == 500
+    timed = SeatClock.start(TimeControl(move_ms=100, bank_ms=500)).to_proto()
+    assert timed.HasField("move_ms") and timed.deadline_ms == 600

@@ -122,3 +122,29 @@ def test_a_committed_schema_1_record_still_verifies() -> None:
     report = verify(path)
     assert report.ok, report.problems
     assert report.lines == len(path.read_text().splitlines())
+
+
+def test_zeros_a_record_left_out_before_presence_are_read_back(tmp_path: Path) -> None:
+    """Before issue 16 a team of 0 and a winning seat 0 were left out (no presence then): the
+    reader restores them where the context says a value exists, and only there."""
+    result = {
+        "termination": "TERMINATION_NORMAL",
+        "seats": [{"name": "a"}, {"seat": 1, "name": "b", "team": 1}],
+    }
+    solo = {"termination": "TERMINATION_NORMAL", "seats": [{"name": "a"}, {"seat": 1}]}
+    won = {"textactoe": {"handScored": {"points": 5, "scores": [5, 0]}}}
+    tie = {"textactoe": {"handScored": {"tie": True}}}
+    lines = [
+        {"result": {"result": result}},
+        {"result": {"result": solo}},
+        {"event": {"event": won, "public": True}},
+        {"event": {"event": tie, "public": True}},
+    ]
+    path = tmp_path / "old.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    team, no_team, winner, tied = list(RecordReader(path))
+    assert [s.HasField("team") for s in team.result.result.seats] == [True, True]
+    assert team.result.result.seats[0].team == 0
+    assert not any(s.HasField("team") for s in no_team.result.result.seats)
+    assert winner.event.event.textactoe.hand_scored.HasField("seat")
+    assert not tied.event.event.textactoe.hand_scored.HasField("seat")

@@ -303,3 +303,21 @@ def test_private_events_go_to_their_seat_only() -> None:
 def test_first_player_is_a_pick_over_the_seats() -> None:
     state = checked.apply_chance(GAME.new_game(options_of({"players": "3"})), tuple(STANDARD))
     assert state.chance() == Pick(3, "first player")  # TTT-R1
+
+
+@settings(max_examples=20)
+@given(variants, seeds)
+def test_no_caller_and_no_winner_are_unset(raw: dict[str, str], seed: int) -> None:
+    """`caller` is set exactly while a call is pending; a hand's `seat` exactly when it was won."""
+    for state in seeded_playout(GAME, options_of(raw), seed).states:
+        assert isinstance(state, TexTacToeState)
+        obs = state.observation(0)
+        assert obs.HasField("caller") == obs.call_made == (state.caller >= 0)
+        if obs.HasField("caller"):
+            assert obs.caller == state.caller
+        for event in state.events:
+            payload = event.payload
+            assert isinstance(payload, textactoe_pb2.TexTacToeEvent)
+            if payload.HasField("hand_scored"):
+                scored = payload.hand_scored
+                assert scored.HasField("seat") != scored.tie

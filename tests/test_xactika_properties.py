@@ -354,3 +354,26 @@ def test_records_round_trip_and_verify(
     assert report.ok, report.problems
     assert outcome.result.termination == 1
     assert len(outcome.result.seats) == players
+
+
+@pytest.mark.parametrize("players", [2, 4, 10])
+@settings(max_examples=4 * SCALE)
+@given(rng=st.randoms(use_true_random=False), rounds=st.sampled_from([1, 2]))
+def test_a_seat_that_has_not_bid_has_no_bid(players: int, rng: random.Random, rounds: int) -> None:
+    """XactikaObservation.bids: one entry per seat, its `bid` set exactly once the seat has bid
+    this round (told by the events alone), never a sentinel."""
+    bids: dict[int, int] = {}
+    for state in _states(seeded_playout(GAME, opts(players, rounds), rng)):
+        for event in state.events:
+            payload = event.payload
+            assert isinstance(payload, xactika_pb2.XactikaEvent)
+            if payload.HasField("round_started"):
+                bids = {}
+            elif payload.HasField("bid"):
+                bids[payload.bid.seat] = payload.bid.bid
+        if state.phase.name in ("BID", "PLAY"):
+            for seat in range(players):
+                entries = state.observation(seat).bids
+                assert len(entries) == players
+                present = {s: e.bid for s, e in enumerate(entries) if e.HasField("bid")}
+                assert present == bids

@@ -307,7 +307,8 @@ def test_observation_during_a_trick() -> None:
     state = act(state, "bid 3", "bid 4", "lead 3333 3ball")
     obs = state.observation(1)
     assert list(obs.hand) == sorted(HANDS[1])
-    assert list(obs.bids) == [3, 4] and list(obs.trick) == ["3333"]
+    assert [entry.bid for entry in obs.bids] == [3, 4] and list(obs.trick) == ["3333"]
+    assert all(entry.HasField("bid") for entry in obs.bids)
     assert obs.call == xactika_pb2.XactikaCall(count=3, shape=xactika_pb2.XACTIKA_SHAPE_BALL)
     assert obs.phase == xactika_pb2.XACTIKA_PHASE_PLAY
     assert (obs.seat, obs.players, obs.round, obs.rounds, obs.dealer) == (1, 2, 1, 1, 1)

@@ -456,3 +456,25 @@ def test_records_round_trip_and_verify(
     # Scores and ranks are per side: partners share them.
     assert all(r.score == results[r.seat % 2].score for r in results)
     assert all(r.rank == results[r.seat % 2].rank for r in results)
+
+
+@examples(30)
+@given(st.data(), xeri_options())
+def test_no_value_is_an_unset_field(data: st.DataObject, options: Options) -> None:
+    """XeriObservation's optional fields are set exactly when the rules give them a value."""
+    cumulative = bool(options["var_cumulative_151"])
+    for state in any_playout(data, options).states:
+        assert isinstance(state, XeriState)
+        obs = state.observation(0)
+        assert obs.HasField("top_card") == bool(obs.pile_cards)
+        if obs.pile_cards:
+            assert obs.top_card == obs.pile_cards[-1]
+        assert obs.HasField("bottom_card") == (state.bottom >= 0)
+        if obs.HasField("bottom_card"):
+            assert options["var_cut_reveal"] and obs.bottom_card != ""
+        assert obs.HasField("target") == cumulative  # XERI-R14
+        assert obs.HasField("rounds") != cumulative
+        if cumulative:
+            assert obs.target >= 151
+        else:
+            assert obs.rounds == options.integer("rounds")

@@ -150,3 +150,20 @@ def test_records_round_trip_and_verify(tmp_path_factory: pytest.TempPathFactory,
     report = verify(path)
     assert report.ok, report.problems
     assert outcome.result.termination == 1
+
+
+@given(st.data())
+def test_an_unknown_strike_card_has_no_known_value(data: st.DataObject) -> None:
+    """XixStrikeSlot.known_value is set only where the seat knows a card: a card's value, 1..18,
+    never a 0 sentinel; and no seat knows anything before the first strike."""
+    struck = False
+    for state in play_out(GAME, OPTIONS, data).states:
+        assert isinstance(state, XixState)
+        struck = struck or any(
+            isinstance(e.payload, xix_pb2.XixEvent) and e.payload.HasField("struck")
+            for e in state.events
+        )
+        for seat in (0, 1):
+            for slot in state.observation(seat).strike_row:
+                if slot.HasField("known_value"):
+                    assert struck and 1 <= slot.known_value <= 18

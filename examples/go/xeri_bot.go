@@ -32,7 +32,7 @@ const ranks = "23456789TJQKA"
 // choose returns the index of the legal action to play.
 func choose(request *croupierv1.ActionRequest) uint32 {
 	obs := request.GetObservation().GetXeri()
-	top := obs.GetTopCard()
+	top := obs.TopCard // nil when the pile is empty (proto3 optional: no value is unset)
 	best, bestScore := 0, -1000
 	for i, action := range request.GetLegalActions() {
 		card := action.GetXeri().GetPlay()
@@ -40,9 +40,9 @@ func choose(request *croupierv1.ActionRequest) uint32 {
 		if card[0] == 'J' {
 			score -= 20 // keep jacks for captures
 		}
-		if top != "" && (card[0] == top[0] || card[0] == 'J') {
+		if top != nil && (card[0] == (*top)[0] || card[0] == 'J') {
 			score = 100 + len(obs.GetPileCards()) // a capture, the bigger the better
-			if card[0] == top[0] {
+			if card[0] == (*top)[0] {
 				score += 10 // a jack is worth keeping when the rank matches anyway
 			}
 		}

@@ -718,7 +718,7 @@ class TexTacToeState:
             stash=_texts(self.stashes[seat]) if dealt else (),
             draw_pile_size=len(self.pile) if dealt else 0,
             call_made=self.caller >= 0,
-            caller=max(self.caller, 0),
+            caller=self.caller if self.caller >= 0 else None,
             responses=[_RESPONSE_PROTO[r] for r in self.responses],
             committed=_texts(self.committed[seat]) if dealt else (),
             has_committed=[bool(pair) for pair in self.committed],

@@ -493,7 +493,7 @@ class XactikaState:
             phase=_PHASE_PROTO[self.phase],
             to_move=max(self.to_move_seat, 0),
             hand=[CARD_TEXT[c] for c in self.hands[seat]] if self.hands else [],
-            bids=t.bids,
+            bids=[pb.XactikaSeatBid(bid=bid if bid >= 0 else None) for bid in t.bids],
             leader=self.leader,
             trick=[CARD_TEXT[c] for c in self.trick],
             taken=self.taken,

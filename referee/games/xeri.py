@@ -613,7 +613,7 @@ class XeriState:
             hand=cards_text(self.hands[seat]) if self.hands else (),
             hand_sizes=[len(hand) for hand in self.hands] if self.hands else [0] * players,
             pile_cards=cards_text(pile),
-            top_card=CARD_TEXT[pile[-1]] if pile else "",
+            top_card=CARD_TEXT[pile[-1]] if pile else None,
             pile_size=len(pile),
             stock_size=len(self.stock) if self.phase is Phase.PLAY else 0,
             sides=[
@@ -629,11 +629,12 @@ class XeriState:
             dealer=self.dealer,
             to_move=max(self.to_move_seat, 0),
             round=self.round,
-            rounds=0 if config.cumulative_151 else config.rounds,
+            rounds=None if config.cumulative_151 else config.rounds,
             plays=self.plays,
             deal=self.deal,
-            bottom_card=CARD_TEXT[self.bottom] if self.bottom >= 0 else "",
-            target=self.target,
+            bottom_card=CARD_TEXT[self.bottom] if self.bottom >= 0 else None,
+            # Under var_cumulative_151 the target is FIRST_TARGET until the first round sets it.
+            target=(self.target or FIRST_TARGET) if config.cumulative_151 else None,
         )
         if self.last_capturer >= 0:
             observation.last_capturer = self.last_capturer

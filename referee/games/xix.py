@@ -355,7 +355,7 @@ class XixState:
             scores=self.scores,
             strikes=self.strikes,
             strike_row=[
-                pb.XixStrikeSlot(slid=slid, known_value=value)
+                pb.XixStrikeSlot(slid=slid, known_value=value or None)  # 0: not known
                 for slid, value in zip(self.slid, self.known[seat], strict=True)
             ],
             played=self.played,

@@ -19,7 +19,10 @@ class TimeControl:
     bank_ms: int = 10_000
 
     def to_proto(self) -> common_pb2.TimeControl:
-        return common_pb2.TimeControl(move_ms=self.move_ms, bank_ms=self.bank_ms)
+        # An unlimited control leaves move_ms unset (the proto's "no limit"), never 0.
+        return common_pb2.TimeControl(
+            move_ms=None if self.unlimited else self.move_ms, bank_ms=self.bank_ms
+        )
 
     @property
     def unlimited(self) -> bool:
@@ -58,6 +61,8 @@ class SeatClock:
 
     def to_proto(self) -> common_pb2.Clock:
         bank = int(self.bank_ms)
+        if self.control.unlimited:  # no deadline: move_ms and deadline_ms stay unset
+            return common_pb2.Clock(bank_ms=bank)
         return common_pb2.Clock(
             move_ms=self.control.move_ms,
             bank_ms=bank,

@@ -72,7 +72,7 @@ def result(
                 rank=ranks[seat],
                 faults=faults[seat],
                 retired=retired[seat],
-                team=outcome.teams[seat] if outcome.teams else 0,
+                team=outcome.teams[seat] if outcome.teams else None,
             )
             for seat in range(len(names))
         ],

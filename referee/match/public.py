@@ -51,6 +51,11 @@ def common(messages: Sequence[Message]) -> Message:
     first = messages[0]
     shared = type(first)()
     for field in first.DESCRIPTOR.fields:
+        if field.message_type is None and field.has_presence:  # an `optional` scalar
+            present = [(m.HasField(field.name), getattr(m, field.name)) for m in messages]
+            if present[0][0] and all(item == present[0] for item in present[1:]):
+                setattr(shared, field.name, present[0][1])
+            continue
         values = [getattr(message, field.name) for message in messages]
         if all(value == values[0] for value in values[1:]):
             _copy(shared, field.name, values[0], field)

@@ -90,7 +90,32 @@ class RecordReader:
             if record.WhichOneof("line") is None:
                 self.errors.append(f"line {number} is an empty record")
                 continue
+            _fill_zeros(record)
             yield record
+
+
+def _fill_zeros(record: record_pb2.Record) -> None:
+    """Restore the zeros a record omitted before those fields had presence (proto3 `optional`).
+
+    Records of the same schema written before issue 16 left out a zero team and a zero winning
+    seat, as protobuf's JSON mapping leaves out every zero without presence; now an unset field
+    means "none". Where the context says a value exists, the missing one was 0. Records written
+    since always set them, so this changes nothing there. (A fault's request id, a time control's
+    move_ms: 0 already meant none, as unset does now.)
+    """
+    kind = record.WhichOneof("line")
+    if kind == "result":
+        seats = record.result.result.seats
+        if any(seat.HasField("team") for seat in seats):  # a team game: every seat has a team
+            for seat in seats:
+                if not seat.HasField("team"):
+                    seat.team = 0
+    elif kind == "event" and record.event.event.WhichOneof("game") == "textactoe":
+        payload = record.event.event.textactoe
+        if payload.WhichOneof("kind") == "hand_scored":
+            scored = payload.hand_scored
+            if not scored.tie and not scored.HasField("seat"):  # a winner, and it was seat 0
+                scored.seat = 0
 
 
 def read_all(path: Path, *, strict: bool) -> tuple[list[record_pb2.Record], list[str]]:

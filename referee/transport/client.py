@@ -42,7 +42,9 @@ def watch(
     """A match's public messages as they come, until it ends; with no `match_id`, one match
     after another (only `bot`'s, if given) until the caller stops. Following, the first message
     (a MatchStart with no match id) comes once the referee has the spectator in its list."""
-    request = referee_pb2.WatchRequest(match_id=match_id or "", follow=match_id is None, bot=bot)
+    request = referee_pb2.WatchRequest(
+        match_id=match_id or "", follow=match_id is None, bot=bot or None
+    )
     what = repr(match_id) if match_id is not None else "the matches"
     with _channel(address, secure, ca_file) as channel:
         stream = referee_pb2_grpc.RefereeStub(channel).Watch(request)

@@ -445,8 +445,8 @@ def list_games(only: frozenset[str] = frozenset()) -> referee_pb2.ListGamesRespo
                         name=spec.name,
                         type=spec.kind,
                         default=format_value(spec.default),
-                        min=spec.minimum,
-                        max=spec.maximum,
+                        min=spec.minimum if spec.kind == "int" else None,
+                        max=spec.maximum if spec.kind == "int" else None,
                         description=spec.description,
                     )
                     for spec in game.option_specs

@@ -20,6 +20,9 @@
  * A oneof's case is named by its oneof field: `message.kind === "action_request"`,
  * `request.observation.game === "xix"`. Enums arrive as their names ("FAULT_REASON_TIMEOUT") and
  * 64-bit integers as numbers (exact below 2^53, far above any id or score the referee sends).
+ * A proto3 `optional` field that is unset is absent (`undefined`), never a zero: "no value" in
+ * every message is an unset `optional` (`request.clock.deadline_ms` without a time limit, a seat's
+ * `bids[s].bid` before it bids); when set, the object also names it in `_<field>`.
  */
 
 import { existsSync, readFileSync } from "node:fs";
@@ -427,12 +430,13 @@ async function playSession(client, bot, token, slackMs, onWelcome) {
  * @param {number} slackMs
  */
 async function decide(bot, request, slackMs) {
-  const limit = request.clock.deadline_ms;
-  const budget = Math.max(limit - slackMs, 1);
-  bot.deadline = limit === 0 ? Infinity : performance.now() + budget;
+  const limit = request.clock.deadline_ms; // unset (undefined) when the match has no time limit
+  const unlimited = limit === undefined;
+  const budget = unlimited ? Infinity : Math.max(limit - slackMs, 1);
+  bot.deadline = unlimited ? Infinity : performance.now() + budget;
   let answer = bot.act(request);
   if (answer instanceof Promise || (answer && typeof answer.then === "function")) {
-    answer = limit === 0 ? await answer : await withDeadline(answer, budget);
+    answer = unlimited ? await answer : await withDeadline(answer, budget);
   }
   if (!Number.isInteger(answer) || answer < 0) {
     throw new TypeError(

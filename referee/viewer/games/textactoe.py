@@ -50,7 +50,7 @@ class TexTacToeView:
         hand = obs.hand + 1
         if obs.phase == pb.TEXTACTOE_PHASE_OVER:
             return Position(obs.hand, _AFTER_TURNS + 1, "game over")
-        if obs.call_made:
+        if obs.HasField("caller"):
             return Position(hand, _AFTER_TURNS, f"hand {hand} · call by seat {obs.caller}")
         return Position(hand, obs.turns + 1, f"hand {hand} · turn {obs.turns + 1}")
 

@@ -67,7 +67,7 @@ class XactikaView:
             verb = "lead" if not obs.trick else "play"
             status += f" · seat {obs.to_move} to {verb}"
         if obs.phase in (pb.XACTIKA_PHASE_BID, pb.XACTIKA_PHASE_PLAY):
-            bids = [bid for bid in obs.bids if bid >= 0]
+            bids = [entry.bid for entry in obs.bids if entry.HasField("bid")]
             status += f" · bids total {sum(bids)}/{HAND_SIZE}" if bids else ""
         seats = tuple(self._seat(context, obs, seat) for seat in range(obs.players))
         piles = [self._trick(context, obs)]
@@ -88,8 +88,8 @@ class XactikaView:
         if dealt and obs.dealer == seat:
             facts.append("dealer")
         if obs.bids:
-            bid = obs.bids[seat]
-            facts.append(f"bid {bid}" if bid >= 0 else "bid -")
+            entry = obs.bids[seat]
+            facts.append(f"bid {entry.bid}" if entry.HasField("bid") else "bid -")
         if obs.taken:
             facts.append(f"took {obs.taken[seat]}")
         playing = obs.phase in (pb.XACTIKA_PHASE_BID, pb.XACTIKA_PHASE_PLAY)

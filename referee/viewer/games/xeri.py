@@ -31,7 +31,7 @@ class XeriView:
         obs = _obs(observation)
         if obs.round == 0:
             return Position(1, 0, "the deal")
-        rounds = f"round {obs.round}" + (f"/{obs.rounds}" if obs.rounds else "")
+        rounds = f"round {obs.round}" + (f"/{obs.rounds}" if obs.HasField("rounds") else "")
         deals = PLAYS_PER_ROUND // (HAND_SIZE * obs.players)
         return Position(obs.round, obs.deal, f"{rounds} · deal {obs.deal}/{deals}")
 
@@ -41,7 +41,7 @@ class XeriView:
         playing = any(obs.hand_sizes)
         if playing:
             status += f" · seat {obs.to_move} to play · stock {obs.stock_size}"
-        if obs.target:
+        if obs.HasField("target"):
             status += f" · target {obs.target}"
         seats = tuple(self._seat(context, obs, seat, playing) for seat in range(obs.players))
         return Table(Deck.STANDARD, status, seats, self._piles(context, obs))
@@ -92,7 +92,7 @@ class XeriView:
         if state is not None and obs.stock_size:
             stock = Pile("stock, top first", _down(state.stock), note=f"{obs.stock_size} cards")
         piles.append(stock)
-        if obs.bottom_card:
+        if obs.HasField("bottom_card"):
             piles.append(Pile("bottom card", (Card(obs.bottom_card),)))
         for index, side in enumerate(obs.sides):
             who = (

@@ -115,12 +115,12 @@ class XixView:
                 knowers = [
                     str(seat)
                     for seat in range(2)
-                    if _obs(context.observations[seat]).strike_row[position].known_value
+                    if _obs(context.observations[seat]).strike_row[position].HasField("known_value")
                 ]
                 known = f"known to {' '.join(knowers)}" if knowers else ""
                 note = " · ".join(n for n in (note, known) if n)
                 cards.append(Card(str(state.row[position]), down=True, note=note))
-            elif slot.known_value:
+            elif slot.HasField("known_value"):
                 cards.append(Card(str(slot.known_value), down=True, note=note or "known"))
             else:
                 cards.append(Card(note=note) if note else BACK)

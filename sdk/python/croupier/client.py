@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import math
 import os
 import time
 from collections.abc import Awaitable, Callable
@@ -127,7 +128,11 @@ async def play_session(stub: referee_pb2_grpc.RefereeAsyncStub, bot: Bot, token:
             request = message.action_request
             for event in request.events:
                 bot.on_event(event)
-            bot.deadline = time.monotonic() + (request.clock.deadline_ms - DEFAULT_SLACK_MS) / 1000
+            bot.deadline = (
+                time.monotonic() + (request.clock.deadline_ms - DEFAULT_SLACK_MS) / 1000
+                if request.clock.HasField("deadline_ms")
+                else math.inf  # a match without a time limit
+            )
             if asynchronous:
                 index = await _act_async(act, request)  # type: ignore[arg-type]
             else:
@@ -162,7 +167,7 @@ async def _act_async(
 ) -> int:
     """An async bot gets until its deadline less the slack; then the first legal action goes."""
     budget = (request.clock.deadline_ms - DEFAULT_SLACK_MS) / 1000
-    if request.clock.deadline_ms == 0:
+    if not request.clock.HasField("deadline_ms"):  # no time limit
         return await act(request)
     try:
         return await asyncio.wait_for(act(request), max(budget, 0.001))

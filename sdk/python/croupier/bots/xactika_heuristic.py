@@ -72,7 +72,7 @@ class XactikaHeuristicBot(Bot):
         view = _View(obs)
         if kind == "bid":
             return self._bid(obs, view, [a.bid for a in actions])
-        need = obs.bids[obs.seat] - obs.taken[obs.seat]
+        need = obs.bids[obs.seat].bid - obs.taken[obs.seat]  # past bidding: every bid is set
         if kind == "lead":
             return self._lead(view, actions, need > 0)
         return self._follow(obs, view, [a.play for a in actions], need > 0)

@@ -66,7 +66,7 @@ class XeriHeuristicBot(Bot):
         obs = request.observation.xeri
         cards = [action.xeri.play for action in request.legal_actions]
         seen = self._seen | set(obs.hand) | set(obs.pile_cards)
-        if obs.bottom_card:
+        if obs.HasField("bottom_card"):
             seen.add(obs.bottom_card)
         for side in obs.sides:
             seen.update(side.xeris)

@@ -30,7 +30,11 @@ class XixHeuristicBot(Bot):
             card = self._play(obs)
             return next(i for i, a in enumerate(actions) if a.play == card)
         if kind == "strike":
-            unknown = [i for i, a in enumerate(actions) if not obs.strike_row[a.strike].known_value]
+            unknown = [
+                i
+                for i, a in enumerate(actions)
+                if not obs.strike_row[a.strike].HasField("known_value")
+            ]
             return unknown[0] if unknown else 0
         if kind == "draft":
             # Strong cards: high ones, and low ones that beat their high complement.
@@ -44,7 +48,7 @@ class XixHeuristicBot(Bot):
             winners = [card for card in hand if _takes(lead, card)]
             return min(winners) if winners else min(hand)
         # Lead a card whose only answer (its complement to 19) is not in the opponent's hand.
-        seen = set(hand) | set(obs.played) | {slot.known_value for slot in obs.strike_row}
+        seen = set(hand) | set(obs.played) | _known(obs)
         safe = [card for card in hand if card > 9 and (TARGET - card) in seen]
         return max(safe) if safe else min(hand)
 
@@ -52,8 +56,13 @@ class XixHeuristicBot(Bot):
         lowest = min(obs.hand)
         best = max(range(5), key=lambda p: obs.strike_row[p].known_value)
         if obs.strike_row[best].known_value <= lowest:
-            unknown = [p for p in range(5) if not obs.strike_row[p].known_value]
+            unknown = [p for p in range(5) if not obs.strike_row[p].HasField("known_value")]
             best = unknown[0] if unknown else best
         return next(
             i for i, a in enumerate(actions) if a.trade.position == best and a.trade.card == lowest
         )
+
+
+def _known(obs: xix_pb2.XixObservation) -> set[int]:
+    """The strike-row values this seat knows (an unknown slot has no known_value)."""
+    return {slot.known_value for slot in obs.strike_row if slot.HasField("known_value")}

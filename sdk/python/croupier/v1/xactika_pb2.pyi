@@ -39,6 +39,12 @@ class XactikaCall(_message.Message):
     shape: XactikaShape
     def __init__(self, count: _Optional[int] = ..., shape: _Optional[_Union[XactikaShape, str]] = ...) -> None: ...
 
+class XactikaSeatBid(_message.Message):
+    __slots__ = ("bid",)
+    BID_FIELD_NUMBER: _ClassVar[int]
+    bid: int
+    def __init__(self, bid: _Optional[int] = ...) -> None: ...
+
 class XactikaObservation(_message.Message):
     __slots__ = ("seat", "players", "round", "rounds", "dealer", "phase", "to_move", "hand", "bids", "leader", "call", "trick", "taken", "played", "scores", "tricks_played")
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -65,7 +71,7 @@ class XactikaObservation(_message.Message):
     phase: XactikaPhase
     to_move: int
     hand: _containers.RepeatedScalarFieldContainer[str]
-    bids: _containers.RepeatedScalarFieldContainer[int]
+    bids: _containers.RepeatedCompositeFieldContainer[XactikaSeatBid]
     leader: int
     call: XactikaCall
     trick: _containers.RepeatedScalarFieldContainer[str]
@@ -73,7 +79,7 @@ class XactikaObservation(_message.Message):
     played: _containers.RepeatedScalarFieldContainer[str]
     scores: _containers.RepeatedScalarFieldContainer[int]
     tricks_played: int
-    def __init__(self, seat: _Optional[int] = ..., players: _Optional[int] = ..., round: _Optional[int] = ..., rounds: _Optional[int] = ..., dealer: _Optional[int] = ..., phase: _Optional[_Union[XactikaPhase, str]] = ..., to_move: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., bids: _Optional[_Iterable[int]] = ..., leader: _Optional[int] = ..., call: _Optional[_Union[XactikaCall, _Mapping]] = ..., trick: _Optional[_Iterable[str]] = ..., taken: _Optional[_Iterable[int]] = ..., played: _Optional[_Iterable[str]] = ..., scores: _Optional[_Iterable[int]] = ..., tricks_played: _Optional[int] = ...) -> None: ...
+    def __init__(self, seat: _Optional[int] = ..., players: _Optional[int] = ..., round: _Optional[int] = ..., rounds: _Optional[int] = ..., dealer: _Optional[int] = ..., phase: _Optional[_Union[XactikaPhase, str]] = ..., to_move: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., bids: _Optional[_Iterable[_Union[XactikaSeatBid, _Mapping]]] = ..., leader: _Optional[int] = ..., call: _Optional[_Union[XactikaCall, _Mapping]] = ..., trick: _Optional[_Iterable[str]] = ..., taken: _Optional[_Iterable[int]] = ..., played: _Optional[_Iterable[str]] = ..., scores: _Optional[_Iterable[int]] = ..., tricks_played: _Optional[int] = ...) -> None: ...
 
 class XactikaLead(_message.Message):
     __slots__ = ("card", "call")
