@@ -249,8 +249,8 @@ def test_report_of_a_real_ladder(ladder: Path, tmp_path: Path) -> None:
         page = out / link.attrs["href"]
         assert page.is_file() and page_data(page)["match"] == ids[number]
         hrefs = [a.attrs["href"] for a in row.all("a")]
-        assert f"{PAGES}/{ids[number]}.html#view=1" in hrefs  # seat 0's view
-        assert f"{PAGES}/{ids[number]}.html#view=2" in hrefs
+        assert f"{PAGES}/{ids[number]}.html#seat=0" in hrefs  # seat 0's view
+        assert f"{PAGES}/{ids[number]}.html#seat=1" in hrefs
         for href in hrefs:
             assert (out / href.partition("#")[0]).is_file()
         steps = [h for h in hrefs if "#step=" in h]
@@ -443,7 +443,7 @@ def test_report_in_chromium(ladder: Path, browser: Any, tmp_path: Path) -> None:
     page.click("table.matches .fault a >> nth=0")  # a fault, at its step, in the viewer
     page.wait_for_selector("body[data-step]")
     href = page.evaluate("location.href")
-    assert re.search(r"/matches/mini-\d{5}\.html#step=\d+&view=0$", href), href
+    assert re.search(r"/matches/mini-\d{5}\.html#step=\d+$", href), href
     step = int(href.rpartition("#step=")[2].partition("&")[0])
     assert page.evaluate("document.body.dataset.step") == str(step)
     assert "illegal" in page.text_content("#caption")

@@ -454,7 +454,7 @@ def _matches_table(data: LadderData, pages: dict[str, Any], colours: dict[str, i
         for seat, bot in enumerate(match.bots):
             name = f"{_swatch(colours.get(bot, 0))}{_e(bot)}"
             if href:
-                name = f"<a href='{_e(href)}#view={seat + 1}' title='seat {seat}’s view'>{name}</a>"
+                name = f"<a href='{_e(href)}#seat={seat}' title='seat {seat}’s view'>{name}</a>"
             win = " class='win'" if result.ranks[seat] == 1 else ""
             seats.append(f"<span{win}>{name} {result.scores[seat]}</span>")
         out.append(
@@ -504,7 +504,7 @@ def _faults_cell(played: Played, match: ScheduledMatch, notes: Any, href: str | 
             title += " · " + "; ".join(measured[:5])
         first = steps.get((seat, reason))
         if href is not None and first is not None:
-            text = f"<a href='{_e(href)}#step={first}&amp;view=0'>{_e(text)}</a>"
+            text = f"<a href='{_e(href)}#step={first}'>{_e(text)}</a>"
         else:
             text = _e(text)
         parts.append(f"<span class='fault' title='{_e(title)}'>{_e(bot)}: {text}</span>")
