@@ -285,6 +285,7 @@ def test_a_bot_page_lists_its_matches(site: Site, page: Any) -> None:
     )
     assert theirs <= set(listed)
     assert set(listed) <= {p.match_id for p in site.played() if _plays(site, p, "carol")}
+    page.wait_for_selector("#matches tbody td.fault", timeout=30_000)  # a refetch may be due
     faults = page.locator("#matches tbody td.fault").all_text_contents()
     assert faults and all(text.startswith("timeout: ") for text in faults)
     assert page.locator("#plot svg.rating polyline").count() == 1
