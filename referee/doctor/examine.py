@@ -413,10 +413,21 @@ class _Doctor:
         )
         outcome = await run_match(match_config, players, config.workdir / f"{match_id}.jsonl")
         if drop:  # the session that took the seat back waits for the next match
+            await self.settle(remote.session)
             self.lobby.give_back(remote.session)
         played = _Played(index, seat, remote.session.id, outcome, replies)
         played.recovered_after = timed.recovered_after
         return played
+
+    async def watch_hang_up(self, session: Session) -> None:
+        with trio.move_on_after(HANG_UP_WATCH_SECONDS):
+            await session.closed.wait()
+
+    async def settle(self, session: Session) -> None:
+        """A bot that hung up after match 1 is watched after every match, so that no later check
+        is handed a session about to close (which would blame the bot for a crash by chance)."""
+        if self.played and self.played[0].hung_up:
+            await self.watch_hang_up(session)
 
     async def play_matches(self) -> None:
         config = self.config
@@ -431,9 +442,10 @@ class _Doctor:
                 session = found
             played = await self.play_one(index, session)
             if index == 0:
-                with trio.move_on_after(HANG_UP_WATCH_SECONDS):
-                    await session.closed.wait()
+                await self.watch_hang_up(session)
                 played.hung_up = session.closed.is_set()
+            else:
+                await self.settle(session)
             self.played.append(played)
         self.lobby.give_back(session)
         self.session = session
