@@ -5,9 +5,11 @@ random_bot.py, as bench/decision_rate.py; each bot runs as `--processes` process
 its share of one session per match), a 100 ms move and no bank, while `--hogs` processes spin
 on the CPU. The bots answer at once: a timeout is the referee charging them for its own lag, or
 a bot process starved of CPU (its `cpu_ms` then stays low). Prints the decisions, the timeout
-faults (target 0), and percentiles of the charged time (elapsed_ms), the referee's lag (lag_ms)
-and the bots' CPU time (cpu_ms), read back from the records (the last two are recorded since
-issue 15). `--gc-default` runs the referee without its gc tuning, to compare.
+faults (target 0), and percentiles of the charged time (elapsed_ms), the referee's lag (lag_ms),
+the bots' CPU time (cpu_ms) and their wait for a CPU, not charged (starved_ms; as root, with
+cgroup v2), read back from the records. The referee raises its priority where it may
+(referee.match.priority): `--same-priority` keeps it at the bots', to compare; `--gc-default`
+runs it without its gc tuning.
 
 Run: .venv/bin/python bench/fair_clock.py [--seconds 30] [--hogs 2] [--matches 100]
 """
@@ -31,6 +33,7 @@ from referee.games.base import parse_options
 from referee.local.launcher import BotProcess, supervise
 from referee.match.clock import TimeControl
 from referee.match.lobby import Lobby
+from referee.match.priority import REFEREE_NICE
 from referee.match.runner import MatchConfig, run_match
 from referee.match.sessions import RemoteSeat
 
@@ -107,16 +110,24 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=100)
     parser.add_argument("--processes", type=int, default=10, help="processes per bot")
     parser.add_argument("--gc-default", action="store_true", help="no gc tuning in the referee")
+    parser.add_argument(
+        "--same-priority", action="store_true", help="the referee at the bots' CPU priority"
+    )
     args = parser.parse_args()
     records = Path(tempfile.mkdtemp(prefix="croupier-fair-"))
     hogs = [multiprocessing.Process(target=hog, daemon=True) for _ in range(args.hogs)]
     for process in hogs:
         process.start()
     try:
-        if args.gc_default:
-            transport.run(play, args.matches, args.seconds, records, args.processes, tune_gc=False)
-        else:
-            transport.run(play, args.matches, args.seconds, records, args.processes)
+        transport.run(
+            play,
+            args.matches,
+            args.seconds,
+            records,
+            args.processes,
+            tune_gc=not args.gc_default,
+            prioritise=not args.same_priority,
+        )
     finally:
         for process in hogs:
             process.kill()
@@ -124,6 +135,7 @@ def main() -> None:
     elapsed: list[int] = []
     lag: list[int] = []
     cpu: list[int] = []
+    starved: list[int] = []
     for path in records.glob("*.jsonl"):
         matches += 1
         for line in path.read_text().splitlines():
@@ -138,17 +150,21 @@ def main() -> None:
                 recorded = recorded or "lagMs" in action
                 if "cpuMs" in action:
                     cpu.append(int(action["cpuMs"]))
+                if "starvedMs" in action:
+                    starved.append(int(action["starvedMs"]))
             elif "fault" in record and record["fault"]["fault"]["reason"] == "FAULT_REASON_TIMEOUT":
                 timeouts += 1
+    nice = 0 if args.same_priority else REFEREE_NICE
     print(
         f"{args.matches} matches at once, {args.processes} processes per bot, "
-        f"{args.hogs} CPU hogs, {args.seconds:.0f} s, "
+        f"{args.hogs} CPU hogs, {args.seconds:.0f} s, referee nice {nice} (where it may), "
         f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}"
     )
     print(f"matches {matches}  decisions {decisions}  timeout faults {timeouts}")
     print(f"charged (elapsed_ms): {percentiles(elapsed)}")
     print(f"referee lag (lag_ms): {percentiles(lag if recorded else [])}")
     print(f"bot cpu (cpu_ms):     {percentiles(cpu)}")
+    print(f"waited for a CPU, not charged (starved_ms): {percentiles(starved)}")
 
 
 if __name__ == "__main__":

@@ -8,11 +8,15 @@ thread (as a busy loop does) right after it queues a request, before the transpo
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import multiprocessing
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -25,9 +29,11 @@ from referee.games import get_game
 from referee.games.base import parse_options
 from referee.ladder import load, run_ladder
 from referee.ladder.config import LadderConfigError, parse
+from referee.local.cgroups import BotCgroups
 from referee.local.launcher import BotProcess, LaunchError, supervise
-from referee.match.clock import LAG_ALLOWANCE_SECONDS, SeatClock, TimeControl
+from referee.match.clock import LAG_ALLOWANCE_SECONDS, SeatClock, Stopwatch, TimeControl
 from referee.match.lobby import Lobby
+from referee.match.priority import REFEREE_NICE
 from referee.match.replay import verify
 from referee.match.runner import MatchConfig, MatchOutcome, run_match
 from referee.match.sessions import RemoteSeat, Session
@@ -308,3 +314,126 @@ def test_no_time_limit_is_unset_not_zero() -> None:
     assert clock.bank_ms == 500
     timed = SeatClock.start(TimeControl(move_ms=100, bank_ms=500)).to_proto()
     assert timed.HasField("move_ms") and timed.deadline_ms == 600
+
+
+def _accounted() -> bool:
+    """Whether launched bots get a cgroup v2 account here (as root, with pressure stall info)."""
+    cgroups = BotCgroups.create(0)
+    if cgroups is None:
+        return False
+    cgroups.remove()
+    return cgroups.account is not None
+
+
+def rt_hog(core: int, burst: float, period: float, seconds: float, ready: Any) -> None:
+    """Bursts of a real-time (SCHED_FIFO) spin on one core: whatever else is runnable there
+    waits for a CPU until the burst ends, as under a machine busy with other programs."""
+    os.sched_setaffinity(0, {core})
+    os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+    ready.set()
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        stop = time.perf_counter() + burst
+        while time.perf_counter() < stop:
+            pass
+        time.sleep(period - burst)
+
+
+def pin_this_process(cores: set[int]) -> dict[int, set[int]]:
+    """Pin every thread of this process (affinity is per thread on Linux); returns the old."""
+    old: dict[int, set[int]] = {}
+    for tid in map(int, os.listdir("/proc/self/task")):
+        with contextlib.suppress(OSError):
+            old[tid] = os.sched_getaffinity(tid)
+            os.sched_setaffinity(tid, cores)
+    return old
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "sched_getaffinity")
+    or not {0, 1} <= os.sched_getaffinity(0)
+    or not _accounted(),
+    reason="needs cores 0 and 1 and a cgroup v2 account per bot (root, PSI)",
+)
+def test_a_bot_starved_of_cpu_is_not_charged_for_the_wait(tmp_path: Path) -> None:
+    # Seat 0's bot lives on core 0, where a real-time spinner takes 180 ms bursts: a decision
+    # pending then waits far past its 100 ms for a CPU (the kernel counts that wait in the
+    # bot's cgroup). The referee runs on core 1. Charging the wait would make timeouts.
+    spawn = multiprocessing.get_context("spawn")
+    ready = spawn.Event()
+    hog = spawn.Process(target=rt_hog, args=(0, 0.18, 0.45, 60.0, ready), daemon=True)
+    old = pin_this_process({1})
+    hog.start()
+    try:
+        assert ready.wait(30), "the spinner did not start"
+        starved: list[dict[str, object]] = []
+        for game in range(40):
+            records = tmp_path / f"match-{game}"
+            records.mkdir()
+            transport.run(
+                play,
+                (f"taskset -c 0 {RANDOM}", RANDOM),
+                records,
+                TimeControl(move_ms=100, bank_ms=0),
+            )
+            starved += [
+                a
+                for a in actions(records / "fair.jsonl", 0)
+                if int(a.get("starvedMs", 0)) >= 60  # type: ignore[call-overload]
+            ]
+            if len(starved) >= 3:
+                break
+    finally:
+        hog.kill()
+        for tid, cores in old.items():
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(tid, cores)
+    assert len(starved) >= 3, "the spinner never starved the bot: the test proves nothing"
+    # Charged the time it had, which is what it took to answer: no timeout. (Other decisions
+    # may still time out on a machine loaded far past its cores: the referee's own threads on
+    # core 1 are not spared by this test.)
+    for action in starved:
+        assert not action.get("defaulted"), action
+        assert int(action["elapsedMs"]) < 100, action  # type: ignore[call-overload]
+
+
+def test_what_a_starved_bot_is_charged() -> None:
+    """Wall time less the wait for a CPU, never less than the CPU time used (in seconds)."""
+    watch = Stopwatch(0.1, trio.CancelScope())
+    watch.sent, watch.arrived = 10.0, 10.25
+    watch.starved_before, watch.starved_after = 5.0, 5.2
+    watch.cpu_before, watch.cpu_after = 1.0, 1.01
+    assert watch.charged(1.0) == pytest.approx(0.05)  # 250 ms, 200 of them waiting: 50 ms
+    # A bot that starves itself (more busy threads than cores) earns nothing: it used more CPU
+    # than the wall time, so it is charged the wall time.
+    watch.starved_after, watch.cpu_after = 5.25, 1.5
+    assert watch.charged(1.0) == pytest.approx(0.25)
+    # Unknown wait (no cgroup account): the wall time, as before.
+    watch.starved_before = watch.starved_after = None
+    assert watch.charged(1.0) == pytest.approx(0.25)
+
+
+def test_the_referee_outranks_its_bots_for_the_cpu(tmp_path: Path) -> None:
+    """Where it may (root), the referee raises its priority and starts its bots at nice 0."""
+    script = (
+        "import subprocess\n"
+        "from referee.match import priority\n"
+        "from referee.local.limits import Limits\n"
+        "from referee.local.sandbox import Sandbox, prepare\n"
+        "priority.raise_own()\n"
+        "import os; print(os.getpriority(os.PRIO_PROCESS, 0))\n"
+        "argv = ['sh', '-c', 'cut -d\" \" -f19 /proc/self/stat']\n"
+        "launch = prepare(argv, cwd=None, env={}, croupier={}, limits=Limits(),"
+        " sandbox=Sandbox(enabled=False))\n"
+        "print(subprocess.run(launch.argv, env=launch.env, capture_output=True, text=True,"
+        " check=True).stdout.strip())\n"
+        "if launch.cgroups is not None: launch.cgroups.remove()\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    referee_nice, bot_nice = map(int, run.stdout.split())
+    if os.geteuid() == 0:
+        assert (referee_nice, bot_nice) == (REFEREE_NICE, 0)
+    else:  # unprivileged: both keep the priority they were given
+        assert referee_nice == bot_nice == os.getpriority(os.PRIO_PROCESS, 0)

@@ -134,8 +134,8 @@ class _Bot:
                         start_new_session=True,
                     )
                 except OSError as error:
-                    if launch.cgroup is not None:
-                        launch.cgroup.remove()
+                    if launch.cgroups is not None:
+                        launch.cgroups.remove()
                     self.launch_error = str(error)
                     self.gone.set()
                     if self.launches == 0:
@@ -145,9 +145,9 @@ class _Bot:
             if self.launches == 1:
                 task_status.started(True)
             code = await self.process.wait()
-            pids_hit = launch.cgroup is not None and launch.cgroup.hit()
-            if launch.cgroup is not None:
-                launch.cgroup.remove()
+            pids_hit = launch.cgroups is not None and launch.cgroups.hit()
+            if launch.cgroups is not None:
+                launch.cgroups.remove()
             self.exits.append(code)
             reason, detail = fault_of_exit(code, log_tail(self.log_path), pids_hit=pids_hit)
             self.lobby.process_exited(self.token, detail, reason)

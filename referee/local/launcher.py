@@ -90,10 +90,10 @@ async def supervise(
         )
         try:
             code = await _run_once(bot, launch, lobby, done)
-            pids_hit = launch.cgroup is not None and launch.cgroup.hit()
+            pids_hit = launch.cgroups is not None and launch.cgroups.hit()
         finally:
-            if launch.cgroup is not None:
-                launch.cgroup.remove()
+            if launch.cgroups is not None:
+                launch.cgroups.remove()
         reason, detail = fault_of_exit(code, log_tail(bot.log_path), pids_hit=pids_hit)
         bot.exits.append(detail)
         bot.exit_reasons.append(reason)
@@ -145,13 +145,16 @@ async def _run_once(bot: BotProcess, launch: Prepared, lobby: Lobby, done: trio.
     finally:
         if not isinstance(log, int):
             log.close()
-    lobby.attach(bot.token, BotProcessGroup(process.pid, ponder=bot.ponder))
+    account = launch.cgroups.account if launch.cgroups is not None else None
+    group = BotProcessGroup(process.pid, ponder=bot.ponder, account=account)
+    lobby.attach(bot.token, group)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_stop_when_done, process, done)
         code = await process.wait()
         nursery.cancel_scope.cancel()
+    group.close()
     # What the bot started and left behind ends with its pid namespace (sandbox) or its pids
-    # cgroup (PidsCgroup.remove); its process group is killed only while its leader lives, as
+    # cgroup (BotCgroups.remove); its process group is killed only while its leader lives, as
     # a reaped leader's pid (hence group id) may already be another bot's.
     return code
 

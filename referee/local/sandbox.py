@@ -10,21 +10,18 @@ A bot is a program written by a competitor, so it is treated as hostile. Inside 
 - its own folder (its cwd) read-only, and a private writable scratch (/tmp, with HOME=/tmp/home),
   as large as its disk limit and gone when it exits;
 - a scrubbed environment: PATH, the locale, HOME/TMPDIR, the ladder file's `env`, CROUPIER_*;
-- the limits of referee.local.limits, and a pids cgroup as root (where RLIMIT_NPROC does not
-  apply);
+- the limits of referee.local.limits, and its cgroups as root (referee.local.cgroups: the
+  processes limit, where RLIMIT_NPROC does not apply, and the account of its CPU);
 - an end: bwrap is the pid namespace's init, so when the bot exits or its process group is killed
   (the launcher stops a bot that way), every process the bot started goes with it.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import re
-import secrets
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -35,7 +32,9 @@ from pathlib import Path
 
 import croupier
 from referee.errors import CroupierError
+from referee.local.cgroups import BotCgroups
 from referee.local.limits import MB, Limits
+from referee.match import priority
 
 #: Where a sandboxed bot finds the referee, whatever the host's socket path.
 SOCKET_IN_SANDBOX = "/run/croupier/referee.sock"
@@ -130,11 +129,11 @@ def _keep_visible(argv: Sequence[str], cwd: Path) -> list[Path]:
 @dataclass(frozen=True, slots=True)
 class Prepared:
     """A bot's launch: the command (the bot's, inside prlimit and bwrap, inside a shell that
-    joins the pids cgroup first), its environment, and the cgroup to read and remove after."""
+    joins its cgroups first), its environment, and the cgroups to read and remove after."""
 
     argv: list[str]
     env: dict[str, str]
-    cgroup: PidsCgroup | None
+    cgroups: BotCgroups | None
 
 
 def prepare(
@@ -150,14 +149,15 @@ def prepare(
     `croupier` the CROUPIER_* variables. Without a sandbox, the bot gets the referee's
     environment as before, and the limits still apply."""
     folder = (cwd or Path.cwd()).resolve()
-    cgroup = PidsCgroup.create(limits.processes) if limits.processes else None
-    prefix = cgroup.enter() if cgroup is not None else []
-    options = limits.prlimit(nproc=cgroup is None)
+    cgroups = BotCgroups.create(limits.processes)
+    prefix = cgroups.enter() if cgroups is not None else []
+    prefix += priority.bot_prefix()
+    options = limits.prlimit(nproc=cgroups is None or cgroups.pids is None)
     if options:
         prefix += [_tool("prlimit", "util-linux"), *options, "--"]
     if not sandbox.enabled:
         full = {**os.environ, **env, **croupier, "PYTHONUNBUFFERED": "1"}
-        return Prepared([*prefix, *argv], full, cgroup)
+        return Prepared([*prefix, *argv], full, cgroups)
     bwrap = check_bwrap()
     size = str(limits.disk_mb * MB if limits.disk_mb else 1024 * MB)
     home = os.environ.get("HOME")
@@ -189,7 +189,7 @@ def prepare(
     scrubbed.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
     scrubbed |= {"HOME": HOME_IN_SANDBOX, "TMPDIR": "/tmp", "PYTHONUNBUFFERED": "1"}
     scrubbed |= {**env, **croupier}
-    return Prepared([*prefix, *wrapped], scrubbed, cgroup)
+    return Prepared([*prefix, *wrapped], scrubbed, cgroups)
 
 
 def _tool(name: str, package: str) -> str:
@@ -197,70 +197,6 @@ def _tool(name: str, package: str) -> str:
     if path is None:
         raise SandboxError(f"{name!r} is not installed: apt-get install {package}")
     return path
-
-
-@dataclass(frozen=True, slots=True)
-class PidsCgroup:
-    """A pids cgroup for one bot process, as root (cgroup v1 or v2): RLIMIT_NPROC is per user
-    and root ignores it, so as root the limit on processes and threads is this cgroup's.
-    Unprivileged, `create` returns None and RLIMIT_NPROC applies (bwrap's user namespace makes
-    it count the bot's own processes)."""
-
-    path: Path
-
-    @classmethod
-    def create(cls, limit: int) -> PidsCgroup | None:
-        if os.geteuid() != 0:
-            return None
-        for base in (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup")):
-            if not (base / "cgroup.procs").exists():
-                continue
-            if base == Path("/sys/fs/cgroup") and "pids" not in _read(base / "cgroup.controllers"):
-                continue
-            path = base / f"croupier-{os.getpid()}-{secrets.token_hex(4)}"
-            try:
-                path.mkdir()
-                (path / "pids.max").write_text(str(limit))
-            except OSError:
-                continue
-            return cls(path)
-        return None
-
-    def enter(self) -> list[str]:
-        """A command prefix that joins the cgroup, then execs the rest: everything the bot
-        starts is counted here."""
-        script = 'echo $$ > "$0" && exec "$@"'
-        return [_tool("sh", "dash"), "-c", script, str(self.path / "cgroup.procs")]
-
-    def hit(self) -> bool:
-        """Whether a fork or thread was refused for the limit."""
-        for line in _read(self.path / "pids.events").splitlines():
-            name, _, count = line.partition(" ")
-            if name == "max" and count.strip() not in ("", "0"):
-                return True
-        return False
-
-    def remove(self) -> None:
-        """Kill what is left in it (a child that left the bot's process group), then remove it
-        (best effort: the kernel refuses while it is busy). Each process is pinned with a pidfd
-        and checked to be still in this cgroup before the signal: pids are reused fast."""
-        for pid in _read(self.path / "cgroup.procs").split():
-            with contextlib.suppress(OSError, ValueError):
-                fd = os.pidfd_open(int(pid))
-                try:
-                    if f"/{self.path.name}\n" in _read(Path(f"/proc/{pid}/cgroup")):
-                        signal.pidfd_send_signal(fd, signal.SIGKILL)
-                finally:
-                    os.close(fd)
-        with contextlib.suppress(OSError):
-            self.path.rmdir()
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text()
-    except OSError:
-        return ""
 
 
 #: What a bot's runtime prints when the sandbox refused it something, lowercased.

@@ -70,9 +70,13 @@ class SeatClock:
         )
 
 
-#: The most a decision's deadline moves for the referee's own lag (see `Stopwatch`): a referee
-#: that is stuck longer than this still ends the decision, so no match stalls for ever.
+#: The most a decision's deadline moves for the referee's own lag and for the time the bot waited
+#: for a CPU (see `Stopwatch`): a referee that is stuck longer than this, or a machine so loaded
+#: that a bot waits longer, still ends the decision, so no match stalls for ever.
 LAG_ALLOWANCE_SECONDS = 1.0
+#: The least a starved bot's deadline moves at a time: a bot starved only a little is not
+#: checked again and again.
+STARVED_STEP_SECONDS = 0.001
 
 
 @dataclass(slots=True, eq=False)
@@ -84,6 +88,11 @@ class Stopwatch:
     before `sent` and after `arrived` is the referee's own lag (its loop busy with other
     matches), never charged to the bot. Stamps are `time.perf_counter()` seconds because the
     transport stamps them outside trio; `scope` is the runner's cancel scope around the decision.
+
+    Where the kernel counts the time the bot's processes waited for a CPU (another program, or
+    other bots, busy on the cores), that wait is not charged either: the bot is charged the
+    time it had, `wall - starved`, but never less than the CPU time it used (so that a bot
+    cannot earn time by starving itself with more busy threads than cores).
     """
 
     budget: float
@@ -94,8 +103,13 @@ class Stopwatch:
     #: The bot's process tree's CPU seconds before the request and after the reply, if known.
     cpu_before: float | None = None
     cpu_after: float | None = None
+    #: The bot's count of seconds waiting for a CPU before the request and after the reply.
+    starved_before: float | None = None
+    starved_after: float | None = None
     #: True once a seat took on stamping `sent` and `arrived` (see `allow_lag`).
     stamped: bool = False
+    #: Seconds the bot's deadline moved out so far for its wait for a CPU (see `starved`).
+    forgiven: float = 0.0
 
     def allow_lag(self) -> None:
         """Called by a seat that stamps `sent` and `arrived`: the runner's deadline moves out by
@@ -106,16 +120,53 @@ class Stopwatch:
     def due(self) -> float:
         """When the bot's time is up (perf_counter seconds): its budget from when the request
         left, or from now while it has not left yet."""
-        return (self.sent if self.sent is not None else time.perf_counter()) + self.budget
+        start = self.sent if self.sent is not None else time.perf_counter()
+        return start + self.budget + self.forgiven
+
+    def starved(self, starved_now: float | None, cpu_now: float | None) -> bool:
+        """At the deadline, given the bot's counts now: True if it moved out because the bot
+        waited for a CPU for part of its time (then the seat waits on to the new `due()`)."""
+        if self.sent is None or starved_now is None or self.starved_before is None:
+            return False
+        wall = time.perf_counter() - self.sent
+        forgiven = _forgiven(wall, starved_now - self.starved_before, self._cpu(cpu_now))
+        if forgiven < self.forgiven + STARVED_STEP_SECONDS:
+            return False
+        self.forgiven = forgiven
+        return True
 
     def charged(self, elapsed: float) -> float:
         """Seconds to charge the bot, given the `elapsed` seconds the runner saw (the bound)."""
         if self.sent is None:  # never left: a stamping seat's bot had no time at all
             return 0.0 if self.stamped else elapsed
         end = self.arrived if self.arrived is not None else time.perf_counter()
-        return max(0.0, min(elapsed, end - self.sent))
+        wall = end - self.sent
+        return max(0.0, min(elapsed, wall - self.starved_seconds(wall)))
+
+    def starved_seconds(self, wall: float | None = None) -> float:
+        """Of the bot's wall time (from the request leaving to the reply arriving), the part it
+        waited for a CPU and is not charged; 0 where unknown."""
+        if self.starved_before is None or self.starved_after is None or self.sent is None:
+            return 0.0
+        if wall is None:
+            end = self.arrived if self.arrived is not None else time.perf_counter()
+            wall = end - self.sent
+        starved = self.starved_after - self.starved_before
+        return _forgiven(wall, starved, self.cpu_seconds())
 
     def cpu_seconds(self) -> float | None:
-        if self.cpu_before is None or self.cpu_after is None:
+        return self._cpu(self.cpu_after)
+
+    def _cpu(self, cpu_now: float | None) -> float | None:
+        if self.cpu_before is None or cpu_now is None:
             return None
-        return max(0.0, self.cpu_after - self.cpu_before)
+        return max(0.0, cpu_now - self.cpu_before)
+
+
+def _forgiven(wall: float, starved: float, cpu: float | None) -> float:
+    """The part of `wall` not charged for `starved` seconds of waiting for a CPU: what is
+    charged, `wall - starved`, is never less than the CPU time used (nor more than `wall`)."""
+    had = wall - max(0.0, starved)
+    if cpu is not None:
+        had = max(had, min(wall, cpu))
+    return max(0.0, wall - max(0.0, had))

@@ -162,16 +162,20 @@ def verify(path: Path) -> Verification:
     return report
 
 
-def decision_times(elapsed_ms: int, cpu_ms: int | None, lag_ms: int) -> str:
+def decision_times(action: record_pb2.ActionRecord) -> str:
     """A decision's recorded times, e.g. ` · 12 ms, cpu 3 ms`: wall time far above CPU time on
     a timeout tells a starved bot from a slow one. Empty when nothing was measured."""
-    if not elapsed_ms and cpu_ms is None and not lag_ms:
+    cpu = action.cpu_ms if action.HasField("cpu_ms") else None
+    starved = action.starved_ms if action.HasField("starved_ms") else 0
+    if not action.elapsed_ms and cpu is None and not action.lag_ms and not starved:
         return ""
-    parts = [f"{elapsed_ms} ms"]
-    if cpu_ms is not None:
-        parts.append(f"cpu {cpu_ms} ms")
-    if lag_ms:
-        parts.append(f"referee lag {lag_ms} ms")
+    parts = [f"{action.elapsed_ms} ms"]
+    if cpu is not None:
+        parts.append(f"cpu {cpu} ms")
+    if starved:
+        parts.append(f"waited {starved} ms for a CPU (not charged)")
+    if action.lag_ms:
+        parts.append(f"referee lag {action.lag_ms} ms")
     return " · " + ", ".join(parts)
 
 
@@ -218,8 +222,7 @@ def render(
         elif kind == "action" and seat in (None, record.action.seat):
             action = record.action
             note = " (played by the referee)" if action.defaulted else ""
-            cpu = action.cpu_ms if action.HasField("cpu_ms") else None
-            times = decision_times(action.elapsed_ms, cpu, action.lag_ms)
+            times = decision_times(action)
             text = readable(header.game, action.text)
             yield f"seat {action.seat} {names[action.seat]}: {text}{note}{times}"
             restating = action.seat

@@ -57,6 +57,8 @@ class Decision:
     lag_ms: int = 0
     #: The bot's process tree's CPU time meanwhile, where known.
     cpu_ms: int | None = None
+    #: Of its wall time, how long it waited for a CPU (not charged), where known.
+    starved_ms: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,7 +223,9 @@ class _Match:
         total = trio.current_time() - started
         charged = watch.charged(total)
         elapsed_ms = charged * 1000
-        lag_ms = round((total - charged) * 1000)
+        starved = watch.starved_seconds() if watch.starved_after is not None else None
+        starved_ms = None if starved is None else round(starved * 1000)
+        lag_ms = max(0, round((total - charged - (starved or 0.0)) * 1000))
         cpu = watch.cpu_seconds()
         cpu_ms = None if cpu is None else round(cpu * 1000)
         allowed_ms = clock.control.move_ms + clock.bank_ms
@@ -243,8 +247,8 @@ class _Match:
                 failure = SeatFault(common_pb2.FAULT_REASON_TIMEOUT, detail)
             failure = failure or SeatFault(common_pb2.FAULT_REASON_TIMEOUT, "no reply")
             self.fault(seat, failure.reason, failure.detail, request_id)
-            return Decision(0, True, round(elapsed_ms), lag_ms, cpu_ms)
-        return Decision(index, False, round(elapsed_ms), lag_ms, cpu_ms)
+            return Decision(0, True, round(elapsed_ms), lag_ms, cpu_ms, starved_ms)
+        return Decision(index, False, round(elapsed_ms), lag_ms, cpu_ms, starved_ms)
 
     async def run(self) -> MatchOutcome:
         config = self.config
@@ -304,6 +308,7 @@ class _Match:
                         defaulted=decision.defaulted,
                         lag_ms=decision.lag_ms,
                         cpu_ms=decision.cpu_ms,
+                        starved_ms=decision.starved_ms,
                     )
                 )
             )

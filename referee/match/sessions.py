@@ -306,6 +306,7 @@ class RemoteSeat:
         process = self.session.process
         if process is not None:
             watch.cpu_before = process.cpu_seconds()
+            watch.starved_before = process.starved_seconds()
             process.to_move()
         try:
             self.session.watch = watch
@@ -319,6 +320,7 @@ class RemoteSeat:
             if process is not None:
                 process.moved()
                 watch.cpu_after = process.cpu_seconds()
+                watch.starved_after = process.starved_seconds()
             self.session.watch = None
 
     async def _reply(
@@ -353,7 +355,7 @@ class RemoteSeat:
     async def _end_if_due(self, watch: Stopwatch) -> None:
         """The bot's time is up and nothing of it is on its way: the runner's scope ends the
         decision (and the runner records the timeout, or the cause that came first)."""
-        if time.perf_counter() < watch.due() or self._on_its_way():
+        if time.perf_counter() < watch.due() or self._on_its_way() or self._starved(watch):
             return
         mark = self.session.polls()
         while mark is not None and not self._on_its_way():
@@ -364,6 +366,13 @@ class RemoteSeat:
         if not self._on_its_way():
             watch.scope.cancel()
             await trio.lowlevel.checkpoint()
+
+    def _starved(self, watch: Stopwatch) -> bool:
+        """Whether the bot's deadline moved out for the time it waited for a CPU."""
+        process = self.session.process
+        if process is None or watch.starved_before is None:
+            return False
+        return watch.starved(process.starved_seconds(), process.cpu_seconds())
 
     def _on_its_way(self) -> bool:
         """A message of the bot reached the transport and not yet this seat."""

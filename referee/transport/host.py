@@ -15,16 +15,24 @@ from typing import Any, TypeVar
 import trio
 from outcome import Outcome
 
+from referee.match import priority
+
 T = TypeVar("T")
 
 
-def run(async_fn: Callable[..., Awaitable[T]], *args: object, tune_gc: bool = True) -> T:
+def run(
+    async_fn: Callable[..., Awaitable[T]],
+    *args: object,
+    tune_gc: bool = True,
+    prioritise: bool = True,
+) -> T:
     """Run `async_fn(*args)` under trio, hosted by a new asyncio loop that grpc.aio can use.
 
     With `tune_gc`, what exists at start-up (modules, engines, stubs) is frozen out of the
     garbage collector's scans, whose pauses stall every match on the loop at once. (A higher
     gen-0 threshold cut the loop's worst lag a little more, but let a flooding bot's garbage
     pile up: +53 MB of RSS in tests/test_hostile.py's flood, against < 8 MB without it.)
+    With `prioritise`, the referee raises its CPU priority where it may (referee.match.priority).
 
     Ctrl-C (on the main thread) cancels the trio run, lets every `finally` close what it opened
     (servers, bot processes, records, databases), then raises KeyboardInterrupt here; a second
@@ -32,6 +40,8 @@ def run(async_fn: Callable[..., Awaitable[T]], *args: object, tune_gc: bool = Tr
     if tune_gc:
         gc.collect()
         gc.freeze()
+    if prioritise:
+        priority.raise_own()
     with asyncio.Runner(loop_factory=_stamping_loop) as runner:
         return runner.run(_host(async_fn, args))
 

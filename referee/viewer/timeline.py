@@ -53,9 +53,10 @@ class Step:
     text: str = ""  # the action's text, or the chance's label and outcome
     defaulted: bool = False
     elapsed_ms: int = 0
-    #: The bot's CPU time for the decision (None: not recorded), and the referee's own lag.
+    #: The bot's CPU time for the decision (None: not recorded).
     cpu_ms: int | None = None
-    lag_ms: int = 0
+    #: The decision's recorded times as the replay shows them (see decision_times).
+    times: str = ""
     faults: tuple[record_pb2.FaultRecord, ...] = ()  # the faults just before this action
     events: tuple[Shown, ...] = ()
     fault_counts: tuple[int, ...] = ()  # per seat, up to and including this step
@@ -165,7 +166,7 @@ class Timeline:
                     lines.append(f"fault of seat {fault.fault.seat}: {reason}{retired}")
             if viewer in (None, step.seat):
                 note = " (played by the referee)" if step.defaulted else ""
-                note += decision_times(step.elapsed_ms, step.cpu_ms, step.lag_ms)
+                note += step.times
                 lines.append(f"seat {step.seat} {self.names[step.seat]}: {step.text}{note}")
         lines += [event.text for event in self.events(index, viewer)]
         if index == len(self.steps) - 1 and self.result is not None:
@@ -282,7 +283,7 @@ def _step(
         defaulted=action.defaulted,
         elapsed_ms=action.elapsed_ms,
         cpu_ms=action.cpu_ms if action.HasField("cpu_ms") else None,
-        lag_ms=action.lag_ms,
+        times=decision_times(action),
         faults=faults,
         fault_counts=counts,
         retired=retired,

@@ -82,7 +82,7 @@ class Deck(_message.Message):
     def __init__(self, cards: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ActionRecord(_message.Message):
-    __slots__ = ("seat", "index", "text", "elapsed_ms", "defaulted", "lag_ms", "cpu_ms")
+    __slots__ = ("seat", "index", "text", "elapsed_ms", "defaulted", "lag_ms", "cpu_ms", "starved_ms")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     INDEX_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
@@ -90,6 +90,7 @@ class ActionRecord(_message.Message):
     DEFAULTED_FIELD_NUMBER: _ClassVar[int]
     LAG_MS_FIELD_NUMBER: _ClassVar[int]
     CPU_MS_FIELD_NUMBER: _ClassVar[int]
+    STARVED_MS_FIELD_NUMBER: _ClassVar[int]
     seat: int
     index: int
     text: str
@@ -97,7 +98,8 @@ class ActionRecord(_message.Message):
     defaulted: bool
     lag_ms: int
     cpu_ms: int
-    def __init__(self, seat: _Optional[int] = ..., index: _Optional[int] = ..., text: _Optional[str] = ..., elapsed_ms: _Optional[int] = ..., defaulted: _Optional[bool] = ..., lag_ms: _Optional[int] = ..., cpu_ms: _Optional[int] = ...) -> None: ...
+    starved_ms: int
+    def __init__(self, seat: _Optional[int] = ..., index: _Optional[int] = ..., text: _Optional[str] = ..., elapsed_ms: _Optional[int] = ..., defaulted: _Optional[bool] = ..., lag_ms: _Optional[int] = ..., cpu_ms: _Optional[int] = ..., starved_ms: _Optional[int] = ...) -> None: ...
 
 class FaultRecord(_message.Message):
     __slots__ = ("fault", "retired")

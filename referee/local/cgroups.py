@@ -1,0 +1,137 @@
+"""A launched bot's cgroups, as root: its process limit, and an account of the CPU it had.
+
+- `pids` (cgroup v1's pids hierarchy, or v2 with the pids controller) enforces the processes
+  limit: RLIMIT_NPROC is per user and root ignores it.
+- `account` is a cgroup v2 group (the unified hierarchy: /sys/fs/cgroup on v2 machines,
+  /sys/fs/cgroup/unified on hybrid ones). Its `cpu.stat` counts the CPU time of everything the
+  bot runs, and its `cpu.pressure` the time some of it was ready to run but waited for a CPU (the
+  kernel's pressure stall information): the clock never charges a bot for that wait
+  (referee.match.processes, referee.match.clock.Stopwatch).
+
+Unprivileged, or where the kernel has neither, there are none: RLIMIT_NPROC limits processes
+(bwrap's user namespace makes it count the bot's own), the bot's CPU time is read from /proc,
+and a bot starved of CPU by other programs is charged as if it had it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shutil
+import signal
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Where the pids controller may be: cgroup v1's own hierarchy, then v2's.
+_PIDS_BASES = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))
+#: Where the cgroup v2 (unified) hierarchy may be mounted: alone, or beside v1 (hybrid).
+_UNIFIED_BASES = (Path("/sys/fs/cgroup"), Path("/sys/fs/cgroup/unified"))
+
+
+@dataclass(frozen=True, slots=True)
+class BotCgroups:
+    """One bot process's cgroups (one launch: a restart gets new ones). On a v2-only machine
+    both may be the same folder."""
+
+    pids: Path | None
+    account: Path | None
+
+    @classmethod
+    def create(cls, process_limit: int) -> BotCgroups | None:
+        """New cgroups for a launch, limiting processes and threads to `process_limit` (0: no
+        limit); None when not root or the kernel offers neither kind."""
+        if os.geteuid() != 0:
+            return None
+        name = f"croupier-{os.getpid()}-{secrets.token_hex(4)}"
+        account = _make(_unified_base(), name)
+        pids = _pids_group(name, process_limit, account) if process_limit else None
+        if pids is None and account is None:
+            return None
+        return cls(pids, account)
+
+    def folders(self) -> list[Path]:
+        return list(dict.fromkeys(p for p in (self.pids, self.account) if p is not None))
+
+    def enter(self) -> list[str]:
+        """A command prefix that joins the cgroups, then execs the rest: everything the bot
+        starts is counted in them."""
+        folders = self.folders()
+        script = 'echo $$ > "$0" && ' + 'echo $$ > "$1" && shift && ' * (len(folders) - 1)
+        script += 'exec "$@"'
+        shell = shutil.which("sh") or "/bin/sh"
+        return [shell, "-c", script, *(str(f / "cgroup.procs") for f in folders)]
+
+    def hit(self) -> bool:
+        """Whether a fork or thread was refused for the processes limit."""
+        if self.pids is None:
+            return False
+        for line in _read(self.pids / "pids.events").splitlines():
+            name, _, count = line.partition(" ")
+            if name == "max" and count.strip() not in ("", "0"):
+                return True
+        return False
+
+    def remove(self) -> None:
+        """Kill what is left in them (a child that left the bot's process group), then remove
+        them (best effort: the kernel refuses while one is busy). Each process is pinned with a
+        pidfd and checked to be still in the cgroup before the signal: pids are reused fast."""
+        for folder in self.folders():
+            for pid in _read(folder / "cgroup.procs").split():
+                with contextlib.suppress(OSError, ValueError):
+                    fd = os.pidfd_open(int(pid))
+                    try:
+                        if f"/{folder.name}\n" in _read(Path(f"/proc/{pid}/cgroup")):
+                            signal.pidfd_send_signal(fd, signal.SIGKILL)
+                    finally:
+                        os.close(fd)
+        for folder in self.folders():
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+
+
+def _unified_base() -> Path | None:
+    for base in _UNIFIED_BASES:
+        if (base / "cgroup.controllers").exists() and (base / "cpu.pressure").exists():
+            return base
+    return None
+
+
+def _pids_group(name: str, limit: int, account: Path | None) -> Path | None:
+    for base in _PIDS_BASES:
+        if not (base / "cgroup.procs").exists():
+            continue
+        v2 = (base / "cgroup.controllers").exists()
+        if v2 and "pids" not in _read(base / "cgroup.controllers"):
+            continue
+        same = account is not None and account.parent == base
+        path = account if same else _make(base, name)
+        if path is None:
+            continue
+        try:
+            (path / "pids.max").write_text(str(limit))
+        except OSError:
+            if not same:
+                with contextlib.suppress(OSError):
+                    path.rmdir()
+            continue
+        return path
+    return None
+
+
+def _make(base: Path | None, name: str) -> Path | None:
+    if base is None:
+        return None
+    path = base / name
+    try:
+        path.mkdir()
+    except OSError:
+        return None
+    return path
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
