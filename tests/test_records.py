@@ -6,9 +6,18 @@ import json
 from pathlib import Path
 
 import pytest
+import trio
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from referee.match.records import RecordReader, read_all
+from croupier.bots import RandomBot
+from croupier.v1 import record_pb2
+from referee.games import get_game
+from referee.games.base import parse_options
+from referee.match.records import RecordReader, action_line, event_line, read_all, to_json_line
 from referee.match.replay import verify
+from referee.match.runner import MatchConfig, run_match
+from referee.match.seats import InProcessSeat
 from tests.records_helpers import record_xix_match
 
 
@@ -148,3 +157,65 @@ def test_zeros_a_record_left_out_before_presence_are_read_back(tmp_path: Path) -
     assert not any(s.HasField("team") for s in no_team.result.result.seats)
     assert winner.event.event.textactoe.hand_scored.HasField("seat")
     assert not tied.event.event.textactoe.hand_scored.HasField("seat")
+
+
+uint32s = st.integers(min_value=0, max_value=2**32 - 1)
+
+
+@given(
+    seat=uint32s,
+    index=uint32s,
+    text=st.text(max_size=40),
+    elapsed=uint32s,
+    defaulted=st.booleans(),
+    lag=uint32s,
+    cpu=st.none() | uint32s,
+    starved=st.none() | uint32s,
+)
+@settings(max_examples=300)
+def test_the_action_line_is_the_records_json_line(
+    seat: int,
+    index: int,
+    text: str,
+    elapsed: int,
+    defaulted: bool,
+    lag: int,
+    cpu: int | None,
+    starved: int | None,
+) -> None:
+    """The hot path's encoding of an action is byte for byte the generic one."""
+    action = record_pb2.ActionRecord(
+        seat=seat,
+        index=index,
+        text=text,
+        elapsed_ms=elapsed,
+        defaulted=defaulted,
+        lag_ms=lag,
+        cpu_ms=cpu,
+        starved_ms=starved,
+    )
+    expected = to_json_line(record_pb2.Record(action=action))
+    assert action_line(seat, index, text, elapsed, defaulted, lag, cpu, starved) == expected
+
+
+@pytest.mark.parametrize("game", ["xix", "xeri", "xactika", "textactoe"])
+def test_the_event_line_is_the_records_json_line(tmp_path: Path, game: str) -> None:
+    """Every event of real matches of every game, public and private, encodes as the generic
+    encoder does (the runner writes events through `event_line`)."""
+    checked = 0
+    for seed in range(3):
+        path = tmp_path / f"{game}-{seed}.jsonl"
+        spec = get_game(game)
+        options = parse_options(spec, {})
+        config = MatchConfig(spec, options, seed=seed, match_id=f"events-{seed}")
+        players = [InProcessSeat(RandomBot(seed + i)) for i in range(spec.seat_count(options))]
+        trio.run(run_match, config, players, path)
+        for record in RecordReader(path):
+            if record.WhichOneof("line") != "event":
+                continue
+            event = record.event
+            seats = None if event.public else list(event.seats)
+            assert event_line(event.event, seats) == to_json_line(record)
+            assert path.read_text().count(to_json_line(record)) >= 1
+            checked += 1
+    assert checked > 10

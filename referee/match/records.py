@@ -8,7 +8,8 @@ strict callers turn errors into a RecordError.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -16,7 +17,7 @@ from typing import IO, Self
 
 from google.protobuf import json_format
 
-from croupier.v1 import record_pb2
+from croupier.v1 import game_pb2, record_pb2
 from referee.errors import RecordError
 from referee.match.protojson import message_to_dict
 
@@ -28,20 +29,95 @@ def to_json_line(record: record_pb2.Record) -> str:
     return json.dumps(message_to_dict(record), separators=(",", ":"))
 
 
+# The two lines written at every decision (an action, and its events) are encoded directly
+# rather than built as a Record and converted: about 2 µs against 15-30. Each gives exactly what
+# `to_json_line` gives for the same Record (tests/test_records.py checks it field by field).
+
+
+def action_line(
+    seat: int,
+    index: int,
+    text: str,
+    elapsed_ms: int,
+    defaulted: bool,
+    lag_ms: int,
+    cpu_ms: int | None,
+    starved_ms: int | None,
+) -> str:
+    """`to_json_line` of an ActionRecord with these fields, in the proto's field order, leaving
+    out what proto3's JSON mapping leaves out (zeros and false; unset optionals)."""
+    parts = []
+    if seat:
+        parts.append(f'"seat":{seat}')
+    if index:
+        parts.append(f'"index":{index}')
+    if text:
+        parts.append(f'"text":{_string(text)}')
+    if elapsed_ms:
+        parts.append(f'"elapsedMs":{elapsed_ms}')
+    if defaulted:
+        parts.append('"defaulted":true')
+    if lag_ms:
+        parts.append(f'"lagMs":{lag_ms}')
+    if cpu_ms is not None:
+        parts.append(f'"cpuMs":{cpu_ms}')
+    if starved_ms is not None:
+        parts.append(f'"starvedMs":{starved_ms}')
+    return '{"action":{' + ",".join(parts) + "}}"
+
+
+def event_line(event: game_pb2.Event, seats: Sequence[int] | None) -> str:
+    """`to_json_line` of an EventRecord of `event`, public when `seats` is None."""
+    parts = [f'"event":{_compact(message_to_dict(event))}']
+    if seats is None:
+        parts.append('"public":true')
+    elif seats:
+        parts.append(f'"seats":[{",".join(map(str, seats))}]')
+    return '{"event":{' + ",".join(parts) + "}}"
+
+
+def _string(text: str) -> str:
+    return f'"{text}"' if _PLAIN.fullmatch(text) else json.dumps(text)
+
+
+def _compact(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+#: Text that json.dumps writes as it is, between quotes.
+_PLAIN = re.compile(r"[ !#-\[\]-~]*")
+
+
 class RecordWriter:
-    """Appends records to a file, one flushed line each. Close it (or use `with`)."""
+    """Appends records to a file, one line each. Lines are kept until `flush`, which writes
+    them whole in one system call: the runner flushes before it asks for each decision and at
+    the end, so a crash leaves whole lines, every one of them that a bot could have acted on.
+    Close it (or use `with`)."""
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._file: IO[str] = path.open("x", encoding="utf-8")
+        self._file: IO[bytes] = path.open("xb", buffering=0)
+        self._lines: list[str] = []
 
     def write(self, record: record_pb2.Record) -> None:
-        self._file.write(to_json_line(record) + "\n")
-        self._file.flush()
+        self.write_line(to_json_line(record))
+
+    def write_line(self, line: str) -> None:
+        """A line already encoded (see `action_line`, `event_line`)."""
+        self._lines.append(line)
+
+    def flush(self) -> None:
+        if self._lines:
+            self._lines.append("")
+            self._file.write("\n".join(self._lines).encode())
+            self._lines = []
 
     def close(self) -> None:
-        self._file.close()
+        try:
+            self.flush()
+        finally:
+            self._file.close()
 
     def __enter__(self) -> Self:
         return self

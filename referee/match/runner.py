@@ -26,7 +26,7 @@ from referee.games.options import Options
 from referee.match import protocol
 from referee.match.clock import SeatClock, Stopwatch, TimeControl
 from referee.match.public import public_observation
-from referee.match.records import SCHEMA_VERSION, RecordWriter
+from referee.match.records import SCHEMA_VERSION, RecordWriter, action_line, event_line
 from referee.match.seats import Seat, SeatFault, cause_of_silence
 from referee.match.spectators import LiveMatch, LiveMatches
 from referee.version import VERSION
@@ -118,6 +118,10 @@ class _Match:
         if self.writer is not None:
             self.writer.write(record)
 
+    def flush(self) -> None:
+        if self.writer is not None:
+            self.writer.flush()
+
     def header(self) -> record_pb2.Record:
         config = self.config
         return record_pb2.Record(
@@ -141,14 +145,9 @@ class _Match:
         each seat gets its queue with its next request, or with the match's end."""
         for event in state.events:
             message = protocol.event(self.game.id, event)
-            seats = sorted(event.seats) if event.seats is not None else []
-            self.write(
-                record_pb2.Record(
-                    event=record_pb2.EventRecord(
-                        event=message, public=event.seats is None, seats=seats
-                    )
-                )
-            )
+            if self.writer is not None:
+                seats = sorted(event.seats) if event.seats is not None else None
+                self.writer.write_line(event_line(message, seats))
             for seat_index, pending in enumerate(self.pending):
                 if event.visible_to(seat_index):
                     pending.append(message)
@@ -209,6 +208,7 @@ class _Match:
             events=self.pending[seat],
         )
         self.pending[seat] = []
+        self.flush()  # every line before the request is on file before it leaves
         started = trio.current_time()
         index: int | None = None
         failure: SeatFault | None = None
@@ -254,6 +254,7 @@ class _Match:
         config = self.config
         names = [seat.name for seat in self.seats]
         self.write(self.header())
+        self.flush()
         start = referee_pb2.MatchStart(
             match_id=config.match_id,
             game=self.game.id,
@@ -298,20 +299,19 @@ class _Match:
             legal = state.legal_actions()
             decision = await self.decide(state, seat, legal)
             state, action = checked.apply_index(state, seat, decision.index, legal)
-            self.write(
-                record_pb2.Record(
-                    action=record_pb2.ActionRecord(
-                        seat=seat,
-                        index=decision.index,
-                        text=action.text,
-                        elapsed_ms=decision.elapsed_ms,
-                        defaulted=decision.defaulted,
-                        lag_ms=decision.lag_ms,
-                        cpu_ms=decision.cpu_ms,
-                        starved_ms=decision.starved_ms,
+            if self.writer is not None:
+                self.writer.write_line(
+                    action_line(
+                        seat,
+                        decision.index,
+                        action.text,
+                        decision.elapsed_ms,
+                        decision.defaulted,
+                        decision.lag_ms,
+                        decision.cpu_ms,
+                        decision.starved_ms,
                     )
                 )
-            )
             self.publish(state)
         return state
 

@@ -12,7 +12,7 @@ import asyncio
 import logging
 import socket
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,6 +148,27 @@ def bearer_token(metadata: Sequence[tuple[str, str | bytes]] | grpc.aio.Metadata
     return ""
 
 
+class ToTrio:
+    """Calls from the transport's asyncio side into the referee's trio run, in order. Each trio
+    wake-up is a system call and a trip through trio's entry queue; under load many replies come
+    in between two of trio's turns, so calls queued meanwhile share one wake-up. (asyncio and the
+    trio guest run on the same thread: `soon` and `_run` never interleave.)"""
+
+    def __init__(self, token: trio.lowlevel.TrioToken) -> None:
+        self.token = token
+        self.pending: list[tuple[Callable[..., object], tuple[object, ...]]] = []
+
+    def soon(self, function: Callable[..., object], *args: object) -> None:
+        self.pending.append((function, args))
+        if len(self.pending) == 1:
+            self.token.run_sync_soon(self._run)
+
+    def _run(self) -> None:
+        batch, self.pending = self.pending, []
+        for function, args in batch:
+            function(*args)
+
+
 @dataclass(slots=True)
 class _Asked:
     """ActionRequests sent on one stream and not yet matched by a message from the bot: that
@@ -172,6 +193,7 @@ class RefereeService:
         self.live = live
         self.settings = settings
         self.trio_token = trio_token
+        self.to_trio = ToTrio(trio_token)
         self.open_streams: dict[str, int] = {}
         #: Lines a bot can provoke (refusals, streams without Hello), rate-limited per bot.
         self.notes = LogLimiter(log, per_second=settings.log_lines_per_second)
@@ -275,7 +297,7 @@ class RefereeService:
                 session_id=session.id, referee_version=VERSION, protocol_version=PROTOCOL_VERSION
             )
         )
-        self.trio_token.run_sync_soon(self.lobby.open, session)
+        self.to_trio.soon(self.lobby.open, session)
         asked = _Asked()
         reader = asyncio.ensure_future(self._read(requests, session, outbound, asked))
         ending = Ending("the stream ended")
@@ -290,7 +312,7 @@ class RefereeService:
             reader.cancel()
             raise
         finally:
-            self.trio_token.run_sync_soon(session.close, ending.reason)
+            self.to_trio.soon(session.close, ending.reason)
             log.info(
                 "session closed",
                 extra={"session": session.id, "bot": session.account, "why": ending.reason},
@@ -321,7 +343,7 @@ class RefereeService:
                     continue
                 if asked.unanswered > 0:  # the answer to a request (or in its place): free
                     asked.unanswered -= 1
-                    self.trio_token.run_sync_soon(session.deliver, raw, session.arriving(came))
+                    self.to_trio.soon(session.deliver, raw, session.arriving(came))
                     continue
                 now = time.perf_counter()
                 allowance = min(self.settings.message_burst, allowance + (now - last) * rate)
@@ -334,11 +356,11 @@ class RefereeService:
                     limited = True
                     continue
                 allowance -= 1
-                self.trio_token.run_sync_soon(session.deliver, raw, session.arriving(came))
+                self.to_trio.soon(session.deliver, raw, session.arriving(came))
         except Exception as error:
             detail = f"stream error: {error}"
         finally:
-            self.trio_token.run_sync_soon(session.close, detail)
+            self.to_trio.soon(session.close, detail)
             # The bot's side is over: end ours too (the core keeps its own status, if any).
             outbound.put_nowait(Ending(detail))
 
