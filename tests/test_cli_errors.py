@@ -56,6 +56,19 @@ def test_serve_on_a_port_in_use(held_port: int) -> None:
     assert_one_error(result, f"cannot listen on 127.0.0.1:{held_port}", "address already in use")
 
 
+def test_ladder_web_site_on_a_port_in_use(held_port: int, tmp_path: Path) -> None:
+    """Refused before the ladder starts: no database made, no bot launched."""
+    database = tmp_path / "ladder.sqlite"
+    result = croupier(
+        "ladder", "run", "examples/ladders/xix.toml", "--database", str(database),
+        "--records", str(tmp_path / "records"), "--web", f"127.0.0.1:{held_port}",
+    )  # fmt: skip
+    assert_one_error(
+        result, f"the web site cannot listen on 127.0.0.1:{held_port}", "address already in use"
+    )
+    assert not database.exists()
+
+
 def test_cluster_local_on_a_port_in_use(held_port: int) -> None:
     pytest.importorskip("distributed")
     result = croupier("cluster", "local", "--workers", "1", "--port", str(held_port))

@@ -8,12 +8,15 @@ with every scheduled match committed exactly once and every record verifying.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
 import subprocess
+import urllib.request
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -114,3 +117,43 @@ def test_an_interrupted_coordinator_and_a_killed_worker_lose_nothing(tmp_path: P
     assert numbers == list(range(1, 41)) and seats == 80
     records = sorted(p.name for p in (tmp_path / "records").glob("*.jsonl*"))
     assert records == [f"ladder-{n:05d}.jsonl" for n in range(1, 41)]
+
+
+def test_a_ladder_on_the_cluster_has_its_web_site_without_live_matches(tmp_path: Path) -> None:
+    """`--web` with `--cluster`: the standings, replays and seed as on one machine (the
+    database and records stay here), no match to watch live (they are played on the workers)."""
+    path = ladder_file(tmp_path, 2)
+    log = tmp_path / "coordinator.log"
+    with local_cluster(workers=1) as (address, _), log.open("w") as errors:
+        command = [*CLI, "ladder", "run", str(path), "--no-live", "--cluster", address]
+        process = subprocess.Popen(
+            [*command, "--web", "127.0.0.1:0"],
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            text=True,
+        )
+        assert process.stdout is not None
+        try:
+            assert process.stdout.readline() == f"on the Dask cluster at {address}\n"
+            web = process.stdout.readline().split("ladder web site on ")[1].strip()
+            while "ladder over" not in (line := process.stdout.readline()):
+                assert line, log.read_text()
+            site = wait_for(lambda: _revealed(web), 30)
+            assert site is not None
+            assert site["contest"]["watchable"] is False and site["live"] == []
+            assert site["contest"]["matches_done"] == 2 and site["contest"]["seed"] == "cluster"
+            match_id = site["recent"][0]["match"]
+            with urllib.request.urlopen(f"{web}/matches/{match_id}.html", timeout=10) as page:
+                assert b"croupier replay" in page.read()
+        finally:
+            process.send_signal(signal.SIGTERM)
+            code = process.wait(timeout=60)
+            process.stdout.close()
+    assert code == 0, log.read_text()
+
+
+def _revealed(web: str) -> dict[str, Any] | None:
+    """The site's snapshot once it shows the revealed seed."""
+    with urllib.request.urlopen(f"{web}/api/contest", timeout=10) as response:
+        snapshot: dict[str, Any] = json.loads(response.read())
+    return snapshot if snapshot["contest"].get("seed") else None

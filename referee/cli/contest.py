@@ -14,6 +14,7 @@ from referee import transport
 from referee.cli.logs import configure_logging
 from referee.cli.support import (
     DONE,
+    LOOPBACK,
     BankMs,
     MoveMs,
     announce_seed,
@@ -23,6 +24,7 @@ from referee.cli.support import (
     option_pairs,
     reveal_seed,
     user_errors,
+    web_settings,
 )
 from referee.contest import file as contest_file
 from referee.contest.serving import ServeConfig, serve_matches
@@ -33,9 +35,8 @@ from referee.games.base import parse_options
 from referee.match.clock import TimeControl
 from referee.match.runner import MatchOutcome
 from referee.transport import ServerSettings
-from referee.web import WebSettings, serve_site
+from referee.web import serve_site
 
-LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 DEFAULT_DB = Path("croupier.db")
 
 token_app = typer.Typer(help="Bot accounts: a name and a secret token (only its hash is kept).")
@@ -162,7 +163,7 @@ def serve_command(
         for path in (tls_cert, tls_key):
             if path is not None and not path.is_file():
                 raise CroupierError(f"no such file {str(path)!r}")
-        site = _web_settings(web, tls_cert, tls_key, insecure) if web is not None else None
+        site = web_settings(web, tls_cert, tls_key, insecure) if web is not None else None
         if site is not None and tokens is None:
             raise CroupierError("--web shows a contest: give --db too")
         configure_logging(json_lines=log_json)
@@ -209,18 +210,3 @@ def serve_command(
         if tokens is None:
             reveal_seed(master, given=seed is not None)
     logging.shutdown()
-
-
-def _web_settings(
-    address: str, tls_cert: Path | None, tls_key: Path | None, insecure: bool
-) -> WebSettings:
-    """--web HOST:PORT, refused off loopback without TLS (unless --insecure), as the referee."""
-    host, colon, port_text = address.rpartition(":")
-    host = host.strip("[]")
-    if not colon or not host or not port_text.isdigit() or int(port_text) > 65535:
-        raise CroupierError(f"--web wants HOST:PORT, got {address!r}")
-    if tls_cert is None and host not in LOOPBACK and not insecure:
-        raise CroupierError(
-            f"refusing a plaintext web site on {host!r}: give --tls-cert/--tls-key (or --insecure)"
-        )
-    return WebSettings(host=host, port=int(port_text), tls_cert=tls_cert, tls_key=tls_key)

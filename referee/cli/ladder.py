@@ -2,6 +2,8 @@
 
 Exit codes as everywhere: 0 success; 1 a check failed (`verify`); 2 bad input (a bad ladder file,
 a database of another ladder, a bot that cannot start).
+
+`ladder run --web HOST:PORT` serves the ladder's web site from the same process (referee.web).
 """
 
 from __future__ import annotations
@@ -42,22 +44,27 @@ from referee.cli.support import (
     limit_pairs,
     progress,
     user_errors,
+    web_settings,
 )
 from referee.cluster import on_cluster, venue_for
 from referee.contest.tokens import revoked_accounts
+from referee.errors import CroupierError
 from referee.ladder import (
     LadderObserver,
     Sprt,
     Standings,
     StartInfo,
+    Summary,
     load,
     run_ladder,
     standings_of,
     verify_ladder,
 )
+from referee.ladder.config import LadderConfig
 from referee.ladder.report import write_report
 from referee.ladder.standings import footer, table, to_csv, to_json
 from referee.ladder.store import reporting_damage
+from referee.web import run_ladder_with_site
 
 ladder_app = typer.Typer(
     name="ladder",
@@ -163,11 +170,15 @@ class _Display(LadderObserver):
             "croupier ladder run examples/ladders/xix.toml --database ab.sqlite "
             "--sprt 0 50 0.05 0.05",
             "croupier ladder run LADDER.toml --cluster tcp://127.0.0.1:8786",
+            "croupier ladder run examples/ladders/xix.toml --web 127.0.0.1:8080   "
+            "(and its web site)",
         ],
         {
-            0: "the ladder is complete (or the SPRT decided)",
             **DONE,
-            EXIT_INTERRUPTED: "interrupted (Ctrl-C): what finished is kept; run it again",
+            0: "the ladder is complete (or the SPRT decided); with --web, once Ctrl-C or "
+            "SIGTERM ends its site",
+            EXIT_INTERRUPTED: "interrupted (Ctrl-C) while it ran: what finished is kept; run "
+            "it again",
         },
     ),
 )
@@ -206,9 +217,41 @@ def run_command(
     limit: Annotated[
         list[str] | None, typer.Option(help=LIMIT_HELP + " Overrides the file's limits.")
     ] = None,
+    web: Annotated[
+        str | None,
+        typer.Option(
+            metavar="HOST:PORT",
+            help="Also serve the ladder's web site here, from this process: live standings, "
+            "matches to watch as they are played (public view), bot pages, replays, records, "
+            "the seed once revealed (port 0: any free port). Off loopback it needs --tls-cert "
+            "and --tls-key (or --insecure). On a Dask cluster: no live matches, the rest as "
+            "here.",
+        ),
+    ] = None,
+    keep_web: Annotated[
+        bool,
+        typer.Option(
+            help="With --web: once the ladder is over, keep its site up (final standings, "
+            "revealed seed) until Ctrl-C or SIGTERM, then exit 0. --no-keep-web exits at once."
+        ),
+    ] = True,
+    tls_cert: Annotated[
+        Path | None, typer.Option(help="PEM certificate chain: the web site speaks HTTPS.")
+    ] = None,
+    tls_key: Annotated[Path | None, typer.Option(help="PEM private key for --tls-cert.")] = None,
+    insecure: Annotated[
+        bool, typer.Option(help="Allow a plaintext web site on an address other than loopback.")
+    ] = False,
 ) -> None:
-    """Run a ladder, or resume it from its database; print the standings and reveal the seed."""
+    """Run a ladder, or resume it from its database; print the standings and reveal the seed.
+
+    With --web the ladder's web site is served while it runs and, unless --no-keep-web, after
+    it ends until Ctrl-C (see docs/ladders.md, "The web site").
+    """
     with user_errors():
+        if web is None and (tls_cert is not None or tls_key is not None or insecure):
+            raise CroupierError("--tls-cert, --tls-key and --insecure are for --web's site")
+        site = web_settings(web, tls_cert, tls_key, insecure) if web is not None else None
         config = load(ladder)
         config = replace(
             config,
@@ -229,15 +272,45 @@ def run_command(
             console.print(where, markup=False, highlight=False, soft_wrap=True)
         test = Sprt(*sprt) if sprt is not None else None
         display = _Display(live and errors.is_terminal, sprt=test is not None)
+        over: list[Summary] = []
+
+        def site_listening(url: str) -> None:
+            console.print(f"ladder web site on {url}", markup=False, highlight=False)
+
+        def site_stays(summary: Summary) -> None:
+            over.append(summary)
+            display.stop()
+            _print_summary(summary, config)
+            console.print(
+                "ladder over: its web site stays up until Ctrl-C", markup=False, highlight=False
+            )
+
         try:
             with reporting_damage(config.database):
-                summary = transport.run(run_ladder, config, test, display, venue_for(config))
+                venue = venue_for(config)
+                if site is None:
+                    summary = transport.run(run_ladder, config, test, display, venue)
+                else:
+                    summary = transport.run(
+                        run_ladder_with_site,
+                        site,
+                        site_listening,
+                        config,
+                        test,
+                        display,
+                        venue,
+                        site_stays if keep_web else None,
+                    )
         except KeyboardInterrupt:
+            if over:  # Ctrl-C while the site stayed up after the ladder: done
+                return
             display.stop()
             again = ["croupier", "ladder", "run", str(ladder)]
             given = {"--database": database, "--records": records, "--cluster": cluster}
+            given |= {"--web": web, "--tls-cert": tls_cert, "--tls-key": tls_key}
             again += [part for flag, value in given.items() if value for part in (flag, str(value))]
             again += ["--sprt", *(f"{value:g}" for value in sprt)] if sprt else []
+            again += ["--insecure"] if insecure else []
             errors.print(
                 "interrupted: every finished match is in the database "
                 f"({display.done} of {display.total} in {str(config.database)!r}); resume with: "
@@ -249,6 +322,11 @@ def run_command(
             raise typer.Exit(EXIT_INTERRUPTED) from None
         finally:
             display.stop()
+    if not over:
+        _print_summary(summary, config)
+
+
+def _print_summary(summary: Summary, config: LadderConfig) -> None:
     console.print(table(summary.standings))
     for line in footer(summary.standings):
         console.print(line, markup=False, highlight=False, soft_wrap=True)

@@ -115,6 +115,8 @@ class ClusterVenue:
     """The venue on a Dask cluster: the scheduler named by the ladder's `[cluster]` table."""
 
     async def play(self, config: LadderConfig, work: Work, observer: LadderObserver) -> None:
+        if work.view is not None:
+            work.view.watchable = False  # the matches are played on the workers
         await play_on_cluster(config, work, observer)
 
 

@@ -22,6 +22,7 @@ from referee.contest.book import ContestBook, choose_table
 from referee.contest.tokens import TokenStore
 from referee.games.base import Game
 from referee.games.options import Options
+from referee.ladder.view import Kind, Presence, RefereeView
 from referee.match.clock import TimeControl
 from referee.match.lobby import ANYONE, Lobby
 from referee.match.runner import MatchConfig, MatchOutcome, run_match
@@ -56,46 +57,6 @@ class ServeConfig:
     max_matches_per_session: int | None = None
     #: How long running matches may go on once a shutdown starts.
     drain_seconds: float = 30.0
-
-
-@dataclass(frozen=True, slots=True)
-class Presence:
-    """A bot's state now: its open sessions and the live matches it plays."""
-
-    sessions: int
-    playing: int
-
-    @property
-    def state(self) -> str:
-        if self.playing:
-            return "playing"
-        return "idle" if self.sessions else "offline"
-
-
-@dataclass(eq=False)
-class RefereeView:
-    """What a read-only companion of a serving referee (the web site) may see of it: the
-    contest's files, its live matches, who is connected, and each commit as it happens.
-    Never a token: bots are named by their account names."""
-
-    config: ServeConfig
-    #: The contest database (None: no contest) and the folder of its records.
-    database: Path | None
-    records: Path | None
-    live: LiveMatches
-    #: The accounts whose tokens are revoked, as the referee last enforced them.
-    revoked: set[str] = field(default_factory=set)
-    #: Called (on the referee's thread) after each match is committed, and with None when the
-    #: contest is over (its seed revealed).
-    committed: list[Callable[[MatchOutcome | None], None]] = field(default_factory=list)
-    #: The accounts seated in each live match, by match id (a match's seat names are the names
-    #: its bots chose in Hello; these are the contest's).
-    tables: dict[str, list[str]] = field(default_factory=dict)
-    _presence: Callable[[], dict[str, Presence]] = dict
-
-    def presence(self) -> dict[str, Presence]:
-        """Every bot that ever connected, with its sessions and live matches now."""
-        return self._presence()
 
 
 #: Runs beside a referee until cancelled; calls `task_status.started()` once it is ready.
@@ -136,8 +97,7 @@ async def serve_matches(
         if companion is not None and not stop.is_set():
             # Over, not stopped: the site stays up with the final standings and the revealed
             # seed until a SIGINT or SIGTERM.
-            for listener in list(referee.view.committed):
-                listener(None)
+            referee.view.notify()
             log.info("contest over: the web site stays up until SIGINT or SIGTERM")
             async with trio.open_nursery() as waiting:
                 waiting.start_soon(_stop_on_signals, stop)
@@ -173,7 +133,13 @@ class _Referee:
         if self.records is None and config.tokens is not None:
             self.records = config.tokens.with_name(config.tokens.stem + "-records")
         self.view = RefereeView(
-            config, config.tokens, self.records, self.live, _presence=self.presence
+            Kind.CONTEST,
+            config.game,
+            config.options,
+            self.live,
+            database=config.tokens,
+            planned=config.matches,
+            connected=self.presence,
         )
 
     def presence(self) -> dict[str, Presence]:
@@ -262,8 +228,7 @@ class _Referee:
             seconds = trio.current_time() - started
             await trio.to_thread.run_sync(self.book.commit, scheduled, outcome, seconds)
             await trio.to_thread.run_sync(self.book.refresh_ratings)
-            for listener in list(self.view.committed):
-                listener(outcome)
+            self.view.notify()
         log.info("match over", extra={"match": match_id, "result": outcome.result.text})
         self.on_match(outcome)
 

@@ -3,16 +3,19 @@ intervals, state in SQLite (resumable after any kill), and standings.
 
 `load` reads a ladder file, `run_ladder` plays it (trio; run it with `referee.transport.run`),
 `standings_of` reads the standings of a ladder database, `verify_ladder` checks one.
+`RefereeView` is what a companion (the web site) may see of a running ladder or contest;
+`ladder_view` makes one for `run_ladder` to fill in.
 """
 
 from __future__ import annotations
 
 from referee.ladder.config import LadderConfig, LadderConfigError, load
 from referee.ladder.ratings import Sprt
-from referee.ladder.runner import Summary, run_ladder
+from referee.ladder.runner import Summary, ladder_view, run_ladder
 from referee.ladder.standings import Standings
 from referee.ladder.venue import LadderError, LadderObserver, StartInfo, Venue
 from referee.ladder.verify import LadderCheck, standings_of, verify_ladder
+from referee.ladder.view import Presence, RefereeView
 
 __all__ = [
     "LadderCheck",
@@ -20,11 +23,14 @@ __all__ = [
     "LadderConfigError",
     "LadderError",
     "LadderObserver",
+    "Presence",
+    "RefereeView",
     "Sprt",
     "Standings",
     "StartInfo",
     "Summary",
     "Venue",
+    "ladder_view",
     "load",
     "run_ladder",
     "standings_of",

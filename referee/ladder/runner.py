@@ -41,6 +41,8 @@ from referee.ladder.venue import (
     partial_path,
     record_path,
 )
+from referee.ladder.view import Kind, Presence, RefereeView
+from referee.match.spectators import LiveMatches
 
 #: Live standings are recomputed at most this often (seconds).
 STANDINGS_INTERVAL = 1.0
@@ -239,9 +241,11 @@ class _Ladder:
         test: Sprt | None,
         observer: LadderObserver,
         venue: Venue,
+        view: RefereeView | None,
     ) -> None:
         self.config = config
         self.venue = venue
+        self.view = view
         self.store = store
         self.master = master
         self.test = test
@@ -368,7 +372,11 @@ class _Ladder:
                 self.store.put_meta, "sprt_report", self.sprt_report() or ""
             )
         total = len(self.results) + len(dispenser.queue) + dispenser.in_flight
-        self.observer.progress(len(self.results), total if dispenser.stopping else self.total())
+        total = total if dispenser.stopping else self.total()
+        self.observer.progress(len(self.results), total)
+        if self.view is not None:
+            self.view.planned = total
+            self.view.notify()
         await self.live_standings()
 
     async def run(self) -> bool:
@@ -400,6 +408,7 @@ class _Ladder:
             take=dispenser.take,
             backlog=lambda: len(dispenser.queue),
             settle=settle,
+            view=self.view,
         )
         await self.venue.play(config, work, self.observer)
         return self._complete(dispenser)
@@ -434,11 +443,16 @@ async def run_ladder(
     sprt_test: Sprt | None = None,
     observer: LadderObserver | None = None,
     venue: Venue | None = None,
+    view: RefereeView | None = None,
 ) -> Summary:
     """Run (or resume) the ladder until every scheduled match is in its database, or an SPRT
     decides; then reveal the master seed. Returns the final standings. The matches are played
     at `venue` (default: LocalSlots, on this machine); a ladder whose file names a Dask
-    scheduler needs the cluster's venue (referee.cluster.ClusterVenue)."""
+    scheduler needs the cluster's venue (referee.cluster.ClusterVenue).
+
+    With `view` (see `ladder_view`), the ladder shows itself to a companion such as the web
+    site: the database once it is made, a notification after each commit and at the end, and
+    the venue's live matches (LocalSlots opens them in `view.live`)."""
     observer = observer or LadderObserver()
     if venue is None:
         if config.cluster is not None and config.cluster.scheduler:
@@ -451,7 +465,7 @@ async def run_ladder(
     began = time.monotonic()
     config.database.parent.mkdir(parents=True, exist_ok=True)
     with _exclusive(config.database):
-        return await _run(config, sprt_test, observer, venue, began)
+        return await _run(config, sprt_test, observer, venue, view, began)
 
 
 @contextmanager
@@ -473,6 +487,7 @@ async def _run(
     sprt_test: Sprt | None,
     observer: LadderObserver,
     venue: Venue,
+    view: RefereeView | None,
     began: float,
 ) -> Summary:
     store = Store(config.database, create=True)
@@ -480,7 +495,7 @@ async def _run(
         resumed = store.meta("fingerprint") is not None
         master, test, changed = _prepare(store, config, sprt_test)
         _check_sprt(config, test)
-        ladder = _Ladder(config, store, master, test, observer, venue)
+        ladder = _Ladder(config, store, master, test, observer, venue, view)
         observer.started(
             StartInfo(
                 name=config.name,
@@ -494,12 +509,18 @@ async def _run(
                 changed=tuple(changed),
             )
         )
+        if view is not None:
+            view.database, view.planned = config.database, ladder.total()
+            view.notify()
         complete = store.meta("finished_at") is not None
         if not complete:
             complete = await ladder.run()
             if complete:
                 report = ladder.sprt_report()
                 store.finish(reveal=True, extra={"sprt_report": report} if report else None)
+                if view is not None:
+                    view.planned = len(ladder.results)
+                    view.notify()
         return Summary(
             standings=from_store(store),
             complete=complete,
@@ -508,3 +529,21 @@ async def _run(
         )
     finally:
         store.close()
+
+
+def ladder_view(config: LadderConfig) -> RefereeView:
+    """A view of this ladder for a companion (the web site) to read while `run_ladder` runs it
+    with that view; its database is shown once the runner has made or checked it."""
+    return RefereeView(
+        Kind.LADDER,
+        config.game,
+        config.options,
+        LiveMatches(),
+        name=config.name,
+        connected=functools.partial(_listed, config),
+    )
+
+
+def _listed(config: LadderConfig) -> dict[str, Presence]:
+    """Before a venue says who is connected: the ladder's bots, none connected."""
+    return {bot.name: Presence(0, 0) for bot in config.bots}

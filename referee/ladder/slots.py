@@ -5,6 +5,10 @@ one match at a time), once in all with as many sessions (`launch = "shared"`), o
 (`launch = "per-match"`); processes play match after match over their sessions, and one that
 exits is restarted, its exit counted against its bot. A cluster worker plays its batches with the
 same function (referee.cluster.batch).
+
+Given the ladder's `RefereeView` (someone watches: the web site), the matches are opened in its
+live registry for spectators (public events only, as `croupier watch` sees them), and the view
+asks the lobby who is connected.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from referee.ladder.venue import (
     partial_path,
     record_path,
 )
+from referee.ladder.view import Presence, RefereeView
 from referee.local.launcher import BotProcess, supervise
 from referee.local.sandbox import Sandbox, check_bwrap, socket_folder
 from referee.match.lobby import Lobby
@@ -44,7 +49,7 @@ class LocalSlots:
     """The venue on this machine: `config.concurrency` matches at once (see `play_matches`)."""
 
     async def play(self, config: LadderConfig, work: Work, observer: LadderObserver) -> None:
-        await play_matches(config, work.next, work.settle)
+        await play_matches(config, work.next, work.settle, work.view)
 
 
 @dataclass
@@ -61,11 +66,32 @@ class _Referee:
     """A loopback referee and its bot processes: what plays matches, here or on a cluster
     worker. `play_matches` is its only entry point."""
 
-    def __init__(self, config: LadderConfig, sandbox: Sandbox) -> None:
+    def __init__(
+        self, config: LadderConfig, sandbox: Sandbox, view: RefereeView | None = None
+    ) -> None:
         self.config = config
         self.lobby = Lobby(games=frozenset({config.game.id}))
         self.address = ""
         self.sandbox = sandbox
+        self.view = view
+        #: The bot of each process's token, while the process is the bot's (for `presence`).
+        self.tokens: dict[str, str] = {}
+        #: Live matches per bot (a bot at two seats of a match counts once).
+        self.playing: Counter[str] = Counter()
+
+    def admit(self, process: BotProcess, bot: str) -> None:
+        self.lobby.admit(process.token, label=bot)
+        self.tokens[process.token] = bot
+
+    def presence(self) -> dict[str, Presence]:
+        """Every bot of the ladder: its processes' open sessions and its live matches."""
+        sessions: Counter[str] = Counter()
+        for token, bot in self.tokens.items():
+            sessions[bot] += self.lobby.active(token)
+        return {
+            bot.name: Presence(sessions[bot.name], self.playing[bot.name])
+            for bot in self.config.bots
+        }
 
     def slots(self) -> list[_Slot]:
         """Processes for every bot: one per worker (per-slot), or one shared by all workers;
@@ -139,7 +165,7 @@ class _Referee:
         done = trio.Event()
         async with trio.open_nursery() as nursery:
             for name, process in processes.items():
-                self.lobby.admit(process.token, label=name)
+                self.admit(process, name)
                 nursery.start_soon(
                     functools.partial(
                         supervise,
@@ -155,6 +181,7 @@ class _Referee:
             finally:
                 done.set()
                 for process in processes.values():
+                    self.tokens.pop(process.token, None)
                     for session in self.lobby.by_identity.get(process.token, []):
                         session.end("the match is over")
 
@@ -181,18 +208,24 @@ class _Referee:
             partial = partial_path(final)
             partial.unlink(missing_ok=True)
             started = time.monotonic()
-            outcome = await run_match(
-                MatchConfig(
-                    game=config.game,
-                    options=config.options,
-                    seed=match.seed,
-                    match_id=identifier,
-                    time_control=config.time_control,
-                    max_faults=config.max_faults,
-                ),
-                seats,
-                partial,
-            )
+            bots = set(match.bots)
+            self.playing.update(bots)
+            try:
+                outcome = await run_match(
+                    MatchConfig(
+                        game=config.game,
+                        options=config.options,
+                        seed=match.seed,
+                        match_id=identifier,
+                        time_control=config.time_control,
+                        max_faults=config.max_faults,
+                    ),
+                    seats,
+                    partial,
+                    self.view.live if self.view is not None else None,
+                )
+            finally:
+                self.playing.subtract(bots)
         finally:
             for session in sessions:
                 self.lobby.give_back(session)
@@ -212,17 +245,20 @@ async def play_matches(
     config: LadderConfig,
     next_match: Callable[[], Awaitable[ScheduledMatch | None]],
     settle: Callable[[Finished], Awaitable[None]],
+    view: RefereeView | None = None,
 ) -> None:
     """Serve on a loopback port, launch the bots, and play what `next_match` hands out until
     it returns None, `config.concurrency` matches at a time. Each finished match's record is
     left at `<record>.jsonl.partial` for `settle`, which must move it (the ladder commits it;
     a cluster worker sends it back). The one way matches are played, locally and on a cluster.
+    With `view`, each match is live in `view.live` while it is played, and `view.presence()`
+    reads this referee's lobby.
     """
     if config.sandbox:
         check_bwrap()  # a clear error before anything starts
     with socket_folder() as folder:
         sandbox = Sandbox(enabled=config.sandbox, socket_dir=folder, hidden=hidden(config))
-        await _play_matches(config, sandbox, next_match, settle)
+        await _play_matches(config, sandbox, next_match, settle, view)
 
 
 def hidden(config: LadderConfig) -> tuple[Path, ...]:
@@ -236,8 +272,11 @@ async def _play_matches(
     sandbox: Sandbox,
     next_match: Callable[[], Awaitable[ScheduledMatch | None]],
     settle: Callable[[Finished], Awaitable[None]],
+    view: RefereeView | None,
 ) -> None:
-    referee = _Referee(config, sandbox)
+    referee = _Referee(config, sandbox, view)
+    if view is not None:
+        view.connected = referee.presence
     slots = referee.slots()
     done = trio.Event()
     config.records.mkdir(parents=True, exist_ok=True)
@@ -246,7 +285,7 @@ async def _play_matches(
         referee.address = f"127.0.0.1:{port}"
         for slot_ in {id(s): s for s in slots}.values():
             for name, process in slot_.processes.items():
-                referee.lobby.admit(process.token, label=name)
+                referee.admit(process, name)
                 nursery.start_soon(
                     functools.partial(
                         supervise,

@@ -19,6 +19,7 @@ from referee.ladder.config import LadderConfig
 from referee.ladder.model import ScheduledMatch
 from referee.ladder.standings import Standings
 from referee.ladder.store import Finished
+from referee.ladder.view import RefereeView
 
 
 class LadderError(CroupierError):
@@ -89,6 +90,10 @@ class Work:
     backlog: Callable[[], int]
     #: Commit one finished match whose record is at `<record>.partial` on this machine.
     settle: Callable[[Finished], Awaitable[None]]
+    #: Someone watches the ladder (the web site): a venue that plays here opens its matches in
+    #: `view.live` and sets `view.connected` (who is connected); one whose matches are played
+    #: elsewhere (a cluster's) sets `view.watchable` to False.
+    view: RefereeView | None = None
 
 
 class Venue(Protocol):

@@ -16,8 +16,8 @@ import trio
 from hypercorn.config import Config
 from hypercorn.trio import serve
 
-from referee.contest.serving import RefereeView
 from referee.errors import CroupierError
+from referee.ladder.view import RefereeView
 from referee.web.site import Site
 
 log = logging.getLogger("croupier.web")
@@ -57,9 +57,12 @@ async def serve_site(
         nursery.start_soon(site.run)
         try:
             binds = await nursery.start(_hypercorn, site, config, never)
-        except OSError as error:
+        except (OSError, BaseExceptionGroup) as error:
+            reason = _bind_error(error)
+            if reason is None:
+                raise
             raise CroupierError(
-                f"the web site cannot listen on {settings.host}:{settings.port}: {error}"
+                f"the web site cannot listen on {settings.host}:{settings.port}: {reason}"
             ) from None
         url = binds[0]
         on_listening(url)
@@ -79,3 +82,15 @@ async def _hypercorn(
         shutdown_trigger=never.wait,
         task_status=task_status,
     )
+
+
+def _bind_error(error: BaseException) -> str | None:
+    """Why the site could not listen (Hypercorn binds inside its own nursery, so the OSError
+    comes in a group), or None when the error is anything else."""
+    if isinstance(error, BaseExceptionGroup):
+        if len(error.exceptions) != 1:
+            return None
+        return _bind_error(error.exceptions[0])
+    if isinstance(error, OSError):
+        return error.strerror[0].lower() + error.strerror[1:] if error.strerror else str(error)
+    return None

@@ -1,4 +1,4 @@
-"""The site's routes and data: read-only views of a serving referee and its contest database.
+"""The site's routes and data: read-only views of a running contest or ladder and its database.
 
 Pages are static HTML whose scripts fetch JSON and listen to server-sent events: one stream of
 snapshots (standings, who is connected, live matches, recent results) that changes when a match
@@ -6,6 +6,8 @@ is committed or a bot comes or goes, and one stream per live match carrying what
 see (the public events, the spectator's table after each step, the result). Each snapshot and
 each live message is built once and sent to every viewer, so viewers cost the referee little.
 Records are served only once their match is committed: a live match's record holds every hand.
+Everything comes through one `RefereeView` (referee.ladder.view), which `croupier serve` and
+`croupier ladder run` both fill in; the site only reads (GET and HEAD; any other method is 405).
 """
 
 from __future__ import annotations
@@ -30,13 +32,13 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from croupier.v1 import referee_pb2
-from referee.contest.serving import RefereeView
 from referee.errors import CroupierError
 from referee.games import get_game
 from referee.ladder.model import MatchResult
 from referee.ladder.ratings import Rating
 from referee.ladder.standings import Standings, from_store, ratings_of
 from referee.ladder.store import Played, Store
+from referee.ladder.view import RefereeView
 from referee.match.glyphs import readable
 from referee.match.spectators import LiveMatch
 from referee.viewer import load, render_html, spectator_table
@@ -164,12 +166,12 @@ class _Headers:
 
 
 class Site:
-    """The site of one serving referee; `run` keeps its snapshot fresh while it is served."""
+    """The site of one running contest or ladder; `run` keeps its snapshot fresh while it is
+    served."""
 
     def __init__(self, view: RefereeView) -> None:
         self.view = view
-        game = view.config.game
-        self.game = game
+        self.game = view.game
         self.contest: _Contest | None = None
         self.snapshot = "{}"
         self.version = 0
@@ -205,7 +207,7 @@ class Site:
 
     # --- keeping the snapshot fresh ------------------------------------------------------------
 
-    def _on_commit(self, outcome: object) -> None:
+    def _on_commit(self) -> None:
         self._stale = True
         self._poke.set()
 
@@ -243,9 +245,12 @@ class Site:
         revoked = self.view.revoked
         rows: list[dict[str, Any]] = []
         info: dict[str, Any] = {
+            "kind": str(self.view.kind),
+            "name": self.view.name,
             "game": self.game.id,
             "title": self.game.title,
-            "options": self.view.config.options.as_text(),
+            "options": self.view.options.as_text(),
+            "watchable": self.view.watchable,
         }
         recent: list[dict[str, Any]] = []
         if self.contest is not None:
@@ -254,7 +259,10 @@ class Site:
             info |= {
                 "rating": standings.plan.system,
                 "matches_done": standings.matches_done,
-                "matches_planned": self.view.config.matches,
+                "matches_planned": self.view.planned,
+                "format": standings.plan.format,
+                "duplicate": standings.plan.duplicate,
+                "sprt": standings.sprt,
                 "seed_sha256": standings.seed_sha256,
                 "seed": standings.seed,
                 "finished": standings.finished,
@@ -327,7 +335,7 @@ class Site:
         bot = request.path_params["bot"]
         contest = self.contest
         if contest is None:
-            return JSONResponse({"error": "no contest database"}, status_code=404)
+            return JSONResponse({"error": f"no {self.view.kind} database"}, status_code=404)
         matches = [
             self._played(p)
             for p in contest.played
@@ -336,7 +344,9 @@ class Site:
         row = next((asdict(r) for r in contest.standings.rows if r.bot == bot), None)
         here = self.view.presence().get(bot)
         if row is None and here is None and not matches:
-            return JSONResponse({"error": f"no bot {bot!r} in this contest"}, status_code=404)
+            return JSONResponse(
+                {"error": f"no bot {bot!r} in this {self.view.kind}"}, status_code=404
+            )
         history = await self._history(contest)
         points = [
             [k, round(r.value, 2), round(r.low, 2), round(r.high, 2)]
@@ -347,6 +357,7 @@ class Site:
         return JSONResponse(
             {
                 "bot": bot,
+                "kind": str(self.view.kind),
                 "row": row,
                 "state": here.state if here else "offline",
                 "sessions": here.sessions if here else 0,

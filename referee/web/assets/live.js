@@ -23,7 +23,7 @@
     tables = 0;
     const options = Object.entries(start.options).map(([k, v]) => `${k}=${v}`).join(", ");
     $("title").textContent = `${start.title} · ${start.match}`;
-    document.title = `croupier contest · ${start.match} (live)`;
+    document.title = `croupier · ${start.match} (live)`;
     $("meta").textContent = [
       options || "default options",
       start.names.map((name, seat) => `${seat} ${name}`).join(", "),

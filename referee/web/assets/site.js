@@ -1,5 +1,6 @@
-// The contest site's standings and bot pages: JSON from /api, live updates from /events/contest
-// (server-sent events: a new snapshot whenever a match is committed or a bot comes or goes).
+// The site's standings and bot pages (a contest's or a ladder's): JSON from /api, live updates
+// from /events/contest (server-sent events: a new snapshot whenever a match is committed or a bot
+// comes or goes).
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
@@ -43,11 +44,15 @@
   function showSnapshot(snap) {
     const c = snap.contest;
     const elo = c.rating === "elo";
-    $("title").textContent = `${c.title} contest`;
+    const kind = c.kind || "contest";
+    $("title").textContent = kind === "ladder" ? `${c.title} ladder ${c.name}` : `${c.title} contest`;
+    document.title = `croupier ${kind}` + (c.name ? ` · ${c.name}` : "");
     const options = Object.entries(c.options || {}).map(([k, v]) => `${k}=${v}`).join(", ");
     $("meta").textContent = [
       options || "default options",
+      kind === "ladder" && c.format ? c.format + (c.duplicate ? ", duplicate deals" : "") : "",
       `${c.matches_done || 0} matches played` + (c.matches_planned ? ` of ${c.matches_planned}` : ""),
+      c.sprt || "",
       c.finished ? "finished" : "",
     ].filter(Boolean).join(" · ");
     const body = document.createDocumentFragment();
@@ -76,7 +81,12 @@
       li.dataset.match = m.match;
       live.appendChild(li);
     }
-    if (!snap.live.length) live.appendChild(el("li", "no match is being played now", "muted"));
+    if (!snap.live.length) {
+      const none = c.watchable === false
+        ? "the matches are played on a Dask cluster: none can be watched live here"
+        : "no match is being played now";
+      live.appendChild(el("li", none, "muted"));
+    }
     $("live").replaceChildren(live);
     const select = $("follow-bot");
     const chosen = select.value;
@@ -108,7 +118,7 @@
     const seed = [];
     if (c.seed_sha256) seed.push(`master seed sha256: ${c.seed_sha256}`);
     if (c.seed) seed.push(`master seed (revealed): ${c.seed}`);
-    else if (c.seed_sha256) seed.push("the master seed is revealed when the contest ends");
+    else if (c.seed_sha256) seed.push(`the master seed is revealed when the ${kind} ends`);
     $("seed").replaceChildren(...seed.map((line) => el("div", line, "seed")));
     document.body.dataset.version = String(Number(document.body.dataset.version || 0) + 1);
     document.body.dataset.matches = String(c.matches_done || 0);
@@ -164,7 +174,7 @@
     const response = await fetch(`/api/bots/${encodeURIComponent(botName)}`);
     const data = await response.json();
     $("title").textContent = botName;
-    document.title = `croupier contest · ${botName}`;
+    document.title = `croupier ${data.kind || "contest"} · ${botName}`;
     if (!response.ok) {
       $("meta").textContent = data.error;
       return;

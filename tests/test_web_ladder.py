@@ -1,0 +1,524 @@
+"""A ladder's web site for real: `croupier ladder run --web` with launched bot processes (the
+example XIX heuristic, and two bots that play 20 ms a decision so that matches last long enough
+to watch), read by Debian's chromium through Playwright while the ladder plays.
+
+The standings page updates without a reload as matches are committed, a live match plays in the
+viewer to its result banner, a bot's page lists its matches, a replay opens and its record
+downloads, what a live match's page receives holds only public information, the site is
+read-only and keeps to its own files, and a ladder that is over keeps its site up with the
+master seed revealed until Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import json
+import os
+import re
+import signal
+import ssl
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from referee.cli import app
+from referee.ladder.store import Played, Store
+from referee.match.glyphs import readable
+from referee.match.records import read_all
+from tests.cluster_helpers import children
+from tests.tls_helpers import make_ca_and_server_cert
+
+try:  # the viewer tests' chromium, and the contest site tests' page on it (or skips)
+    from tests.test_viewer_browser import browser
+    from tests.test_web import page
+except pytest.skip.Exception:
+
+    @pytest.fixture
+    def browser() -> Any:
+        pytest.skip("playwright is not installed")
+
+    @pytest.fixture
+    def page() -> Any:
+        pytest.skip("playwright is not installed")
+
+
+ROOT = Path(__file__).resolve().parent.parent
+CROUPIER = str(Path(sys.executable).parent / "croupier")
+OUTPUT = Path(os.environ.get("CROUPIER_TEST_OUTPUT", ROOT / "test-output")) / "web"
+SLOW = "{python} tests/bots/misbehaving.py slow_good"
+#: Two bots that take 20 ms a decision (a match between them lasts about 3 s) and the example
+#: heuristic; the ladder has far more matches than the tests watch (it is stopped after them).
+BOTS = {
+    "steady": SLOW,
+    "patient": SLOW,
+    "heuristic": "{python} examples/python/xix_heuristic.py",
+}
+#: Two bots that play at once: a short ladder.
+FAST = {
+    "heuristic": "{python} examples/python/xix_heuristic.py",
+    "random": "{python} examples/python/random_bot.py",
+}
+runner = CliRunner()
+
+
+def ladder_file(folder: Path, bots: dict[str, str], extra: str = "") -> Path:
+    lines = [
+        'game = "xix"',
+        'name = "web"',
+        f"root = {json.dumps(str(ROOT))}",
+        f"database = {json.dumps(str(folder / 'ladder.sqlite'))}",
+        f"records = {json.dumps(str(folder / 'records'))}",
+        *extra.splitlines(),
+        "[time_control]",
+        "move_ms = 5000",
+    ]
+    for name, command in bots.items():
+        lines += ["[[bot]]", f'name = "{name}"', f"command = {json.dumps(command)}"]
+    path = folder / "ladder.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def start(folder: Path, *extra: str) -> tuple[subprocess.Popen[bytes], str]:
+    """`croupier ladder run --web 127.0.0.1:0`: the process and the site's URL (its first line)."""
+    command = [CROUPIER, "ladder", "run", str(folder / "ladder.toml"), "--no-live"]
+    with (folder / "ladder.log").open("wb") as log:
+        process = subprocess.Popen(
+            [*command, "--web", "127.0.0.1:0", *extra], stdout=subprocess.PIPE, stderr=log
+        )
+    assert process.stdout is not None
+    line = process.stdout.readline().decode()
+    assert line.startswith("ladder web site on "), line + (folder / "ladder.log").read_text()
+    return process, line.split(" on ")[1].strip()
+
+
+@dataclass
+class LadderSite:
+    """A running `croupier ladder run --web`."""
+
+    folder: Path
+    web: str
+    process: subprocess.Popen[bytes]
+    #: Every CROUPIER_TOKEN seen in the environment of the ladder's bot processes.
+    tokens: set[str] = field(default_factory=set)
+
+    def get(self, path: str) -> bytes:
+        with urllib.request.urlopen(self.web + path, timeout=10) as response:
+            body: bytes = response.read()
+        return body
+
+    def json(self, path: str) -> Any:
+        return json.loads(self.get(path))
+
+    def status(self, path: str) -> int:
+        try:
+            with urllib.request.urlopen(self.web + path, timeout=10) as response:
+                return int(response.status)
+        except urllib.error.HTTPError as error:
+            error.close()
+            return error.code
+
+    def played(self) -> list[Played]:
+        store = Store(self.folder / "ladder.sqlite", create=False)
+        try:
+            return store.played()
+        finally:
+            store.close()
+
+    def bots_of(self, number: int) -> tuple[str, ...]:
+        store = Store(self.folder / "ladder.sqlite", create=False)
+        try:
+            return next(m.bots for m in store.schedule() if m.number == number)
+        finally:
+            store.close()
+
+    def live_match(self, timeout: float = 60) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            live = self.json("/api/contest")["live"]
+            if live:
+                return str(live[-1]["match"])
+            time.sleep(0.05)
+        raise AssertionError("no live match")
+
+    def committed(self, match_id: str, timeout: float = 60) -> Played:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for played in self.played():
+                if played.match_id == match_id:
+                    return played
+            time.sleep(0.1)
+        raise AssertionError(f"{match_id} was never committed")
+
+    def collect_tokens(self) -> None:
+        """The tokens the ladder gave its bots, read from their processes' environments."""
+        pending = [self.process.pid]
+        while pending:
+            pid = pending.pop()
+            pending += children(pid)
+            try:
+                environ = (Path("/proc") / str(pid) / "environ").read_bytes()
+            except OSError:
+                continue
+            for entry in environ.split(b"\0"):
+                if entry.startswith(b"CROUPIER_TOKEN="):
+                    self.tokens.add(entry.split(b"=", 1)[1].decode())
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LadderSite]:
+    folder = tmp_path_factory.mktemp("web-ladder")
+    ladder_file(folder, BOTS, "matches_per_pairing = 40\nconcurrency = 2")
+    process, web = start(folder)
+    ladder = LadderSite(folder, web, process)
+    try:
+        ladder.live_match()
+        ladder.collect_tokens()
+        yield ladder
+    finally:
+        process.send_signal(signal.SIGINT)
+        code = process.wait(timeout=60)
+        assert process.stdout is not None
+        process.stdout.close()
+        log = (folder / "ladder.log").read_text()
+        # Stopped mid-ladder as a Ctrl-C stops it: resumable, the site with it.
+        assert code == 130, log
+        assert "resume with: croupier ladder run" in log and "--web 127.0.0.1:0" in log
+
+
+def test_standings_update_without_a_reload(site: LadderSite, page: Any) -> None:
+    page.goto(site.web + "/")
+    page.wait_for_function("Number(document.body.dataset.matches) >= 1", timeout=60_000)
+    page.evaluate("window.notReloaded = true")
+    before = int(page.evaluate("document.body.dataset.matches"))
+    page.wait_for_function(f"Number(document.body.dataset.matches) > {before}", timeout=60_000)
+    assert page.evaluate("window.notReloaded") is True
+    assert page.evaluate("performance.getEntriesByType('navigation').length") == 1
+    assert len(site.played()) > before
+    assert page.locator("#title").text_content() == "XIX ladder web"
+    rows = page.locator("#standings tbody tr").evaluate_all(
+        "rows => rows.map((row) => [...row.cells].map((cell) => cell.textContent))"
+    )
+    assert {row[1] for row in rows} == set(BOTS)
+    for row in rows:
+        if int(row[4]) > 0:
+            float(row[2])  # a rating
+            assert "…" in row[3]  # its interval
+        assert row[7].startswith(("playing", "idle"))  # launched and connected
+    meta = page.locator("#meta").text_content() or ""
+    assert "round-robin, duplicate deals" in meta and "matches played of 120" in meta
+    assert "revealed when the ladder ends" in (page.locator("#seed").text_content() or "")
+    page.locator("#recent tbody tr").first.wait_for()
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(OUTPUT / "ladder-standings.png"), full_page=True)
+
+
+def test_a_live_match_plays_in_the_viewer_to_its_result_banner(site: LadderSite, page: Any) -> None:
+    for _ in range(10):  # a match still live when the page opens (it may end meanwhile)
+        match_id = site.live_match()
+        page.goto(f"{site.web}/live/{match_id}")
+        page.wait_for_function(
+            f"document.body.dataset.match === '{match_id}' || "
+            "document.getElementById('title').textContent.includes('not being played now')"
+        )
+        if page.evaluate("document.body.dataset.match") == match_id:
+            break
+    page.wait_for_function("Number(document.body.dataset.tables) >= 1")
+    assert page.locator("#seats .seat").count() == 2
+    page.wait_for_selector("#banner:not([hidden])", timeout=60_000)
+    banner = page.locator("#banner").text_content()
+    assert banner is not None and banner.startswith("result: seat ")
+    played = site.committed(match_id)
+    assert played.result.split(" (")[0].split()[:2] == ["seat", banner.split()[2]]
+    meta = page.locator("#meta").text_content() or ""
+    assert all(bot in meta for bot in site.bots_of(played.number))
+    page.locator("#links a").click()  # the end links to the replay, once committed
+    page.wait_for_selector("#seats .seat")
+    assert page.title().endswith("croupier replay")
+
+
+def test_a_bot_page_lists_its_matches(site: LadderSite, page: Any) -> None:
+    while not (theirs := _matches_of(site, "heuristic")):  # one at least, committed
+        site.committed(site.live_match())
+    page.goto(f"{site.web}/bots/heuristic")
+    page.wait_for_function(
+        f"document.querySelectorAll('#matches tbody tr').length >= {len(theirs)}",
+        timeout=60_000,
+    )
+    listed = page.locator("#matches tbody tr").evaluate_all(
+        "rows => rows.map((row) => row.dataset.match)"
+    )
+    assert theirs <= set(listed)
+    assert set(listed) <= _matches_of(site, "heuristic")
+    page.wait_for_selector("#plot svg.rating polyline")  # the site may not have read them yet
+    assert page.locator("#plot svg.rating polyline").count() == 1
+    assert page.title() == "croupier ladder · heuristic"
+
+
+def _matches_of(site: LadderSite, bot: str) -> set[str]:
+    return {p.match_id for p in site.played() if bot in site.bots_of(p.number)}
+
+
+def test_a_replay_opens_and_its_record_downloads(site: LadderSite, page: Any) -> None:
+    played = site.committed(site.live_match())
+    page.goto(f"{site.web}/matches/{played.match_id}.html")
+    page.wait_for_selector("#seats .seat")
+    page.keyboard.press("End")
+    page.wait_for_selector("#banner:not([hidden])")
+    assert played.match_id in (page.locator("#title").text_content() or "")
+    record = site.get(f"/records/{played.match_id}.jsonl")
+    assert hashlib.sha256(record).hexdigest() == played.record_sha256
+    assert record == played.record.read_bytes()
+    # A live match's record holds every hand: neither it nor its replay is served before its
+    # commit, under any name.
+    for _ in range(10):
+        live = site.live_match()
+        paths = [f"/records/{live}.jsonl", f"/matches/{live}.html"]
+        paths += [f"/records/{live}.jsonl.partial", f"/records/{live}.jsonl%2Epartial"]
+        statuses = [site.status(path) for path in paths]
+        if live in {m["match"] for m in site.json("/api/contest")["live"]}:
+            break
+    assert statuses == [404, 404, 404, 404]
+
+
+def test_a_live_match_page_receives_only_public_information(site: LadderSite) -> None:
+    """Everything a live ladder match's page received, raw from its event stream, against the
+    record: no private event (a hand dealt, a peek), no card in any hand, no bot's token."""
+    for _ in range(10):  # a match still live when the stream opens (it may end meanwhile)
+        match_id, received, raw = _listen(site)
+        if received[0]["kind"] != "gone":
+            break
+    kinds = [message["kind"] for message in received]
+    assert kinds[0] == "start" and kinds[-1] == "end" and "table" in kinds
+    played = site.committed(match_id)
+    records = read_all(played.record, strict=True)[0]
+    private = [
+        r.event.event.text
+        for r in records
+        if r.WhichOneof("line") == "event" and not r.event.public
+    ]
+    public = [
+        r.event.event.text for r in records if r.WhichOneof("line") == "event" and r.event.public
+    ]
+    assert any(" is dealt " in text for text in private)
+    blob = "".join(raw)
+    for text in private:
+        assert text not in blob
+    events = [
+        re.sub(r"(seat \d+) \([^()]*\)", r"\1", m["text"]) for m in received if m["kind"] == "event"
+    ]
+    assert events == [readable("xix", text) for text in public]
+    hands = [seat["hand"] for m in received if m["kind"] == "table" for seat in m["seats"]]
+    assert any(hands)
+    for hand in hands:
+        assert all(card["t"] == "" for card in hand)  # backs only
+    assert received[0]["names"] == list(site.bots_of(played.number))
+    assert len(site.tokens) >= len(BOTS)
+    pages = [site.get(path) for path in ("/", "/api/contest", "/api/bots/steady")]
+    for token in site.tokens:
+        assert token not in blob
+        assert all(token.encode() not in body for body in pages)
+
+
+def _listen(site: LadderSite) -> tuple[str, list[dict[str, Any]], list[str]]:
+    """A live match's event stream, raw and parsed, from its opening to its end."""
+    match_id = site.live_match()
+    received: list[dict[str, Any]] = []
+    raw: list[str] = []
+
+    def listen() -> None:
+        with urllib.request.urlopen(f"{site.web}/events/live/{match_id}", timeout=60) as stream:
+            for line in stream:
+                text = line.decode()
+                raw.append(text)
+                if text.startswith("data: "):
+                    received.append(json.loads(text[6:]))
+                    if received[-1]["kind"] in {"end", "gone"}:
+                        return
+
+    listener = threading.Thread(target=listen)
+    listener.start()
+    listener.join(timeout=90)
+    assert not listener.is_alive()
+    return match_id, received, raw
+
+
+def _routes(match_id: str) -> list[str]:
+    """Every route of the site but the event streams, with names that exist."""
+    return [
+        "/",
+        f"/live/{match_id}",
+        "/follow",
+        "/bots/heuristic",
+        "/static/site.js",
+        "/api/contest",
+        "/api/bots/heuristic",
+        f"/matches/{match_id}.html",
+        f"/records/{match_id}.jsonl",
+    ]
+
+
+#: Paths that try to leave the site's own names: the database, the ladder file, the records'
+#: folder, the bots' logs, the site's own code.
+ESCAPES = [
+    "/records/..%2Fladder.sqlite",
+    "/records/..%2F..%2Fladder.sqlite",
+    "/records/%2e%2e%2fladder.sqlite.jsonl",
+    "/records/..%2Fladder.toml",
+    "/records/logs%2Fheuristic-0.log",
+    "/records/%2Fetc%2Fpasswd",
+    "/records/web-00001.jsonl%00.html",
+    "/matches/..%2Fladder.sqlite.html",
+    "/matches/..%2F..%2F..%2Fetc%2Fpasswd",
+    "/static/..%2Fsite.py",
+    "/static/%2e%2e%2fserver.py",
+    "/static/..%2F..%2Fladder%2Fview.py",
+    "/api/bots/..%2F..%2Fladder.sqlite",
+]
+
+
+def _files(folder: Path) -> list[str]:
+    """The files under `folder`, less SQLite's WAL files (a reader opens and removes them)."""
+    found = (str(path.relative_to(folder)) for path in folder.rglob("*"))
+    return sorted(name for name in found if not name.endswith(("-wal", "-shm")))
+
+
+def _request(site: LadderSite, method: str, path: str, body: bytes = b"") -> tuple[int, bytes]:
+    """One request sent as written (http.client does not normalise `..`)."""
+    url = urllib.parse.urlsplit(site.web)
+    connection = http.client.HTTPConnection(url.hostname or "", url.port, timeout=10)
+    try:
+        connection.request(method, path, body=body or None)
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
+
+
+def test_a_finished_ladder_keeps_its_site_read_only_with_the_seed_revealed(
+    tmp_path: Path,
+) -> None:
+    """A ladder that is over keeps its site up (the final standings, every replay, the master
+    seed checked against its commitment) until Ctrl-C, which exits 0. Nothing a request can
+    send changes anything: the database is byte for byte the same after every method on every
+    route, and no path reaches a file but a committed match's record."""
+    ladder_file(tmp_path, FAST, 'matches_per_pairing = 2\nseed = "web-ladder"')
+    process, web = start(tmp_path)
+    assert process.stdout is not None
+    try:
+        lines = [process.stdout.readline().decode() for _ in range(4)]
+        while "ladder over" not in lines[-1]:
+            assert lines[-1], (tmp_path / "ladder.log").read_text()
+            lines.append(process.stdout.readline().decode())
+        assert lines[-1] == "ladder over: its web site stays up until Ctrl-C\n"
+        assert "master seed: web-ladder\n" in lines
+        site = LadderSite(tmp_path, web, process)
+        deadline = time.monotonic() + 30
+        while not (ladder := site.json("/api/contest")["contest"]).get("seed"):
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        assert ladder["seed"] == "web-ladder" and ladder["finished"] is True
+        assert hashlib.sha256(ladder["seed"].encode()).hexdigest() == ladder["seed_sha256"]
+        assert ladder["matches_done"] == ladder["matches_planned"] == 2
+        assert ladder["kind"] == "ladder" and ladder["watchable"] is True
+        played = site.played()
+        match_id = played[0].match_id
+        assert site.status(f"/matches/{match_id}.html") == 200
+        database = (tmp_path / "ladder.sqlite").read_bytes()
+        files = _files(tmp_path)
+        streams = ["/events/contest", f"/events/live/{match_id}", "/events/follow"]
+        for path in _routes(match_id) + streams:
+            if path not in streams:
+                assert _request(site, "GET", path)[0] == 200, path
+            for method in ("POST", "PUT", "PATCH", "DELETE"):
+                status, _ = _request(site, method, path, b'{"seed": "mine"}')
+                assert status == 405, (method, path, status)
+        for path in ESCAPES:
+            status, body = _request(site, "GET", path)
+            assert status == 404, (path, status, body[:200])
+        assert (tmp_path / "ladder.sqlite").read_bytes() == database
+        assert _files(tmp_path) == files
+        assert site.json("/api/contest")["contest"]["matches_done"] == 2
+        assert process.poll() is None  # over, and still serving its site
+    finally:
+        process.send_signal(signal.SIGINT)
+        code = process.wait(timeout=60)
+        process.stdout.close()
+    assert code == 0, (tmp_path / "ladder.log").read_text()
+    # Run again, the ladder is complete: --no-keep-web shows it and exits with it.
+    command = [CROUPIER, "ladder", "run", str(tmp_path / "ladder.toml"), "--no-live"]
+    again = subprocess.run(
+        [*command, "--web", "127.0.0.1:0", "--no-keep-web"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.startswith("ladder web site on http://127.0.0.1:")
+    assert "master seed: web-ladder" in again.stdout and "stays up" not in again.stdout
+
+
+def test_a_complete_ladder_s_site_over_tls_until_sigterm(tmp_path: Path) -> None:
+    """Run again once complete, the command shows the ladder's site at once: over HTTPS only
+    with --tls-cert/--tls-key, until SIGTERM (exit 0)."""
+    ca, cert, key = make_ca_and_server_cert(tmp_path)
+    ladder_file(tmp_path, FAST, 'matches_per_pairing = 2\nseed = "tls"')
+    command = [CROUPIER, "ladder", "run", str(tmp_path / "ladder.toml"), "--no-live"]
+    first = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    assert first.returncode == 0, first.stderr
+    process, web = start(tmp_path, "--tls-cert", str(cert), "--tls-key", str(key))
+    try:
+        assert web.startswith("https://")
+        assert process.stdout is not None
+        while "ladder over" not in (line := process.stdout.readline().decode()):
+            assert line, (tmp_path / "ladder.log").read_text()
+        context = ssl.create_default_context(cafile=str(ca))
+        deadline = time.monotonic() + 30
+        while True:
+            with urllib.request.urlopen(f"{web}/api/contest", context=context, timeout=10) as r:
+                ladder = json.loads(r.read())["contest"]
+            if ladder.get("seed") or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert ladder["seed"] == "tls" and ladder["matches_done"] == 2
+        with pytest.raises((urllib.error.URLError, ConnectionError)):
+            urllib.request.urlopen(web.replace("https", "http") + "/", timeout=10)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        code = process.wait(timeout=60)
+        if process.stdout is not None:
+            process.stdout.close()
+    assert code == 0, (tmp_path / "ladder.log").read_text()
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--web", "0.0.0.0:8080"], "refusing a plaintext web site on '0.0.0.0'"),
+        (["--web", "localhost"], "--web wants HOST:PORT, got 'localhost'"),
+        (["--insecure"], "--tls-cert, --tls-key and --insecure are for --web's site"),
+        (["--web", "127.0.0.1:0", "--tls-cert", "cert.pem"], "give both --tls-cert and"),
+    ],
+)
+def test_ladder_web_options_are_checked_first(
+    tmp_path: Path, flags: list[str], message: str
+) -> None:
+    ladder_file(tmp_path, FAST)
+    result = runner.invoke(app, ["ladder", "run", str(tmp_path / "ladder.toml"), *flags])
+    assert result.exit_code == 2
+    assert result.output == f"error: {message}" + result.output.split(message, 1)[1]
+    assert result.output.count("\n") == 1
+    assert not (tmp_path / "ladder.sqlite").exists()
