@@ -8,6 +8,10 @@ commits one match at a time exactly as the local runner does.
 
 Dask is an optional extra (`pip install 'croupier[cluster]'`); nothing here imports it until a
 cluster is asked for, and `require_dask` says how to install it.
+
+May import: `referee.ladder` (its config, store and slots, as a venue's user), `referee.local`,
+`referee.match`, `referee.transport` (the asyncio calls Dask's client needs), `referee.games`
+and the shared modules; never the contest server or the CLI.
 """
 
 from __future__ import annotations

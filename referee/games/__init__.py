@@ -1,4 +1,10 @@
-"""The game registry: every game the referee runs, by id."""
+"""The game registry: every game the referee runs, by id.
+
+Each game is a pure state machine (`base`: the engine API; `checked`: the path the referee always
+uses). May import: `referee.errors`, the generated `croupier.v1` messages and the standard
+library's pure parts; never an event loop, grpc, a clock, randomness or files (`make lint`
+checks it).
+"""
 
 from __future__ import annotations
 

@@ -5,6 +5,11 @@ intervals, state in SQLite (resumable after any kill), and standings.
 `standings_of` reads the standings of a ladder database, `verify_ladder` checks one.
 `RefereeView` is what a companion (the web site) may see of a running ladder or contest;
 `ladder_view` makes one for `run_ladder` to fill in.
+
+May import: `referee.local` (launched bots), `referee.viewer` (the report's pages),
+`referee.match`, `referee.games` and the shared modules; `referee.transport` only in `slots`,
+which starts the loopback referee its matches are played on. Never a cluster, the contest server
+or the CLI: where matches are played is a `Venue` the CLI hands in.
 """
 
 from __future__ import annotations

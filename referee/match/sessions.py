@@ -239,7 +239,7 @@ class Roster(Protocol):
 
 
 class RemoteSeat:
-    """A seat played by a bot over its session. Implements `referee.seats.Seat`.
+    """A seat played by a bot over its session. Implements `referee.match.seats.Seat`.
 
     With a `lobby` and a `grace` period, a bot that loses its connection may come back with the
     same token within `grace` seconds: it gets the MatchStart again and the pending request, with

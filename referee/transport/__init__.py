@@ -1,7 +1,12 @@
 """The only package that imports grpc: the asyncio host, the gRPC service, status codes.
 
 grpcio has no trio support, so the referee runs trio as a guest of grpc.aio's asyncio loop on one
-thread (`trio.lowlevel.start_guest_run`), the faster of the two bridges measured (DESIGN.md).
+thread (`trio.lowlevel.start_guest_run`), the faster of the two bridges measured
+(docs/architecture.md).
+
+May import: `referee.match` (sessions and the lobby that its streams feed), `referee.games` and
+the shared modules, grpc. Imported only where a server is started or a gRPC client runs (`make
+lint` checks it): the local series and slots, the contest server, the doctor, `croupier watch`.
 """
 
 from __future__ import annotations

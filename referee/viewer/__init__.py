@@ -3,6 +3,9 @@
 `timeline.load` re-runs a record through the engine; each game's view (`viewer.games`) turns the
 observations at every step into a table model (`viewer.model`) that the terminal (rich, Textual)
 and the HTML page both draw. A seat's view is built from that seat's observations and events only.
+
+May import: `referee.match` (records and their replay), `referee.games` and the shared modules;
+never transport, a ladder, the contest server or the CLI.
 """
 
 from __future__ import annotations

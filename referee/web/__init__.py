@@ -5,6 +5,10 @@ A read-only Starlette app served by Hypercorn's trio worker inside the referee's
 (one loop, one thread): it reads the database and the records through a `RefereeView`
 (referee.ladder.view), and watches live matches through the same public view as `croupier
 watch`. Nothing it serves holds a token.
+
+May import: `referee.ladder` (its view and standings), `referee.viewer` (the replay pages),
+`referee.match`, `referee.games` and the shared modules; never transport (it serves HTTP with
+Hypercorn, not gRPC), the contest server or the CLI.
 """
 
 from __future__ import annotations
