@@ -7,6 +7,7 @@ sees it.
 
 from __future__ import annotations
 
+import shutil
 import socket
 import subprocess
 import sys
@@ -128,3 +129,90 @@ def test_watch_an_unreachable_referee() -> None:
         free.bind(("127.0.0.1", 0))
         port = free.getsockname()[1]
     assert_one_error(croupier("watch", f"127.0.0.1:{port}"), "cannot list matches")
+
+
+def test_serve_on_a_mistyped_db_creates_nothing(tmp_path: Path) -> None:
+    typo = tmp_path / "contset.db"
+    assert_one_error(croupier("serve", "--game", "xix", "--db", str(typo)), "token add")
+    assert not typo.exists()
+
+
+def test_serve_web_site_on_a_port_in_use(held_port: int, tmp_path: Path) -> None:
+    database = tmp_path / "contest.db"
+    assert croupier("token", "add", "alice", "--db", str(database)).returncode == 0
+    result = croupier(
+        "serve", "--game", "xix", "--port", "0", "--db", str(database),
+        "--web", f"127.0.0.1:{held_port}",
+    )  # fmt: skip
+    assert_one_error(
+        result, f"the web site cannot listen on 127.0.0.1:{held_port}", "address already in use"
+    )
+
+
+def in_bwrap(*mounts: str) -> list[str]:
+    """The host as it is, with `mounts` (bubblewrap's options) laid over it."""
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed (make test installs it)")
+    return ["bwrap", "--dev-bind", "/", "/", *mounts]
+
+
+def croupier_in(mounts: list[str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*mounts, sys.executable, "-m", "referee.cli", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_a_full_disk_is_one_line(tmp_path: Path) -> None:
+    record = tmp_path / "records"
+    played = croupier(
+        "match", "xix", "--bot", BOT, "--games", "1", "--seed", "1", "--no-sandbox",
+        "--records", str(record),
+    )  # fmt: skip
+    assert played.returncode == 0, played.stderr
+    (match,) = record.glob("*.jsonl")
+    full = croupier("replay", str(match), "--html", "/dev/full")
+    assert_one_error(full, "cannot write '/dev/full'", "no space left on device")
+    small = tmp_path / "small"
+    small.mkdir()
+    disk = in_bwrap("--size", "16384", "--tmpfs", str(small))
+    records = small / "records"
+    result = croupier_in(
+        disk, "match", "xix", "--bot", BOT, "--games", "4", "--no-sandbox",
+        "--records", str(records),
+    )  # fmt: skip
+    assert_one_error(result, str(records), "no space left on device")
+    database = small / "ladder.sqlite"
+    ladder = croupier_in(
+        disk, "ladder", "run", "examples/ladders/xix.toml", "--no-sandbox", "--no-live",
+        "--database", str(database), "--records", str(tmp_path / "ladder-records"),
+    )  # fmt: skip
+    assert_one_error(ladder, f"the ladder database {str(database)!r}")
+
+
+def test_a_read_only_folder_is_one_line(tmp_path: Path) -> None:
+    """What a user without write permission meets: the system's refusal, one line."""
+    shut = tmp_path / "shut"
+    shut.mkdir()
+    read_only = in_bwrap("--ro-bind", str(shut), str(shut))
+    refused = "read-only file system"
+    match = croupier_in(
+        read_only, "match", "xix", "--bot", BOT, "--games", "1", "--no-sandbox",
+        "--records", str(shut / "records"),
+    )  # fmt: skip
+    assert_one_error(match, str(shut / "records"), refused)
+    ladder = croupier_in(
+        read_only, "ladder", "run", "examples/ladders/xix.toml", "--no-live",
+        "--database", str(shut / "ladder.sqlite"),
+    )  # fmt: skip
+    assert_one_error(ladder, str(shut), refused)
+    token = croupier_in(read_only, "token", "add", "alice", "--db", str(shut / "c.db"))
+    assert_one_error(token, str(shut))
+    doctor = croupier_in(
+        read_only, "doctor", "--game", "xix", "--keep", str(shut / "kept"), "--", *BOT.split()
+    )
+    assert_one_error(doctor, str(shut / "kept"), refused)

@@ -166,6 +166,8 @@ def serve_command(
         site = web_settings(web, tls_cert, tls_key, insecure) if web is not None else None
         if site is not None and tokens is None:
             raise CroupierError("--web shows a contest: give --db too")
+        if tokens is not None:
+            TokenStore(tokens, create=False)  # a mistyped --db must not start an empty contest
         configure_logging(json_lines=log_json)
         # A contest (--db) keeps its own master seed in its database; a plain referee draws one.
         master = announce_seed(seed) if tokens is None else ""

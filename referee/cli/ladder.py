@@ -63,7 +63,7 @@ from referee.ladder import (
 from referee.ladder.config import LadderConfig
 from referee.ladder.report import write_report
 from referee.ladder.standings import footer, table, to_csv, to_json
-from referee.ladder.store import reporting_damage
+from referee.ladder.store import reporting_store_failures
 from referee.web import run_ladder_with_site
 
 ladder_app = typer.Typer(
@@ -286,7 +286,7 @@ def run_command(
             )
 
         try:
-            with reporting_damage(config.database):
+            with reporting_store_failures(config.database):
                 venue = venue_for(config)
                 if site is None:
                     summary = transport.run(run_ladder, config, test, display, venue)
@@ -351,7 +351,7 @@ def standings_command(
     ] = OutputFormat.TABLE,
 ) -> None:
     """Print a ladder's standings (finished or still running)."""
-    with user_errors(), reporting_damage(database):
+    with user_errors(), reporting_store_failures(database):
         standings = standings_of(database)
     if format is OutputFormat.JSON:
         sys.stdout.write(to_json(standings) + "\n")
@@ -376,7 +376,7 @@ def verify_command(
 ) -> None:
     """Check the revealed seed against its SHA-256, every deal's seed, every record's hash and
     (with --replay) every record; exit 1 on any problem."""
-    with user_errors(), reporting_damage(database), progress("verifying") as done:
+    with user_errors(), reporting_store_failures(database), progress("verifying") as done:
         check = verify_ladder(database, replay=replay, on_record=done)
     for problem in check.problems:
         errors.print(problem, markup=False, highlight=False, soft_wrap=True)
@@ -427,7 +427,7 @@ def report_command(
 
     with (
         user_errors(),
-        reporting_damage(database),
+        reporting_store_failures(database),
         bar if errors.is_terminal else contextlib.nullcontext(),
     ):
         try:

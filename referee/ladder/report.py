@@ -4,8 +4,8 @@
 revealed, the seed), its standings (the very numbers of `croupier ladder standings`), a plot of
 every bot's rating after each committed match, and every match with a link to its replay viewer,
 `OUT_DIR/matches/<match id>.html` (the replay viewer, its code and style shared from
-`OUT_DIR/matches/viewer.js` and `viewer.css`, its match gzipped inside the page). The folder opens
-from disk, or from any static web server, with no network.
+`OUT_DIR/matches/draw.js`, `viewer.js` and `viewer.css`, its match gzipped inside the page).
+The folder opens from disk, or from any static web server, with no network.
 
 Viewer pages are what cost (up to ~1.5 s each for long games), so a regeneration writes only the
 pages that are missing or whose committed record changed, and builds many at once in a process

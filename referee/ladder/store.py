@@ -85,30 +85,64 @@ def damaged(path: Path, error: sqlite3.DatabaseError) -> StoreError:
     )
 
 
+def disk_full(path: Path) -> StoreError:
+    """One line for a database SQLite cannot write to because its disk is full."""
+    return StoreError(
+        f"cannot write the ladder database {str(path)!r}: the disk is full; free some space and "
+        "run the command again (every match committed so far is kept)"
+    )
+
+
 def _is_damage(error: BaseException) -> bool:
     # Exactly DatabaseError: its subclasses (a locked file, a constraint) are not damage.
     return type(error) is sqlite3.DatabaseError
 
 
+def _is_full(error: BaseException) -> bool:
+    return isinstance(error, sqlite3.OperationalError) and (
+        getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+        or "database or disk is full" in str(error)
+    )
+
+
+def _store_failure(path: Path, error: BaseException) -> StoreError | None:
+    if _is_damage(error):
+        assert isinstance(error, sqlite3.DatabaseError)
+        return damaged(path, error)
+    return disk_full(path) if _is_full(error) else None
+
+
+def _open_failure(path: Path, error: sqlite3.DatabaseError) -> StoreError:
+    if "malformed" in str(error):
+        return damaged(path, error)
+    if _is_full(error):
+        return disk_full(path)
+    if isinstance(error, sqlite3.OperationalError):  # a disk error, a folder, no permission
+        return StoreError(f"cannot use the ladder database {str(path)!r}: {error}")
+    return StoreError(f"{str(path)!r} is not a ladder database: {error}")
+
+
 @contextmanager
-def reporting_damage(path: Path) -> Iterator[None]:
-    """SQLite finding the file damaged, anywhere inside (worker threads and nurseries too),
-    becomes a StoreError naming the file and the way to recover, not a traceback."""
+def reporting_store_failures(path: Path) -> Iterator[None]:
+    """SQLite finding the file damaged, or its disk full, anywhere inside (worker threads and
+    nurseries too), becomes a StoreError naming the file and what to do, not a traceback."""
     try:
         yield
     except sqlite3.DatabaseError as error:
-        if not _is_damage(error):
+        failure = _store_failure(path, error)
+        if failure is None:
             raise
-        raise damaged(path, error) from None
+        raise failure from None
     except BaseExceptionGroup as group:
-        found, rest = group.split(_is_damage)
+        found, rest = group.split(lambda error: _store_failure(path, error) is not None)
         if found is None or rest is not None:
             raise
         first: BaseException = found
         while isinstance(first, BaseExceptionGroup):
             first = first.exceptions[0]
-        assert isinstance(first, sqlite3.DatabaseError)
-        raise damaged(path, first) from None
+        failure = _store_failure(path, first)
+        assert failure is not None
+        raise failure from None
 
 
 class StoreError(CroupierError):
@@ -183,9 +217,7 @@ class Store:
                 self._db.executescript(_SCHEMA)
             version = self.meta("schema_version")
         except sqlite3.DatabaseError as error:
-            if "malformed" in str(error):
-                raise damaged(path, error) from None
-            raise StoreError(f"{str(path)!r} is not a ladder database: {error}") from None
+            raise _open_failure(path, error) from None
         if version is None and not create:
             raise StoreError(f"{str(path)!r} is not a ladder database (it has no ladder in it)")
         if version is not None and version != str(SCHEMA_VERSION):

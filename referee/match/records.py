@@ -110,7 +110,10 @@ class RecordWriter:
     def flush(self) -> None:
         if self._lines:
             self._lines.append("")
-            self._file.write("\n".join(self._lines).encode())
+            try:
+                self._file.write("\n".join(self._lines).encode())
+            except OSError as error:  # a full disk: say which record could not be written
+                raise OSError(error.errno, error.strerror, str(self.path)) from None
             self._lines = []
 
     def close(self) -> None:

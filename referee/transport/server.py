@@ -67,7 +67,8 @@ class ServerSettings:
     max_messages_per_second: float = 1000.0
     message_burst: int = 200
     #: Messages a session may hold unread (sent while no request was pending), and bytes all of
-    #: one bot's sessions may hold so together; more ends the stream ("queue limit").
+    #: one bot's sessions may hold so together; more are dropped and counted (the seat's next
+    #: fault says how many), so talking out of turn costs the referee no memory.
     max_queued_messages: int = MAX_QUEUED_MESSAGES
     max_queued_bytes_per_bot: int = MAX_QUEUED_BYTES_PER_BOT
     #: How long a new stream may take to send its first message (Hello).

@@ -171,5 +171,6 @@ def write_html(
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(page, encoding="utf-8")
     except OSError as error:
-        raise CroupierError(f"cannot write {str(out)!r}: {error}") from None
+        reason = (error.strerror or str(error)).lower()
+        raise CroupierError(f"cannot write {str(out)!r}: {reason}") from None
     return out
