@@ -3,6 +3,7 @@ files, the `[cluster]` table, and what `--cluster` says without Dask installed."
 
 from __future__ import annotations
 
+import pickle
 import socket
 import stat
 import subprocess
@@ -17,7 +18,7 @@ from typer.testing import CliRunner
 from croupier.v1 import common_pb2
 from referee.cli import app
 from referee.cluster import ClusterError
-from referee.cluster.batch import play_batch, template
+from referee.cluster.batch import BatchFailed, play_batch, template
 from referee.ladder.config import ClusterConfig, LadderConfigError, load, parse
 from referee.ladder.schedule import first_schedule
 from referee.ladder.venue import LadderError
@@ -61,6 +62,12 @@ def test_a_batch_whose_bot_cannot_play_names_the_worker_and_the_log(tmp_path: Pa
     message = str(caught.value)
     assert "exited 1 times (exit code 3)" in message
     assert "(on worker " in message and "broken-0: 'no luck today'" in message
+    # The logs travel with the error (the worker's folder is gone): the coordinator keeps them.
+    assert isinstance(caught.value, BatchFailed) and "croupier-batch-" not in message
+    travelled = pickle.loads(pickle.dumps(caught.value))
+    assert isinstance(travelled, BatchFailed) and str(travelled) == message
+    logs = {name: zlib.decompress(tail).decode() for name, tail in travelled.logs}
+    assert "no luck today" in logs["broken-0.log"]
 
 
 def test_a_worker_with_another_version_or_no_bots_refuses(tmp_path: Path) -> None:

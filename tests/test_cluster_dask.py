@@ -26,6 +26,7 @@ from referee.cli import app
 from referee.ladder import load, run_ladder, verify_ladder
 from tests.cluster_helpers import (
     CLI,
+    SEEDED,
     alive,
     children,
     committed,
@@ -63,6 +64,21 @@ def test_a_ladder_on_the_cluster_plays_what_it_plays_locally(tmp_path: Path) -> 
     assert check.ok and check.records_verified == 16, check.problems
     logs = list((cluster_dir / "records" / "logs").glob("seeded-127.0.0.1-*.log"))
     assert logs and all("croupier-ship-" in log.read_text() for log in logs)
+
+
+def test_a_failing_bots_log_comes_back_from_its_worker(tmp_path: Path) -> None:
+    broken = ("broken", "-c \"print('no luck today'); raise SystemExit(3)\"")
+    path = ladder_file(tmp_path, 2, bots=(broken, SEEDED))
+    path.write_text(
+        path.read_text().replace("concurrency = 2", "concurrency = 2\nmax_restarts = 0")
+    )
+    with local_cluster(workers=1) as (address, _):
+        result = runner.invoke(app, ["ladder", "run", str(path), "--no-live", "--cluster", address])
+    assert result.exit_code == 2, result.output
+    logs = tmp_path / "records" / "logs"
+    assert f"the bots' logs are kept in {logs}" in " ".join(result.output.split())
+    kept = list(logs.glob("broken-127.0.0.1-*.log"))
+    assert kept and "no luck today" in kept[0].read_text()
 
 
 def coordinate(path: Path, address: str, log: Path) -> subprocess.Popen[str]:

@@ -115,6 +115,17 @@ def test_a_records_deck_replays_its_deal(tmp_path: Path, game: str) -> None:
     assert verify(replayed).ok
     assert _lines(replayed)[0]["header"]["deck"] == deck
     assert _first_deal(_lines(replayed)) == _first_deal(_lines(original))
+    # Another order under the same seed: dealt as given, not as the seed would have dealt it.
+    other = deck[::-1]
+    given = runner.invoke(
+        app, [*common, "--deck", " ".join(other), "--records", str(tmp_path / "c")]
+    )
+    assert given.exit_code == 0, given.output
+    (dealt,) = (tmp_path / "c").glob("*.jsonl")
+    assert verify(dealt).ok
+    first_deck = next(line["chance"]["deck"]["cards"] for line in _lines(dealt)
+                      if "chance" in line and "deck" in line["chance"])  # fmt: skip
+    assert first_deck == other != deck
 
 
 def test_a_dying_bot_says_why_once_without_records(tmp_path: Path) -> None:

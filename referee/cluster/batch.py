@@ -40,6 +40,22 @@ LOG_TAIL_BYTES = 64 * 1024
 SHIP_PREFIX = "croupier-ship-"
 
 
+class BatchFailed(LadderError):
+    """A batch the worker could not play: every mistake with where it happened, and the bots'
+    log tails, so that the coordinator keeps them beside the ladder's other logs (the worker's
+    scratch folder is gone when the task ends)."""
+
+    def __init__(self, text: str, worker: str, logs: tuple[tuple[str, bytes], ...]) -> None:
+        super().__init__(text)
+        self.worker = worker
+        self.logs = logs
+
+    def __reduce__(
+        self,
+    ) -> tuple[type[BatchFailed], tuple[str, str, tuple[tuple[str, bytes], ...]]]:
+        return BatchFailed, (str(self), self.worker, self.logs)
+
+
 @dataclass(frozen=True, slots=True)
 class Batch:
     """One Dask task's work. `config.bots[i].cwd` is relative to the root on the worker."""
@@ -190,8 +206,9 @@ def _local_config(batch: Batch, root: Path, folder: Path, worker: str) -> Ladder
 
 
 def _explained(error: BaseException, config: LadderConfig, worker: str) -> BaseException:
-    """One LadderError for the coordinator: every mistake of the batch, where it happened and
-    the last line each bot logged. Anything else (our own bug) goes back as it is."""
+    """One BatchFailed for the coordinator: every mistake of the batch, where it happened, the
+    last line each bot logged and their logs' tails. Anything else (our own bug) goes back as it
+    is."""
     mistakes: list[BaseException] = []
     if isinstance(error, BaseExceptionGroup):
         found, others = error.split(CroupierError)
@@ -200,15 +217,17 @@ def _explained(error: BaseException, config: LadderConfig, worker: str) -> BaseE
         mistakes = list(_leaves(found))
     else:
         mistakes = [error]
+    logs = config.records / "logs"
     said = []
-    for log in sorted((config.records / "logs").glob("*.log")):
+    for log in sorted(logs.glob("*.log")):
         lines = log.read_text(errors="replace").strip().splitlines()
         if lines:
             said.append(f"{log.stem}: {lines[-1].strip()!r}")
-    text = "; ".join(str(mistake) for mistake in mistakes)
+    # A log's path on the worker is gone with the task: name the file alone.
+    text = "; ".join(str(mistake) for mistake in mistakes).replace(f"{logs}{os.sep}", "")
     where = f" (on worker {worker}"
     where += f"; last lines of the bot logs: {', '.join(said)})" if said else ")"
-    return LadderError(text + where)
+    return BatchFailed(text + where, worker, tuple(_log_tails(logs)))
 
 
 def _leaves(group: BaseExceptionGroup[BaseException]) -> Iterator[BaseException]:

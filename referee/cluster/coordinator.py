@@ -32,6 +32,7 @@ from croupier.v1 import common_pb2
 from referee.cluster import ClusterError
 from referee.cluster.batch import (
     Batch,
+    BatchFailed,
     BatchOutcome,
     PlayedMatch,
     play_batch,
@@ -317,6 +318,10 @@ class _Coordinator:
         matches = f"matches {first}-{last}" if last != first else f"match {first}"
         try:
             outcome: BatchOutcome = await _aio(lambda: _result(future))
+        except BatchFailed as error:
+            await trio.to_thread.run_sync(self._keep_logs, error.worker, batch.number, error.logs)
+            where = f"; the bots' logs are kept in {self.logs}" if error.logs else ""
+            raise LadderError(f"{error}{where}") from None
         except CroupierError as error:
             raise LadderError(str(error)) from None
         except KilledWorker as error:
@@ -359,14 +364,18 @@ class _Coordinator:
             if len(data) != played.record_size:
                 raise LadderError(f"the record of match {played.number} arrived damaged")
             final.with_name(final.name + ".partial").write_bytes(data)
-        if outcome.logs:
-            self.logs.mkdir(parents=True, exist_ok=True)
-            worker = outcome.worker.split("://")[-1].replace(":", "-").replace("/", "-")
-            for name, tail in outcome.logs:
-                path = self.logs / f"{_bot_of(name)}-{worker}.log"
-                with path.open("ab") as handle:
-                    handle.write(f"== batch {outcome.number}\n".encode())
-                    handle.write(zlib.decompress(tail))
+        self._keep_logs(outcome.worker, outcome.number, outcome.logs)
+
+    def _keep_logs(self, worker: str, number: int, logs: tuple[tuple[str, bytes], ...]) -> None:
+        """Append a batch's bot log tails to `<bot>-<worker>.log` in the ladder's log folder."""
+        if not logs:
+            return
+        self.logs.mkdir(parents=True, exist_ok=True)
+        where = worker.split("://")[-1].replace(":", "-").replace("/", "-")
+        for name, tail in logs:
+            with (self.logs / f"{_bot_of(name)}-{where}.log").open("ab") as handle:
+                handle.write(f"== batch {number}\n".encode())
+                handle.write(zlib.decompress(tail))
 
     def _finished(self, match: ScheduledMatch, played: PlayedMatch) -> Finished:
         return Finished(
