@@ -3,13 +3,33 @@
 Each game is played to its end by choosing uniformly random legal indices with
 `referee.games.checked.apply_index` and resolving chance with a seeded RNG, exactly the calls the
 match runner makes, without bots or transport. Run: `.venv/bin/python bench/game_speed.py [GAME]`.
+
+`--against REV` also times git revision REV's engines, checked out in a temporary worktree
+(removed afterwards), with this same loop: each measurement runs in a fresh process whose
+`referee` is either REV's or this checkout's, old and new alternate case by case for `--rounds`
+rounds (medians are printed, with the ratio new/old), so a noisy machine slows both alike; these
+runs time by the process's CPU time, which a busy machine disturbs less than wall time.
+
+`--beyond` (implied by `--against`) prints what one decision costs the referee beyond the engine,
+mirroring `referee.match.runner`: the observation and legal actions in protocol form, the
+`ActionRequest`, the record's action line, and each event in protocol form with its record line;
+against the engine's own calls (legal actions, the checked apply, chance).
 """
 
 from __future__ import annotations
 
+import argparse
+import json
+import os
 import random
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 from referee.games import GAMES, checked, get_game
 from referee.games.base import Game, parse_options
@@ -22,6 +42,7 @@ CASES: dict[str, list[dict[str, str]]] = {
     "textactoe": [{"players": "2"}, {"players": "2", "jokers": "true"}],
 }
 SECONDS = 3.0
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def play_one(game: Game, options_text: dict[str, str], rng: random.Random) -> int:
@@ -41,26 +62,237 @@ def play_one(game: Game, options_text: dict[str, str], rng: random.Random) -> in
     return decisions
 
 
-def measure(game: Game, options_text: dict[str, str]) -> tuple[float, float]:
-    """(games per second, decisions per second) over about SECONDS of play on one core."""
+def measure(
+    game: Game,
+    options_text: dict[str, str],
+    seconds: float = SECONDS,
+    clock: Callable[[], float] = time.perf_counter,
+) -> tuple[float, float]:
+    """(games per second, decisions per second) over about `seconds` of play on one core, by
+    `clock` (the CPU time of this process is steadier than wall time on a busy machine)."""
     rng = random.Random(1)
     games = decisions = 0
-    started = time.perf_counter()
-    while (elapsed := time.perf_counter() - started) < SECONDS:
+    started = clock()
+    while (elapsed := clock() - started) < seconds:
         decisions += play_one(game, options_text, rng)
         games += 1
     return games / elapsed, decisions / elapsed
 
 
-def main() -> None:
-    names = sys.argv[1:] or list(GAMES)
-    print(f"{'game':<10} {'options':<30} {'games/s':>9} {'decisions/s':>12}")
+def decision_cost(
+    game: Game,
+    options_text: dict[str, str],
+    seconds: float,
+    clock: Callable[[], float] = time.perf_counter,
+) -> tuple[float, float]:
+    """(engine, beyond the engine) in µs per decision, over random games for about `seconds`.
+
+    The referee's part mirrors `_Match.decide`, `play` and `publish` in referee/match/runner.py
+    with a record writer and no spectators: the chance record, each event in protocol form and
+    its record line and queue, the ActionRequest (observation, legal actions, clock, events),
+    the action line. The RNG's draws count in neither.
+    """
+    # Imported here: a revision whose referee lacks one of them still has its games/s timed.
+    from croupier.v1 import game_pb2, record_pb2, referee_pb2
+    from referee.match import protocol
+    from referee.match.clock import SeatClock, TimeControl
+    from referee.match.records import action_line, event_line, to_json_line
+
+    seat_clock = SeatClock.start(TimeControl())
+    rng = random.Random(1)
+    engine = beyond = 0.0
+    decisions = 0
+    now = clock
+    started = now()
+    while now() - started < seconds:
+        options = parse_options(game, options_text)
+        t0 = now()
+        state = game.new_game(options)
+        pending: list[list[game_pb2.Event]] = [[] for _ in range(game.seat_count(options))]
+        t1 = now()
+        engine += t1 - t0
+        while True:
+            t0 = now()
+            terminal = state.is_terminal()
+            seat = state.to_move
+            if terminal:
+                state.result()
+                engine += now() - t0
+                break
+            if seat is None:
+                node = state.chance()
+                assert node is not None
+                t1 = now()
+                outcome = draw_chance(node, rng)
+                t2 = now()
+                state = checked.apply_chance(state, outcome)
+                t3 = now()
+                if isinstance(outcome, tuple):
+                    chance = record_pb2.ChanceRecord(
+                        deck=record_pb2.Deck(cards=outcome), label=node.label
+                    )
+                else:
+                    chance = record_pb2.ChanceRecord(pick=outcome, label=node.label)
+                to_json_line(record_pb2.Record(chance=chance))
+                engine += (t1 - t0) + (t3 - t2)
+            else:
+                legal = state.legal_actions()
+                t1 = now()
+                referee_pb2.ActionRequest(
+                    match_id="bench",
+                    request_id=decisions + 1,
+                    observation=protocol.observation(game.id, state, seat),
+                    legal_actions=protocol.legal_actions(game.id, legal),
+                    clock=seat_clock.to_proto(),
+                    events=pending[seat],
+                )
+                pending[seat] = []
+                t2 = now()
+                index = rng.randrange(len(legal))
+                t3 = now()
+                state, action = checked.apply_index(state, seat, index, legal)
+                t4 = now()
+                action_line(seat, index, action.text, 1, False, 0, None, None)
+                engine += (t1 - t0) + (t4 - t3)
+                beyond += t2 - t1
+                decisions += 1
+                t3 = t4
+            for event in state.events:
+                message = protocol.event(game.id, event)
+                event_line(message, sorted(event.seats) if event.seats is not None else None)
+                for seat_index, queue in enumerate(pending):
+                    if event.visible_to(seat_index):
+                        queue.append(message)
+            beyond += now() - t3
+    return engine / decisions * 1e6, beyond / decisions * 1e6
+
+
+def label_of(options_text: dict[str, str]) -> str:
+    return ",".join(f"{k}={v}" for k, v in options_text.items()) or "default"
+
+
+def cases_of(names: list[str]) -> Iterator[tuple[str, dict[str, str]]]:
     for name in names:
-        game = get_game(name)
         for options_text in CASES.get(name, [{}]):
-            games_per_s, decisions_per_s = measure(game, options_text)
-            label = ",".join(f"{k}={v}" for k, v in options_text.items()) or "default"
-            print(f"{name:<10} {label:<30} {games_per_s:>9.1f} {decisions_per_s:>12.0f}")
+            yield name, options_text
+
+
+@contextmanager
+def revision_worktree(revision: str) -> Iterator[Path]:
+    """A detached git worktree of `revision` in a temporary folder, removed on exit."""
+    with tempfile.TemporaryDirectory(prefix="croupier-rev-") as folder:
+        path = Path(folder) / "tree"
+        git = ["git", "-C", str(ROOT)]
+        subprocess.run(
+            [*git, "worktree", "add", "--detach", "--quiet", str(path), revision], check=True
+        )
+        try:
+            yield path
+        finally:
+            subprocess.run([*git, "worktree", "remove", "--force", str(path)], check=True)
+
+
+def run_with_engines(root: Path, script: Path, args: list[str]) -> str:
+    """Run `script` in a fresh process whose `referee` and `croupier` come from `root`."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), str(root / "sdk" / "python")])}
+    done = subprocess.run(
+        [sys.executable, str(script), *args],
+        cwd=root,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return done.stdout
+
+
+def worker(mode: str, name: str, options_json: str, seconds: float) -> None:
+    """One measurement for `--against`, printed as JSON; checks that it times the right engines."""
+    import referee
+
+    game, options_text = get_game(name), json.loads(options_json)
+    if mode == "speed":
+        figures: list[float] = list(measure(game, options_text, seconds, time.process_time))
+    else:
+        figures = list(decision_cost(game, options_text, seconds, time.process_time))
+    print(json.dumps({"root": str(Path(referee.__file__).parent.parent), "figures": figures}))
+
+
+def against(revision: str, names: list[str], rounds: int, seconds: float) -> None:
+    script = Path(__file__).resolve()
+    with revision_worktree(revision) as old_root:
+        roots = {"old": old_root, "new": ROOT}
+
+        def run(which: str, mode: str, name: str, options_text: dict[str, str]) -> list[float]:
+            args = ["--worker", mode, name, json.dumps(options_text), str(seconds)]
+            reply = json.loads(run_with_engines(roots[which], script, args))
+            assert Path(reply["root"]) == roots[which], f"timed {reply['root']}, not {which}"
+            return [float(figure) for figure in reply["figures"]]
+
+        # Per (mode, old or new, game, options): one figure list per round.
+        runs: dict[tuple[str, str, str, str], list[list[float]]] = {}
+        for mode in ("speed", "cost"):
+            for number in range(rounds):
+                order = ("old", "new") if number % 2 == 0 else ("new", "old")
+                for name, options_text in cases_of(names):
+                    for which in order:
+                        key = (mode, which, name, label_of(options_text))
+                        runs.setdefault(key, []).append(run(which, mode, name, options_text))
+
+    print(f"engines of {revision} (old) against this checkout (new): games/s, median of {rounds}")
+    print(f"{'game':<10} {'options':<30} {'old':>9} {'new':>9} {'ratio':>7}")
+    for name, options_text in cases_of(names):
+        label = label_of(options_text)
+        old = statistics.median(figures[0] for figures in runs["speed", "old", name, label])
+        new = statistics.median(figures[0] for figures in runs["speed", "new", name, label])
+        print(f"{name:<10} {label:<30} {old:>9.1f} {new:>9.1f} {new / old:>6.2f}x")
+    print()
+    print("µs per decision, engine and beyond it (the referee's protocol and record work)")
+    heads = ("old eng", "old ref", "new eng", "new ref")
+    print(f"{'game':<10} {'options':<30} " + " ".join(f"{head:>8}" for head in heads))
+    for name, options_text in cases_of(names):
+        label = label_of(options_text)
+        old_engine, old_beyond = map(
+            statistics.median, zip(*runs["cost", "old", name, label], strict=True)
+        )
+        new_engine, new_beyond = map(
+            statistics.median, zip(*runs["cost", "new", name, label], strict=True)
+        )
+        print(
+            f"{name:<10} {label:<30} {old_engine:>8.1f} {old_beyond:>8.1f} "
+            f"{new_engine:>8.1f} {new_beyond:>8.1f}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Games per second of each game's engine.")
+    parser.add_argument("games", nargs="*", metavar="GAME", help="games to time (default: all)")
+    parser.add_argument("--against", metavar="REV", help="also time this git revision's engines")
+    parser.add_argument("--rounds", type=int, default=3, help="alternations with --against")
+    parser.add_argument("--seconds", type=float, default=SECONDS, help="per measurement")
+    parser.add_argument("--beyond", action="store_true", help="µs per decision beyond the engine")
+    parser.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        mode, name, options_json, seconds = args.worker
+        worker(mode, name, options_json, float(seconds))
+        return
+    names = args.games or list(GAMES)
+    if args.against:
+        against(args.against, names, args.rounds, args.seconds)
+        return
+    print(f"{'game':<10} {'options':<30} {'games/s':>9} {'decisions/s':>12}")
+    for name, options_text in cases_of(names):
+        game = get_game(name)
+        games_per_s, decisions_per_s = measure(game, options_text, args.seconds)
+        label = label_of(options_text)
+        print(f"{name:<10} {label:<30} {games_per_s:>9.1f} {decisions_per_s:>12.0f}")
+    if args.beyond:
+        print()
+        print(f"{'game':<10} {'options':<30} {'engine µs':>10} {'beyond µs':>10}  per decision")
+        for name, options_text in cases_of(names):
+            engine, beyond = decision_cost(get_game(name), options_text, args.seconds)
+            print(f"{name:<10} {label_of(options_text):<30} {engine:>10.1f} {beyond:>10.1f}")
 
 
 if __name__ == "__main__":
