@@ -7,7 +7,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -67,3 +69,39 @@ def test_a_given_seed_is_reproducible_and_said_so(tmp_path: Path) -> None:
     assert "master seed (given, reproducible): 7" in output
     assert seeds == [derive_seed("7", index) for index in range(2)]
     assert _run(tmp_path / "b", "--seed", "7")[1] == seeds
+
+
+def test_serve_commits_to_its_seed_first_and_reveals_it_last(tmp_path: Path) -> None:
+    """`croupier serve` without --db draws its own master seed like `croupier match`."""
+    records = tmp_path / "records"
+    command = ["serve", "--game", "xix", "--port", "0", "--matches", "2", "--records"]
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "referee.cli", *command, str(records)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert serve.stdout is not None
+    first = serve.stdout.readline()
+    listening = serve.stdout.readline()
+    port = listening.split("127.0.0.1:")[1].split()[0]
+    env = {**os.environ, "CROUPIER_ADDRESS": f"127.0.0.1:{port}", "CROUPIER_TOKEN": "t"}
+    bots = [subprocess.Popen(RANDOM.split(), env=env, cwd=ROOT) for _ in range(2)]
+    try:
+        rest, _ = serve.communicate(timeout=120)
+    finally:
+        serve.kill()
+        for bot in bots:
+            bot.kill()
+            bot.wait()
+    assert serve.returncode == 0
+    published = re.fullmatch(r"master seed sha256: ([0-9a-f]{64})\n", first)
+    revealed = re.fullmatch(r"master seed: ([0-9a-f]{32})", rest.strip().splitlines()[-1])
+    assert published and revealed, first + listening + rest
+    assert commitment(revealed.group(1)) == published.group(1)
+    seeds = sorted(
+        int(json.loads(path.read_text().splitlines()[0])["header"]["seed"])
+        for path in records.glob("*.jsonl")
+    )
+    assert seeds == sorted(derive_seed(revealed.group(1), index) for index in range(2))
