@@ -83,6 +83,10 @@ def test_the_referee_environment_is_out_of_reach(
     assert_refused(play(tmp_path, "environ", str(os.getpid()), "CHEAT_SECRET_TOKEN"))
 
 
+def test_the_referee_memory_is_out_of_reach(tmp_path: Path) -> None:
+    assert_refused(play(tmp_path, "peek", str(os.getpid())))
+
+
 def test_the_organisers_home_is_hidden(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     home = tmp_path / "home"
     home.mkdir()
@@ -141,9 +145,16 @@ def _processes_with(command: str) -> list[int]:
     return found
 
 
-def ladder(tmp_path: Path, cheat: str, *args: str, sandbox: bool = True) -> tuple[Path, str]:
+def ladder(
+    tmp_path: Path,
+    cheat: str,
+    *args: str,
+    sandbox: bool = True,
+    extra: str = "",
+    honest: str = str(RANDOM),
+) -> tuple[Path, str]:
     """A ladder of the cheater and an honest bot that keeps a secret in its own folder; returns
-    the database and the cheater's log."""
+    the database and the cheater's log. `extra`: more top-level keys of the ladder file."""
     other = tmp_path / "honest-folder"
     other.mkdir()
     (other / "secret.txt").write_text("the honest bot's opening book")
@@ -155,6 +166,7 @@ def ladder(tmp_path: Path, cheat: str, *args: str, sandbox: bool = True) -> tupl
         f"records = {json.dumps(str(tmp_path / 'records'))}",
         "matches_per_pairing = 2",
         f"sandbox = {str(sandbox).lower()}",
+        extra,
         "[time_control]",
         "move_ms = 5000",
         "[[bot]]",
@@ -162,7 +174,7 @@ def ladder(tmp_path: Path, cheat: str, *args: str, sandbox: bool = True) -> tupl
         f"command = {json.dumps(' '.join(['{python}', str(CHEATERS), cheat, *args]))}",
         "[[bot]]",
         'name = "honest"',
-        f"command = {json.dumps('{python} ' + str(RANDOM))}",
+        f"command = {json.dumps('{python} ' + honest)}",
         f"cwd = {json.dumps(str(other))}",
     ]
     path = tmp_path / "ladder.toml"
@@ -189,3 +201,15 @@ def test_another_bots_folder_is_out_of_sight(tmp_path: Path) -> None:
 def test_other_bots_logs_are_out_of_sight(tmp_path: Path) -> None:
     _, log = ladder(tmp_path, "folder", str(tmp_path / "records" / "logs"))
     assert_refused(log)
+
+
+@pytest.mark.parametrize("ponder", [False, True])
+def test_a_bot_cannot_think_on_its_opponents_time(tmp_path: Path, ponder: bool) -> None:
+    """With `ponder = false` a bot that keeps a CPU busy is stopped while not to move; the
+    control (pondering allowed) shows that the cheat sees the opponent's time when it has it."""
+    thinker = f"{ROOT / 'tests' / 'bots' / 'ponderer.py'} --think-ms 80"
+    _, log = ladder(tmp_path, "ponder", extra=f"ponder = {str(ponder).lower()}", honest=thinker)
+    if ponder:
+        assert "CHEAT WORKED: spun through" in log, log
+    else:
+        assert_refused(log)

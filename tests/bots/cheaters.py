@@ -5,8 +5,8 @@ plays on when the cheat is refused; when it works it prints `CHEAT WORKED: <what
 code 42 (a crash the test sees as a fault). The limit cheats (memory, processes, disk) let the
 error kill the process, so that the referee must name the limit in the fault.
 
-Cheats: record FOLDER, database PATH, folder PATH, environ PID NAME, home PATH, tcp PORT, deal,
-memory, processes, disk, orphan MARKER.
+Cheats: record FOLDER, database PATH, folder PATH, environ PID NAME, peek PID, home PATH, tcp
+PORT, deal, memory, processes, disk, orphan MARKER, ponder.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import threading
+import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -73,6 +75,70 @@ def read_environ(pid: str, name: str) -> None:
     if name.encode() in data:
         worked(f"{name} read from /proc/{pid}/environ")
     failed(f"/proc/{pid}/environ has no {name} here")
+
+
+def read_memory(pid: str) -> None:
+    """The referee's memory (its RNG state, the deal, tokens): any readable byte of it."""
+    maps = Path(f"/proc/{pid}/maps").read_text().splitlines()
+    with open(f"/proc/{pid}/mem", "rb") as memory:
+        for line in maps:
+            span, permissions = line.split()[:2]
+            if permissions.startswith("r"):
+                start = int(span.split("-")[0], 16)
+                memory.seek(start)
+                data = memory.read(64)
+                worked(f"read {len(data)} bytes of /proc/{pid}/mem at {start:#x}")
+    failed(f"no readable mapping in /proc/{pid}/maps")
+
+
+class Spinner(threading.Thread):
+    """Keeps a CPU busy all the time (thinking on the opponent's clock), and notes the longest
+    pause in its spinning since `since()`: a pause that spans the opponent's time means the
+    referee stopped the bot while it was not to move."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.last = time.monotonic()
+        self.longest_pause = 0.0
+
+    def run(self) -> None:
+        while True:
+            now = time.monotonic()
+            self.longest_pause = max(self.longest_pause, now - self.last)
+            self.last = now
+
+    def since(self) -> float:
+        """The longest pause since the last call."""
+        pause, self.longest_pause = self.longest_pause, 0.0
+        return pause
+
+
+class PonderWatch:
+    """Judges the ponder cheat over the decisions that followed the opponent's time (a gap of
+    at least OPPONENT_GAP between this bot's reply and its next request)."""
+
+    OPPONENT_GAP = 0.06
+
+    def __init__(self) -> None:
+        self.spinner = Spinner()
+        self.spinner.start()
+        self.replied = 0.0
+        self.stopped = 0
+
+    def on_request(self) -> None:
+        gap = time.monotonic() - self.replied
+        pause = self.spinner.since()
+        if self.replied and gap >= self.OPPONENT_GAP:
+            if pause < 0.015:
+                worked(f"spun through {gap * 1000:.0f} ms of the opponent's time")
+            if pause >= 0.04:
+                self.stopped += 1
+                if self.stopped == 5:
+                    failed("stopped while not to move (5 times in a row)")
+
+    def on_reply(self) -> None:
+        self.replied = time.monotonic()
+        self.spinner.since()
 
 
 def read_home(path: str) -> None:
@@ -141,13 +207,19 @@ class Cheater(croupier.Bot):
     def act(self, request: referee_pb2.ActionRequest) -> int:
         if CHEAT == "deal":
             guess_deal(self.match_id, self.seat, request)
+        elif _ponder is not None:
+            _ponder.on_request()
         elif not _tried:
             _tried.append(CHEAT)  # mid-match: the live record exists, the bot has a seat
             cheat()
-        return random.randrange(len(request.legal_actions))
+        index = random.randrange(len(request.legal_actions))
+        if _ponder is not None:
+            _ponder.on_reply()
+        return index
 
 
 _tried: list[str] = []
+_ponder = PonderWatch() if CHEAT == "ponder" else None
 
 
 _guessed: set[str] = set()
@@ -189,6 +261,7 @@ def cheat() -> None:
         "database": lambda: read_database(ARGS[0]),
         "folder": lambda: read_folder(ARGS[0]),
         "environ": lambda: read_environ(ARGS[0], ARGS[1]),
+        "peek": lambda: read_memory(ARGS[0]),
         "home": lambda: read_home(ARGS[0]),
         "tcp": lambda: connect_tcp(ARGS[0]),
         "memory": exhaust_memory,
