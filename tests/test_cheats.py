@@ -1,7 +1,13 @@
 """The cheat suite: hostile bots (tests/bots/cheaters.py) try, each in its own test, what a
 competitor might, under the default sandbox. Each attempt fails or is recorded as a fault with
 its own reason, while the honest bot in the same run finishes with no fault and every record
-verifies. Run with the sandbox off (--no-sandbox, `sandbox = false`), every test here fails.
+verifies.
+
+Each test fails when its own protection is switched off (checked by hand): the file, /proc and
+network tests without the sandbox; the orphan test without the sandbox and the pids cgroup; the
+deal test with a known master seed (the old default, 0); the pondering test has its control
+built in (`ponder = true`). The limit tests assert the limit's own fault reason, which a bot
+dying of anything else never gets.
 """
 
 from __future__ import annotations
