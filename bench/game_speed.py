@@ -5,10 +5,11 @@ Each game is played to its end by choosing uniformly random legal indices with
 match runner makes, without bots or transport. Run: `.venv/bin/python bench/game_speed.py [GAME]`.
 
 `--against REV` also times git revision REV's engines, checked out in a temporary worktree
-(removed afterwards), with this same loop: each measurement runs in a fresh process whose
-`referee` is either REV's or this checkout's, old and new alternate case by case for `--rounds`
-rounds (medians are printed, with the ratio new/old), so a noisy machine slows both alike; these
-runs time by the process's CPU time, which a busy machine disturbs less than wall time.
+(removed afterwards), with this same loop: two worker processes, one whose `referee` is REV's
+and one with this checkout's, take turns on each case (`--rounds` turns each of
+`--seconds / --rounds`, old first every other turn) and the medians are printed with the ratio
+new/old, so a noisy machine slows both alike. Workers time by their CPU time, which a busy
+machine disturbs less than wall time.
 
 `--beyond` (implied by `--against`) prints what one decision costs the referee beyond the engine,
 mirroring `referee.match.runner`: the observation and legal actions in protocol form, the
@@ -192,13 +193,18 @@ def revision_worktree(revision: str) -> Iterator[Path]:
             subprocess.run([*git, "worktree", "remove", "--force", str(path)], check=True)
 
 
+def engines_env(root: Path) -> dict[str, str]:
+    """The environment of a process whose `referee` and `croupier` come from `root`."""
+    path = os.pathsep.join([str(root), str(root / "sdk" / "python")])
+    return {**os.environ, "PYTHONPATH": path}
+
+
 def run_with_engines(root: Path, script: Path, args: list[str]) -> str:
-    """Run `script` in a fresh process whose `referee` and `croupier` come from `root`."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), str(root / "sdk" / "python")])}
+    """Run `script` in a fresh process with `root`'s engines; returns its output."""
     done = subprocess.run(
         [sys.executable, str(script), *args],
         cwd=root,
-        env=env,
+        env=engines_env(root),
         check=True,
         capture_output=True,
         text=True,
@@ -206,76 +212,113 @@ def run_with_engines(root: Path, script: Path, args: list[str]) -> str:
     return done.stdout
 
 
-def worker(mode: str, name: str, options_json: str, seconds: float) -> None:
-    """One measurement for `--against`, printed as JSON; checks that it times the right engines."""
+def serve_worker() -> None:
+    """`--worker`: say which engines this process has, then answer one JSON line per request
+    line ({"mode": "speed" or "cost", "game", "options", "seconds"}) with the figures."""
     import referee
 
-    game, options_text = get_game(name), json.loads(options_json)
-    if mode == "speed":
-        figures: list[float] = list(measure(game, options_text, seconds, time.process_time))
-    else:
-        figures = list(decision_cost(game, options_text, seconds, time.process_time))
-    print(json.dumps({"root": str(Path(referee.__file__).parent.parent), "figures": figures}))
+    print(json.dumps({"root": str(Path(referee.__file__).parent.parent)}), flush=True)
+    for line in sys.stdin:
+        request = json.loads(line)
+        game, options_text, seconds = (
+            get_game(request["game"]),
+            request["options"],
+            request["seconds"],
+        )
+        if request["mode"] == "speed":
+            figures = measure(game, options_text, seconds, time.process_time)
+        else:
+            figures = decision_cost(game, options_text, seconds, time.process_time)
+        print(json.dumps(figures), flush=True)
+
+
+class Worker:
+    """A `--worker` process timing `root`'s engines, asked one measurement at a time."""
+
+    def __init__(self, root: Path) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, str(Path(__file__).resolve()), "--worker"],
+            cwd=root,
+            env=engines_env(root),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        hello = json.loads(self.readline())
+        assert Path(hello["root"]) == root, (
+            f"the worker has {hello['root']}'s engines, not {root}'s"
+        )
+
+    def readline(self) -> str:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the worker stopped (exit code {self.process.wait()})")
+        return line
+
+    def ask(
+        self, mode: str, name: str, options_text: dict[str, str], seconds: float
+    ) -> list[float]:
+        assert self.process.stdin is not None
+        request = {"mode": mode, "game": name, "options": options_text, "seconds": seconds}
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        return [float(figure) for figure in json.loads(self.readline())]
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait()
 
 
 def against(revision: str, names: list[str], rounds: int, seconds: float) -> None:
-    script = Path(__file__).resolve()
+    """Time REV's engines (old) and this checkout's (new) in two worker processes, taking turns
+    per case: `rounds` slices of `seconds / rounds` each, old first in every other round."""
+    runs: dict[tuple[str, str, str, str], list[list[float]]] = {}
     with revision_worktree(revision) as old_root:
-        roots = {"old": old_root, "new": ROOT}
-
-        def run(which: str, mode: str, name: str, options_text: dict[str, str]) -> list[float]:
-            args = ["--worker", mode, name, json.dumps(options_text), str(seconds)]
-            reply = json.loads(run_with_engines(roots[which], script, args))
-            assert Path(reply["root"]) == roots[which], f"timed {reply['root']}, not {which}"
-            return [float(figure) for figure in reply["figures"]]
-
-        # Per (mode, old or new, game, options): one figure list per round.
-        runs: dict[tuple[str, str, str, str], list[list[float]]] = {}
-        for mode in ("speed", "cost"):
-            for number in range(rounds):
-                order = ("old", "new") if number % 2 == 0 else ("new", "old")
+        workers = {"old": Worker(old_root), "new": Worker(ROOT)}
+        try:
+            for mode in ("speed", "cost"):
                 for name, options_text in cases_of(names):
-                    for which in order:
-                        key = (mode, which, name, label_of(options_text))
-                        runs.setdefault(key, []).append(run(which, mode, name, options_text))
+                    for number in range(rounds):
+                        for which in ("old", "new") if number % 2 == 0 else ("new", "old"):
+                            figures = workers[which].ask(mode, name, options_text, seconds / rounds)
+                            key = (mode, which, name, label_of(options_text))
+                            runs.setdefault(key, []).append(figures)
+        finally:
+            for worker in workers.values():
+                worker.close()
 
-    print(f"engines of {revision} (old) against this checkout (new): games/s, median of {rounds}")
-    print(f"{'game':<10} {'options':<30} {'old':>9} {'new':>9} {'ratio':>7}")
+    def medians(mode: str, which: str, name: str, label: str) -> list[float]:
+        return [statistics.median(f) for f in zip(*runs[mode, which, name, label], strict=True)]
+
+    print(f"engines of {revision} (old) against this checkout's (new), medians of {rounds} turns")
+    print(f"{'game':<10} {'options':<30} {'old g/s':>9} {'new g/s':>9} {'ratio':>7}")
     for name, options_text in cases_of(names):
         label = label_of(options_text)
-        old = statistics.median(figures[0] for figures in runs["speed", "old", name, label])
-        new = statistics.median(figures[0] for figures in runs["speed", "new", name, label])
+        old, new = medians("speed", "old", name, label)[0], medians("speed", "new", name, label)[0]
         print(f"{name:<10} {label:<30} {old:>9.1f} {new:>9.1f} {new / old:>6.2f}x")
     print()
-    print("µs per decision, engine and beyond it (the referee's protocol and record work)")
+    print("µs per decision: the engine's calls, and the referee's work beyond them")
     heads = ("old eng", "old ref", "new eng", "new ref")
     print(f"{'game':<10} {'options':<30} " + " ".join(f"{head:>8}" for head in heads))
     for name, options_text in cases_of(names):
         label = label_of(options_text)
-        old_engine, old_beyond = map(
-            statistics.median, zip(*runs["cost", "old", name, label], strict=True)
-        )
-        new_engine, new_beyond = map(
-            statistics.median, zip(*runs["cost", "new", name, label], strict=True)
-        )
-        print(
-            f"{name:<10} {label:<30} {old_engine:>8.1f} {old_beyond:>8.1f} "
-            f"{new_engine:>8.1f} {new_beyond:>8.1f}"
-        )
+        figures = medians("cost", "old", name, label) + medians("cost", "new", name, label)
+        print(f"{name:<10} {label:<30} " + " ".join(f"{figure:>8.1f}" for figure in figures))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="Games per second of each game's engine.")
     parser.add_argument("games", nargs="*", metavar="GAME", help="games to time (default: all)")
     parser.add_argument("--against", metavar="REV", help="also time this git revision's engines")
-    parser.add_argument("--rounds", type=int, default=3, help="alternations with --against")
-    parser.add_argument("--seconds", type=float, default=SECONDS, help="per measurement")
+    parser.add_argument("--rounds", type=int, default=6, help="turns each with --against")
+    parser.add_argument("--seconds", type=float, default=SECONDS, help="per game and engines")
     parser.add_argument("--beyond", action="store_true", help="µs per decision beyond the engine")
-    parser.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        mode, name, options_json, seconds = args.worker
-        worker(mode, name, options_json, float(seconds))
+        serve_worker()
         return
     names = args.games or list(GAMES)
     if args.against:
