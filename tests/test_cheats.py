@@ -117,6 +117,7 @@ def test_the_deal_cannot_be_learnt_from_the_match_id(tmp_path: Path) -> None:
         ("memory", "memory_mb=1024", "memory"),
         ("processes", "processes=64", "processes"),
         ("disk", "disk_mb=16", "disk"),
+        ("cpu", "cpu_seconds=2", "cpu"),
     ],
 )
 def test_exhausting_a_limit_is_a_fault_of_its_own(

@@ -30,18 +30,23 @@ class Limits:
     honest bot (a Python or Node runtime with its gRPC threads) ample room and stop a runaway
     one long before it hurts the machine or the other bots."""
 
-    #: Address space, MiB (RLIMIT_AS): Python+gRPC maps ~0.5 GiB, Node ~1 GiB of it at start.
+    #: Address space, MiB (RLIMIT_AS): Python+gRPC maps ~0.5 GiB, Node ~1 GiB of it at start,
+    #: so 2 GiB leaves a bot room for its own tables while ten bots fit in a 24 GiB machine.
     memory_mb: int = 2048
     #: Processes and threads (a pids cgroup as root, where RLIMIT_NPROC does not apply; else
-    #: RLIMIT_NPROC): gRPC runtimes start ~10-20 threads.
+    #: RLIMIT_NPROC): gRPC runtimes start ~10-20 threads; 128 allows a worker pool, not a bomb.
     processes: int = 128
-    #: Largest file the bot may write, MiB (RLIMIT_FSIZE); also the size of its scratch folders.
+    #: Largest file the bot may write, MiB (RLIMIT_FSIZE); also the size of its scratch folders
+    #: (tmpfs, so memory): room for a cache or a log, not for filling the host's disk.
     disk_mb: int = 64
-    #: Open files and sockets (RLIMIT_NOFILE).
+    #: Open files and sockets (RLIMIT_NOFILE): a bot needs a handful; over it the bot's own
+    #: open() fails (EMFILE), which is its error to handle, so no fault reason of its own.
     open_files: int = 256
     #: CPU seconds over the process's whole life, restarts starting afresh (RLIMIT_CPU): SIGXCPU
-    #: at the limit, SIGKILL 5 s later.
-    cpu_seconds: int = 3600
+    #: at the limit, SIGKILL 5 s later. None by default: a ladder's bot lives for the whole
+    #: ladder, and an honest bot using its full second a move would reach any fixed cap; the
+    #: clock bounds thinking on a bot's own time, and `ponder = false` off it.
+    cpu_seconds: int = 0
 
     @classmethod
     def keys(cls) -> tuple[str, ...]:

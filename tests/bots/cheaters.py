@@ -2,11 +2,11 @@
 
 Each plays random legal actions, but first tries one cheat. It prints `CHEAT FAILED: <why>` and
 plays on when the cheat is refused; when it works it prints `CHEAT WORKED: <what>` and exits with
-code 42 (a crash the test sees as a fault). The limit cheats (memory, processes, disk) let the
+code 42 (a crash the test sees as a fault). The limit cheats (memory, processes, disk, cpu) let the
 error kill the process, so that the referee must name the limit in the fault.
 
 Cheats: record FOLDER, database PATH, folder PATH, environ PID NAME, peek PID, home PATH, tcp
-PORT, deal, memory, processes, disk, orphan MARKER, ponder.
+PORT, deal, memory, processes, disk, cpu, orphan MARKER, ponder.
 """
 
 from __future__ import annotations
@@ -180,6 +180,11 @@ def exhaust_disk() -> None:
             filler.flush()
 
 
+def exhaust_cpu() -> None:
+    while True:
+        pass
+
+
 def leave_orphan(marker: str) -> None:
     """A child in its own session (out of the bot's process group): it must not outlive the
     bot, which plays on and exits when the run ends."""
@@ -267,12 +272,13 @@ def cheat() -> None:
         "memory": exhaust_memory,
         "processes": exhaust_processes,
         "disk": exhaust_disk,
+        "cpu": exhaust_cpu,
         "orphan": lambda: leave_orphan(ARGS[0]),
     }
     try:
         cheats[CHEAT]()
     except BaseException as error:
-        if CHEAT in ("memory", "processes", "disk"):
+        if CHEAT in ("memory", "processes", "disk", "cpu"):
             # The limit's error kills the bot, as it would an unprepared one: the referee must
             # name the limit in the fault.
             traceback.print_exc()
