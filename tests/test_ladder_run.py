@@ -295,7 +295,10 @@ def test_ctrl_c_keeps_what_is_committed_and_says_how_to_resume(tmp_path: Path) -
     path = xix_ladder(tmp_path, [HEURISTIC, RANDOM], "matches_per_pairing = 4000\nconcurrency = 2")
     database = tmp_path / "ladder.sqlite"
     process = subprocess.Popen(
-        [sys.executable, "-m", "referee.cli", "ladder", "run", str(path), "--no-live"],
+        [
+            *(sys.executable, "-m", "referee.cli", "ladder", "run", str(path), "--no-live"),
+            *("--concurrency", "2", "--limit", "open_files=300"),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -316,7 +319,8 @@ def test_ctrl_c_keeps_what_is_committed_and_says_how_to_resume(tmp_path: Path) -
     assert "Traceback" not in out + err and "Exception" not in out + err
     with contextlib.closing(sqlite3.connect(database)) as db:
         kept = db.execute("SELECT count(*) FROM matches").fetchone()[0]
-    assert f"({kept} of 4000 in {str(database)!r}); resume with: croupier ladder run {path}" in err
+    again = f"croupier ladder run {path} --concurrency 2 --limit open_files=300 --no-live"
+    assert f"({kept} of 4000 in {str(database)!r}); resume with: {again}\n" in err
     resumed = runner.invoke(app, ["ladder", "verify", str(database)])
     assert "Traceback" not in resumed.output
 

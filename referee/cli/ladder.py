@@ -307,10 +307,15 @@ def run_command(
             display.stop()
             again = ["croupier", "ladder", "run", str(ladder)]
             given = {"--database": database, "--records": records, "--cluster": cluster}
+            given |= {"--concurrency": concurrency}
             given |= {"--web": web, "--tls-cert": tls_cert, "--tls-key": tls_key}
             again += [part for flag, value in given.items() if value for part in (flag, str(value))]
+            again += [part for pair in limit or [] for part in ("--limit", pair)]
             again += ["--sprt", *(f"{value:g}" for value in sprt)] if sprt else []
-            again += ["--insecure"] if insecure else []
+            switches = {"--insecure": insecure, "--no-live": not live}
+            switches |= {"--no-keep-web": web is not None and not keep_web}
+            switches |= {"--sandbox": sandbox is True, "--no-sandbox": sandbox is False}
+            again += [flag for flag, on in switches.items() if on]
             errors.print(
                 "interrupted: every finished match is in the database "
                 f"({display.done} of {display.total} in {str(config.database)!r}); resume with: "
