@@ -306,8 +306,8 @@ def run_command(
                 return
             display.stop()
             again = ["croupier", "ladder", "run", str(ladder)]
-            given = {"--database": database, "--records": records, "--cluster": cluster}
-            given |= {"--concurrency": concurrency}
+            given: dict[str, object] = {"--database": database, "--records": records}
+            given |= {"--cluster": cluster, "--concurrency": concurrency}
             given |= {"--web": web, "--tls-cert": tls_cert, "--tls-key": tls_key}
             again += [part for flag, value in given.items() if value for part in (flag, str(value))]
             again += [part for pair in limit or [] for part in ("--limit", pair)]
