@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
 
 from referee.errors import IllegalActionError, InvalidChanceError
 from referee.games.base import Action, ChanceOutcome, Game, Pick, Shuffle, State
@@ -55,7 +56,7 @@ def apply_chance(state: State, outcome: ChanceOutcome) -> State:
     if node is None:
         raise InvalidChanceError(f"no chance node is pending; got outcome {outcome!r}")
     if isinstance(node, Shuffle):
-        if not isinstance(outcome, tuple) or Counter(outcome) != Counter(node.cards):
+        if not isinstance(outcome, tuple) or not _same_cards(outcome, node.cards):
             expected = len(node.cards)
             raise InvalidChanceError(
                 f"bad deck {outcome!r} for {node.label!r}: "
@@ -68,6 +69,22 @@ def apply_chance(state: State, outcome: ChanceOutcome) -> State:
             f"bad outcome {outcome!r} for {node.label!r}: expected 0 to {node.count - 1}"
         )
     return state.apply_chance(outcome)
+
+
+def _same_cards(deck: tuple[object, ...], cards: tuple[str, ...]) -> bool:
+    """Is `deck` an order of `cards` (the same multiset)?"""
+    distinct = _distinct(cards)
+    if distinct is None:
+        return Counter(deck) == Counter(cards)
+    # With no card repeated, as many cards and the same set of them make an order.
+    return len(deck) == len(cards) and distinct == set(deck)
+
+
+@lru_cache(maxsize=64)
+def _distinct(cards: tuple[str, ...]) -> frozenset[str] | None:
+    """The set of `cards` if no card repeats (every game's deck), else None."""
+    distinct = frozenset(cards)
+    return distinct if len(distinct) == len(cards) else None
 
 
 def check_deck(state: State, deck: tuple[str, ...]) -> None:
