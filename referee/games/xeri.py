@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import Enum
 from typing import Final
 
 from croupier.v1 import xeri_pb2 as pb
 from referee.errors import InvalidActionError
 from referee.games.base import Action, ChanceOutcome, Event, Pick, Result, Shuffle
+from referee.games.frozen import replacer, slot_setters
 from referee.games.options import Options, OptionSpec
 
 RULES_VERSION: Final = "xeri-1"
@@ -106,11 +107,16 @@ class XeriAction:
 
 
 ACTIONS: Final = tuple(XeriAction(card) for card in range(52))
+_DEAL: Final = Shuffle(DECK, "deal")
 _ACTION_RE: Final = re.compile(r"play ([2-9TJQKA][CDHS])")
 
 
 def cards_text(cards: Sequence[int]) -> list[str]:
     return [CARD_TEXT[card] for card in cards]
+
+
+#: Who sees a seat's private events: the seat itself.
+_SEATS: Final = tuple(frozenset({seat}) for seat in range(4))
 
 
 def side_of(seat: int) -> int:
@@ -197,14 +203,16 @@ def _cards_with(
 
 
 def _dealt_events(hands: tuple[tuple[int, ...], ...], deal: int, stock: int) -> list[Event]:
-    events = [
-        Event(
-            f"seat {seat} is dealt {' '.join(cards_text(hand))}",
-            pb.XeriEvent(dealt=pb.XeriDealt(hand=cards_text(hand))),
-            frozenset({seat}),
+    events = []
+    for seat, hand in enumerate(hands):
+        texts = cards_text(hand)
+        events.append(
+            Event(
+                f"seat {seat} is dealt {' '.join(texts)}",
+                pb.XeriEvent(dealt=pb.XeriDealt(hand=texts)),
+                _SEATS[seat],
+            )
         )
-        for seat, hand in enumerate(hands)
-    ]
     events.append(
         Event(
             f"deal {deal}: {HAND_SIZE} cards each, {stock} left in the stock",
@@ -215,9 +223,9 @@ def _dealt_events(hands: tuple[tuple[int, ...], ...], deal: int, stock: int) -> 
 
 
 def _pile_event(pile: tuple[int, ...]) -> Event:
+    texts = cards_text(pile)
     return Event(
-        f"the pile is {' '.join(cards_text(pile))}",
-        pb.XeriEvent(initial_pile=pb.XeriInitialPile(cards=cards_text(pile))),
+        f"the pile is {' '.join(texts)}", pb.XeriEvent(initial_pile=pb.XeriInitialPile(cards=texts))
     )
 
 
@@ -255,7 +263,7 @@ class XeriState:
     def chance(self) -> Shuffle | Pick | None:
         phase = self.phase
         if phase is Phase.SHUFFLE:
-            return Shuffle(DECK, "deal")
+            return _DEAL
         if phase is Phase.DEALER:
             return Pick(self.config.players, "dealer")  # XERI-R2
         if phase is Phase.CUT:
@@ -290,19 +298,19 @@ class XeriState:
             moved = (*deck[:outcome], deck[-1], *deck[outcome:-1])
             return self._reveal(moved, [])
         assert isinstance(outcome, tuple)
-        order = tuple(CARD_OF[text] for text in outcome)
+        order = tuple(map(CARD_OF.__getitem__, outcome))
         if phase is Phase.SHUFFLE:
             return self._shuffled(order)
         if self.config.cut_reveal:
             order = (*order, self.bottom)  # XERI-R12: the shown card stays at the bottom.
-        return replace(self, pile=order[:PILE_SIZE], stock=order[PILE_SIZE:])._lay_pile([])
+        return _replace(self, pile=order[:PILE_SIZE], stock=order[PILE_SIZE:])._lay_pile([])
 
     def _reshuffled(self) -> tuple[int, ...]:
         """The cards a pile redeal shuffles: the stock, less the shown bottom card (V1)."""
         return self.stock[:-1] if self.config.cut_reveal else self.stock
 
     def _next_round(self, dealer: int, number: int, events: tuple[Event, ...]) -> XeriState:
-        return replace(
+        return _replace(
             self,
             phase=Phase.SHUFFLE,
             dealer=dealer,
@@ -317,7 +325,7 @@ class XeriState:
             f"round {self.round}: seat {self.dealer} deals",
             pb.XeriEvent(round_started=pb.XeriRoundStarted(round=self.round, dealer=self.dealer)),
         )
-        fresh = replace(
+        fresh = _replace(
             self,
             deal=0,
             hands=((),) * self.config.players,
@@ -346,8 +354,8 @@ class XeriState:
             )
         )
         if moved:
-            return replace(self, phase=Phase.CUT, stock=deck, events=tuple(events))
-        return replace(self, bottom=bottom)._deal_round(deck, events)
+            return _replace(self, phase=Phase.CUT, stock=deck, events=tuple(events))
+        return _replace(self, bottom=bottom)._deal_round(deck, events)
 
     def _deal_round(self, deck: tuple[int, ...], events: list[Event]) -> XeriState:
         players = self.config.players
@@ -355,7 +363,7 @@ class XeriState:
         hands = deal_hands(deck, players, self.dealer)
         stock = deck[dealt + PILE_SIZE :]
         events.extend(_dealt_events(hands, 1, len(stock)))
-        state = replace(
+        state = _replace(
             self, deal=1, hands=hands, pile=deck[dealt : dealt + PILE_SIZE], stock=stock
         )
         return state._lay_pile(events)
@@ -367,7 +375,7 @@ class XeriState:
         fault = "" if self.config.lenient_pile else pile_fault(pile)
         if not fault:
             first = (self.dealer + 1) % self.config.players
-            return replace(self, phase=Phase.PLAY, to_move_seat=first, events=tuple(events))
+            return _replace(self, phase=Phase.PLAY, to_move_seat=first, events=tuple(events))
         events.append(
             Event(
                 f"the pile {' '.join(cards_text(pile))} is rejected ({fault}): "
@@ -380,7 +388,7 @@ class XeriState:
         stock = self.stock
         # The shown bottom card (V1) stays last; the rest is shuffled anyway.
         pending = (*stock[:-1], *pile, stock[-1])
-        return replace(self, phase=Phase.RESHUFFLE, pile=(), stock=pending, events=tuple(events))
+        return _replace(self, phase=Phase.RESHUFFLE, pile=(), stock=pending, events=tuple(events))
 
     # Play.
 
@@ -391,19 +399,15 @@ class XeriState:
         seat = self.to_move_seat
         players = config.players
         hand = self.hands[seat]
-        hands = (*self.hands[:seat], tuple(c for c in hand if c != card), *self.hands[seat + 1 :])
+        i = hand.index(card)
+        hands = (*self.hands[:seat], hand[:i] + hand[i + 1 :], *self.hands[seat + 1 :])
         pile = self.pile
         plays = self.plays + 1
-        text = CARD_TEXT[card]
-        events = [
-            Event(
-                f"seat {seat} plays {text}",
-                pb.XeriEvent(played=pb.XeriPlayed(seat=seat, card=text)),
-            )
-        ]
+        played = _played_events(seat, card)
         captured = self.captured
         xeris = self.xeris
         last_capturer = self.last_capturer
+        events: list[Event] | None = None  # None: only the play's own event (the common case)
         rank = RANK_OF[card]
         # XERI-R5: a card of the top card's rank, or any jack, takes a non-empty pile.
         if pile and (rank == RANK_OF[pile[-1]] or rank == JACK):
@@ -411,14 +415,14 @@ class XeriState:
             taken = (*pile, card)
             captured = _cards_with(captured, side, taken)
             last_capturer = seat
-            events.append(
+            texts = cards_text(taken)
+            events = [
+                *played,
                 Event(
-                    f"seat {seat} captures {' '.join(cards_text(taken))}",
-                    pb.XeriEvent(
-                        captured=pb.XeriCaptured(seat=seat, team=side, cards=cards_text(taken))
-                    ),
-                )
-            )
+                    f"seat {seat} captures {' '.join(texts)}",
+                    pb.XeriEvent(captured=pb.XeriCaptured(seat=seat, team=side, cards=texts)),
+                ),
+            ]
             # XERI-R6: a lone card taken by its own rank (jack on jack too); not by V3's last card.
             if (
                 len(pile) == 1
@@ -446,6 +450,8 @@ class XeriState:
         stock = self.stock
         deal = self.deal
         if not any(hands):
+            if events is None:
+                events = list(played)
             if not stock:
                 return self._end_round(hands, pile, captured, xeris, last_capturer, plays, events)
             # XERI-R3: a new deal in the same order; play goes on unbroken (left of the dealer).
@@ -453,28 +459,27 @@ class XeriState:
             stock = stock[HAND_SIZE * players :]
             deal += 1
             events.extend(_dealt_events(hands, deal, len(stock)))
-        # The hot path: a direct constructor call is much faster than dataclasses.replace.
-        return XeriState(
-            config=config,
-            phase=Phase.PLAY,
-            dealer=self.dealer,
-            round=self.round,
-            deal=deal,
-            hands=hands,
-            pile=pile,
-            stock=stock,
-            bottom=self.bottom,
-            captured=captured,
-            xeris=xeris,
-            unclaimed=(),
-            last_capturer=last_capturer,
-            to_move_seat=(seat + 1) % players,
-            plays=plays,
-            points=self.points,
-            round_wins=self.round_wins,
-            target=self.target,
-            winner=-1,
-            events=tuple(events),
+        return _state(
+            config,
+            Phase.PLAY,
+            self.dealer,
+            self.round,
+            deal,
+            hands,
+            pile,
+            stock,
+            self.bottom,
+            captured,
+            xeris,
+            (),
+            last_capturer,
+            (seat + 1) % players,
+            plays,
+            self.points,
+            self.round_wins,
+            self.target,
+            -1,
+            played if events is None else tuple(events),
         )
 
     def _end_round(
@@ -544,7 +549,7 @@ class XeriState:
                 pb.XeriEvent(round_scored=scored),
             )
         )
-        ended = replace(
+        ended = _replace(
             self,
             hands=hands,
             pile=(),
@@ -560,7 +565,7 @@ class XeriState:
         winner, over, target = self._game_winner(points, round_wins, events)
         if not over:
             dealer = (self.dealer + 1) % players  # XERI-R2: the deal passes clockwise
-            return replace(ended, target=target)._next_round(dealer, self.round + 1, tuple(events))
+            return _replace(ended, target=target)._next_round(dealer, self.round + 1, tuple(events))
         game_over = pb.XeriGameOver(points=points, round_wins=round_wins)
         if winner >= 0:
             game_over.winner = winner
@@ -570,7 +575,7 @@ class XeriState:
                 pb.XeriEvent(game_over=game_over),
             )
         )
-        return replace(ended, phase=Phase.OVER, winner=winner, target=target, events=tuple(events))
+        return _replace(ended, phase=Phase.OVER, winner=winner, target=target, events=tuple(events))
 
     def _game_winner(
         self, points: tuple[int, int], round_wins: tuple[int, int], events: list[Event]
@@ -651,6 +656,98 @@ class XeriState:
             text=_result_text(config, winner, self.points, self.round_wins, self.target),
             teams=tuple(seat & 1 for seat in range(players)) if players == 4 else None,
         )
+
+
+#: A play's event depends only on the seat and the card, so each is built once and shared by
+#: every state that has it (events are immutable values; never mutate a payload).
+_PLAYED: Final[dict[int, tuple[Event]]] = {}
+
+
+def _played_events(seat: int, card: int) -> tuple[Event]:
+    key = seat * 52 + card
+    events = _PLAYED.get(key)
+    if events is None:
+        text = CARD_TEXT[card]
+        event = Event(
+            f"seat {seat} plays {text}", pb.XeriEvent(played=pb.XeriPlayed(seat=seat, card=text))
+        )
+        events = _PLAYED[key] = (event,)
+    return events
+
+
+# States are built with the slots' own stores (see referee/games/frozen.py): a play with all its
+# fields, the rarer transitions through a fast `replace`.
+_replace: Final = replacer(XeriState)
+_NEW: Final = object.__new__
+(
+    _SET_CONFIG,
+    _SET_PHASE,
+    _SET_DEALER,
+    _SET_ROUND,
+    _SET_DEAL,
+    _SET_HANDS,
+    _SET_PILE,
+    _SET_STOCK,
+    _SET_BOTTOM,
+    _SET_CAPTURED,
+    _SET_XERIS,
+    _SET_UNCLAIMED,
+    _SET_LAST_CAPTURER,
+    _SET_TO_MOVE,
+    _SET_PLAYS,
+    _SET_POINTS,
+    _SET_ROUND_WINS,
+    _SET_TARGET,
+    _SET_WINNER,
+    _SET_EVENTS,
+) = slot_setters(XeriState)
+
+
+def _state(
+    config: XeriConfig,
+    phase: Phase,
+    dealer: int,
+    round: int,
+    deal: int,
+    hands: tuple[tuple[int, ...], ...],
+    pile: tuple[int, ...],
+    stock: tuple[int, ...],
+    bottom: int,
+    captured: tuple[tuple[int, ...], tuple[int, ...]],
+    xeris: tuple[tuple[int, ...], tuple[int, ...]],
+    unclaimed: tuple[int, ...],
+    last_capturer: int,
+    to_move_seat: int,
+    plays: int,
+    points: tuple[int, int],
+    round_wins: tuple[int, int],
+    target: int,
+    winner: int,
+    events: tuple[Event, ...],
+) -> XeriState:
+    """XeriState(...) with these fields (in their order), built fast for a play."""
+    state: XeriState = _NEW(XeriState)
+    _SET_CONFIG(state, config)
+    _SET_PHASE(state, phase)
+    _SET_DEALER(state, dealer)
+    _SET_ROUND(state, round)
+    _SET_DEAL(state, deal)
+    _SET_HANDS(state, hands)
+    _SET_PILE(state, pile)
+    _SET_STOCK(state, stock)
+    _SET_BOTTOM(state, bottom)
+    _SET_CAPTURED(state, captured)
+    _SET_XERIS(state, xeris)
+    _SET_UNCLAIMED(state, unclaimed)
+    _SET_LAST_CAPTURER(state, last_capturer)
+    _SET_TO_MOVE(state, to_move_seat)
+    _SET_PLAYS(state, plays)
+    _SET_POINTS(state, points)
+    _SET_ROUND_WINS(state, round_wins)
+    _SET_TARGET(state, target)
+    _SET_WINNER(state, winner)
+    _SET_EVENTS(state, events)
+    return state
 
 
 def _cut_positions(deck: tuple[int, ...]) -> int:

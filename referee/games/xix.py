@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
+from itertools import product
 from typing import Final, TypeVar
 
 from croupier.v1 import xix_pb2 as pb
 from referee.errors import InvalidActionError
 from referee.games.base import Action, ChanceOutcome, Event, Pick, Result, Shuffle
+from referee.games.frozen import slot_setters
 from referee.games.options import Options, OptionSpec
 
 RULES_VERSION: Final = "xix-2.0"
@@ -86,20 +89,36 @@ T = TypeVar("T")
 
 _ACTION_RE: Final = re.compile(r"(play|strike|draft) (\d+)|trade (\d+) (\d+)")
 
+# Every action built once, indexed by card (0 is no card) or position: legal_actions only picks
+# from these tables, since a frozen dataclass costs a microsecond or so to construct.
+_PLAY: Final = tuple(XixAction(Kind.PLAY, card) for card in range(TARGET))
+_DRAFT: Final = tuple(XixAction(Kind.DRAFT, card) for card in range(TARGET))
+_TRADE: Final = tuple(
+    tuple(XixAction(Kind.TRADE, p, card) for card in range(TARGET)) for p in range(ROW_SIZE)
+)
+#: XIX-R5: the strike choices for each pattern of slid positions, any position not yet slid.
+_STRIKES: Final = {
+    slid: tuple(XixAction(Kind.STRIKE, p) for p in range(ROW_SIZE) if not slid[p])
+    for slid in product((False, True), repeat=ROW_SIZE)
+}
+_DEAL: Final = Shuffle(DECK)
+_FIRST_LEADER: Final = Pick(2, "first leader")  # XIX-R2
+
 
 def _other(seat: int) -> int:
     return 1 - seat
 
 
 def _remove(cards: tuple[int, ...], card: int) -> tuple[int, ...]:
-    return tuple(c for c in cards if c != card)
+    i = cards.index(card)
+    return cards[:i] + cards[i + 1 :]
 
 
 def _add(cards: tuple[int, ...], card: int) -> tuple[int, ...]:
     return tuple(sorted((*cards, card)))
 
 
-def _set(values: tuple[int, ...], index: int, value: int) -> tuple[int, ...]:
+def _set(values: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
     return (*values[:index], value, *values[index + 1 :])
 
 
@@ -141,29 +160,29 @@ class XixState:
 
     def chance(self) -> Shuffle | Pick | None:
         if self.phase is Phase.DEAL:
-            return Shuffle(DECK)
+            return _DEAL
         if self.phase is Phase.FIRST_LEADER:
-            return Pick(2, "first leader")  # XIX-R2
+            return _FIRST_LEADER
         return None
 
     def is_terminal(self) -> bool:
         return self.phase is Phase.OVER
 
     def legal_actions(self) -> Sequence[XixAction]:
-        seat = self.to_move_seat
-        if self.phase is Phase.PLAY:
-            return [XixAction(Kind.PLAY, card) for card in self.hands[seat]]  # XIX-R3: no follow
-        if self.phase is Phase.STRIKE:
-            # XIX-R5: the receiver chooses any position not yet slid in this exchange.
-            return [XixAction(Kind.STRIKE, p) for p in range(ROW_SIZE) if not self.slid[p]]
-        if self.phase is Phase.DRAFT:
-            return [XixAction(Kind.DRAFT, card) for card in self.pool]
-        if self.phase is Phase.TRADE:
+        phase = self.phase
+        if phase is Phase.PLAY:
+            plays = _PLAY
+            return [plays[card] for card in self.hands[self.to_move_seat]]  # XIX-R3: no follow
+        if phase is Phase.STRIKE:
+            return _STRIKES[self.slid]  # XIX-R5
+        if phase is Phase.DRAFT:
+            drafts = _DRAFT
+            return [drafts[card] for card in self.pool]
+        if phase is Phase.TRADE:
             # XIX-R10: any position, peeked or not, for any of the loser's hand cards.
-            return [
-                XixAction(Kind.TRADE, p, card) for p in range(ROW_SIZE) for card in self.hands[seat]
-            ]
-        return []
+            hand = self.hands[self.to_move_seat]
+            return [trades[card] for trades in _TRADE for card in hand]
+        return ()
 
     def apply_chance(self, outcome: ChanceOutcome) -> XixState:
         if self.phase is Phase.DEAL:
@@ -174,7 +193,24 @@ class XixState:
         event = Event(
             f"seat {leader} leads first", pb.XixEvent(first_leader=pb.XixFirstLeader(seat=leader))
         )
-        return replace(self, phase=Phase.PLAY, leader=leader, to_move_seat=leader, events=(event,))
+        return _state(
+            Phase.PLAY,
+            self.hands,
+            self.row,
+            self.slid,
+            self.known,
+            self.discard,
+            leader,
+            leader,
+            self.trick,
+            self.strikes,
+            self.scores,
+            self.played,
+            self.pool,
+            self.exchange,
+            self.loser,
+            (event,),
+        )
 
     def _deal(self, deck: tuple[int, ...]) -> XixState:
         # XIX-R1: cards 1-12 alternate seat 0, seat 1; 13-17 fill the strike row; 18 is discarded.
@@ -187,128 +223,158 @@ class XixState:
             )
             for seat, hand in enumerate(hands)
         )
-        return replace(
-            self,
-            phase=Phase.FIRST_LEADER,
-            hands=hands,
-            row=deck[12:17],
-            discard=deck[17],
-            events=events,
+        return _state(
+            Phase.FIRST_LEADER,
+            hands,
+            deck[12:17],
+            self.slid,
+            self.known,
+            deck[17],
+            self.to_move_seat,
+            self.leader,
+            self.trick,
+            self.strikes,
+            self.scores,
+            self.played,
+            self.pool,
+            self.exchange,
+            self.loser,
+            events,
         )
 
     def apply(self, action: Action) -> XixState:
         assert isinstance(action, XixAction)
-        if action.kind is Kind.PLAY:
+        kind = action.kind
+        if kind is Kind.PLAY:
             return self._play(action.value)
-        if action.kind is Kind.STRIKE:
+        if kind is Kind.STRIKE:
             return self._strike(action.value)
-        if action.kind is Kind.DRAFT:
+        if kind is Kind.DRAFT:
             return self._draft(action.value)
         return self._trade(action.value, action.card)
 
     def _play(self, card: int) -> XixState:
         seat = self.to_move_seat
         hands = _per_seat(self.hands, seat, _remove(self.hands[seat], card))
-        trick = (*self.trick, card)
-        played_event = Event(
-            f"seat {seat} plays {card}", pb.XixEvent(played=pb.XixPlayed(seat=seat, card=card))
-        )
-        if len(trick) == 1:
-            return replace(
-                self,
-                hands=hands,
-                trick=trick,
-                played=(*self.played, card),
-                to_move_seat=_other(seat),
-                events=(played_event,),
+        played = (*self.played, card)
+        if not self.trick:
+            return _state(
+                self.phase,
+                hands,
+                self.row,
+                self.slid,
+                self.known,
+                self.discard,
+                1 - seat,
+                self.leader,
+                (card,),
+                self.strikes,
+                self.scores,
+                played,
+                self.pool,
+                self.exchange,
+                self.loser,
+                _played_events(seat, card),
             )
-        taker = trick_taker(self.leader, trick[0], trick[1])
-        taken_event = Event(
-            f"seat {taker} takes the trick {trick[0]} {trick[1]}",
-            pb.XixEvent(trick_taken=pb.XixTrickTaken(seat=taker, cards=trick)),
-        )
+        lead = self.trick[0]
+        taker = trick_taker(self.leader, lead, card)
         # The taker leads next (XIX-R4); first the other seat takes its strike (XIX-R5).
-        return replace(
-            self,
-            phase=Phase.STRIKE,
-            hands=hands,
-            trick=(),
-            played=(*self.played, card),
-            leader=taker,
-            to_move_seat=_other(taker),
-            events=(played_event, taken_event),
+        return _state(
+            Phase.STRIKE,
+            hands,
+            self.row,
+            self.slid,
+            self.known,
+            self.discard,
+            1 - taker,
+            taker,
+            (),
+            self.strikes,
+            self.scores,
+            played,
+            self.pool,
+            self.exchange,
+            self.loser,
+            _trick_events(seat, lead, card, taker),
         )
 
     def _strike(self, position: int) -> XixState:
         seat = self.to_move_seat
         value = self.row[position]
-        strikes = _per_seat(self.strikes, seat, self.strikes[seat] + 1)
-        slid = tuple(s or p == position for p, s in enumerate(self.slid))
+        count = self.strikes[seat] + 1
+        strikes = _per_seat(self.strikes, seat, count)
         known = _per_seat(self.known, seat, _set(self.known[seat], position, value))
-        events = (
-            Event(
-                f"seat {seat} slides position {position} (strike {strikes[seat]})",
-                pb.XixEvent(
-                    struck=pb.XixStruck(seat=seat, position=position, strikes=strikes[seat])
-                ),
-            ),
-            Event(
-                f"seat {seat} peeks {value} at position {position}",
-                pb.XixEvent(peeked=pb.XixPeeked(position=position, value=value)),
-                frozenset({seat}),
-            ),
-        )
-        if strikes[seat] < STRIKES_TO_LOSE:
-            return replace(
-                self,
-                phase=Phase.PLAY,
-                slid=slid,
-                strikes=strikes,
-                known=known,
-                to_move_seat=self.leader,
-                events=events,
+        events = _strike_events(seat, position, count, value)
+        if count < STRIKES_TO_LOSE:
+            return _state(
+                Phase.PLAY,
+                self.hands,
+                self.row,
+                _set(self.slid, position, True),
+                known,
+                self.discard,
+                self.leader,
+                self.leader,
+                self.trick,
+                strikes,
+                self.scores,
+                self.played,
+                self.pool,
+                self.exchange,
+                self.loser,
+                events,
             )
         # XIX-R7: the third strike ends the exchange; the other seat scores the stakes.
-        winner = _other(seat)
+        winner = 1 - seat
         stakes = STAKES[sum(strikes)]
         scores = _per_seat(self.scores, winner, self.scores[winner] + stakes)
         won = Event(
             f"seat {winner} wins the exchange for {stakes} points ({scores[0]}-{scores[1]})",
             pb.XixEvent(exchange_won=pb.XixExchangeWon(seat=winner, stakes=stakes, scores=scores)),
         )
-        ended = replace(
-            self,
-            known=known,
-            scores=scores,
-            strikes=(0, 0),
-            slid=(False,) * ROW_SIZE,  # XIX-R6: slid cards are pushed back into the row.
-            exchange=self.exchange + 1,
-            loser=seat,
-            events=(*events, won),
+        over = scores[winner] >= TARGET  # XIX-R8: no draft or trade after the final exchange.
+        # XIX-R9: otherwise the loser drafts first from the cards played in the exchange.
+        return _state(
+            Phase.OVER if over else Phase.DRAFT,
+            self.hands,
+            self.row,
+            _UNSLID,  # XIX-R6: slid cards are pushed back into the row.
+            known,
+            self.discard,
+            -1 if over else seat,
+            self.leader,
+            self.trick,
+            (0, 0),
+            scores,
+            self.played,
+            self.pool if over else tuple(sorted(self.played)),
+            self.exchange + 1,
+            seat,
+            (*events, won),
         )
-        if scores[winner] >= TARGET:  # XIX-R8: no draft or trade after the final exchange.
-            return replace(ended, phase=Phase.OVER, to_move_seat=-1)
-        # XIX-R9: the loser drafts first from the cards played in the exchange.
-        return replace(ended, phase=Phase.DRAFT, pool=tuple(sorted(self.played)), to_move_seat=seat)
 
     def _draft(self, card: int) -> XixState:
         seat = self.to_move_seat
         hands = _per_seat(self.hands, seat, _add(self.hands[seat], card))
         pool = _remove(self.pool, card)
-        event = Event(
-            f"seat {seat} drafts {card}", pb.XixEvent(drafted=pb.XixDrafted(seat=seat, card=card))
-        )
-        if pool:
-            return replace(self, hands=hands, pool=pool, to_move_seat=_other(seat), events=(event,))
         # XIX-R10: the trade is mandatory for the loser once the pool is empty.
-        return replace(
-            self,
-            phase=Phase.TRADE,
-            hands=hands,
-            pool=(),
-            played=(),
-            to_move_seat=self.loser,
-            events=(event,),
+        return _state(
+            self.phase if pool else Phase.TRADE,
+            hands,
+            self.row,
+            self.slid,
+            self.known,
+            self.discard,
+            1 - seat if pool else self.loser,
+            self.leader,
+            self.trick,
+            self.strikes,
+            self.scores,
+            self.played if pool else (),
+            pool,
+            self.exchange,
+            self.loser,
+            _drafted_events(seat, card),
         )
 
     def _trade(self, position: int, card: int) -> XixState:
@@ -333,35 +399,42 @@ class XixState:
             ),
         )
         # XIX-R4: the exchange's winner took its last trick, so it leads the next exchange.
-        return replace(
-            self,
-            phase=Phase.PLAY,
-            hands=_per_seat(self.hands, seat, hand),
-            row=_set(self.row, position, card),
-            known=known,
-            to_move_seat=self.leader,
-            events=events,
+        return _state(
+            Phase.PLAY,
+            _per_seat(self.hands, seat, hand),
+            _set(self.row, position, card),
+            self.slid,
+            known,
+            self.discard,
+            self.leader,
+            self.leader,
+            self.trick,
+            self.strikes,
+            self.scores,
+            self.played,
+            self.pool,
+            self.exchange,
+            self.loser,
+            events,
         )
 
     def observation(self, seat: int) -> pb.XixObservation:
-        return pb.XixObservation(
+        observation = pb.XixObservation(
             seat=seat,
             hand=self.hands[seat],
-            opponent_hand_size=len(self.hands[_other(seat)]),
+            opponent_hand_size=len(self.hands[1 - seat]),
             phase=_PHASE_PROTO[self.phase],
             to_move=max(self.to_move_seat, 0),
             leader=self.leader,
             trick=self.trick,
             scores=self.scores,
             strikes=self.strikes,
-            strike_row=[
-                pb.XixStrikeSlot(slid=slid, known_value=value or None)  # 0: not known
-                for slid, value in zip(self.slid, self.known[seat], strict=True)
-            ],
             played=self.played,
             draft_pool=self.pool,
             exchange=self.exchange,
         )
+        observation.MergeFrom(_strike_row(self.slid, self.known[seat]))
+        return observation
 
     def result(self) -> Result:
         winner = 0 if self.scores[0] >= TARGET else 1
@@ -371,6 +444,147 @@ class XixState:
             ranks=ranks,
             text=f"seat {winner} wins {self.scores[winner]}-{self.scores[_other(winner)]}",
         )
+
+
+_UNSLID: Final = (False,) * ROW_SIZE
+
+
+@lru_cache(maxsize=4096)
+def _strike_row(slid: tuple[bool, ...], known: tuple[int, ...]) -> pb.XixObservation:
+    """An observation holding only the strike row as a seat knowing `known` sees it, merged into
+    each observation: five small messages cost more to build than one merge. Never mutate it."""
+    return pb.XixObservation(
+        strike_row=[
+            pb.XixStrikeSlot(slid=slid, known_value=value or None)  # 0: not known
+            for slid, value in zip(slid, known, strict=True)
+        ]
+    )
+
+
+# The events of plays, tricks, strikes and drafts depend only on a few small ints, so each tuple
+# of them is built once and shared by every state that has it (events are immutable values;
+# never mutate a payload).
+_PLAYED: Final[dict[int, tuple[Event]]] = {}
+_TRICK: Final[dict[int, tuple[Event, Event]]] = {}
+_STRUCK: Final[dict[int, tuple[Event, Event]]] = {}
+_DRAFTED: Final[dict[int, tuple[Event]]] = {}
+
+
+def _played_event(seat: int, card: int) -> Event:
+    return Event(
+        f"seat {seat} plays {card}", pb.XixEvent(played=pb.XixPlayed(seat=seat, card=card))
+    )
+
+
+def _played_events(seat: int, card: int) -> tuple[Event]:
+    key = seat * TARGET + card
+    events = _PLAYED.get(key)
+    if events is None:
+        events = _PLAYED[key] = (_played_event(seat, card),)
+    return events
+
+
+def _trick_events(seat: int, lead: int, card: int, taker: int) -> tuple[Event, Event]:
+    """`seat` plays `card` on `lead`, and `taker` takes the trick."""
+    key = ((seat * 2 + taker) * TARGET + lead) * TARGET + card
+    events = _TRICK.get(key)
+    if events is None:
+        taken = Event(
+            f"seat {taker} takes the trick {lead} {card}",
+            pb.XixEvent(trick_taken=pb.XixTrickTaken(seat=taker, cards=(lead, card))),
+        )
+        events = _TRICK[key] = (_played_event(seat, card), taken)
+    return events
+
+
+def _strike_events(seat: int, position: int, count: int, value: int) -> tuple[Event, Event]:
+    """`seat` slides `position` (its strike `count`) and peeks at `value` there."""
+    key = ((seat * ROW_SIZE + position) * (STRIKES_TO_LOSE + 1) + count) * TARGET + value
+    events = _STRUCK.get(key)
+    if events is None:
+        struck = Event(
+            f"seat {seat} slides position {position} (strike {count})",
+            pb.XixEvent(struck=pb.XixStruck(seat=seat, position=position, strikes=count)),
+        )
+        peeked = Event(
+            f"seat {seat} peeks {value} at position {position}",
+            pb.XixEvent(peeked=pb.XixPeeked(position=position, value=value)),
+            frozenset({seat}),
+        )
+        events = _STRUCK[key] = (struck, peeked)
+    return events
+
+
+def _drafted_events(seat: int, card: int) -> tuple[Event]:
+    key = seat * TARGET + card
+    events = _DRAFTED.get(key)
+    if events is None:
+        event = Event(
+            f"seat {seat} drafts {card}", pb.XixEvent(drafted=pb.XixDrafted(seat=seat, card=card))
+        )
+        events = _DRAFTED[key] = (event,)
+    return events
+
+
+# Transitions build states with the slots' own stores (see referee/games/frozen.py), every field.
+_NEW: Final = object.__new__
+(
+    _SET_PHASE,
+    _SET_HANDS,
+    _SET_ROW,
+    _SET_SLID,
+    _SET_KNOWN,
+    _SET_DISCARD,
+    _SET_TO_MOVE,
+    _SET_LEADER,
+    _SET_TRICK,
+    _SET_STRIKES,
+    _SET_SCORES,
+    _SET_PLAYED,
+    _SET_POOL,
+    _SET_EXCHANGE,
+    _SET_LOSER,
+    _SET_EVENTS,
+) = slot_setters(XixState)
+
+
+def _state(
+    phase: Phase,
+    hands: tuple[tuple[int, ...], tuple[int, ...]],
+    row: tuple[int, ...],
+    slid: tuple[bool, ...],
+    known: tuple[tuple[int, ...], tuple[int, ...]],
+    discard: int,
+    to_move_seat: int,
+    leader: int,
+    trick: tuple[int, ...],
+    strikes: tuple[int, int],
+    scores: tuple[int, int],
+    played: tuple[int, ...],
+    pool: tuple[int, ...],
+    exchange: int,
+    loser: int,
+    events: tuple[Event, ...],
+) -> XixState:
+    """XixState(...) with these fields (in their order), built fast for the transitions."""
+    state: XixState = _NEW(XixState)
+    _SET_PHASE(state, phase)
+    _SET_HANDS(state, hands)
+    _SET_ROW(state, row)
+    _SET_SLID(state, slid)
+    _SET_KNOWN(state, known)
+    _SET_DISCARD(state, discard)
+    _SET_TO_MOVE(state, to_move_seat)
+    _SET_LEADER(state, leader)
+    _SET_TRICK(state, trick)
+    _SET_STRIKES(state, strikes)
+    _SET_SCORES(state, scores)
+    _SET_PLAYED(state, played)
+    _SET_POOL(state, pool)
+    _SET_EXCHANGE(state, exchange)
+    _SET_LOSER(state, loser)
+    _SET_EVENTS(state, events)
+    return state
 
 
 @dataclass(frozen=True, slots=True)
