@@ -206,13 +206,9 @@ def _dealt_events(hands: tuple[tuple[int, ...], ...], deal: int, stock: int) -> 
     events = []
     for seat, hand in enumerate(hands):
         texts = cards_text(hand)
-        events.append(
-            Event(
-                f"seat {seat} is dealt {' '.join(texts)}",
-                pb.XeriEvent(dealt=pb.XeriDealt(hand=texts)),
-                _SEATS[seat],
-            )
-        )
+        payload = pb.XeriEvent()
+        payload.dealt.hand.extend(texts)  # in place, as a capture's (see XeriState.apply)
+        events.append(Event(f"seat {seat} is dealt {' '.join(texts)}", payload, _SEATS[seat]))
     events.append(
         Event(
             f"deal {deal}: {HAND_SIZE} cards each, {stock} left in the stock",
@@ -416,13 +412,13 @@ class XeriState:
             captured = _cards_with(captured, side, taken)
             last_capturer = seat
             texts = cards_text(taken)
-            events = [
-                *played,
-                Event(
-                    f"seat {seat} captures {' '.join(texts)}",
-                    pb.XeriEvent(captured=pb.XeriCaptured(seat=seat, team=side, cards=texts)),
-                ),
-            ]
+            # Filled in place: half the cost of building the nested messages and copying them.
+            payload = pb.XeriEvent()
+            capture = payload.captured
+            capture.seat = seat
+            capture.team = side
+            capture.cards.extend(texts)
+            events = [*played, Event(f"seat {seat} captures {' '.join(texts)}", payload)]
             # XERI-R6: a lone card taken by its own rank (jack on jack too); not by V3's last card.
             if (
                 len(pile) == 1
