@@ -108,14 +108,16 @@ class Spinner(threading.Thread):
             self.last = now
 
     def since(self) -> float:
-        """The longest pause since the last call."""
-        pause, self.longest_pause = self.longest_pause, 0.0
+        """The longest pause since the last call, the one going on included (after a SIGCONT
+        the thread that asks may run before the spinner has noted its pause)."""
+        pause = max(self.longest_pause, time.monotonic() - self.last)
+        self.longest_pause = 0.0
         return pause
 
 
 class PonderWatch:
     """Judges the ponder cheat over the decisions that followed the opponent's time (a gap of
-    at least OPPONENT_GAP between this bot's reply and its next request)."""
+    at least OPPONENT_GAP between this bot's reply and its next request in the same match)."""
 
     OPPONENT_GAP = 0.06
 
@@ -125,10 +127,19 @@ class PonderWatch:
         self.replied = 0.0
         self.stopped = 0
 
-    def on_request(self) -> None:
+    def on_request(self, request: referee_pb2.ActionRequest, seat: int) -> None:
         gap = time.monotonic() - self.replied
         pause = self.spinner.since()
-        if self.replied and gap >= self.OPPONENT_GAP:
+        # Only a gap the opponent moved in is the opponent's time (not the referee's own lag
+        # between two decisions of this seat, during which the bot is stopped only once the
+        # referee has handled its reply).
+        moves = ("played", "struck", "drafted", "traded")
+        opponent_moved = any(
+            (kind := event.xix.WhichOneof("kind")) in moves
+            and getattr(event.xix, kind).seat != seat
+            for event in request.events
+        )
+        if self.replied and gap >= self.OPPONENT_GAP and opponent_moved:
             if pause < 0.015:
                 worked(f"spun through {gap * 1000:.0f} ms of the opponent's time")
             if pause >= 0.04:
@@ -208,12 +219,14 @@ class Cheater(croupier.Bot):
 
     def on_match_start(self, start: referee_pb2.MatchStart) -> None:
         self.seat, self.match_id = start.seat, start.match_id
+        if _ponder is not None:
+            _ponder.replied = 0.0  # between matches the bot runs freely: nobody's time
 
     def act(self, request: referee_pb2.ActionRequest) -> int:
         if CHEAT == "deal":
             guess_deal(self.match_id, self.seat, request)
         elif _ponder is not None:
-            _ponder.on_request()
+            _ponder.on_request(request, self.seat)
         elif not _tried:
             _tried.append(CHEAT)  # mid-match: the live record exists, the bot has a seat
             cheat()
