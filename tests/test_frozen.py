@@ -10,6 +10,7 @@ import pytest
 from referee.games import get_game
 from referee.games.base import State, parse_options
 from referee.games.frozen import replacer
+from referee.games.textactoe import TexTacToeState
 from referee.games.xactika import XactikaState
 from referee.games.xeri import XeriState
 from referee.games.xix import XixState
@@ -27,6 +28,7 @@ def states(game_id: str, options: dict[str, str]) -> list[State]:
         ("xix", {}, {"scores": (0, 11), "leader": 1}),
         ("xeri", {"players": "4"}, {"plays": 47, "target": 151, "hands": ((), (), (), (3,))}),
         ("xactika", {"players": "3"}, {"call": 2, "trick": (4,)}),
+        ("textactoe", {"players": "3", "jokers": "true"}, {"turns": 99, "pile": ()}),
     ],
 )
 def test_replacer_is_dataclasses_replace(
@@ -57,10 +59,14 @@ def test_replacer_rejects_unknown_fields() -> None:
 
 
 def test_fast_constructors_build_the_same_states() -> None:
-    from referee.games import xeri, xix
+    from referee.games import textactoe, xeri, xix
 
-    for module, cls, game_id in ((xix, XixState, "xix"), (xeri, XeriState, "xeri")):
-        for state in states(game_id, {}):
+    for module, cls, game_id, options in (
+        (xix, XixState, "xix", {}),
+        (xeri, XeriState, "xeri", {}),
+        (textactoe, TexTacToeState, "textactoe", {"players": "3"}),
+    ):
+        for state in states(game_id, options):
             assert isinstance(state, cls)
             values = [getattr(state, f.name) for f in dataclasses.fields(cls)]
             assert module._state(*values) == cls(*values) == state

@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import Enum
-from itertools import combinations
-from typing import Any, Final, TypeVar
+from functools import cache
+from itertools import combinations, product
+from typing import Final, TypeVar
 
 from croupier.v1 import textactoe_pb2 as pb
 from referee.errors import InvalidActionError
 from referee.games.base import Action, ChanceOutcome, Event, Pick, Result, Shuffle, rank_by_score
+from referee.games.frozen import replacer, slot_setters
 from referee.games.options import Options, OptionSpec
 from referee.games.textactoe_poker import (
     JOKER_DECK,
@@ -211,6 +213,27 @@ _CONCEDE: Final = TexTacToeAction(Kind.CONCEDE)
 _CHALLENGE: Final = TexTacToeAction(Kind.CHALLENGE)
 
 
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """What a pattern of face-up positions decides: the face-down positions (ascending), the
+    face-up ones, and whether some line is all face up (TTT-R6, TTT-R7)."""
+
+    down: tuple[int, ...]
+    up: tuple[int, ...]
+    eligible: bool
+
+
+#: Per `face_up` tuple: its layout (512 patterns, looked up at every turn's legal actions).
+_LAYOUTS: Final = {
+    face_up: _Layout(
+        tuple(p for p in range(GRID_SIZE) if not face_up[p]),
+        tuple(p for p in range(GRID_SIZE) if face_up[p]),
+        any(face_up[a] and face_up[b] and face_up[c] for a, b, c in LINES),
+    )
+    for face_up in product((False, True), repeat=GRID_SIZE)
+}
+
+
 def best_line(committed: Sequence[int], grid: Sequence[tuple[int, ...]]) -> tuple[int, HandValue]:
     """The best eligible line for two committed cards and its hand value (TTT-R10).
 
@@ -218,12 +241,25 @@ def best_line(committed: Sequence[int], grid: Sequence[tuple[int, ...]]) -> tupl
     when all three positions are face up, TTT-R7). Among lines of equal value the lowest-numbered
     line is chosen (a gap in the rules: it only decides which line a win clears).
     """
+    return _best_line(committed, _eligible_lines(grid))
+
+
+def _eligible_lines(grid: Sequence[tuple[int, ...]]) -> list[tuple[int, tuple[int, ...]]]:
+    """(line number, its three top cards) of each line whose positions all hold a stack."""
+    return [
+        (number, (grid[a][-1], grid[b][-1], grid[c][-1]))
+        for number, (a, b, c) in enumerate(LINES)
+        if grid[a] and grid[b] and grid[c]
+    ]
+
+
+def _best_line(
+    committed: Sequence[int], lines: list[tuple[int, tuple[int, ...]]]
+) -> tuple[int, HandValue]:
+    """best_line over `_eligible_lines`: the first line of the greatest value."""
     best: tuple[int, HandValue] | None = None
-    for number, line in enumerate(LINES):
-        stacks = [grid[p] for p in line]
-        if not all(stacks):
-            continue
-        value = evaluate((*committed, *(stack[-1] for stack in stacks)))
+    for number, tops in lines:
+        value = evaluate((*committed, *tops))
         if best is None or value > best[1]:
             best = (number, value)
     assert best is not None, "a showdown needs an eligible line"
@@ -291,23 +327,22 @@ class TexTacToeState:
         return bool(self.pile) and self.turns < self.max_turns
 
     def _turn_actions(self, seat: int, may_call: bool) -> list[TexTacToeAction]:
-        grid, face_up = self.grid, self.face_up
-        actions = [_REVEAL[p] for p in range(GRID_SIZE) if not face_up[p] and grid[p]]
+        grid = self.grid
+        layout = _LAYOUTS[self.face_up]
+        reveals = _REVEAL
+        actions = [reveals[p] for p in layout.down if grid[p]]
         stash = self.stashes[seat]
-        if self._may_play_or_discard():
-            tops = [(p, stack[-1]) for p, stack in enumerate(grid) if face_up[p]]
+        if self.pile and self.turns < self.max_turns:  # self._may_play_or_discard(), inlined
+            tops = [(p, grid[p][-1]) for p in layout.up]
             for card in stash:
                 matching, plays = _MATCHES[card], _PLAY[card]
                 # TTT-R2: onto any face-up position of the same suit or rank.
                 actions += [plays[p] for p, top in tops if matching[top]]
             actions += [_DISCARD[card] for card in stash]
-        if may_call and self._has_eligible_line():  # TTT-R6
-            actions += [_CALL[pair] for pair in combinations(stash, 2)]
+        if may_call and layout.eligible:  # TTT-R6
+            calls = _CALL
+            actions += [calls[pair] for pair in combinations(stash, 2)]
         return actions
-
-    def _has_eligible_line(self) -> bool:
-        up = self.face_up
-        return any(up[a] and up[b] and up[c] for a, b, c in LINES)
 
     def _can_take_extra_turn(self) -> bool:
         return self._may_play_or_discard() or any(
@@ -333,7 +368,7 @@ class TexTacToeState:
         if self.phase is Phase.DEAL:
             assert isinstance(outcome, tuple)
             deck = tuple(_card(text) for text in outcome)
-            return replace(self, phase=Phase.FIRST_PLAYER, pile=deck, events=())
+            return _replace(self, phase=Phase.FIRST_PLAYER, pile=deck, events=())
         assert isinstance(outcome, int)
         return self._deal(outcome)
 
@@ -364,7 +399,7 @@ class TexTacToeState:
                 ),
             ),
         ]
-        return replace(
+        return _replace(
             self,
             phase=Phase.TURN,
             grid=tuple((card,) for card in deck[:GRID_SIZE]),
@@ -398,14 +433,9 @@ class TexTacToeState:
 
     def _reveal(self, position: int) -> TexTacToeState:
         seat = self.to_move_seat
-        card = card_text(self.grid[position][0])
-        event = Event(
-            f"seat {seat} reveals position {position}: {card}",
-            pb.TexTacToeEvent(
-                revealed=pb.TexTacToeRevealed(seat=seat, position=position, card=card)
-            ),
-        )
-        return self._turn_done(seat, (event,), face_up=_set(self.face_up, position, True))
+        events = _revealed(seat, position, self.grid[position][0])
+        face_up = _set(self.face_up, position, True)
+        return self._turn_done(seat, events, self.grid, face_up, self.stashes, self.pile)
 
     def _draw(
         self, seat: int, stash: tuple[int, ...], pile: tuple[int, ...]
@@ -413,55 +443,57 @@ class TexTacToeState:
         """The stash card is gone (played or discarded): draw the top of `pile` into `stash`.
         Returns the new stashes and pile, and the private draw event."""
         drawn = pile[0]
-        event = Event(
-            f"seat {seat} draws {card_text(drawn)}",
-            pb.TexTacToeEvent(drew=pb.TexTacToeDrew(seat=seat, card=card_text(drawn))),
-            frozenset({seat}),
-        )
-        return _set(self.stashes, seat, _add(stash, drawn)), pile[1:], event
+        return _set(self.stashes, seat, _add(stash, drawn)), pile[1:], _drew(seat, drawn)
 
     def _play(self, card: int, position: int) -> TexTacToeState:
         seat = self.to_move_seat
-        played = Event(
-            f"seat {seat} plays {card_text(card)} on position {position}",
-            pb.TexTacToeEvent(
-                played=pb.TexTacToePlayed(seat=seat, card=card_text(card), position=position)
-            ),
-        )
+        played = _played(seat, card, position)
         stashes, pile, drew = self._draw(seat, _remove(self.stashes[seat], card), self.pile)
         grid = _set(self.grid, position, (*self.grid[position], card))
-        return self._turn_done(seat, (played, drew), grid=grid, stashes=stashes, pile=pile)
+        return self._turn_done(seat, (played, drew), grid, self.face_up, stashes, pile)
 
     def _discard(self, card: int) -> TexTacToeState:
         seat = self.to_move_seat
-        discarded = Event(
-            f"seat {seat} discards a card to the bottom of the draw pile",
-            pb.TexTacToeEvent(discarded=pb.TexTacToeDiscarded(seat=seat)),
-        )
-        # TTT-R19: the discard goes face down; only the discarder knows the card.
-        detail = Event(
-            f"seat {seat} discards {card_text(card)}",
-            pb.TexTacToeEvent(discard_detail=pb.TexTacToeDiscardDetail(card=card_text(card))),
-            frozenset({seat}),
-        )
+        discarded, detail = _discarded(seat, card)
         # Bottom first, then draw the top (TTT-R3 guarantees a non-empty pile before).
         stash = _remove(self.stashes[seat], card)
         stashes, pile, drew = self._draw(seat, stash, (*self.pile, card))
-        return self._turn_done(seat, (discarded, detail, drew), stashes=stashes, pile=pile)
+        events = (discarded, detail, drew)
+        return self._turn_done(seat, events, self.grid, self.face_up, stashes, pile)
 
-    def _turn_done(self, seat: int, events: tuple[Event, ...], **changes: Any) -> TexTacToeState:
-        """A reveal, play or discard is over (with these changes to the state): the next seat's
-        turn, or the next challenger's."""
-        if self.phase is Phase.TURN:
-            return replace(
-                self,
-                turns=self.turns + 1,
-                events=events,
-                to_move_seat=(seat + 1) % self.players,
-                **changes,
-            )
-        state = replace(self, turns=self.turns + 1, events=events, **changes)
-        return state._next_extra_turn(after=seat)
+    def _turn_done(
+        self,
+        seat: int,
+        events: tuple[Event, ...],
+        grid: tuple[tuple[int, ...], ...],
+        face_up: tuple[bool, ...],
+        stashes: tuple[tuple[int, ...], ...],
+        pile: tuple[int, ...],
+    ) -> TexTacToeState:
+        """A reveal, play or discard is over, leaving this grid, these stashes and this pile: the
+        next seat's turn, or the next challenger's."""
+        turn = self.phase is Phase.TURN
+        state = _state(
+            self.players,
+            self.jokers,
+            self.max_turns,
+            self.phase,
+            grid,
+            face_up,
+            stashes,
+            pile,
+            self.removed,
+            self.scores,
+            (seat + 1) % self.players if turn else seat,
+            self.starter,
+            self.hand,
+            self.turns + 1,
+            self.caller,
+            self.responses,
+            self.committed,
+            events,
+        )
+        return state if turn else state._next_extra_turn(after=seat)
 
     def _responders(self) -> list[int]:
         """Every other seat, clockwise from the caller's left (TTT-R17)."""
@@ -469,11 +501,8 @@ class TexTacToeState:
 
     def _call(self, pair: tuple[int, ...]) -> TexTacToeState:
         seat = self.to_move_seat
-        events = (
-            Event(f"seat {seat} calls", pb.TexTacToeEvent(called=pb.TexTacToeCalled(seat=seat))),
-            _commit_detail(seat, pair),
-        )
-        return replace(
+        events = (_called(seat), _commit_detail(seat, pair))
+        return _replace(
             self,
             phase=Phase.RESPOND,
             caller=seat,
@@ -488,23 +517,15 @@ class TexTacToeState:
 
     def _respond(self, challenge: bool) -> TexTacToeState:
         seat = self.to_move_seat
-        if challenge:
-            event = Event(
-                f"seat {seat} challenges",
-                pb.TexTacToeEvent(challenged=pb.TexTacToeChallenged(seat=seat)),
-            )
-        else:
-            event = Event(
-                f"seat {seat} concedes",
-                pb.TexTacToeEvent(conceded=pb.TexTacToeConceded(seat=seat)),
-            )
         response = Response.CHALLENGED if challenge else Response.CONCEDED
-        state = replace(self, responses=_set(self.responses, seat, response), events=(event,))
+        responses = _set(self.responses, seat, response)
+        events = _responded(seat, challenge)
         after = (seat + 1) % self.players
         if after != self.caller:
-            return replace(state, to_move_seat=after)
+            return _replace(self, responses=responses, events=events, to_move_seat=after)
         # TTT-R17: every seat has answered; the challengers' extra turns come first, in order.
-        return replace(state, phase=Phase.EXTRA_TURN)._next_extra_turn(after=self.caller)
+        state = _replace(self, phase=Phase.EXTRA_TURN, responses=responses, events=events)
+        return state._next_extra_turn(after=self.caller)
 
     def _next_extra_turn(self, after: int) -> TexTacToeState:
         """The next challenger clockwise after seat `after` takes its extra turn; one with no legal
@@ -516,7 +537,7 @@ class TexTacToeState:
             if self.responses[seat] is not Response.CHALLENGED:
                 continue
             if self._can_take_extra_turn():
-                return replace(
+                return _replace(
                     self, phase=Phase.EXTRA_TURN, to_move_seat=seat, events=tuple(events)
                 )
             events.append(
@@ -525,58 +546,55 @@ class TexTacToeState:
                     pb.TexTacToeEvent(extra_turn_skipped=pb.TexTacToeExtraTurnSkipped(seat=seat)),
                 )
             )
-        return replace(self, phase=Phase.COMMIT, to_move_seat=order[0], events=tuple(events))
+        return _replace(self, phase=Phase.COMMIT, to_move_seat=order[0], events=tuple(events))
 
     def _commit(self, pair: tuple[int, ...]) -> TexTacToeState:
         seat = self.to_move_seat
-        events = (
-            Event(
-                f"seat {seat} sets two cards face down",
-                pb.TexTacToeEvent(committed=pb.TexTacToeCommitted(seat=seat)),
-            ),
-            _commit_detail(seat, pair),
-        )
-        state = replace(
+        after = (seat + 1) % self.players
+        state = _replace(
             self,
             committed=_set(self.committed, seat, pair),
             stashes=_set(
                 self.stashes, seat, _remove(_remove(self.stashes[seat], pair[0]), pair[1])
             ),
-            events=events,
+            to_move_seat=after if after != self.caller else seat,
+            events=(_committed(seat), _commit_detail(seat, pair)),
         )
-        after = (seat + 1) % self.players
-        if after != self.caller:
-            return replace(state, to_move_seat=after)
-        return state._showdown()
+        return state if after != self.caller else state._showdown()
 
     # --- showdown ------------------------------------------------------------------------------
 
     def _showdown(self) -> TexTacToeState:
         n, caller = self.players, self.caller
         grid = tuple(stack if up else () for stack, up in zip(self.grid, self.face_up, strict=True))
+        lines = _eligible_lines(grid)
+        line_tops = dict(lines)
         order = [(caller + k) % n for k in range(n)]
-        best = {seat: best_line(self.committed[seat], grid) for seat in order}  # TTT-R10
-        hands = [
-            pb.TexTacToeShowdownHand(
-                seat=seat,
-                committed=_texts(self.committed[seat]),
-                line=best[seat][0],
-                positions=LINES[best[seat][0]],
-                line_cards=[card_text(grid[p][-1]) for p in LINES[best[seat][0]]],
-                category=category_proto(best[seat][1][0]),
-                tiebreak=best[seat][1][1],
+        best = {seat: _best_line(self.committed[seat], lines) for seat in order}  # TTT-R10
+        hands = []
+        texts = []
+        for seat in order:
+            number, value = best[seat]
+            committed, tops = self.committed[seat], line_tops[number]
+            hands.append(
+                pb.TexTacToeShowdownHand(
+                    seat=seat,
+                    committed=_texts(committed),
+                    line=number,
+                    positions=LINES[number],
+                    line_cards=_texts(tops),
+                    category=category_proto(value[0]),
+                    tiebreak=value[1],
+                )
             )
-            for seat in order
-        ]
-        text = "; ".join(
-            f"seat {seat} {cards_text(self.committed[seat])} + line {best[seat][0]} "
-            f"({cards_text(grid[p][-1] for p in LINES[best[seat][0]])}): {describe(best[seat][1])}"
-            for seat in order
-        )
+            texts.append(
+                f"seat {seat} {cards_text(committed)} + line {number} "
+                f"({cards_text(tops)}): {describe(value)}"
+            )
         events = [
             *self.events,
             Event(
-                f"showdown: {text}",
+                f"showdown: {'; '.join(texts)}",
                 pb.TexTacToeEvent(showdown=pb.TexTacToeShowdown(hands=hands)),
             ),
         ]
@@ -639,66 +657,52 @@ class TexTacToeState:
         stashes = tuple(
             _add(stash, *pair) for stash, pair in zip(self.stashes, self.committed, strict=True)
         )
-        grid_left = tuple(() if p in positions else self.grid[p] for p in range(GRID_SIZE))
         face_up = tuple(up and p not in positions for p, up in enumerate(self.face_up))
-        ended = replace(
-            self,
-            grid=grid_left,
-            face_up=face_up,
-            stashes=stashes,
-            removed=(*self.removed, *cleared),
-            scores=scores,
-            hand=self.hand + 1,
-            turns=0,
-            caller=-1,
-            responses=(Response.NONE,) * n,
-            committed=((),) * n,
-        )
-        if len(self.pile) < len(positions):
+        pile = self.pile
+        over = len(pile) < len(positions)
+        if over:
             # TTT-R15, TTT-R16: the pile cannot refill the grid; the game is over.
             events.append(
                 Event(
-                    f"the game ends: the draw pile has {len(self.pile)} cards "
+                    f"the game ends: the draw pile has {len(pile)} cards "
                     f"(scores {'-'.join(map(str, scores))})",
                     pb.TexTacToeEvent(
-                        game_ended=pb.TexTacToeGameEnded(
-                            draw_pile_size=len(self.pile), scores=scores
-                        )
+                        game_ended=pb.TexTacToeGameEnded(draw_pile_size=len(pile), scores=scores)
                     ),
                 )
             )
-            return replace(ended, phase=Phase.OVER, to_move_seat=-1, events=tuple(events))
-        # TTT-R15: refill in ascending position order from the top of the pile, face down.
-        refill = dict(zip(positions, self.pile, strict=False))
-        grid_new = tuple(
-            (refill[p],) if p in refill else stack for p, stack in enumerate(grid_left)
-        )
-        pile = self.pile[len(positions) :]
-        # TTT-R17: left of the winner (the loser, with two players), left of the caller on a tie.
-        starter = (cleared_by + 1) % n
-        events += [
-            Event(
-                f"positions {' '.join(map(str, positions))} are refilled face down "
-                f"(draw pile {len(pile)})",
-                pb.TexTacToeEvent(
-                    refilled=pb.TexTacToeRefilled(positions=positions, draw_pile_size=len(pile))
-                ),
-            ),
-            Event(
-                f"hand {ended.hand + 1} begins: seat {starter} starts",
-                pb.TexTacToeEvent(
-                    hand_started=pb.TexTacToeHandStarted(hand=ended.hand, starter=starter)
-                ),
-            ),
-        ]
-        return replace(
-            ended,
-            phase=Phase.TURN,
-            grid=grid_new,
-            pile=pile,
-            starter=starter,
-            to_move_seat=starter,
-            events=tuple(events),
+            grid_after = tuple(() if p in positions else self.grid[p] for p in range(GRID_SIZE))
+            starter = self.starter
+        else:
+            # TTT-R15: refill in ascending position order from the top of the pile, face down.
+            refill = dict(zip(positions, pile, strict=False))
+            grid_after = tuple(
+                (refill[p],) if p in refill else stack for p, stack in enumerate(self.grid)
+            )
+            pile = pile[len(positions) :]
+            # TTT-R17: left of the winner (the loser, with two players), left of the caller on a
+            # tie.
+            starter = (cleared_by + 1) % n
+            events += _next_hand(line, len(pile), self.hand + 1, starter)
+        return _state(
+            self.players,
+            self.jokers,
+            self.max_turns,
+            Phase.OVER if over else Phase.TURN,
+            grid_after,
+            face_up,
+            stashes,
+            pile,
+            (*self.removed, *cleared),
+            scores,
+            -1 if over else starter,
+            starter,
+            self.hand + 1,
+            0,
+            -1,
+            (Response.NONE,) * n,
+            ((),) * n,
+            tuple(events),
         )
 
     # --- views ---------------------------------------------------------------------------------
@@ -743,6 +747,173 @@ class TexTacToeState:
         return Result(scores=scores, ranks=ranks, text=text)
 
 
+# States are built with the slots' own stores (see referee/games/frozen.py): a turn's or a
+# showdown's with all their fields, the rarer transitions through a fast `replace`.
+_replace: Final = replacer(TexTacToeState)
+_NEW: Final = object.__new__
+(
+    _SET_PLAYERS,
+    _SET_JOKERS,
+    _SET_MAX_TURNS,
+    _SET_PHASE,
+    _SET_GRID,
+    _SET_FACE_UP,
+    _SET_STASHES,
+    _SET_PILE,
+    _SET_REMOVED,
+    _SET_SCORES,
+    _SET_TO_MOVE,
+    _SET_STARTER,
+    _SET_HAND,
+    _SET_TURNS,
+    _SET_CALLER,
+    _SET_RESPONSES,
+    _SET_COMMITTED,
+    _SET_EVENTS,
+) = slot_setters(TexTacToeState)
+
+
+def _state(
+    players: int,
+    jokers: bool,
+    max_turns: int,
+    phase: Phase,
+    grid: tuple[tuple[int, ...], ...],
+    face_up: tuple[bool, ...],
+    stashes: tuple[tuple[int, ...], ...],
+    pile: tuple[int, ...],
+    removed: tuple[int, ...],
+    scores: tuple[int, ...],
+    to_move_seat: int,
+    starter: int,
+    hand: int,
+    turns: int,
+    caller: int,
+    responses: tuple[Response, ...],
+    committed: tuple[tuple[int, ...], ...],
+    events: tuple[Event, ...],
+) -> TexTacToeState:
+    """TexTacToeState(...) with these fields (in their order), built fast."""
+    state: TexTacToeState = _NEW(TexTacToeState)
+    _SET_PLAYERS(state, players)
+    _SET_JOKERS(state, jokers)
+    _SET_MAX_TURNS(state, max_turns)
+    _SET_PHASE(state, phase)
+    _SET_GRID(state, grid)
+    _SET_FACE_UP(state, face_up)
+    _SET_STASHES(state, stashes)
+    _SET_PILE(state, pile)
+    _SET_REMOVED(state, removed)
+    _SET_SCORES(state, scores)
+    _SET_TO_MOVE(state, to_move_seat)
+    _SET_STARTER(state, starter)
+    _SET_HAND(state, hand)
+    _SET_TURNS(state, turns)
+    _SET_CALLER(state, caller)
+    _SET_RESPONSES(state, responses)
+    _SET_COMMITTED(state, committed)
+    _SET_EVENTS(state, events)
+    return state
+
+
+# The events of turns, calls, answers and commits depend only on a seat and a card or two, so
+# each is built once and shared by every state that has it (events are immutable values; never
+# mutate a payload). The caches are bounded by the 6 seats, 9 positions and 54 cards.
+
+
+@cache
+def _revealed(seat: int, position: int, card: int) -> tuple[Event]:
+    text = card_text(card)
+    return (
+        Event(
+            f"seat {seat} reveals position {position}: {text}",
+            pb.TexTacToeEvent(
+                revealed=pb.TexTacToeRevealed(seat=seat, position=position, card=text)
+            ),
+        ),
+    )
+
+
+@cache
+def _drew(seat: int, card: int) -> Event:
+    text = card_text(card)
+    return Event(
+        f"seat {seat} draws {text}",
+        pb.TexTacToeEvent(drew=pb.TexTacToeDrew(seat=seat, card=text)),
+        frozenset({seat}),
+    )
+
+
+@cache
+def _played(seat: int, card: int, position: int) -> Event:
+    text = card_text(card)
+    return Event(
+        f"seat {seat} plays {text} on position {position}",
+        pb.TexTacToeEvent(played=pb.TexTacToePlayed(seat=seat, card=text, position=position)),
+    )
+
+
+@cache
+def _discarded(seat: int, card: int) -> tuple[Event, Event]:
+    """The public discard and its private detail (TTT-R19: the discard goes face down; only the
+    discarder knows the card)."""
+    text = card_text(card)
+    return (
+        Event(
+            f"seat {seat} discards a card to the bottom of the draw pile",
+            pb.TexTacToeEvent(discarded=pb.TexTacToeDiscarded(seat=seat)),
+        ),
+        Event(
+            f"seat {seat} discards {text}",
+            pb.TexTacToeEvent(discard_detail=pb.TexTacToeDiscardDetail(card=text)),
+            frozenset({seat}),
+        ),
+    )
+
+
+@cache
+def _called(seat: int) -> Event:
+    return Event(f"seat {seat} calls", pb.TexTacToeEvent(called=pb.TexTacToeCalled(seat=seat)))
+
+
+@cache
+def _responded(seat: int, challenge: bool) -> tuple[Event]:
+    if challenge:
+        payload = pb.TexTacToeEvent(challenged=pb.TexTacToeChallenged(seat=seat))
+        return (Event(f"seat {seat} challenges", payload),)
+    payload = pb.TexTacToeEvent(conceded=pb.TexTacToeConceded(seat=seat))
+    return (Event(f"seat {seat} concedes", payload),)
+
+
+@cache
+def _committed(seat: int) -> Event:
+    return Event(
+        f"seat {seat} sets two cards face down",
+        pb.TexTacToeEvent(committed=pb.TexTacToeCommitted(seat=seat)),
+    )
+
+
+@cache
+def _next_hand(line: int, pile_size: int, hand: int, starter: int) -> tuple[Event, Event]:
+    """After `line` is cleared: its positions are refilled, and with `hand` hands over, the next
+    one begins."""
+    positions = LINES[line]
+    return (
+        Event(
+            f"positions {' '.join(map(str, positions))} are refilled face down "
+            f"(draw pile {pile_size})",
+            pb.TexTacToeEvent(
+                refilled=pb.TexTacToeRefilled(positions=positions, draw_pile_size=pile_size)
+            ),
+        ),
+        Event(
+            f"hand {hand + 1} begins: seat {starter} starts",
+            pb.TexTacToeEvent(hand_started=pb.TexTacToeHandStarted(hand=hand, starter=starter)),
+        ),
+    )
+
+
+@cache
 def _commit_detail(seat: int, pair: tuple[int, ...]) -> Event:
     return Event(
         f"seat {seat} sets {cards_text(pair)} face down",
