@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from functools import cache
+from functools import cache, lru_cache
 from itertools import combinations, product
 from typing import Final, TypeVar
 
@@ -708,17 +708,12 @@ class TexTacToeState:
     # --- views ---------------------------------------------------------------------------------
 
     def observation(self, seat: int) -> pb.TexTacToeObservation:
-        grid = [
-            pb.TexTacToePosition(face_up=up, stack=_texts(stack) if up else (), empty=not stack)
-            for stack, up in zip(self.grid, self.face_up, strict=True)
-        ]
         dealt = bool(self.scores)
-        return pb.TexTacToeObservation(
+        observation = pb.TexTacToeObservation(
             seat=seat,
             players=self.players,
             phase=_PHASE_PROTO[self.phase],
             to_move=max(self.to_move_seat, 0),
-            grid=grid,
             stash=_texts(self.stashes[seat]) if dealt else (),
             draw_pile_size=len(self.pile) if dealt else 0,
             call_made=self.caller >= 0,
@@ -732,8 +727,16 @@ class TexTacToeState:
             turns=self.turns,
             max_turns_per_hand=self.max_turns,
             jokers=self.jokers,
-            removed=_texts(self.removed),
         )
+        # The grid and the removed cards from their cached encodings (see _grid_entry).
+        down = _FACE_DOWN
+        entries = [
+            _grid_entry(stack) if up else down[not stack]
+            for stack, up in zip(self.grid, self.face_up, strict=True)
+        ]
+        entries.append(_removed_entry(self.removed))
+        observation.MergeFromString(b"".join(entries))
+        return observation
 
     def result(self) -> Result:
         scores = self.scores
@@ -745,6 +748,32 @@ class TexTacToeState:
         else:  # TTT-R16: equal points draw
             text = f"{' and '.join(f'seat {seat}' for seat in leaders)} draw {board}"
         return Result(scores=scores, ranks=ranks, text=text)
+
+
+# An observation's grid costs more to build than the rest of it: nine small messages, each with
+# the texts of its stack. Each position is encoded once per stack instead (as a one-position
+# TexTacToeObservation), and an observation merges the nine encodings with one parse (protobuf
+# parses concatenated encodings as the merge of the messages; the values are the same).
+
+
+@lru_cache(maxsize=4096)
+def _grid_entry(stack: tuple[int, ...]) -> bytes:
+    """The encoding of a face-up position holding `stack`, base card first."""
+    position = pb.TexTacToePosition(face_up=True, stack=_texts(stack), empty=not stack)
+    return pb.TexTacToeObservation(grid=[position]).SerializeToString()
+
+
+#: The encodings of a face-down position, by whether its stack is empty (the game's end only).
+_FACE_DOWN: Final = tuple(
+    pb.TexTacToeObservation(grid=[pb.TexTacToePosition(empty=empty)]).SerializeToString()
+    for empty in (False, True)
+)
+
+
+@lru_cache(maxsize=256)
+def _removed_entry(removed: tuple[int, ...]) -> bytes:
+    """The encoding of the removed cards (they change once per hand)."""
+    return pb.TexTacToeObservation(removed=_texts(removed)).SerializeToString()
 
 
 # States are built with the slots' own stores (see referee/games/frozen.py): a turn's or a

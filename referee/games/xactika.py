@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from enum import Enum
+from functools import lru_cache
 from itertools import product
 from typing import Final
 
@@ -493,7 +494,6 @@ class XactikaState:
             phase=_PHASE_PROTO[self.phase],
             to_move=max(self.to_move_seat, 0),
             hand=[CARD_TEXT[c] for c in self.hands[seat]] if self.hands else [],
-            bids=[pb.XactikaSeatBid(bid=bid if bid >= 0 else None) for bid in t.bids],
             leader=self.leader,
             trick=[CARD_TEXT[c] for c in self.trick],
             taken=self.taken,
@@ -501,8 +501,7 @@ class XactikaState:
             scores=t.scores,
             tricks_played=len(self.played) // t.players,
         )
-        if self.call >= 0:
-            obs.call.CopyFrom(call_proto(self.call))
+        obs.MergeFromString(_bids_and_call(t.bids, self.call))
         return obs
 
     def result(self) -> Result:
@@ -520,6 +519,19 @@ class XactikaState:
             ranks=rank_by_score(scores),
             text=f"{text} (scores {' '.join(map(str, scores))})",
         )
+
+
+@lru_cache(maxsize=4096)
+def _bids_and_call(bids: tuple[int, ...], call: int) -> bytes:
+    """The encoding of an observation's bids (-1: not yet) and call (-1: none), built once per
+    value: an observation merges it with one parse (protobuf parses an encoding into a message
+    as a merge), which costs less than building the bids' messages each time."""
+    part = pb.XactikaObservation(
+        bids=[pb.XactikaSeatBid(bid=bid if bid >= 0 else None) for bid in bids]
+    )
+    if call >= 0:
+        part.call.CopyFrom(call_proto(call))
+    return part.SerializeToString()
 
 
 # The frozen dataclass's generated __init__ sets each field through object.__setattr__, which

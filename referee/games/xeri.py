@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 from typing import Final
 
 from croupier.v1 import xeri_pb2 as pb
@@ -617,16 +618,6 @@ class XeriState:
             top_card=CARD_TEXT[pile[-1]] if pile else None,
             pile_size=len(pile),
             stock_size=len(self.stock) if self.phase is Phase.PLAY else 0,
-            sides=[
-                pb.XeriSide(
-                    seats=side_seats(players, side),
-                    captured=len(self.captured[side]),
-                    xeris=cards_text(self.xeris[side]),
-                    points=self.points[side],
-                    round_wins=self.round_wins[side],
-                )
-                for side in (0, 1)
-            ],
             dealer=self.dealer,
             to_move=max(self.to_move_seat, 0),
             round=self.round,
@@ -639,6 +630,11 @@ class XeriState:
         )
         if self.last_capturer >= 0:
             observation.last_capturer = self.last_capturer
+        captured, xeris, points, wins = self.captured, self.xeris, self.points, self.round_wins
+        observation.MergeFromString(
+            _side_entry(players, 0, len(captured[0]), xeris[0], points[0], wins[0])
+            + _side_entry(players, 1, len(captured[1]), xeris[1], points[1], wins[1])
+        )
         return observation
 
     def result(self) -> Result:
@@ -744,6 +740,23 @@ def _state(
     _SET_WINNER(state, winner)
     _SET_EVENTS(state, events)
     return state
+
+
+@lru_cache(maxsize=4096)
+def _side_entry(
+    players: int, side: int, captured: int, xeris: tuple[int, ...], points: int, round_wins: int
+) -> bytes:
+    """The encoding of one side's XeriSide in an observation, built once per value: an
+    observation merges its two sides' encodings with one parse (protobuf parses concatenated
+    encodings as the merge of the messages), which costs less than building the messages."""
+    entry = pb.XeriSide(
+        seats=side_seats(players, side),
+        captured=captured,
+        xeris=cards_text(xeris),
+        points=points,
+        round_wins=round_wins,
+    )
+    return pb.XeriObservation(sides=[entry]).SerializeToString()
 
 
 def _cut_positions(deck: tuple[int, ...]) -> int:
