@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from enum import Enum
 from functools import lru_cache
 from itertools import product
@@ -23,6 +23,7 @@ from typing import Final
 from croupier.v1 import xactika_pb2 as pb
 from referee.errors import InvalidActionError
 from referee.games.base import Action, ChanceOutcome, Event, Pick, Result, Shuffle, rank_by_score
+from referee.games.frozen import slot_setters
 from referee.games.options import Options, OptionSpec
 
 RULES_VERSION: Final = "xactika-1"
@@ -536,7 +537,8 @@ def _bids_and_call(bids: tuple[int, ...], call: int) -> bytes:
 
 # The frozen dataclass's generated __init__ sets each field through object.__setattr__, which
 # costs about five times a plain slot store; a trick's transitions build states with the slots'
-# own setters instead. The value is the same as XactikaState(...) (tests/test_xactika_rules.py).
+# own setters instead (referee/games/frozen.py). The value is the same as XactikaState(...)
+# (tests/test_xactika_rules.py).
 _NEW: Final = object.__new__
 (
     _SET_TABLE,
@@ -550,7 +552,7 @@ _NEW: Final = object.__new__
     _SET_PLAYED,
     _SET_EVENTS,
     _SET_LEGAL,
-) = (getattr(XactikaState, f.name).__set__ for f in fields(XactikaState))
+) = slot_setters(XactikaState)
 
 
 def _state(

@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Final
 
 from croupier.v1 import xeri_pb2 as pb
@@ -650,21 +650,13 @@ class XeriState:
         )
 
 
-#: A play's event depends only on the seat and the card, so each is built once and shared by
-#: every state that has it (events are immutable values; never mutate a payload).
-_PLAYED: Final[dict[int, tuple[Event]]] = {}
-
-
+@cache
 def _played_events(seat: int, card: int) -> tuple[Event]:
-    key = seat * 52 + card
-    events = _PLAYED.get(key)
-    if events is None:
-        text = CARD_TEXT[card]
-        event = Event(
-            f"seat {seat} plays {text}", pb.XeriEvent(played=pb.XeriPlayed(seat=seat, card=text))
-        )
-        events = _PLAYED[key] = (event,)
-    return events
+    """A play's event depends only on the seat and the card, so each is built once and shared by
+    every state that has it (events are immutable values; never mutate a payload)."""
+    text = CARD_TEXT[card]
+    payload = pb.XeriEvent(played=pb.XeriPlayed(seat=seat, card=text))
+    return (Event(f"seat {seat} plays {text}", payload),)
 
 
 # States are built with the slots' own stores (see referee/games/frozen.py): a play with all its

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import product
 from typing import Final, TypeVar
 
@@ -463,11 +463,7 @@ def _strike_row(slid: tuple[bool, ...], known: tuple[int, ...]) -> bytes:
 
 # The events of plays, tricks, strikes and drafts depend only on a few small ints, so each tuple
 # of them is built once and shared by every state that has it (events are immutable values;
-# never mutate a payload).
-_PLAYED: Final[dict[int, tuple[Event]]] = {}
-_TRICK: Final[dict[int, tuple[Event, Event]]] = {}
-_STRUCK: Final[dict[int, tuple[Event, Event]]] = {}
-_DRAFTED: Final[dict[int, tuple[Event]]] = {}
+# never mutate a payload). The caches are bounded by the 2 seats, 18 cards and 5 positions.
 
 
 def _played_event(seat: int, card: int) -> Event:
@@ -476,54 +472,40 @@ def _played_event(seat: int, card: int) -> Event:
     )
 
 
+@cache
 def _played_events(seat: int, card: int) -> tuple[Event]:
-    key = seat * TARGET + card
-    events = _PLAYED.get(key)
-    if events is None:
-        events = _PLAYED[key] = (_played_event(seat, card),)
-    return events
+    return (_played_event(seat, card),)
 
 
+@cache
 def _trick_events(seat: int, lead: int, card: int, taker: int) -> tuple[Event, Event]:
     """`seat` plays `card` on `lead`, and `taker` takes the trick."""
-    key = ((seat * 2 + taker) * TARGET + lead) * TARGET + card
-    events = _TRICK.get(key)
-    if events is None:
-        taken = Event(
-            f"seat {taker} takes the trick {lead} {card}",
-            pb.XixEvent(trick_taken=pb.XixTrickTaken(seat=taker, cards=(lead, card))),
-        )
-        events = _TRICK[key] = (_played_event(seat, card), taken)
-    return events
+    taken = Event(
+        f"seat {taker} takes the trick {lead} {card}",
+        pb.XixEvent(trick_taken=pb.XixTrickTaken(seat=taker, cards=(lead, card))),
+    )
+    return _played_event(seat, card), taken
 
 
+@cache
 def _strike_events(seat: int, position: int, count: int, value: int) -> tuple[Event, Event]:
     """`seat` slides `position` (its strike `count`) and peeks at `value` there."""
-    key = ((seat * ROW_SIZE + position) * (STRIKES_TO_LOSE + 1) + count) * TARGET + value
-    events = _STRUCK.get(key)
-    if events is None:
-        struck = Event(
-            f"seat {seat} slides position {position} (strike {count})",
-            pb.XixEvent(struck=pb.XixStruck(seat=seat, position=position, strikes=count)),
-        )
-        peeked = Event(
-            f"seat {seat} peeks {value} at position {position}",
-            pb.XixEvent(peeked=pb.XixPeeked(position=position, value=value)),
-            frozenset({seat}),
-        )
-        events = _STRUCK[key] = (struck, peeked)
-    return events
+    struck = Event(
+        f"seat {seat} slides position {position} (strike {count})",
+        pb.XixEvent(struck=pb.XixStruck(seat=seat, position=position, strikes=count)),
+    )
+    peeked = Event(
+        f"seat {seat} peeks {value} at position {position}",
+        pb.XixEvent(peeked=pb.XixPeeked(position=position, value=value)),
+        frozenset({seat}),
+    )
+    return struck, peeked
 
 
+@cache
 def _drafted_events(seat: int, card: int) -> tuple[Event]:
-    key = seat * TARGET + card
-    events = _DRAFTED.get(key)
-    if events is None:
-        event = Event(
-            f"seat {seat} drafts {card}", pb.XixEvent(drafted=pb.XixDrafted(seat=seat, card=card))
-        )
-        events = _DRAFTED[key] = (event,)
-    return events
+    payload = pb.XixEvent(drafted=pb.XixDrafted(seat=seat, card=card))
+    return (Event(f"seat {seat} drafts {card}", payload),)
 
 
 # Transitions build states with the slots' own stores (see referee/games/frozen.py), every field.
