@@ -1,9 +1,9 @@
 """The game registry: every game the referee runs, by id.
 
 Each game is a pure state machine (`base`: the engine API; `checked`: the path the referee always
-uses). May import: `referee.errors`, the generated `croupier.v1` messages and the standard
-library's pure parts; never an event loop, grpc, a clock, randomness or files (`make lint`
-checks it).
+uses; `frozen`: fast copies of the engines' immutable states). May import: `referee.errors`, the
+generated `croupier.v1` messages and the standard library's pure parts; never an event loop, grpc,
+a clock, randomness or files (`make lint` checks it).
 """
 
 from __future__ import annotations

@@ -8,6 +8,9 @@ turn) and set two stash cards face down too. Each hand is those two cards plus t
 face-up line; the unique best hand scores by the seed's table (TTT-R11). The winning line leaves
 the grid, the committed cards return to their owners, the grid is refilled face down, and the game
 ends when the draw pile cannot refill it (TTT-R15).
+
+Beside this module: `textactoe_poker` (cards, 5-card hand values), `textactoe_grid` (lines, what
+goes on what, the best line of a hand) and `textactoe_events` (the events of single moves).
 """
 
 from __future__ import annotations
@@ -16,8 +19,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from functools import cache, lru_cache
-from itertools import combinations, product
+from functools import lru_cache
+from itertools import combinations
 from typing import Final, TypeVar
 
 from croupier.v1 import textactoe_pb2 as pb
@@ -25,35 +28,41 @@ from referee.errors import InvalidActionError
 from referee.games.base import Action, ChanceOutcome, Event, Pick, Result, Shuffle, rank_by_score
 from referee.games.frozen import replacer, slot_setters
 from referee.games.options import Options, OptionSpec
+from referee.games.textactoe_events import (
+    answered_events,
+    called_event,
+    commit_detail_event,
+    committed_event,
+    discarded_events,
+    drew_event,
+    next_hand_events,
+    played_event,
+    revealed_events,
+)
+
+# The grid's geometry and a hand's value; `X as X` re-exports those defined here until they had
+# their own module.
+from referee.games.textactoe_grid import CENTRE as CENTRE
+from referee.games.textactoe_grid import GRID_SIZE as GRID_SIZE
+from referee.games.textactoe_grid import LAYOUTS, MATCHES, best_of_lines, eligible_lines
+from referee.games.textactoe_grid import LINES as LINES
+from referee.games.textactoe_grid import best_line as best_line
+from referee.games.textactoe_grid import hand_points as hand_points
+from referee.games.textactoe_grid import matches as matches
 from referee.games.textactoe_poker import (
     JOKER_DECK,
-    POINTS,
     STANDARD_DECK,
     Category,
-    HandValue,
     card_text,
+    card_texts,
     cards_text,
     category_name,
     describe,
-    evaluate,
     parse_card,
 )
 
 RULES_VERSION: Final = "textactoe-1"
-GRID_SIZE: Final = 9
-CENTRE: Final = 4
 STASH_SIZE: Final = 3
-#: Rows, columns, diagonals: the line numbers 0..7 used in the protocol (RULES.md 4.1).
-LINES: Final = (
-    (0, 1, 2),
-    (3, 4, 5),
-    (6, 7, 8),
-    (0, 3, 6),
-    (1, 4, 7),
-    (2, 5, 8),
-    (0, 4, 8),
-    (2, 4, 6),
-)
 STANDARD_TEXTS: Final = tuple(card_text(card) for card in STANDARD_DECK)
 JOKER_TEXTS: Final = tuple(card_text(card) for card in JOKER_DECK)
 
@@ -159,9 +168,9 @@ class TexTacToeAction:
         if kind is Kind.DISCARD:
             return pb.TexTacToeAction(discard=card_text(self.cards[0]))
         if kind is Kind.CALL:
-            return pb.TexTacToeAction(call=pb.TexTacToePair(cards=_texts(self.cards)))
+            return pb.TexTacToeAction(call=pb.TexTacToePair(cards=card_texts(self.cards)))
         if kind is Kind.COMMIT:
-            return pb.TexTacToeAction(commit=pb.TexTacToePair(cards=_texts(self.cards)))
+            return pb.TexTacToeAction(commit=pb.TexTacToePair(cards=card_texts(self.cards)))
         if kind is Kind.CONCEDE:
             return pb.TexTacToeAction(concede=True)
         return pb.TexTacToeAction(challenge=True)
@@ -174,10 +183,6 @@ _ACTION_RE: Final = re.compile(
 )
 
 
-def _texts(cards: Sequence[int]) -> list[str]:
-    return [card_text(card) for card in cards]
-
-
 T = TypeVar("T")
 
 
@@ -186,22 +191,15 @@ def _set(values: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
 
 
 def _remove(cards: tuple[int, ...], card: int) -> tuple[int, ...]:
-    return tuple(c for c in cards if c != card)
+    i = cards.index(card)
+    return cards[:i] + cards[i + 1 :]
 
 
 def _add(cards: tuple[int, ...], *more: int) -> tuple[int, ...]:
     return tuple(sorted((*cards, *more)))
 
 
-def matches(card: int, top: int) -> bool:
-    """May `card` be played onto a face-up position whose top card is `top` (TTT-R2, TTT-R4)?"""
-    if card >= 52 or top >= 52:
-        return True  # TTT-R4: a joker goes on anything and anything goes on a joker
-    return (card & 3) == (top & 3) or (card >> 2) == (top >> 2)
-
-
 # Every action value built once: legal_actions runs at every decision.
-_MATCHES: Final = tuple(tuple(matches(card, top) for top in JOKER_DECK) for card in JOKER_DECK)
 _REVEAL: Final = tuple(TexTacToeAction(Kind.REVEAL, position=p) for p in range(GRID_SIZE))
 _PLAY: Final = tuple(
     tuple(TexTacToeAction(Kind.PLAY, (card,), p) for p in range(GRID_SIZE)) for card in JOKER_DECK
@@ -211,70 +209,6 @@ _CALL: Final = {pair: TexTacToeAction(Kind.CALL, pair) for pair in combinations(
 _COMMIT: Final = {pair: TexTacToeAction(Kind.COMMIT, pair) for pair in combinations(JOKER_DECK, 2)}
 _CONCEDE: Final = TexTacToeAction(Kind.CONCEDE)
 _CHALLENGE: Final = TexTacToeAction(Kind.CHALLENGE)
-
-
-@dataclass(frozen=True, slots=True)
-class _Layout:
-    """What a pattern of face-up positions decides: the face-down positions (ascending), the
-    face-up ones, and whether some line is all face up (TTT-R6, TTT-R7)."""
-
-    down: tuple[int, ...]
-    up: tuple[int, ...]
-    eligible: bool
-
-
-#: Per `face_up` tuple: its layout (512 patterns, looked up at every turn's legal actions).
-_LAYOUTS: Final = {
-    face_up: _Layout(
-        tuple(p for p in range(GRID_SIZE) if not face_up[p]),
-        tuple(p for p in range(GRID_SIZE) if face_up[p]),
-        any(face_up[a] and face_up[b] and face_up[c] for a, b, c in LINES),
-    )
-    for face_up in product((False, True), repeat=GRID_SIZE)
-}
-
-
-def best_line(committed: Sequence[int], grid: Sequence[tuple[int, ...]]) -> tuple[int, HandValue]:
-    """The best eligible line for two committed cards and its hand value (TTT-R10).
-
-    `grid` holds the stacks of face-up positions and () for the others (a line is eligible only
-    when all three positions are face up, TTT-R7). Among lines of equal value the lowest-numbered
-    line is chosen (a gap in the rules: it only decides which line a win clears).
-    """
-    return _best_line(committed, _eligible_lines(grid))
-
-
-def _eligible_lines(grid: Sequence[tuple[int, ...]]) -> list[tuple[int, tuple[int, ...]]]:
-    """(line number, its three top cards) of each line whose positions all hold a stack."""
-    return [
-        (number, (grid[a][-1], grid[b][-1], grid[c][-1]))
-        for number, (a, b, c) in enumerate(LINES)
-        if grid[a] and grid[b] and grid[c]
-    ]
-
-
-def _best_line(
-    committed: Sequence[int], lines: list[tuple[int, tuple[int, ...]]]
-) -> tuple[int, HandValue]:
-    """best_line over `_eligible_lines`: the first line of the greatest value."""
-    best: tuple[int, HandValue] | None = None
-    for number, tops in lines:
-        value = evaluate((*committed, *tops))
-        if best is None or value > best[1]:
-            best = (number, value)
-    assert best is not None, "a showdown needs an eligible line"
-    return best
-
-
-def hand_points(category: Category, challenged: bool, caller_won: bool) -> int:
-    """The winner's points (TTT-R11, TTT-R17): high card is 1 once anyone challenged, and the
-    caller's win is doubled if anyone challenged."""
-    points = POINTS[category]
-    if challenged:
-        points = max(points, 1)
-        if caller_won:
-            points *= 2
-    return points
 
 
 @dataclass(frozen=True, slots=True)
@@ -328,14 +262,14 @@ class TexTacToeState:
 
     def _turn_actions(self, seat: int, may_call: bool) -> list[TexTacToeAction]:
         grid = self.grid
-        layout = _LAYOUTS[self.face_up]
+        layout = LAYOUTS[self.face_up]
         reveals = _REVEAL
         actions = [reveals[p] for p in layout.down if grid[p]]
         stash = self.stashes[seat]
         if self.pile and self.turns < self.max_turns:  # self._may_play_or_discard(), inlined
             tops = [(p, grid[p][-1]) for p in layout.up]
             for card in stash:
-                matching, plays = _MATCHES[card], _PLAY[card]
+                matching, plays = MATCHES[card], _PLAY[card]
                 # TTT-R2: onto any face-up position of the same suit or rank.
                 actions += [plays[p] for p, top in tops if matching[top]]
             actions += [_DISCARD[card] for card in stash]
@@ -387,7 +321,7 @@ class TexTacToeState:
             *(
                 Event(
                     f"seat {seat} is dealt {cards_text(stash)}",
-                    pb.TexTacToeEvent(dealt=pb.TexTacToeDealt(stash=_texts(stash))),
+                    pb.TexTacToeEvent(dealt=pb.TexTacToeDealt(stash=card_texts(stash))),
                     frozenset({seat}),
                 )
                 for seat, stash in enumerate(stashes)
@@ -433,7 +367,7 @@ class TexTacToeState:
 
     def _reveal(self, position: int) -> TexTacToeState:
         seat = self.to_move_seat
-        events = _revealed(seat, position, self.grid[position][0])
+        events = revealed_events(seat, position, self.grid[position][0])
         face_up = _set(self.face_up, position, True)
         return self._turn_done(seat, events, self.grid, face_up, self.stashes, self.pile)
 
@@ -443,18 +377,18 @@ class TexTacToeState:
         """The stash card is gone (played or discarded): draw the top of `pile` into `stash`.
         Returns the new stashes and pile, and the private draw event."""
         drawn = pile[0]
-        return _set(self.stashes, seat, _add(stash, drawn)), pile[1:], _drew(seat, drawn)
+        return _set(self.stashes, seat, _add(stash, drawn)), pile[1:], drew_event(seat, drawn)
 
     def _play(self, card: int, position: int) -> TexTacToeState:
         seat = self.to_move_seat
-        played = _played(seat, card, position)
+        played = played_event(seat, card, position)
         stashes, pile, drew = self._draw(seat, _remove(self.stashes[seat], card), self.pile)
         grid = _set(self.grid, position, (*self.grid[position], card))
         return self._turn_done(seat, (played, drew), grid, self.face_up, stashes, pile)
 
     def _discard(self, card: int) -> TexTacToeState:
         seat = self.to_move_seat
-        discarded, detail = _discarded(seat, card)
+        discarded, detail = discarded_events(seat, card)
         # Bottom first, then draw the top (TTT-R3 guarantees a non-empty pile before).
         stash = _remove(self.stashes[seat], card)
         stashes, pile, drew = self._draw(seat, stash, (*self.pile, card))
@@ -501,7 +435,7 @@ class TexTacToeState:
 
     def _call(self, pair: tuple[int, ...]) -> TexTacToeState:
         seat = self.to_move_seat
-        events = (_called(seat), _commit_detail(seat, pair))
+        events = (called_event(seat), commit_detail_event(seat, pair))
         return _replace(
             self,
             phase=Phase.RESPOND,
@@ -519,7 +453,7 @@ class TexTacToeState:
         seat = self.to_move_seat
         response = Response.CHALLENGED if challenge else Response.CONCEDED
         responses = _set(self.responses, seat, response)
-        events = _responded(seat, challenge)
+        events = answered_events(seat, challenge)
         after = (seat + 1) % self.players
         if after != self.caller:
             return _replace(self, responses=responses, events=events, to_move_seat=after)
@@ -558,7 +492,7 @@ class TexTacToeState:
                 self.stashes, seat, _remove(_remove(self.stashes[seat], pair[0]), pair[1])
             ),
             to_move_seat=after if after != self.caller else seat,
-            events=(_committed(seat), _commit_detail(seat, pair)),
+            events=(committed_event(seat), commit_detail_event(seat, pair)),
         )
         return state if after != self.caller else state._showdown()
 
@@ -567,10 +501,10 @@ class TexTacToeState:
     def _showdown(self) -> TexTacToeState:
         n, caller = self.players, self.caller
         grid = tuple(stack if up else () for stack, up in zip(self.grid, self.face_up, strict=True))
-        lines = _eligible_lines(grid)
+        lines = eligible_lines(grid)
         line_tops = dict(lines)
         order = [(caller + k) % n for k in range(n)]
-        best = {seat: _best_line(self.committed[seat], lines) for seat in order}  # TTT-R10
+        best = {seat: best_of_lines(self.committed[seat], lines) for seat in order}  # TTT-R10
         hands = []
         texts = []
         for seat in order:
@@ -579,10 +513,10 @@ class TexTacToeState:
             hands.append(
                 pb.TexTacToeShowdownHand(
                     seat=seat,
-                    committed=_texts(committed),
+                    committed=card_texts(committed),
                     line=number,
                     positions=LINES[number],
-                    line_cards=_texts(tops),
+                    line_cards=card_texts(tops),
                     category=category_proto(value[0]),
                     tiebreak=value[1],
                 )
@@ -648,7 +582,7 @@ class TexTacToeState:
                 f"{cards_text(cleared)}",
                 pb.TexTacToeEvent(
                     line_cleared=pb.TexTacToeLineCleared(
-                        line=line, positions=positions, cards=_texts(cleared)
+                        line=line, positions=positions, cards=card_texts(cleared)
                     )
                 ),
             )
@@ -683,7 +617,7 @@ class TexTacToeState:
             # TTT-R17: left of the winner (the loser, with two players), left of the caller on a
             # tie.
             starter = (cleared_by + 1) % n
-            events += _next_hand(line, len(pile), self.hand + 1, starter)
+            events += next_hand_events(line, len(pile), self.hand + 1, starter)
         return _state(
             self.players,
             self.jokers,
@@ -714,12 +648,12 @@ class TexTacToeState:
             players=self.players,
             phase=_PHASE_PROTO[self.phase],
             to_move=max(self.to_move_seat, 0),
-            stash=_texts(self.stashes[seat]) if dealt else (),
+            stash=card_texts(self.stashes[seat]) if dealt else (),
             draw_pile_size=len(self.pile) if dealt else 0,
             call_made=self.caller >= 0,
             caller=self.caller if self.caller >= 0 else None,
             responses=[_RESPONSE_PROTO[r] for r in self.responses],
-            committed=_texts(self.committed[seat]) if dealt else (),
+            committed=card_texts(self.committed[seat]) if dealt else (),
             has_committed=[bool(pair) for pair in self.committed],
             scores=self.scores,
             hand=self.hand,
@@ -759,7 +693,7 @@ class TexTacToeState:
 @lru_cache(maxsize=4096)
 def _grid_entry(stack: tuple[int, ...]) -> bytes:
     """The encoding of a face-up position holding `stack`, base card first."""
-    position = pb.TexTacToePosition(face_up=True, stack=_texts(stack), empty=not stack)
+    position = pb.TexTacToePosition(face_up=True, stack=card_texts(stack), empty=not stack)
     return pb.TexTacToeObservation(grid=[position]).SerializeToString()
 
 
@@ -773,7 +707,7 @@ _FACE_DOWN: Final = tuple(
 @lru_cache(maxsize=256)
 def _removed_entry(removed: tuple[int, ...]) -> bytes:
     """The encoding of the removed cards (they change once per hand)."""
-    return pb.TexTacToeObservation(removed=_texts(removed)).SerializeToString()
+    return pb.TexTacToeObservation(removed=card_texts(removed)).SerializeToString()
 
 
 # States are built with the slots' own stores (see referee/games/frozen.py): a turn's or a
@@ -843,112 +777,6 @@ def _state(
     _SET_COMMITTED(state, committed)
     _SET_EVENTS(state, events)
     return state
-
-
-# The events of turns, calls, answers and commits depend only on a seat and a card or two, so
-# each is built once and shared by every state that has it (events are immutable values; never
-# mutate a payload). The caches are bounded by the 6 seats, 9 positions and 54 cards.
-
-
-@cache
-def _revealed(seat: int, position: int, card: int) -> tuple[Event]:
-    text = card_text(card)
-    return (
-        Event(
-            f"seat {seat} reveals position {position}: {text}",
-            pb.TexTacToeEvent(
-                revealed=pb.TexTacToeRevealed(seat=seat, position=position, card=text)
-            ),
-        ),
-    )
-
-
-@cache
-def _drew(seat: int, card: int) -> Event:
-    text = card_text(card)
-    return Event(
-        f"seat {seat} draws {text}",
-        pb.TexTacToeEvent(drew=pb.TexTacToeDrew(seat=seat, card=text)),
-        frozenset({seat}),
-    )
-
-
-@cache
-def _played(seat: int, card: int, position: int) -> Event:
-    text = card_text(card)
-    return Event(
-        f"seat {seat} plays {text} on position {position}",
-        pb.TexTacToeEvent(played=pb.TexTacToePlayed(seat=seat, card=text, position=position)),
-    )
-
-
-@cache
-def _discarded(seat: int, card: int) -> tuple[Event, Event]:
-    """The public discard and its private detail (TTT-R19: the discard goes face down; only the
-    discarder knows the card)."""
-    text = card_text(card)
-    return (
-        Event(
-            f"seat {seat} discards a card to the bottom of the draw pile",
-            pb.TexTacToeEvent(discarded=pb.TexTacToeDiscarded(seat=seat)),
-        ),
-        Event(
-            f"seat {seat} discards {text}",
-            pb.TexTacToeEvent(discard_detail=pb.TexTacToeDiscardDetail(card=text)),
-            frozenset({seat}),
-        ),
-    )
-
-
-@cache
-def _called(seat: int) -> Event:
-    return Event(f"seat {seat} calls", pb.TexTacToeEvent(called=pb.TexTacToeCalled(seat=seat)))
-
-
-@cache
-def _responded(seat: int, challenge: bool) -> tuple[Event]:
-    if challenge:
-        payload = pb.TexTacToeEvent(challenged=pb.TexTacToeChallenged(seat=seat))
-        return (Event(f"seat {seat} challenges", payload),)
-    payload = pb.TexTacToeEvent(conceded=pb.TexTacToeConceded(seat=seat))
-    return (Event(f"seat {seat} concedes", payload),)
-
-
-@cache
-def _committed(seat: int) -> Event:
-    return Event(
-        f"seat {seat} sets two cards face down",
-        pb.TexTacToeEvent(committed=pb.TexTacToeCommitted(seat=seat)),
-    )
-
-
-@cache
-def _next_hand(line: int, pile_size: int, hand: int, starter: int) -> tuple[Event, Event]:
-    """After `line` is cleared: its positions are refilled, and with `hand` hands over, the next
-    one begins."""
-    positions = LINES[line]
-    return (
-        Event(
-            f"positions {' '.join(map(str, positions))} are refilled face down "
-            f"(draw pile {pile_size})",
-            pb.TexTacToeEvent(
-                refilled=pb.TexTacToeRefilled(positions=positions, draw_pile_size=pile_size)
-            ),
-        ),
-        Event(
-            f"hand {hand + 1} begins: seat {starter} starts",
-            pb.TexTacToeEvent(hand_started=pb.TexTacToeHandStarted(hand=hand, starter=starter)),
-        ),
-    )
-
-
-@cache
-def _commit_detail(seat: int, pair: tuple[int, ...]) -> Event:
-    return Event(
-        f"seat {seat} sets {cards_text(pair)} face down",
-        pb.TexTacToeEvent(commit_detail=pb.TexTacToeCommitDetail(cards=_texts(pair))),
-        frozenset({seat}),
-    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -71,6 +71,11 @@ def cards_text(cards: Iterable[int]) -> str:
     return " ".join(card_text(card) for card in cards)
 
 
+def card_texts(cards: Iterable[int]) -> list[str]:
+    """Each card's text, for a protocol message's repeated field."""
+    return [card_text(card) for card in cards]
+
+
 _BY_TEXT: Final = {card_text(card): card for card in JOKER_DECK}
 
 
