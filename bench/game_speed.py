@@ -9,7 +9,8 @@ match runner makes, without bots or transport. Run: `.venv/bin/python bench/game
 and one with this checkout's, take turns on each case (`--rounds` turns each of
 `--seconds / --rounds`, old first every other turn) and the medians are printed with the ratio
 new/old, so a noisy machine slows both alike. Workers time by their CPU time, which a busy
-machine disturbs less than wall time.
+machine disturbs less than wall time. REV needs this checkout's layout (`referee.match.runner`,
+`referee.match.records.action_line`): commit 031ec3d or later.
 
 `--beyond` (implied by `--against`) prints what one decision costs the referee beyond the engine,
 mirroring `referee.match.runner`: the observation and legal actions in protocol form, the
@@ -136,6 +137,7 @@ def decision_cost(
                     chance = record_pb2.ChanceRecord(pick=outcome, label=node.label)
                 to_json_line(record_pb2.Record(chance=chance))
                 engine += (t1 - t0) + (t3 - t2)
+                referee_from = t3
             else:
                 legal = state.legal_actions()
                 t1 = now()
@@ -157,14 +159,14 @@ def decision_cost(
                 engine += (t1 - t0) + (t4 - t3)
                 beyond += t2 - t1
                 decisions += 1
-                t3 = t4
+                referee_from = t4
             for event in state.events:
                 message = protocol.event(game.id, event)
                 event_line(message, sorted(event.seats) if event.seats is not None else None)
                 for seat_index, queue in enumerate(pending):
                     if event.visible_to(seat_index):
                         queue.append(message)
-            beyond += now() - t3
+            beyond += now() - referee_from
     return engine / decisions * 1e6, beyond / decisions * 1e6
 
 
