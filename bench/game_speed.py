@@ -7,10 +7,10 @@ match runner makes, without bots or transport. Run: `.venv/bin/python bench/game
 `--against REV` also times git revision REV's engines, checked out in a temporary worktree
 (removed afterwards), with this same loop: two worker processes, one whose `referee` is REV's
 and one with this checkout's, take turns on each case (`--rounds` turns each of
-`--seconds / --rounds`, old first every other turn) and the medians are printed with the ratio
-new/old, so a noisy machine slows both alike. Workers time by their CPU time, which a busy
-machine disturbs less than wall time. REV needs this checkout's layout (`referee.match.runner`,
-`referee.match.records.action_line`): commit 031ec3d or later.
+`--seconds / --rounds`, old first every other turn); the medians are printed, with the median
+of the turns' ratios new/old, so a noisy machine slows both alike. Workers time by their CPU
+time, which a busy machine disturbs less than wall time. REV needs this checkout's layout
+(`referee.match.runner`, `referee.match.records.action_line`): commit 031ec3d or later.
 
 `--beyond` (implied by `--against`) prints what one decision costs the referee beyond the engine,
 mirroring `referee.match.runner`: the observation and legal actions in protocol form, the
@@ -299,7 +299,13 @@ def against(revision: str, names: list[str], rounds: int, seconds: float) -> Non
     for name, options_text in cases_of(names):
         label = label_of(options_text)
         old, new = medians("speed", "old", name, label)[0], medians("speed", "new", name, label)[0]
-        print(f"{name:<10} {label:<30} {old:>9.1f} {new:>9.1f} {new / old:>6.2f}x")
+        # The ratio is the median of each turn's: old and new ran back to back in one turn, so
+        # they shared the machine's mood, which drifts over seconds.
+        turns = zip(
+            runs["speed", "old", name, label], runs["speed", "new", name, label], strict=True
+        )
+        ratio = statistics.median(after[0] / before[0] for before, after in turns)
+        print(f"{name:<10} {label:<30} {old:>9.1f} {new:>9.1f} {ratio:>6.2f}x")
     print()
     print("µs per decision: the engine's calls, and the referee's work beyond them")
     heads = ("old eng", "old ref", "new eng", "new ref")
@@ -314,7 +320,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="Games per second of each game's engine.")
     parser.add_argument("games", nargs="*", metavar="GAME", help="games to time (default: all)")
     parser.add_argument("--against", metavar="REV", help="also time this git revision's engines")
-    parser.add_argument("--rounds", type=int, default=6, help="turns each with --against")
+    parser.add_argument("--rounds", type=int, default=10, help="turns each with --against")
     parser.add_argument("--seconds", type=float, default=SECONDS, help="per game and engines")
     parser.add_argument("--beyond", action="store_true", help="µs per decision beyond the engine")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
