@@ -211,6 +211,27 @@ _CONCEDE: Final = TexTacToeAction(Kind.CONCEDE)
 _CHALLENGE: Final = TexTacToeAction(Kind.CHALLENGE)
 
 
+# Python 3.11 looks a member up on an Enum class (`Phase.OVER`) about ten times slower than a
+# module global, and the states' methods run at every decision: they use these aliases.
+_KIND_CALL: Final = Kind.CALL
+_KIND_CHALLENGE: Final = Kind.CHALLENGE
+_KIND_COMMIT: Final = Kind.COMMIT
+_KIND_DISCARD: Final = Kind.DISCARD
+_KIND_PLAY: Final = Kind.PLAY
+_KIND_REVEAL: Final = Kind.REVEAL
+_PHASE_COMMIT: Final = Phase.COMMIT
+_PHASE_DEAL: Final = Phase.DEAL
+_PHASE_EXTRA_TURN: Final = Phase.EXTRA_TURN
+_PHASE_FIRST_PLAYER: Final = Phase.FIRST_PLAYER
+_PHASE_OVER: Final = Phase.OVER
+_PHASE_RESPOND: Final = Phase.RESPOND
+_PHASE_TURN: Final = Phase.TURN
+_RESPONSE_CALLER: Final = Response.CALLER
+_RESPONSE_CHALLENGED: Final = Response.CHALLENGED
+_RESPONSE_CONCEDED: Final = Response.CONCEDED
+_RESPONSE_NONE: Final = Response.NONE
+
+
 @dataclass(frozen=True, slots=True)
 class TexTacToeState:
     """A Tex-Tac-Toe position.
@@ -245,14 +266,14 @@ class TexTacToeState:
         return self.to_move_seat if self.to_move_seat >= 0 else None
 
     def chance(self) -> Shuffle | Pick | None:
-        if self.phase is Phase.DEAL:
+        if self.phase is _PHASE_DEAL:
             return Shuffle(JOKER_TEXTS if self.jokers else STANDARD_TEXTS)
-        if self.phase is Phase.FIRST_PLAYER:
+        if self.phase is _PHASE_FIRST_PLAYER:
             return Pick(self.players, "first player")  # TTT-R1: the seed's cut
         return None
 
     def is_terminal(self) -> bool:
-        return self.phase is Phase.OVER
+        return self.phase is _PHASE_OVER
 
     # --- legal actions -------------------------------------------------------------------------
 
@@ -286,23 +307,23 @@ class TexTacToeState:
     def legal_actions(self) -> Sequence[TexTacToeAction]:
         seat = self.to_move_seat
         phase = self.phase
-        if phase is Phase.TURN:
+        if phase is _PHASE_TURN:
             return self._turn_actions(seat, may_call=True)
-        if phase is Phase.EXTRA_TURN:
+        if phase is _PHASE_EXTRA_TURN:
             return self._turn_actions(seat, may_call=False)  # TTT-R9: no call
-        if phase is Phase.RESPOND:
+        if phase is _PHASE_RESPOND:
             return [_CONCEDE, _CHALLENGE]
-        if phase is Phase.COMMIT:
+        if phase is _PHASE_COMMIT:
             return [_COMMIT[pair] for pair in combinations(self.stashes[seat], 2)]
         return []
 
     # --- chance --------------------------------------------------------------------------------
 
     def apply_chance(self, outcome: ChanceOutcome) -> TexTacToeState:
-        if self.phase is Phase.DEAL:
+        if self.phase is _PHASE_DEAL:
             assert isinstance(outcome, tuple)
             deck = tuple(_card(text) for text in outcome)
-            return _replace(self, phase=Phase.FIRST_PLAYER, pile=deck, events=())
+            return _replace(self, phase=_PHASE_FIRST_PLAYER, pile=deck, events=())
         assert isinstance(outcome, int)
         return self._deal(outcome)
 
@@ -335,7 +356,7 @@ class TexTacToeState:
         ]
         return _replace(
             self,
-            phase=Phase.TURN,
+            phase=_PHASE_TURN,
             grid=tuple((card,) for card in deck[:GRID_SIZE]),
             face_up=tuple(p == CENTRE for p in range(GRID_SIZE)),
             stashes=stashes,
@@ -343,7 +364,7 @@ class TexTacToeState:
             scores=(0,) * n,
             to_move_seat=first,
             starter=first,
-            responses=(Response.NONE,) * n,
+            responses=(_RESPONSE_NONE,) * n,
             committed=((),) * n,
             events=tuple(events),
         )
@@ -353,17 +374,17 @@ class TexTacToeState:
     def apply(self, action: Action) -> TexTacToeState:
         assert isinstance(action, TexTacToeAction)
         kind = action.kind
-        if kind is Kind.REVEAL:
+        if kind is _KIND_REVEAL:
             return self._reveal(action.position)
-        if kind is Kind.PLAY:
+        if kind is _KIND_PLAY:
             return self._play(action.cards[0], action.position)
-        if kind is Kind.DISCARD:
+        if kind is _KIND_DISCARD:
             return self._discard(action.cards[0])
-        if kind is Kind.CALL:
+        if kind is _KIND_CALL:
             return self._call(action.cards)
-        if kind is Kind.COMMIT:
+        if kind is _KIND_COMMIT:
             return self._commit(action.cards)
-        return self._respond(kind is Kind.CHALLENGE)
+        return self._respond(kind is _KIND_CHALLENGE)
 
     def _reveal(self, position: int) -> TexTacToeState:
         seat = self.to_move_seat
@@ -406,7 +427,7 @@ class TexTacToeState:
     ) -> TexTacToeState:
         """A reveal, play or discard is over, leaving this grid, these stashes and this pile: the
         next seat's turn, or the next challenger's."""
-        turn = self.phase is Phase.TURN
+        turn = self.phase is _PHASE_TURN
         state = _state(
             self.players,
             self.jokers,
@@ -438,9 +459,9 @@ class TexTacToeState:
         events = (called_event(seat), commit_detail_event(seat, pair))
         return _replace(
             self,
-            phase=Phase.RESPOND,
+            phase=_PHASE_RESPOND,
             caller=seat,
-            responses=_set(self.responses, seat, Response.CALLER),
+            responses=_set(self.responses, seat, _RESPONSE_CALLER),
             committed=_set(self.committed, seat, pair),
             stashes=_set(
                 self.stashes, seat, _remove(_remove(self.stashes[seat], pair[0]), pair[1])
@@ -451,14 +472,14 @@ class TexTacToeState:
 
     def _respond(self, challenge: bool) -> TexTacToeState:
         seat = self.to_move_seat
-        response = Response.CHALLENGED if challenge else Response.CONCEDED
+        response = _RESPONSE_CHALLENGED if challenge else _RESPONSE_CONCEDED
         responses = _set(self.responses, seat, response)
         events = answered_events(seat, challenge)
         after = (seat + 1) % self.players
         if after != self.caller:
             return _replace(self, responses=responses, events=events, to_move_seat=after)
         # TTT-R17: every seat has answered; the challengers' extra turns come first, in order.
-        state = _replace(self, phase=Phase.EXTRA_TURN, responses=responses, events=events)
+        state = _replace(self, phase=_PHASE_EXTRA_TURN, responses=responses, events=events)
         return state._next_extra_turn(after=self.caller)
 
     def _next_extra_turn(self, after: int) -> TexTacToeState:
@@ -468,11 +489,11 @@ class TexTacToeState:
         order = self._responders()
         start = 0 if after == self.caller else order.index(after) + 1
         for seat in order[start:]:
-            if self.responses[seat] is not Response.CHALLENGED:
+            if self.responses[seat] is not _RESPONSE_CHALLENGED:
                 continue
             if self._can_take_extra_turn():
                 return _replace(
-                    self, phase=Phase.EXTRA_TURN, to_move_seat=seat, events=tuple(events)
+                    self, phase=_PHASE_EXTRA_TURN, to_move_seat=seat, events=tuple(events)
                 )
             events.append(
                 Event(
@@ -480,7 +501,7 @@ class TexTacToeState:
                     pb.TexTacToeEvent(extra_turn_skipped=pb.TexTacToeExtraTurnSkipped(seat=seat)),
                 )
             )
-        return _replace(self, phase=Phase.COMMIT, to_move_seat=order[0], events=tuple(events))
+        return _replace(self, phase=_PHASE_COMMIT, to_move_seat=order[0], events=tuple(events))
 
     def _commit(self, pair: tuple[int, ...]) -> TexTacToeState:
         seat = self.to_move_seat
@@ -534,7 +555,7 @@ class TexTacToeState:
         ]
         top = max(value for _, value in best.values())
         winners = [seat for seat in order if best[seat][1] == top]
-        challenged = Response.CHALLENGED in self.responses
+        challenged = _RESPONSE_CHALLENGED in self.responses
         scores = self.scores
         if len(winners) == 1:
             winner = winners[0]
@@ -622,7 +643,7 @@ class TexTacToeState:
             self.players,
             self.jokers,
             self.max_turns,
-            Phase.OVER if over else Phase.TURN,
+            _PHASE_OVER if over else _PHASE_TURN,
             grid_after,
             face_up,
             stashes,
@@ -634,7 +655,7 @@ class TexTacToeState:
             self.hand + 1,
             0,
             -1,
-            (Response.NONE,) * n,
+            (_RESPONSE_NONE,) * n,
             ((),) * n,
             tuple(events),
         )

@@ -233,6 +233,16 @@ class Table:
     scores: tuple[int, ...] = ()
 
 
+# Python 3.11 looks a member up on an Enum class (`Phase.OVER`) about ten times slower than a
+# module global, and the states' methods run at every decision: they use these aliases.
+_KIND_BID: Final = Kind.BID
+_PHASE_BID: Final = Phase.BID
+_PHASE_DEAL: Final = Phase.DEAL
+_PHASE_FIRST_DEALER: Final = Phase.FIRST_DEALER
+_PHASE_OVER: Final = Phase.OVER
+_PHASE_PLAY: Final = Phase.PLAY
+
+
 @dataclass(frozen=True, slots=True)
 class XactikaState:
     """An Xactika position. Cards are ints (see CARD_TEXT); hands are ascending tuples.
@@ -293,14 +303,14 @@ class XactikaState:
         return self.to_move_seat if self.to_move_seat >= 0 else None
 
     def chance(self) -> Shuffle | Pick | None:
-        if self.phase is Phase.DEAL:
+        if self.phase is _PHASE_DEAL:
             return SHUFFLE
-        if self.phase is Phase.FIRST_DEALER:
+        if self.phase is _PHASE_FIRST_DEALER:
             return Pick(self.table.players, "first dealer")  # XAC-R1
         return None
 
     def is_terminal(self) -> bool:
-        return self.phase is Phase.OVER
+        return self.phase is _PHASE_OVER
 
     def legal_actions(self) -> tuple[XactikaAction, ...]:
         legal = self._legal
@@ -311,7 +321,7 @@ class XactikaState:
 
     def _compute_legal(self) -> tuple[XactikaAction, ...]:
         seat = self.to_move_seat
-        if self.phase is Phase.PLAY:
+        if self.phase is _PHASE_PLAY:
             hand = self.hands[seat]
             if not self.trick:
                 # XAC-R5: lead any card with one of its own four calls.
@@ -320,7 +330,7 @@ class XactikaState:
             matching = MATCHES[self.call]
             follow = tuple([PLAYS[card] for card in hand if card in matching])
             return follow or tuple([PLAYS[card] for card in hand])
-        if self.phase is Phase.BID:
+        if self.phase is _PHASE_BID:
             table = self.table
             if seat != table.dealer:
                 return BIDS
@@ -330,7 +340,7 @@ class XactikaState:
         return ()
 
     def apply_chance(self, outcome: ChanceOutcome) -> XactikaState:
-        if self.phase is Phase.FIRST_DEALER:
+        if self.phase is _PHASE_FIRST_DEALER:
             assert isinstance(outcome, int)
             event = Event(
                 f"seat {outcome} deals first",
@@ -340,7 +350,7 @@ class XactikaState:
             scores = (0,) * table.players
             return XactikaState(
                 Table(table.players, table.rounds, dealer=outcome, scores=scores),
-                Phase.DEAL,
+                _PHASE_DEAL,
                 events=(event,),
             )
         assert isinstance(outcome, tuple)
@@ -375,7 +385,7 @@ class XactikaState:
         first = (dealer + 1) % n
         return XactikaState(
             Table(n, table.rounds, round_number, dealer, deck[dealt:], (-1,) * n, table.scores),
-            Phase.BID,
+            _PHASE_BID,
             first,
             tuple(hands),
             first,
@@ -388,7 +398,7 @@ class XactikaState:
 
     def apply(self, action: Action) -> XactikaState:
         assert isinstance(action, XactikaAction)
-        if action.kind is Kind.BID:
+        if action.kind is _KIND_BID:
             return self._bid(action.value)
         return self._play(action.value, action.call)
 
@@ -400,7 +410,7 @@ class XactikaState:
         # After the bids the seat left of the dealer (the leader since the deal) leads.
         return _state(
             Table(t.players, t.rounds, t.round, t.dealer, t.set_aside, bids, t.scores),
-            Phase.PLAY if done else Phase.BID,
+            _PHASE_PLAY if done else _PHASE_BID,
             self.leader if done else (seat + 1) % t.players,
             self.hands,
             self.leader,
@@ -427,7 +437,7 @@ class XactikaState:
         if len(trick) < n:
             return _state(
                 self.table,
-                Phase.PLAY,
+                _PHASE_PLAY,
                 (seat + 1) % n,
                 hands,
                 self.leader,
@@ -445,7 +455,7 @@ class XactikaState:
         if len(played) < HAND_SIZE * n:
             # The winner leads the next trick.
             return _state(
-                self.table, Phase.PLAY, winner, hands, winner, -1, (), taken, played, (event, won)
+                self.table, _PHASE_PLAY, winner, hands, winner, -1, (), taken, played, (event, won)
             )
         return self._score(hands, taken, played, (event, won))
 
@@ -473,7 +483,7 @@ class XactikaState:
         dealer = t.dealer if over else (t.dealer + 1) % t.players
         return XactikaState(
             Table(t.players, t.rounds, t.round, dealer, t.set_aside, t.bids, scores),
-            Phase.OVER if over else Phase.DEAL,
+            _PHASE_OVER if over else _PHASE_DEAL,
             -1,
             hands,
             self.leader,

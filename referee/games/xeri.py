@@ -226,6 +226,16 @@ def _pile_event(pile: tuple[int, ...]) -> Event:
     )
 
 
+# Python 3.11 looks a member up on an Enum class (`Phase.OVER`) about ten times slower than a
+# module global, and the states' methods run at every decision: they use these aliases.
+_PHASE_CUT: Final = Phase.CUT
+_PHASE_DEALER: Final = Phase.DEALER
+_PHASE_OVER: Final = Phase.OVER
+_PHASE_PLAY: Final = Phase.PLAY
+_PHASE_RESHUFFLE: Final = Phase.RESHUFFLE
+_PHASE_SHUFFLE: Final = Phase.SHUFFLE
+
+
 @dataclass(frozen=True, slots=True)
 class XeriState:
     """A Xeri position. `pile` is bottom first; `stock` is top first (during the cut, the whole
@@ -259,21 +269,21 @@ class XeriState:
 
     def chance(self) -> Shuffle | Pick | None:
         phase = self.phase
-        if phase is Phase.SHUFFLE:
+        if phase is _PHASE_SHUFFLE:
             return _DEAL
-        if phase is Phase.DEALER:
+        if phase is _PHASE_DEALER:
             return Pick(self.config.players, "dealer")  # XERI-R2
-        if phase is Phase.CUT:
+        if phase is _PHASE_CUT:
             return Pick(_cut_positions(self.stock), "cut")  # XERI-R12
-        if phase is Phase.RESHUFFLE:
+        if phase is _PHASE_RESHUFFLE:
             return Shuffle(tuple(cards_text(sorted(self._reshuffled()))), "reshuffle")  # XERI-R4
         return None
 
     def is_terminal(self) -> bool:
-        return self.phase is Phase.OVER
+        return self.phase is _PHASE_OVER
 
     def legal_actions(self) -> Sequence[XeriAction]:
-        if self.phase is not Phase.PLAY:
+        if self.phase is not _PHASE_PLAY:
             return []
         return [ACTIONS[card] for card in self.hands[self.to_move_seat]]
 
@@ -281,14 +291,14 @@ class XeriState:
 
     def apply_chance(self, outcome: ChanceOutcome) -> XeriState:
         phase = self.phase
-        if phase is Phase.DEALER:
+        if phase is _PHASE_DEALER:
             assert isinstance(outcome, int)
             event = Event(
                 f"seat {outcome} deals first",
                 pb.XeriEvent(dealer_chosen=pb.XeriDealerChosen(seat=outcome)),
             )
             return self._next_round(outcome, 1, (event,))
-        if phase is Phase.CUT:
+        if phase is _PHASE_CUT:
             assert isinstance(outcome, int)
             deck = self.stock
             # XERI-R12: the jack goes to the chosen place above the bottom non-jack card.
@@ -296,7 +306,7 @@ class XeriState:
             return self._reveal(moved, [])
         assert isinstance(outcome, tuple)
         order = tuple(map(CARD_OF.__getitem__, outcome))
-        if phase is Phase.SHUFFLE:
+        if phase is _PHASE_SHUFFLE:
             return self._shuffled(order)
         if self.config.cut_reveal:
             order = (*order, self.bottom)  # XERI-R12: the shown card stays at the bottom.
@@ -309,7 +319,7 @@ class XeriState:
     def _next_round(self, dealer: int, number: int, events: tuple[Event, ...]) -> XeriState:
         return _replace(
             self,
-            phase=Phase.SHUFFLE,
+            phase=_PHASE_SHUFFLE,
             dealer=dealer,
             round=number,
             to_move_seat=-1,
@@ -351,7 +361,7 @@ class XeriState:
             )
         )
         if moved:
-            return _replace(self, phase=Phase.CUT, stock=deck, events=tuple(events))
+            return _replace(self, phase=_PHASE_CUT, stock=deck, events=tuple(events))
         return _replace(self, bottom=bottom)._deal_round(deck, events)
 
     def _deal_round(self, deck: tuple[int, ...], events: list[Event]) -> XeriState:
@@ -372,7 +382,7 @@ class XeriState:
         fault = "" if self.config.lenient_pile else pile_fault(pile)
         if not fault:
             first = (self.dealer + 1) % self.config.players
-            return _replace(self, phase=Phase.PLAY, to_move_seat=first, events=tuple(events))
+            return _replace(self, phase=_PHASE_PLAY, to_move_seat=first, events=tuple(events))
         events.append(
             Event(
                 f"the pile {' '.join(cards_text(pile))} is rejected ({fault}): "
@@ -385,7 +395,7 @@ class XeriState:
         stock = self.stock
         # The shown bottom card (V1) stays last; the rest is shuffled anyway.
         pending = (*stock[:-1], *pile, stock[-1])
-        return _replace(self, phase=Phase.RESHUFFLE, pile=(), stock=pending, events=tuple(events))
+        return _replace(self, phase=_PHASE_RESHUFFLE, pile=(), stock=pending, events=tuple(events))
 
     # Play.
 
@@ -458,7 +468,7 @@ class XeriState:
             events.extend(_dealt_events(hands, deal, len(stock)))
         return _state(
             config,
-            Phase.PLAY,
+            _PHASE_PLAY,
             self.dealer,
             self.round,
             deal,
@@ -572,7 +582,9 @@ class XeriState:
                 pb.XeriEvent(game_over=game_over),
             )
         )
-        return _replace(ended, phase=Phase.OVER, winner=winner, target=target, events=tuple(events))
+        return _replace(
+            ended, phase=_PHASE_OVER, winner=winner, target=target, events=tuple(events)
+        )
 
     def _game_winner(
         self, points: tuple[int, int], round_wins: tuple[int, int], events: list[Event]
@@ -617,7 +629,7 @@ class XeriState:
             pile_cards=cards_text(pile),
             top_card=CARD_TEXT[pile[-1]] if pile else None,
             pile_size=len(pile),
-            stock_size=len(self.stock) if self.phase is Phase.PLAY else 0,
+            stock_size=len(self.stock) if self.phase is _PHASE_PLAY else 0,
             dealer=self.dealer,
             to_move=max(self.to_move_seat, 0),
             round=self.round,

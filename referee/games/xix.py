@@ -133,6 +133,20 @@ def trick_taker(leader: int, lead: int, follow: int) -> int:
     return leader if lead_wins else _other(leader)
 
 
+# Python 3.11 looks a member up on an Enum class (`Phase.OVER`) about ten times slower than a
+# module global, and the states' methods run at every decision: they use these aliases.
+_KIND_DRAFT: Final = Kind.DRAFT
+_KIND_PLAY: Final = Kind.PLAY
+_KIND_STRIKE: Final = Kind.STRIKE
+_PHASE_DEAL: Final = Phase.DEAL
+_PHASE_DRAFT: Final = Phase.DRAFT
+_PHASE_FIRST_LEADER: Final = Phase.FIRST_LEADER
+_PHASE_OVER: Final = Phase.OVER
+_PHASE_PLAY: Final = Phase.PLAY
+_PHASE_STRIKE: Final = Phase.STRIKE
+_PHASE_TRADE: Final = Phase.TRADE
+
+
 @dataclass(frozen=True, slots=True)
 class XixState:
     """A XIX position. Hands are ascending tuples; `known[s][p]` is what seat s knows of row p."""
@@ -159,33 +173,33 @@ class XixState:
         return self.to_move_seat if self.to_move_seat >= 0 else None
 
     def chance(self) -> Shuffle | Pick | None:
-        if self.phase is Phase.DEAL:
+        if self.phase is _PHASE_DEAL:
             return _DEAL
-        if self.phase is Phase.FIRST_LEADER:
+        if self.phase is _PHASE_FIRST_LEADER:
             return _FIRST_LEADER
         return None
 
     def is_terminal(self) -> bool:
-        return self.phase is Phase.OVER
+        return self.phase is _PHASE_OVER
 
     def legal_actions(self) -> Sequence[XixAction]:
         phase = self.phase
-        if phase is Phase.PLAY:
+        if phase is _PHASE_PLAY:
             plays = _PLAY
             return [plays[card] for card in self.hands[self.to_move_seat]]  # XIX-R3: no follow
-        if phase is Phase.STRIKE:
+        if phase is _PHASE_STRIKE:
             return _STRIKES[self.slid]  # XIX-R5
-        if phase is Phase.DRAFT:
+        if phase is _PHASE_DRAFT:
             drafts = _DRAFT
             return [drafts[card] for card in self.pool]
-        if phase is Phase.TRADE:
+        if phase is _PHASE_TRADE:
             # XIX-R10: any position, peeked or not, for any of the loser's hand cards.
             hand = self.hands[self.to_move_seat]
             return [trades[card] for trades in _TRADE for card in hand]
         return ()
 
     def apply_chance(self, outcome: ChanceOutcome) -> XixState:
-        if self.phase is Phase.DEAL:
+        if self.phase is _PHASE_DEAL:
             assert isinstance(outcome, tuple)
             return self._deal(tuple(int(card) for card in outcome))
         assert isinstance(outcome, int)
@@ -194,7 +208,7 @@ class XixState:
             f"seat {leader} leads first", pb.XixEvent(first_leader=pb.XixFirstLeader(seat=leader))
         )
         return _state(
-            Phase.PLAY,
+            _PHASE_PLAY,
             self.hands,
             self.row,
             self.slid,
@@ -224,7 +238,7 @@ class XixState:
             for seat, hand in enumerate(hands)
         )
         return _state(
-            Phase.FIRST_LEADER,
+            _PHASE_FIRST_LEADER,
             hands,
             deck[12:17],
             self.slid,
@@ -245,11 +259,11 @@ class XixState:
     def apply(self, action: Action) -> XixState:
         assert isinstance(action, XixAction)
         kind = action.kind
-        if kind is Kind.PLAY:
+        if kind is _KIND_PLAY:
             return self._play(action.value)
-        if kind is Kind.STRIKE:
+        if kind is _KIND_STRIKE:
             return self._strike(action.value)
-        if kind is Kind.DRAFT:
+        if kind is _KIND_DRAFT:
             return self._draft(action.value)
         return self._trade(action.value, action.card)
 
@@ -280,7 +294,7 @@ class XixState:
         taker = trick_taker(self.leader, lead, card)
         # The taker leads next (XIX-R4); first the other seat takes its strike (XIX-R5).
         return _state(
-            Phase.STRIKE,
+            _PHASE_STRIKE,
             hands,
             self.row,
             self.slid,
@@ -307,7 +321,7 @@ class XixState:
         events = _strike_events(seat, position, count, value)
         if count < STRIKES_TO_LOSE:
             return _state(
-                Phase.PLAY,
+                _PHASE_PLAY,
                 self.hands,
                 self.row,
                 _set(self.slid, position, True),
@@ -335,7 +349,7 @@ class XixState:
         over = scores[winner] >= TARGET  # XIX-R8: no draft or trade after the final exchange.
         # XIX-R9: otherwise the loser drafts first from the cards played in the exchange.
         return _state(
-            Phase.OVER if over else Phase.DRAFT,
+            _PHASE_OVER if over else _PHASE_DRAFT,
             self.hands,
             self.row,
             _UNSLID,  # XIX-R6: slid cards are pushed back into the row.
@@ -359,7 +373,7 @@ class XixState:
         pool = _remove(self.pool, card)
         # XIX-R10: the trade is mandatory for the loser once the pool is empty.
         return _state(
-            self.phase if pool else Phase.TRADE,
+            self.phase if pool else _PHASE_TRADE,
             hands,
             self.row,
             self.slid,
@@ -400,7 +414,7 @@ class XixState:
         )
         # XIX-R4: the exchange's winner took its last trick, so it leads the next exchange.
         return _state(
-            Phase.PLAY,
+            _PHASE_PLAY,
             _per_seat(self.hands, seat, hand),
             _set(self.row, position, card),
             self.slid,
