@@ -188,7 +188,7 @@ class XixState:
             plays = _PLAY
             return [plays[card] for card in self.hands[self.to_move_seat]]  # XIX-R3: no follow
         if phase is _PHASE_STRIKE:
-            return _STRIKES[self.slid]  # XIX-R5
+            return list(_STRIKES[self.slid])  # XIX-R5
         if phase is _PHASE_DRAFT:
             drafts = _DRAFT
             return [drafts[card] for card in self.pool]
@@ -196,7 +196,7 @@ class XixState:
             # XIX-R10: any position, peeked or not, for any of the loser's hand cards.
             hand = self.hands[self.to_move_seat]
             return [trades[card] for trades in _TRADE for card in hand]
-        return ()
+        return []
 
     def apply_chance(self, outcome: ChanceOutcome) -> XixState:
         if self.phase is _PHASE_DEAL:
