@@ -103,7 +103,9 @@ def _state_lines(game: Game, state: State, seats: int) -> Iterator[str]:
         yield _event(event)
     for seat in range(seats):
         yield f"observation {seat} {_proto(state.observation(seat))}"
-    for action in state.legal_actions():
+    legal = state.legal_actions()
+    yield f"legal actions: a {type(legal).__name__} of {len(legal)}"
+    for action in legal:
         parsed = game.parse_action(action.text)
         same = parsed == action and hash(parsed) == hash(action)
         yield f"legal {action.text!r} {_proto(action.to_proto())} parsed={same}"
