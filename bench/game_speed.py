@@ -34,7 +34,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from referee.games import GAMES, checked, get_game
-from referee.games.base import Game, parse_options
+from referee.games.base import Event, Game, parse_options
 from referee.match.runner import draw_chance
 
 # Option sets to measure per game (text form); a game not listed runs with its defaults.
@@ -100,6 +100,15 @@ def decision_cost(
     from referee.match.clock import SeatClock, TimeControl
     from referee.match.records import action_line, event_line, to_json_line
 
+    try:
+        from referee.match.runner import encoded_event
+    except ImportError:  # a revision before the runner kept each shared event's encoding
+
+        def encoded_event(game_id: str, event: Event) -> tuple[game_pb2.Event, str]:
+            message = protocol.event(game_id, event)
+            seats = sorted(event.seats) if event.seats is not None else None
+            return message, event_line(message, seats)
+
     seat_clock = SeatClock.start(TimeControl())
     rng = random.Random(1)
     engine = beyond = 0.0
@@ -161,8 +170,7 @@ def decision_cost(
                 decisions += 1
                 referee_from = t4
             for event in state.events:
-                message = protocol.event(game.id, event)
-                event_line(message, sorted(event.seats) if event.seats is not None else None)
+                message, _ = encoded_event(game.id, event)
                 for seat_index, queue in enumerate(pending):
                     if event.visible_to(seat_index):
                         queue.append(message)

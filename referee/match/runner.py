@@ -21,7 +21,7 @@ import trio
 
 from croupier.v1 import common_pb2, game_pb2, record_pb2, referee_pb2
 from referee.games import checked
-from referee.games.base import Action, ChanceOutcome, Game, Pick, Shuffle, State
+from referee.games.base import Action, ChanceOutcome, Event, Game, Pick, Shuffle, State
 from referee.games.options import Options
 from referee.match import protocol
 from referee.match.clock import SeatClock, Stopwatch, TimeControl
@@ -80,6 +80,27 @@ def draw_chance(node: Shuffle | Pick, rng: random.Random) -> ChanceOutcome:
     if isinstance(node, Shuffle):
         return tuple(rng.sample(node.cards, len(node.cards)))
     return rng.randrange(node.count)
+
+
+#: Each event's protocol message and record line, by the engine's Event object (kept here, so
+#: its id is not reused while it is): engines share the Event of a common move, so most of a
+#: match's events are encoded once per process. Encoding one was about half the referee's own
+#: work per decision. Shared messages: callers copy, never mutate them.
+_encoded: dict[int, tuple[Event, game_pb2.Event, str]] = {}
+_ENCODED_MAX = 4096
+
+
+def encoded_event(game_id: str, event: Event) -> tuple[game_pb2.Event, str]:
+    """The event as the protocol's message, and as its record line."""
+    entry = _encoded.get(id(event))
+    if entry is not None and entry[0] is event:
+        return entry[1], entry[2]
+    message = protocol.event(game_id, event)
+    line = event_line(message, sorted(event.seats) if event.seats is not None else None)
+    if len(_encoded) >= _ENCODED_MAX:
+        _encoded.clear()  # the shared ones come back at once; fresh ones (deals) never repeat
+    _encoded[id(event)] = (event, message, line)
+    return message, line
 
 
 def _chance_record(node: Shuffle | Pick, outcome: ChanceOutcome) -> record_pb2.Record:
@@ -144,10 +165,9 @@ class _Match:
         """Record every event of the last transition and queue it for the seats that may see it:
         each seat gets its queue with its next request, or with the match's end."""
         for event in state.events:
-            message = protocol.event(self.game.id, event)
+            message, line = encoded_event(self.game.id, event)
             if self.writer is not None:
-                seats = sorted(event.seats) if event.seats is not None else None
-                self.writer.write_line(event_line(message, seats))
+                self.writer.write_line(line)
             for seat_index, pending in enumerate(self.pending):
                 if event.visible_to(seat_index):
                     pending.append(message)
