@@ -87,7 +87,7 @@ def draw_chance(node: Shuffle | Pick, rng: random.Random) -> ChanceOutcome:
 #: match's events are encoded once per process. Encoding one was about half the referee's own
 #: work per decision. Shared messages: callers copy, never mutate them.
 _encoded: dict[int, tuple[Event, game_pb2.Event, str]] = {}
-_ENCODED_MAX = 4096
+_ENCODED_MAX = 1024
 
 
 def encoded_event(game_id: str, event: Event) -> tuple[game_pb2.Event, str]:
