@@ -125,7 +125,7 @@ async def _viewers(url: str, count: int) -> None:
     """`count` page viewers on raw sockets: half on the standings stream, half following the
     live matches; prints events and bytes received when terminated."""
     host, port = url.removeprefix("http://").rsplit(":", 1)
-    received = [0, 0]
+    received = {path: [0, 0] for path in ("/events/contest", "/events/follow")}
 
     async def viewer(path: str) -> None:
         reader, writer = await asyncio.open_connection(host, int(port))
@@ -134,8 +134,8 @@ async def _viewers(url: str, count: int) -> None:
         )
         await writer.drain()
         while chunk := await reader.read(65536):
-            received[0] += chunk.count(b"\n\n")
-            received[1] += len(chunk)
+            received[path][0] += chunk.count(b"\n\n")
+            received[path][1] += len(chunk)
 
     paths = ["/events/contest" if i % 2 else "/events/follow" for i in range(count)]
     tasks = [asyncio.ensure_future(viewer(path)) for path in paths]
@@ -147,8 +147,8 @@ async def _viewers(url: str, count: int) -> None:
     elapsed = time.perf_counter() - started
     failed = sum(task.done() for task in tasks)
     print(
-        f"{count} viewers ({failed} dropped): {received[0]} events, "
-        f"{received[1] / 1e6:.1f} MB in {elapsed:.0f} s"
+        f"{count} viewers ({failed} dropped) in {elapsed:.0f} s: "
+        + ", ".join(f"{path} {n:,} events {b / 1e6:.1f} MB" for path, (n, b) in received.items())
     )
 
 

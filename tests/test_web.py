@@ -24,18 +24,17 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from croupier.v1 import game_pb2, referee_pb2
 from referee.contest.tokens import TokenStore
 from referee.ladder.store import Played, Store
 from referee.match.glyphs import readable
 from referee.match.records import read_all
-from referee.match.spectators import LiveMatch
 from tests.tls_helpers import make_ca_and_server_cert
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -69,6 +68,12 @@ class Site:
         with urllib.request.urlopen(self.web + path, timeout=10) as response:
             body: bytes = response.read()
         return body
+
+    def statuses(self, paths: list[str]) -> list[int]:
+        """The HTTP statuses of GETs sent all at once (a request for a match the site does not
+        know waits for a reading of the database, up to a second)."""
+        with ThreadPoolExecutor(len(paths)) as pool:
+            return list(pool.map(self.status, paths))
 
     def status(self, path: str) -> int:
         """The HTTP status of a GET."""
@@ -317,10 +322,10 @@ def test_a_replay_opens_and_its_record_downloads(site: Site, page: Any) -> None:
     assert hashlib.sha256(record).hexdigest() == played.record_sha256
     assert record == played.record.read_bytes()
     # A live match's record holds every hand: it is not served until the match is committed.
-    for _ in range(10):  # a match still live after the requests (it may end meanwhile)
+    for _ in range(10):  # a match not committed yet once the requests are answered
         live = site.live_match()
-        statuses = [site.status(f"/records/{live}.jsonl"), site.status(f"/matches/{live}.html")]
-        if live in {m["match"] for m in site.json("/api/contest")["live"]}:
+        statuses = site.statuses([f"/records/{live}.jsonl", f"/matches/{live}.html"])
+        if live not in {p.match_id for p in site.played()}:
             break
     assert statuses == [404, 404]
     assert site.status("/records/..%2Fcontest.db") == 404
@@ -487,27 +492,3 @@ def test_a_contest_file_web_table_and_the_seed_revealed_when_over(tmp_path: Path
             bot.wait()
         serve.stdout.close()
     assert code == 0
-
-
-def test_site_readers_never_make_the_runner_build_a_table() -> None:
-    """The site watches live matches as a reader: the runner's step builds no table for it
-    (the site builds one when a viewer is due one); a gRPC spectator still gets each step's."""
-    built: list[int] = []
-
-    def table() -> game_pb2.Observation:
-        built.append(1)
-        return game_pb2.Observation()
-
-    live = LiveMatch(referee_pb2.MatchStart(match_id="m", game="xix", seat_names=["a", "b"]))
-    reader: list[object] = []
-    live.watch(reader.append, tables=False)
-    live.step(table)
-    live.publish(game_pb2.Event(text="seat 0 plays 3"))
-    assert built == [] and live.steps == 1
-    assert [m.WhichOneof("kind") for m in reader] == ["match_start", "event"]  # type: ignore[attr-defined]
-    watcher: list[object] = []
-    live.watch(watcher.append)
-    live.step(table)
-    assert len(built) == 2  # once to catch the watcher up, once for its step
-    live.finish(referee_pb2.MatchEnd(match_id="m"))
-    assert reader[-1] is None and watcher[-1] is None

@@ -184,7 +184,7 @@ class ContestBook:
             plan,
             self.store.results(),
             self.store.exits(),
-            scheduled=len(self.store.schedule()),
+            scheduled=self.store.scheduled(),
             seed_sha256=self.store.meta("seed_sha256") or "",
             seed=self.master if self.store.meta("revealed") == "1" else None,
         )

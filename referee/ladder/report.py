@@ -194,9 +194,10 @@ def _read(database: Path) -> LadderData:
     store = Store(database, create=False)
     try:
         with store.snapshot():
-            standings = from_store(store)
+            in_order = store.results()
+            standings = from_store(store, in_order)
             schedule = {match.number: match for match in store.schedule()}
-            results = {result.match.number: result for result in store.results()}
+            results = {result.match.number: result for result in in_order}
             played = store.played()
             fingerprint = store.meta_json("fingerprint")
     except json.JSONDecodeError as error:

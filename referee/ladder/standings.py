@@ -177,8 +177,9 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 2)
 
 
-def from_store(store: Store) -> Standings:
-    """The standings of the ladder in `store` as it is now."""
+def from_store(store: Store, results: Sequence[MatchResult] | None = None) -> Standings:
+    """The standings of the ladder in `store` as it is now (`results`: its results, if the
+    caller has read them already; a long ladder's reading is most of the cost)."""
     plan_text = store.meta("plan")
     if plan_text is None:
         raise StoreError(f"{str(store.path)!r} holds no ladder plan")
@@ -186,9 +187,9 @@ def from_store(store: Store) -> Standings:
     revealed = store.meta("revealed") == "1"
     return compute(
         plan,
-        store.results(),
+        store.results() if results is None else results,
         store.exits(),
-        scheduled=len(store.schedule()),
+        scheduled=store.scheduled(),
         seed_sha256=store.meta("seed_sha256") or "",
         seed=store.meta("master_seed") if revealed else None,
         finished=store.meta("finished_at") is not None,

@@ -311,6 +311,10 @@ class Store:
             for row in rows
         ]
 
+    def scheduled(self) -> int:
+        """How many matches are scheduled (without reading them)."""
+        return int(self._db.execute("SELECT COUNT(*) FROM schedule").fetchone()[0])
+
     def committed(self) -> set[int]:
         return {row[0] for row in self._db.execute("SELECT number FROM matches")}
 

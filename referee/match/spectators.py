@@ -23,11 +23,9 @@ class LiveMatch:
     start: referee_pb2.MatchStart
     history: list[referee_pb2.WatchMessage] = field(default_factory=list)
     watchers: list[Watcher] = field(default_factory=list)
-    #: Watchers of the events only: they read `table` at their own pace (the web site), so
-    #: no step builds a table for them.
-    readers: list[Watcher] = field(default_factory=list)
     over: bool = False
-    #: The table after the latest step (built lazily: most matches have no spectator).
+    #: The table after the latest step (built lazily: most matches have no spectator). The web
+    #: site reads it and `history` at its own pace, as no watcher, so no step builds one for it.
     table: TableMaker | None = None
     #: Steps so far: a reader builds `table()` again only when this has moved.
     steps: int = 0
@@ -56,34 +54,29 @@ class LiveMatch:
     def finish(self, end: referee_pb2.MatchEnd) -> None:
         self._send(referee_pb2.WatchMessage(match_end=end))
         self.over = True
-        for watcher in (*self.watchers, *self.readers):
+        for watcher in self.watchers:
             watcher(None)
         self.watchers.clear()
-        self.readers.clear()
 
-    def watch(self, watcher: Watcher, *, tables: bool = True) -> None:
-        """Send everything so far, then each new message; None marks the end. Without
-        `tables`, the watcher gets the start, events and end only, and reads `table` itself."""
+    def watch(self, watcher: Watcher) -> None:
+        """Send everything so far and the latest table, then each new message; None marks the
+        end."""
         for message in self.history:
             watcher(message)
-        if tables and self.table is not None and not self.over:
+        if self.table is not None and not self.over:
             watcher(referee_pb2.WatchMessage(public_table=self.table()))
         if self.over:
             watcher(None)
-        elif tables:
-            self.watchers.append(watcher)
         else:
-            self.readers.append(watcher)
+            self.watchers.append(watcher)
 
     def unwatch(self, watcher: Watcher) -> None:
         if watcher in self.watchers:
             self.watchers.remove(watcher)
-        if watcher in self.readers:
-            self.readers.remove(watcher)
 
     def _send(self, message: referee_pb2.WatchMessage) -> None:
         self.history.append(message)
-        for watcher in (*self.watchers, *self.readers):
+        for watcher in self.watchers:
             watcher(message)
 
 

@@ -15,9 +15,11 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import math
 import re
-from collections import OrderedDict, deque
-from collections.abc import AsyncIterator, Callable
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from importlib import resources
 from pathlib import Path
@@ -54,14 +56,21 @@ PRESENCE_SECONDS = 1.0
 SNAPSHOT_SECONDS = 2.0
 #: The snapshot is built at most this often.
 PUBLISH_SECONDS = 0.25
-#: A standings viewer gets the snapshot at most this often (the latest one).
+#: A standings viewer gets the snapshot at most this often (the latest one) ...
 VIEWER_SECONDS = 1.0
-#: A live match's viewer gets its table at most this often (and every public event).
+#: ... and all of them together at most this many a second: with more viewers, each gets it
+#: less often (100 viewers: every 2 s).
+VIEWER_WRITES = 50
+#: A live match's viewers get what is new (its public events and its table) at most this often,
+#: all on one beat, so viewers at the same point of a match share one chunk of bytes ...
 TABLE_SECONDS = 0.5
+#: ... and all of them together at most this many writes a second (100 viewers: every 1 s).
+TABLE_WRITES = 100
 #: A comment line on quiet streams, so proxies and browsers keep them open.
 KEEPALIVE_SECONDS = 15.0
-#: A viewer of a live match that falls this many messages behind is dropped (it may reload).
-BACKLOG = 5000
+#: The share of time the site may spend reading the database and refitting the ratings (both
+#: grow with the matches committed): reads are spaced out to keep to it.
+READ_SHARE = 0.05
 #: Finished matches listed on the front page.
 RECENT = 20
 #: Points in a bot's rating-over-time plot (sampled evenly over the committed matches).
@@ -89,6 +98,9 @@ def _sse(data: str, event: str = "message") -> str:
     return f"event: {event}\ndata: {data}\n\n"
 
 
+KEEPALIVE = b": keep-alive\n\n"
+
+
 def _json(value: object) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
@@ -106,36 +118,99 @@ def _read(database: Path) -> _Contest:
     store = Store(database, create=False)
     try:
         with store.snapshot():
-            standings = from_store(store)
+            results = store.results()
+            standings = from_store(store, results)
             played = store.played()
-            results = {r.match.number: r for r in store.results()}
     finally:
         store.close()
-    return _Contest(standings, played, results)
+    return _Contest(standings, played, {r.match.number: r for r in results})
 
 
-class _Feed:
-    """A live match's messages for one viewer, queued by the runner (never blocking it)."""
+class _Beat:
+    """A shared clock for one kind of stream: every viewer wakes on the same tick (one timer
+    for all of them), and the ticks slow down as viewers join so that the streams' writes stay
+    within `writes` a second, however large the audience: the referee's decisions come first."""
 
-    def __init__(self) -> None:
-        self.queue: deque[referee_pb2.WatchMessage | None] = deque()
-        self.wake = trio.Event()
-        self.dropped = False
+    def __init__(self, seconds: float, writes: float) -> None:
+        self.seconds = seconds
+        self.writes = writes
+        self.viewers = 0
+        self._tick = trio.Event()
 
-    def __call__(self, message: referee_pb2.WatchMessage | None) -> None:
-        if len(self.queue) >= BACKLOG:
-            self.dropped = True
-        else:
-            self.queue.append(message)
-        self.wake.set()
+    @property
+    def interval(self) -> float:
+        return max(self.seconds, self.viewers / self.writes)
 
-    async def batch(self) -> list[referee_pb2.WatchMessage | None]:
-        while not self.queue and not self.dropped:
-            await self.wake.wait()
-            self.wake = trio.Event()
-        items = list(self.queue)
-        self.queue.clear()
-        return items
+    async def run(self) -> None:
+        while True:
+            await trio.sleep(self.interval)
+            self._tick.set()
+            self._tick = trio.Event()
+
+    @contextmanager
+    def joined(self) -> Iterator[None]:
+        self.viewers += 1
+        try:
+            yield
+        finally:
+            self.viewers -= 1
+
+    async def wait(self) -> float:
+        """Wait for the next tick; returns about the seconds waited (for keep-alives)."""
+        await self._tick.wait()
+        return self.interval
+
+
+class _Story:
+    """One live match as the site sends it. Each public message is turned into its event text
+    once, and each batch (what is new since a point) once, for every viewer at that point; the
+    runner calls nothing of the site: viewers read the match's history at their own beat."""
+
+    def __init__(self, live: LiveMatch, names: list[str]) -> None:
+        self.live = live
+        self.names = names
+        self.texts: list[str] = []
+        self._table: tuple[int, str] = (-1, "")
+        self._batches: dict[tuple[int, int], tuple[bytes, int, int]] = {}
+        self._batches_at = (-1, -1)
+
+    def since(self, shown: int, steps: int) -> tuple[bytes, int, int]:
+        """What a viewer who has had `shown` messages and the table after `steps` steps gets
+        now: the new public events, the table if a step was made since, and the result (after
+        the final table) once the match is over; with the viewer's new `shown` and `steps`."""
+        live = self.live
+        now = (len(live.history), live.steps)
+        if now != self._batches_at:
+            self._batches_at = now
+            self._batches.clear()
+        batch = self._batches.get((shown, steps))
+        if batch is None:
+            batch = self._batches[(shown, steps)] = self._batch(shown, steps)
+        return batch
+
+    def _batch(self, shown: int, steps: int) -> tuple[bytes, int, int]:
+        live = self.live
+        total = len(live.history)
+        events = total - 1 if live.over else total  # the last message of a match is its end
+        while len(self.texts) < total:
+            message = live.history[len(self.texts)]
+            self.texts.append(_sse(_json(live_message(live.start, self.names, message))))
+        parts = self.texts[shown:events]
+        if live.steps != steps and live.table is not None:
+            parts.append(self.table())
+        if live.over and shown < total:
+            parts.append(self.texts[-1])
+        return "".join(parts).encode(), total, live.steps
+
+    def table(self) -> str:
+        """The spectator's table after the latest step, built once per step for every viewer."""
+        live = self.live
+        if self._table[0] != live.steps:
+            assert live.table is not None
+            message = referee_pb2.WatchMessage(public_table=live.table())
+            text = _sse(_json(live_message(live.start, self.names, message)))
+            self._table = (live.steps, text)
+        return self._table[1]
 
 
 #: Every response: no type sniffing, no referrer, scripts and styles from the site only.
@@ -175,16 +250,19 @@ class Site:
         self.contest: _Contest | None = None
         self.snapshot = "{}"
         self.version = 0
-        self.changed = trio.Event()
         self._stale = True
-        self._reread = -1.0
+        self._read_at = -SNAPSHOT_SECONDS
+        self._reading = trio.Lock()
         self._poke = trio.Event()
         self._pages: OrderedDict[str, str] = OrderedDict()
         self._ratings: tuple[_Contest | None, list[tuple[int, dict[str, Rating]]]] = (None, [])
-        #: Live messages as sent, by match and message (every viewer gets the same text), and
-        #: each live match's latest table by its step count.
-        self._converted: dict[tuple[str, int], tuple[referee_pb2.WatchMessage, str]] = {}
-        self._tables: dict[str, tuple[int, str]] = {}
+        #: The snapshot as a standings viewer gets it (encoded once per version).
+        self.snapshot_event = b""
+        #: The live matches being watched here, by id (a viewer keeps its own once it is over).
+        self._stories: dict[str, _Story] = {}
+        self._live_beat = _Beat(TABLE_SECONDS, TABLE_WRITES)
+        self._standings_beat = _Beat(VIEWER_SECONDS, VIEWER_WRITES)
+        self._read_seconds = 0.0
         view.committed.append(self._on_commit)
         view.live.openers.append(self._on_open)
         self.app = Starlette(
@@ -216,29 +294,56 @@ class Site:
 
     async def run(self) -> None:
         """Publish a snapshot on each commit or new match, and each second (who is connected);
-        the database is read again at most every SNAPSHOT_SECONDS."""
-        read = -SNAPSHOT_SECONDS
+        the database is read again at most every SNAPSHOT_SECONDS (see `_read_gap`). Runs the
+        viewers' beats too."""
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._live_beat.run)
+            nursery.start_soon(self._standings_beat.run)
+            nursery.start_soon(self._prune)
+            while True:
+                if self._stale and self._read_due() and self.view.database is not None:
+                    self._stale = False
+                    await self._read_database()
+                self.publish(self._snapshot())
+                wait = PRESENCE_SECONDS
+                if self._stale:
+                    wait = max(0.0, self._read_at + self._read_gap() - trio.current_time())
+                with trio.move_on_after(wait):
+                    await self._poke.wait()
+                self._poke = trio.Event()
+                await trio.sleep(PUBLISH_SECONDS)  # pokes come in bursts: one for a burst
+
+    def _read_gap(self, least: float = SNAPSHOT_SECONDS) -> float:
+        """Seconds between two readings of the database: `least`, or more once a reading
+        takes long (a long contest), so that reading takes at most READ_SHARE of the time."""
+        return max(least, self._read_seconds / READ_SHARE)
+
+    def _read_due(self, least: float = SNAPSHOT_SECONDS) -> bool:
+        return trio.current_time() - self._read_at >= self._read_gap(least)
+
+    async def _read_database(self, unless_since: float = math.inf) -> None:
+        """Read the database, unless a reading began at or after `unless_since` (one reading
+        serves every request that waited for it)."""
+        assert self.view.database is not None
+        async with self._reading:
+            if self._read_at >= unless_since:
+                return
+            self._read_at = trio.current_time()
+            self.contest = await trio.to_thread.run_sync(_read, self.view.database)
+            self._read_seconds = trio.current_time() - self._read_at
+
+    async def _prune(self) -> None:
+        """Forget the stories of matches that are over (their viewers keep their own)."""
         while True:
-            due = trio.current_time() - read >= SNAPSHOT_SECONDS
-            if self._stale and due and self.view.database is not None:
-                self._stale = False
-                read = trio.current_time()
-                self.contest = await trio.to_thread.run_sync(_read, self.view.database)
-            self.publish(self._snapshot())
-            wait = PRESENCE_SECONDS
-            if self._stale:
-                wait = max(0.0, read + SNAPSHOT_SECONDS - trio.current_time())
-            with trio.move_on_after(wait):
-                await self._poke.wait()
-            self._poke = trio.Event()
-            await trio.sleep(PUBLISH_SECONDS)  # pokes come in bursts: one snapshot for a burst
+            await self._live_beat.wait()
+            for match_id in [m for m, story in self._stories.items() if story.live.over]:
+                del self._stories[match_id]
 
     def publish(self, snapshot: str) -> None:
         if snapshot != self.snapshot:
             self.snapshot = snapshot
+            self.snapshot_event = _sse(snapshot, "snapshot").encode()
             self.version += 1
-            self.changed.set()
-            self.changed = trio.Event()
 
     def _snapshot(self) -> str:
         presence = self.view.presence()
@@ -396,20 +501,19 @@ class Site:
         return self.view.tables.get(live.start.match_id) or list(live.start.seat_names)
 
     async def contest_events(self, request: Request) -> Response:
-        async def stream() -> AsyncIterator[str]:
-            version = -1
-            while True:
-                if version != self.version:
-                    version = self.version
-                    yield _sse(self.snapshot, "snapshot")
-                    # At most one a second: with many matches at once the snapshot changes
-                    # many times a second, and the viewer gets the latest.
-                    await trio.sleep(VIEWER_SECONDS)
-                    continue
-                with trio.move_on_after(KEEPALIVE_SECONDS) as quiet:
-                    await self.changed.wait()
-                if quiet.cancelled_caught:
-                    yield ": keep-alive\n\n"
+        async def stream() -> AsyncIterator[bytes]:
+            version, quiet = -1, 0.0
+            with self._standings_beat.joined():
+                while True:
+                    if version != self.version:
+                        # The latest snapshot on each beat: with many matches at once it changes
+                        # many times a second.
+                        version, quiet = self.version, 0.0
+                        yield self.snapshot_event
+                    elif quiet >= KEEPALIVE_SECONDS:
+                        quiet = 0.0
+                        yield KEEPALIVE
+                    quiet += await self._standings_beat.wait()
 
         return _event_stream(stream())
 
@@ -418,119 +522,88 @@ class Site:
     async def live_events(self, request: Request) -> Response:
         live = self.view.live.get(request.path_params["match"])
 
-        async def stream() -> AsyncIterator[str]:
+        async def stream() -> AsyncIterator[bytes]:
             if live is None:
-                yield _sse(_json({"kind": "gone"}))
+                yield _sse(_json({"kind": "gone"})).encode()
                 return
-            async for text in self._story(live):
-                yield text
+            with self._live_beat.joined():
+                async for chunk in self._story(live):
+                    yield chunk
 
         return _event_stream(stream())
 
     async def follow_events(self, request: Request) -> Response:
-        """One match after another, each whole: the oldest not yet shown, or the next to open
-        (of `?bot=NAME`, if given)."""
+        """One match after another, each whole: the newest not yet shown, or the next to open
+        (of `?bot=NAME`, if given). Newest, not oldest as gRPC's follow: a person watches the
+        match with the most play still to come, rather than a string of endings."""
         bot = request.query_params.get("bot", "")
 
-        async def stream() -> AsyncIterator[str]:
+        async def stream() -> AsyncIterator[bytes]:
             seen: set[str] = set()
-            while True:
-                live = self._next(seen, bot)
-                if live is None:
-                    opened = trio.Event()
-
-                    def opener(match: LiveMatch, opened: trio.Event = opened) -> None:
-                        opened.set()
-
-                    self.view.live.openers.append(opener)
-                    try:
-                        with trio.move_on_after(KEEPALIVE_SECONDS) as quiet:
-                            await opened.wait()
-                    finally:
-                        self.view.live.openers.remove(opener)
-                    if quiet.cancelled_caught:
-                        yield ": keep-alive\n\n"
-                    continue
-                seen.add(live.start.match_id)
-                async for text in self._story(live):
-                    yield text
+            quiet = 0.0
+            with self._live_beat.joined():
+                while True:
+                    live = self._next(seen, bot)
+                    if live is None:
+                        if quiet >= KEEPALIVE_SECONDS:
+                            quiet = 0.0
+                            yield KEEPALIVE
+                        quiet += await self._live_beat.wait()
+                        continue
+                    seen.add(live.start.match_id)
+                    async for chunk in self._story(live):
+                        yield chunk
+                    quiet = 0.0
 
         return _event_stream(stream())
 
     def _next(self, seen: set[str], bot: str) -> LiveMatch | None:
-        """The oldest live match not in `seen` (with `bot` at a seat, if given)."""
+        """The newest live match not in `seen` (with `bot` at a seat, if given)."""
         seen &= self.view.live.matches.keys()
-        for match_id, live in self.view.live.matches.items():
+        for match_id, live in reversed(self.view.live.matches.items()):
             if match_id not in seen and (not bot or bot in self._names(live)):
                 return live
         return None
 
-    async def _story(self, live: LiveMatch) -> AsyncIterator[str]:
+    async def _story(self, live: LiveMatch) -> AsyncIterator[bytes]:
         """A live match's public messages as events, from its start until its result.
 
-        The viewer gets every public event, and the spectator's table as it stands at most every
-        TABLE_SECONDS: a person follows a few moves a second, and a table is built only when
-        some viewer is due one (never by the runner's step), once for all of them."""
-        feed = _Feed()
-        live.watch(feed, tables=False)
-        shown = 0
-        try:
-            while not feed.dropped:
-                texts = []
-                for message in await feed.batch():
-                    if message is not None and message.WhichOneof("kind") != "match_end":
-                        texts.append(self._convert(live, message))
-                        continue
-                    if live.steps != shown:  # the final table before the result
-                        shown = live.steps
-                        texts.append(self._table(live))
-                    if message is None:
-                        yield "".join(texts)
-                        return
-                    texts.append(self._convert(live, message))
-                if live.steps != shown:
-                    shown = live.steps
-                    texts.append(self._table(live))
-                yield "".join(texts)
-                await trio.sleep(TABLE_SECONDS)
-        finally:
-            live.unwatch(feed)
-
-    def _table(self, live: LiveMatch) -> str:
-        """The spectator's table after the latest step, built once per step for every viewer."""
+        The viewer gets every public event, and the spectator's table as it stands, on the live
+        beat (every TABLE_SECONDS, less often with many viewers): a person follows a few moves a
+        second. A table is built only when some viewer is due one (never by the runner's step),
+        once for all of them."""
         match_id = live.start.match_id
-        cached = self._tables.get(match_id)
-        if cached is not None and cached[0] == live.steps:
-            return cached[1]
-        assert live.table is not None
-        message = referee_pb2.WatchMessage(public_table=live.table())
-        text = _sse(_json(live_message(live.start, self._names(live), message)))
-        if len(self._tables) > 2 * len(self.view.live.matches) + 16:
-            self._tables.clear()
-        self._tables[match_id] = (live.steps, text)
-        return text
-
-    def _convert(self, live: LiveMatch, message: referee_pb2.WatchMessage) -> str:
-        key = (live.start.match_id, id(message))
-        cached = self._converted.get(key)
-        if cached is not None and cached[0] is message:
-            return cached[1]
-        text = _sse(_json(live_message(live.start, self._names(live), message)))
-        if len(self._converted) > 10_000:
-            self._converted.clear()
-        self._converted[key] = (message, text)
-        return text
+        story = self._stories.get(match_id)
+        if story is None or story.live is not live:
+            story = _Story(live, self._names(live))
+            if not live.over:
+                self._stories[match_id] = story
+        shown, steps, quiet = 0, 0, 0.0
+        while True:
+            chunk, shown, steps = story.since(shown, steps)
+            if chunk:
+                quiet = 0.0
+                yield chunk
+            elif quiet >= KEEPALIVE_SECONDS:
+                quiet = 0.0
+                yield KEEPALIVE
+            if live.over and shown == len(live.history):
+                return
+            quiet += await self._live_beat.wait()
 
     # --- replays and records -------------------------------------------------------------------
 
     async def _committed(self, match_id: str) -> Played | None:
-        """The committed match, read again (at most once a second) if it is not known yet: a
-        link followed just after its commit must not miss it."""
+        """The committed match; if it is not known yet, as a reading of the database begun
+        after the request finds it, so a link followed just after its commit never misses it.
+        Such readings wait their turn (at most one a second, shared by every request waiting),
+        so requests for unknown matches cannot keep the site reading."""
         found = self._find(match_id)
-        now = trio.current_time()
-        if found is None and self.view.database is not None and now - self._reread > 1.0:
-            self._reread = now
-            self.contest = await trio.to_thread.run_sync(_read, self.view.database)
+        if found is None and self.view.database is not None:
+            asked = trio.current_time()
+            while self._read_at < asked:
+                await trio.sleep_until(self._read_at + self._read_gap(least=1.0))
+                await self._read_database(unless_since=asked)
             found = self._find(match_id)
         return found
 
@@ -623,7 +696,7 @@ def _named(text: str, names: list[str]) -> str:
     return _SEAT.sub(name, text)
 
 
-def _event_stream(body: AsyncIterator[str]) -> StreamingResponse:
+def _event_stream(body: AsyncIterator[bytes]) -> StreamingResponse:
     return StreamingResponse(
         body,
         media_type="text/event-stream",
