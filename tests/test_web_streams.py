@@ -19,6 +19,7 @@ from referee.games.base import parse_options
 from referee.ladder.view import Kind, RefereeView
 from referee.match.spectators import LiveMatch, LiveMatches
 from referee.web import WebSettings, serve_site
+from referee.web.server import STALL_SECONDS
 from referee.web.site import VIEWER_SECONDS, VIEWER_WRITES
 
 GAME = get_game("xix")
@@ -187,3 +188,43 @@ async def test_many_standings_viewers_share_the_site_s_write_budget() -> None:
         assert min(latest) >= opened - 3 / 0.1 - 5  # at most a beat (3 s) behind
 
     await with_site(test)
+
+
+async def test_a_viewer_that_never_reads_holds_up_neither_the_match_nor_other_viewers() -> None:
+    """A hostile page that opens a live match's stream and never reads: its socket fills (more
+    bytes than loopback buffers hold), the match and an honest viewer go on to the end, and the
+    site still shuts down: the kernel drops the stalled connection after STALL_SECONDS (the
+    server's writes cannot be cancelled, so without that the shutdown would wait forever)."""
+
+    def table() -> game_pb2.Observation:
+        observation = game_pb2.Observation()
+        observation.xix.SetInParent()
+        return observation
+
+    ended: list[float] = []
+
+    async def test(seen: RefereeView, url: str) -> None:
+        start = referee_pb2.MatchStart(match_id="m1", game="xix", seat_names=["ann", "bo"])
+        live = seen.live.open(start)
+        stuck = await Viewer.open(url, "/events/live/m1")
+        await stuck.chunk()  # the start; then it reads no more
+        honest = await Viewer.open(url, "/events/live/m1")
+        received = len(await honest.chunk())
+        long = "x" * 1000
+        for burst in range(8):  # 40,000 events of 1 kB: 40 MB for each viewer
+            for n in range(5000):
+                live.publish(game_pb2.Event(text=f"seat {n % 2} says {burst} {long}"))
+            live.step(table)
+            while (chunk := await honest.chunk()) and b'"kind":"table"' not in chunk:
+                received += len(chunk)
+            received += len(chunk)
+        live.finish(referee_pb2.MatchEnd(match_id="m1", result=common_pb2.Result(text="a draw")))
+        seen.live.close("m1")
+        while chunk := await honest.chunk():
+            received += len(chunk)
+            assert b'"kind":"end"' in chunk
+        assert honest.over and received > 40_000_000
+        ended.append(trio.current_time())
+
+    await with_site(test)
+    assert trio.current_time() - ended[0] < STALL_SECONDS + 10

@@ -8,6 +8,7 @@ then cancels the site with the rest.
 from __future__ import annotations
 
 import logging
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,9 @@ from referee.ladder.view import RefereeView
 from referee.web.site import Site
 
 log = logging.getLogger("croupier.web")
+
+#: A connection that takes no byte for this long is dropped (see `_listener`).
+STALL_SECONDS = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,8 +47,6 @@ async def serve_site(
     """Serve the site until cancelled; `on_listening` and `task_status.started` get its URL
     (with the port bound, for port 0)."""
     config = Config()
-    host = f"[{settings.host}]" if ":" in settings.host else settings.host
-    config.bind = [f"{host}:{settings.port}"]
     config.accesslog = None
     config.errorlog = log
     config.graceful_timeout = 1.0
@@ -56,6 +58,8 @@ async def serve_site(
     async with trio.open_nursery() as nursery:
         nursery.start_soon(site.run)
         try:
+            # Hypercorn owns the socket from here
+            config.bind = [f"fd://{_listener(settings.host, settings.port).detach()}"]
             binds = await nursery.start(_hypercorn, site, config, never)
         except (OSError, BaseExceptionGroup) as error:
             reason = _bind_error(error)
@@ -82,6 +86,25 @@ async def _hypercorn(
         shutdown_trigger=never.wait,
         task_status=task_status,
     )
+
+
+def _listener(host: str, port: int) -> socket.socket:
+    """The site's listening socket. Every connection it accepts inherits TCP_USER_TIMEOUT: one
+    that takes no byte for STALL_SECONDS is dropped by the kernel. Hypercorn's writes are
+    shielded from cancellation, so a page that never reads would otherwise hold its connection,
+    and the referee's shutdown, forever; a browser reconnects an event stream by itself."""
+    listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if hasattr(socket, "TCP_USER_TIMEOUT"):  # Linux
+            stall = int(STALL_SECONDS * 1000)
+            listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT, stall)
+        listener.bind((host, port))
+    except OSError:
+        listener.close()
+        raise
+    return listener
 
 
 def _bind_error(error: BaseException) -> str | None:

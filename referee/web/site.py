@@ -18,8 +18,8 @@ import logging
 import math
 import re
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncGenerator, Callable, Iterator
+from contextlib import aclosing, contextmanager
 from dataclasses import asdict, dataclass
 from importlib import resources
 from pathlib import Path
@@ -501,7 +501,7 @@ class Site:
         return self.view.tables.get(live.start.match_id) or list(live.start.seat_names)
 
     async def contest_events(self, request: Request) -> Response:
-        async def stream() -> AsyncIterator[bytes]:
+        async def stream() -> AsyncGenerator[bytes, None]:
             version, quiet = -1, 0.0
             with self._standings_beat.joined():
                 while True:
@@ -522,13 +522,14 @@ class Site:
     async def live_events(self, request: Request) -> Response:
         live = self.view.live.get(request.path_params["match"])
 
-        async def stream() -> AsyncIterator[bytes]:
+        async def stream() -> AsyncGenerator[bytes, None]:
             if live is None:
                 yield _sse(_json({"kind": "gone"})).encode()
                 return
             with self._live_beat.joined():
-                async for chunk in self._story(live):
-                    yield chunk
+                async with aclosing(self._story(live)) as story:
+                    async for chunk in story:
+                        yield chunk
 
         return _event_stream(stream())
 
@@ -538,7 +539,7 @@ class Site:
         match with the most play still to come, rather than a string of endings."""
         bot = request.query_params.get("bot", "")
 
-        async def stream() -> AsyncIterator[bytes]:
+        async def stream() -> AsyncGenerator[bytes, None]:
             seen: set[str] = set()
             quiet = 0.0
             with self._live_beat.joined():
@@ -551,8 +552,9 @@ class Site:
                         quiet += await self._live_beat.wait()
                         continue
                     seen.add(live.start.match_id)
-                    async for chunk in self._story(live):
-                        yield chunk
+                    async with aclosing(self._story(live)) as story:
+                        async for chunk in story:
+                            yield chunk
                     quiet = 0.0
 
         return _event_stream(stream())
@@ -565,7 +567,7 @@ class Site:
                 return live
         return None
 
-    async def _story(self, live: LiveMatch) -> AsyncIterator[bytes]:
+    async def _story(self, live: LiveMatch) -> AsyncGenerator[bytes, None]:
         """A live match's public messages as events, from its start until its result.
 
         The viewer gets every public event, and the spectator's table as it stands, on the live
@@ -696,8 +698,19 @@ def _named(text: str, names: list[str]) -> str:
     return _SEAT.sub(name, text)
 
 
-def _event_stream(body: AsyncIterator[bytes]) -> StreamingResponse:
-    return StreamingResponse(
+class _EventStream(StreamingResponse):
+    """A stream of server-sent events whose generator is closed when the stream ends, however
+    it ends (a page gone, a connection dropped), not left for the garbage collector."""
+
+    body_iterator: AsyncGenerator[bytes, None]
+
+    async def stream_response(self, send: Send) -> None:
+        async with aclosing(self.body_iterator):
+            await super().stream_response(send)
+
+
+def _event_stream(body: AsyncGenerator[bytes, None]) -> StreamingResponse:
+    return _EventStream(
         body,
         media_type="text/event-stream",
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
