@@ -4,8 +4,10 @@ A XIX contest served in-process (`serve_matches`, a contest database, records wr
 two Python SDK bot processes (examples/python/random_bot.py), each holding MATCHES sessions, so
 MATCHES matches run at once. Run twice for the same time: without a site, then with `--web` and
 VIEWERS page viewers in another process, half on the standings' event stream and half following
-the live matches (each watches one live match after another, so spectator tables are built). Decisions are the action lines in the records; prints both rates, the change,
-and what the viewers received, for ROUNDS alternated pairs of runs, then the medians.
+the live matches (each watches one live match after another, so spectator tables are built).
+Decisions are the action lines in the records; prints both rates, the change, and what the
+viewers received (events and bytes, by stream), for ROUNDS alternated pairs of runs, then the
+medians.
 
 Run: .venv/bin/python bench/web_load.py [--seconds 20] [--matches 100] [--viewers 200]
 [--rounds 3]
