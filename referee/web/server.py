@@ -108,8 +108,8 @@ def _listener(host: str, port: int) -> socket.socket:
 
 
 def _bind_error(error: BaseException) -> str | None:
-    """Why the site could not listen (Hypercorn binds inside its own nursery, so the OSError
-    comes in a group), or None when the error is anything else."""
+    """Why the site could not listen (an OSError from binding, or one from Hypercorn's start,
+    which comes in a group), or None when the error is anything else."""
     if isinstance(error, BaseExceptionGroup):
         if len(error.exceptions) != 1:
             return None

@@ -3,8 +3,9 @@
 Pages are static HTML whose scripts fetch JSON and listen to server-sent events: one stream of
 snapshots (standings, who is connected, live matches, recent results) that changes when a match
 is committed or a bot comes or goes, and one stream per live match carrying what a spectator may
-see (the public events, the spectator's table after each step, the result). Each snapshot and
-each live message is built once and sent to every viewer, so viewers cost the referee little.
+see (the public events, the spectator's table as it stands, the result). Each snapshot and
+each live message is built once for every viewer, viewers are woken on shared beats that slow
+down as more come, and the runner does nothing for them: viewers cost the referee little.
 Records are served only once their match is committed: a live match's record holds every hand.
 Everything comes through one `RefereeView` (referee.ladder.view), which `croupier serve` and
 `croupier ladder run` both fill in; the site only reads (GET and HEAD; any other method is 405).
