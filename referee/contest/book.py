@@ -24,6 +24,7 @@ from referee.games.base import Game
 from referee.games.options import Options
 from referee.ladder import schedule as planning
 from referee.ladder.model import ScheduledMatch
+from referee.ladder.spacing import Spacing
 from referee.ladder.standings import Plan, Standings, compute
 from referee.ladder.store import Finished, Store, now
 from referee.match.runner import MatchOutcome
@@ -31,7 +32,8 @@ from referee.match.sessions import Session
 
 log = logging.getLogger("croupier.referee")
 
-#: Ratings for pairing are refitted at most this often (the fit covers every match so far).
+#: Ratings for pairing are refitted at most this often (the fit covers every match so far, so
+#: once it is slow, less often: `Spacing`).
 RATING_REFRESH_SECONDS = 2.0
 
 
@@ -107,7 +109,7 @@ class ContestBook:
             for a, b in itertools.combinations(set(result.match.bots), 2):
                 self.meetings[frozenset((a, b))] += 1
         self.ratings: dict[str, float] = {}
-        self._rated_at = -RATING_REFRESH_SECONDS
+        self._refits = Spacing(RATING_REFRESH_SECONDS)
         self._lock = threading.Lock()
         self.bots = set(Plan.from_json(self.store.meta("plan") or self._plan(()).to_json()).bots)
 
@@ -190,13 +192,15 @@ class ContestBook:
         )
 
     def refresh_ratings(self) -> None:
-        """Refit the ratings used for pairing, at most every RATING_REFRESH_SECONDS."""
-        if time.monotonic() - self._rated_at < RATING_REFRESH_SECONDS:
+        """Refit the ratings used for pairing, at most every RATING_REFRESH_SECONDS and at most
+        a `Spacing` share of the time."""
+        began = time.monotonic()
+        if not self._refits.due(began):
             return
-        self._rated_at = time.monotonic()
         self.ratings = {
             row.bot: row.rating for row in self.standings().rows if row.rating is not None
         }
+        self._refits.ran(began, time.monotonic())
 
     def close(self, *, reveal: bool) -> None:
         """Reveal the master seed (so anyone can check every deal) and close the database."""

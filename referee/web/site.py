@@ -39,6 +39,7 @@ from referee.errors import CroupierError
 from referee.games import get_game
 from referee.ladder.model import MatchResult
 from referee.ladder.ratings import Rating
+from referee.ladder.spacing import Spacing
 from referee.ladder.standings import Standings, from_store, ratings_of
 from referee.ladder.store import Played, Store
 from referee.ladder.view import RefereeView
@@ -69,9 +70,6 @@ TABLE_SECONDS = 0.5
 TABLE_WRITES = 100
 #: A comment line on quiet streams, so proxies and browsers keep them open.
 KEEPALIVE_SECONDS = 15.0
-#: The share of time the site may spend reading the database and refitting the ratings (both
-#: grow with the matches committed): reads are spaced out to keep to it.
-READ_SHARE = 0.05
 #: Finished matches listed on the front page.
 RECENT = 20
 #: Points in a bot's rating-over-time plot (sampled evenly over the committed matches).
@@ -252,7 +250,8 @@ class Site:
         self.snapshot = "{}"
         self.version = 0
         self._stale = True
-        self._read_at = -SNAPSHOT_SECONDS
+        #: Readings of the database (each reads every result and refits the ratings).
+        self._reads = Spacing(SNAPSHOT_SECONDS)
         self._reading = trio.Lock()
         self._poke = trio.Event()
         self._pages: OrderedDict[str, str] = OrderedDict()
@@ -263,7 +262,6 @@ class Site:
         self._stories: dict[str, _Story] = {}
         self._live_beat = _Beat(TABLE_SECONDS, TABLE_WRITES)
         self._standings_beat = _Beat(VIEWER_SECONDS, VIEWER_WRITES)
-        self._read_seconds = 0.0
         view.committed.append(self._on_commit)
         view.live.openers.append(self._on_open)
         self.app = Starlette(
@@ -295,43 +293,36 @@ class Site:
 
     async def run(self) -> None:
         """Publish a snapshot on each commit or new match, and each second (who is connected);
-        the database is read again at most every SNAPSHOT_SECONDS (see `_read_gap`). Runs the
-        viewers' beats too."""
+        the database is read again at most every SNAPSHOT_SECONDS, and less often once a reading
+        is slow (`Spacing`). Runs the viewers' beats too."""
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._live_beat.run)
             nursery.start_soon(self._standings_beat.run)
             nursery.start_soon(self._prune)
             while True:
-                if self._stale and self._read_due() and self.view.database is not None:
+                now = trio.current_time()
+                if self._stale and self._reads.due(now) and self.view.database is not None:
                     self._stale = False
                     await self._read_database()
                 self.publish(self._snapshot())
                 wait = PRESENCE_SECONDS
                 if self._stale:
-                    wait = max(0.0, self._read_at + self._read_gap() - trio.current_time())
+                    wait = max(0.0, self._reads.next_at() - trio.current_time())
                 with trio.move_on_after(wait):
                     await self._poke.wait()
                 self._poke = trio.Event()
                 await trio.sleep(PUBLISH_SECONDS)  # pokes come in bursts: one for a burst
-
-    def _read_gap(self, least: float = SNAPSHOT_SECONDS) -> float:
-        """Seconds between two readings of the database: `least`, or more once a reading
-        takes long (a long contest), so that reading takes at most READ_SHARE of the time."""
-        return max(least, self._read_seconds / READ_SHARE)
-
-    def _read_due(self, least: float = SNAPSHOT_SECONDS) -> bool:
-        return trio.current_time() - self._read_at >= self._read_gap(least)
 
     async def _read_database(self, unless_since: float = math.inf) -> None:
         """Read the database, unless a reading began at or after `unless_since` (one reading
         serves every request that waited for it)."""
         assert self.view.database is not None
         async with self._reading:
-            if self._read_at >= unless_since:
+            if self._reads.began >= unless_since:
                 return
-            self._read_at = trio.current_time()
+            began = trio.current_time()
             self.contest = await trio.to_thread.run_sync(_read, self.view.database)
-            self._read_seconds = trio.current_time() - self._read_at
+            self._reads.ran(began, trio.current_time())
 
     async def _prune(self) -> None:
         """Forget the stories of matches that are over (their viewers keep their own)."""
@@ -604,8 +595,8 @@ class Site:
         found = self._find(match_id)
         if found is None and self.view.database is not None:
             asked = trio.current_time()
-            while self._read_at < asked:
-                await trio.sleep_until(self._read_at + self._read_gap(least=1.0))
+            while self._reads.began < asked:
+                await trio.sleep_until(self._reads.next_at(least=1.0))
                 await self._read_database(unless_since=asked)
             found = self._find(match_id)
         return found
