@@ -154,10 +154,8 @@ class _Beat:
         finally:
             self.viewers -= 1
 
-    async def wait(self) -> float:
-        """Wait for the next tick; returns about the seconds waited (for keep-alives)."""
+    async def wait(self) -> None:
         await self._tick.wait()
-        return self.interval
 
 
 class _Story:
@@ -494,18 +492,14 @@ class Site:
 
     async def contest_events(self, request: Request) -> Response:
         async def stream() -> AsyncGenerator[bytes, None]:
-            version, quiet = -1, 0.0
+            version = -1
             with self._standings_beat.joined():
                 while True:
-                    if version != self.version:
-                        # The latest snapshot on each beat: with many matches at once it changes
-                        # many times a second.
-                        version, quiet = self.version, 0.0
-                        yield self.snapshot_event
-                    elif quiet >= KEEPALIVE_SECONDS:
-                        quiet = 0.0
-                        yield KEEPALIVE
-                    quiet += await self._standings_beat.wait()
+                    # The latest snapshot on each beat: with many matches at once it changes
+                    # many times a second.
+                    yield self.snapshot_event if version != self.version else b""
+                    version = self.version
+                    await self._standings_beat.wait()
 
         return _event_stream(stream())
 
@@ -533,21 +527,17 @@ class Site:
 
         async def stream() -> AsyncGenerator[bytes, None]:
             seen: set[str] = set()
-            quiet = 0.0
             with self._live_beat.joined():
                 while True:
                     live = self._next(seen, bot)
                     if live is None:
-                        if quiet >= KEEPALIVE_SECONDS:
-                            quiet = 0.0
-                            yield KEEPALIVE
-                        quiet += await self._live_beat.wait()
+                        yield b""
+                        await self._live_beat.wait()
                         continue
                     seen.add(live.start.match_id)
                     async with aclosing(self._story(live)) as story:
                         async for chunk in story:
                             yield chunk
-                    quiet = 0.0
 
         return _event_stream(stream())
 
@@ -572,18 +562,13 @@ class Site:
             story = _Story(live, self._names(live))
             if not live.over:
                 self._stories[match_id] = story
-        shown, steps, quiet = 0, 0, 0.0
+        shown, steps = 0, 0
         while True:
             chunk, shown, steps = story.since(shown, steps)
-            if chunk:
-                quiet = 0.0
-                yield chunk
-            elif quiet >= KEEPALIVE_SECONDS:
-                quiet = 0.0
-                yield KEEPALIVE
+            yield chunk  # b"" when nothing is new
             if live.over and shown == len(live.history):
                 return
-            quiet += await self._live_beat.wait()
+            await self._live_beat.wait()
 
     # --- replays and records -------------------------------------------------------------------
 
@@ -691,14 +676,26 @@ def _named(text: str, names: list[str]) -> str:
 
 
 class _EventStream(StreamingResponse):
-    """A stream of server-sent events whose generator is closed when the stream ends, however
-    it ends (a page gone, a connection dropped), not left for the garbage collector."""
+    """A stream of server-sent events. Its generator yields on every beat, b"" when nothing is
+    new; a stream quiet for KEEPALIVE_SECONDS gets a comment line instead. The generator is
+    closed when the stream ends, however it ends (a page gone, a connection dropped), not left
+    for the garbage collector."""
 
     body_iterator: AsyncGenerator[bytes, None]
 
     async def stream_response(self, send: Send) -> None:
+        start = {"type": "http.response.start", "status": self.status_code}
+        await send({**start, "headers": self.raw_headers})
+        spoke = trio.current_time()
         async with aclosing(self.body_iterator):
-            await super().stream_response(send)
+            async for chunk in self.body_iterator:
+                if not chunk:
+                    if trio.current_time() - spoke < KEEPALIVE_SECONDS:
+                        continue
+                    chunk = KEEPALIVE
+                spoke = trio.current_time()
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 def _event_stream(body: AsyncGenerator[bytes, None]) -> StreamingResponse:
