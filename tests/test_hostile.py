@@ -31,6 +31,7 @@ from referee.match.records import read_all
 from referee.match.replay import verify
 from referee.match.sessions import Backlog, Closed, Session
 from referee.transport import ServerSettings
+from tests.pipes import drain
 from tests.test_contest import Contest, run_contest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -110,6 +111,7 @@ def referee(folder: Path, *args: str, db: bool = True) -> Iterator[Referee]:
         line = process.stdout.readline()
         assert line, "the referee said nothing"
     port = int(line.split(b"127.0.0.1:")[1].split()[0])
+    drain(process.stdout)
     serving = Referee(folder, process, port)
     try:
         yield serving
@@ -119,7 +121,6 @@ def referee(folder: Path, *args: str, db: bool = True) -> Iterator[Referee]:
             assert process.wait(timeout=60) == 0
         finally:
             process.kill()
-            process.stdout.close()
             for bot in serving.bots:
                 try:
                     bot.wait(timeout=20)
@@ -149,7 +150,14 @@ def seat_faults(paths: list[Path]) -> dict[str, list[common_pb2.Fault]]:
 
 def test_a_flood_costs_no_memory_and_honest_matches_go_on(tmp_path: Path) -> None:
     """60 KB messages at 400 a second for 10 s, never asked for: the referee's RSS stays within
-    a few MB of where it started (it grew by over 200 MB when they were all queued)."""
+    a few MB of where it started (it grew by 176 MB in 8 s when they were all queued).
+
+    What it does grow by is the transport's own: the Python heap stays flat (tracemalloc), and
+    malloc_trim gives none of it back. It levels off at 8-10 MB within about 15 s of flooding
+    and stays there (a 90 s flood: 8.2 MB at 16 s, 9.4 MB at 60 s, while honest matches add
+    about 1 MB a minute), and reaches 5-7 MB in these 10 s, 9 MB on a busy CI machine. An
+    unbounded queue would pass 16 MB within the first second.
+    """
     tokens = accounts(tmp_path, "alice", "bob", "mallory")
     go = tmp_path / "go"
     with referee(tmp_path) as serving:
@@ -168,8 +176,8 @@ def test_a_flood_costs_no_memory_and_honest_matches_go_on(tmp_path: Path) -> Non
     flood_log = (tmp_path / "bot-2.log").read_text()
     assert int(flood_log.split("sent ")[1].split()[0]) >= 3000, flood_log  # 4000 at full speed
     print(f"referee RSS: {start} kB before, peak {peak} kB, {after} kB after the flood")
-    assert peak - start < 8 * 1024, (start, peak)
-    assert after - start < 8 * 1024, (start, after)
+    assert peak - start < 16 * 1024, (start, peak)
+    assert after - start < 16 * 1024, (start, after)
     faults = seat_faults(done)
     honest = {name: f for name, f in faults.items() if not name.startswith("mallory")}
     assert honest and not any(honest.values()), honest

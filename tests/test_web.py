@@ -35,6 +35,7 @@ from referee.contest.tokens import TokenStore
 from referee.ladder.store import Played, Store
 from referee.match.glyphs import readable
 from referee.match.records import read_all
+from tests.pipes import drain
 from tests.tls_helpers import make_ca_and_server_cert
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -128,6 +129,7 @@ def _serve(folder: Path, *extra: str) -> tuple[subprocess.Popen[bytes], str, int
         elif "referee for" in line:
             port = int(line.split("127.0.0.1:")[1].split()[0])
     assert web and port, (folder / "serve.log").read_text()
+    drain(serve.stdout)
     return serve, web, port
 
 
@@ -178,8 +180,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         for bot in bots:
             bot.kill()
             bot.wait()
-        assert serve.stdout is not None
-        serve.stdout.close()
         assert code == 0, (folder / "serve.log").read_text()
 
 
@@ -451,8 +451,6 @@ def test_web_speaks_tls(tmp_path: Path) -> None:
     finally:
         serve.send_signal(signal.SIGTERM)
         assert serve.wait(timeout=60) == 0
-        assert serve.stdout is not None
-        serve.stdout.close()
 
 
 def test_a_contest_file_web_table_and_the_seed_revealed_when_over(tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ def run(
     With `tune_gc`, what exists at start-up (modules, engines, stubs) is frozen out of the
     garbage collector's scans, whose pauses stall every match on the loop at once. (A higher
     gen-0 threshold cut the loop's worst lag a little more, but let a flooding bot's garbage
-    pile up: +53 MB of RSS in tests/test_hostile.py's flood, against < 8 MB without it.)
+    pile up: +53 MB of RSS in tests/test_hostile.py's flood, against 5-9 MB without it.)
     With `prioritise`, the referee raises its CPU priority where it may (referee.match.priority).
 
     Ctrl-C (on the main thread) cancels the trio run, lets every `finally` close what it opened
