@@ -6,7 +6,7 @@ import threading
 from typing import IO
 
 
-def drain(stream: IO[bytes]) -> threading.Thread:
+def drain(stream: IO[bytes]) -> None:
     """Read the rest of `stream` and close it, in a daemon thread.
 
     A child printing to a pipe nobody reads blocks once the pipe's 64 KB are full: a referee
@@ -19,6 +19,4 @@ def drain(stream: IO[bytes]) -> threading.Thread:
             while stream.read(1 << 16):
                 pass
 
-    thread = threading.Thread(target=read, daemon=True, name="drain")
-    thread.start()
-    return thread
+    threading.Thread(target=read, daemon=True, name="drain").start()
