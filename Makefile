@@ -38,14 +38,17 @@ chromium:
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
 			chromium fonts-liberation fonts-dejavu-core; }
 
-# Launched bots run in bubblewrap's sandbox (docs/bots.md); the cheat suite needs it, and
-# util-linux's prlimit that sets the bots' limits. Install them when absent.
+# Launched bots run in bubblewrap's sandbox (docs/bots.md); the cheat suite needs it, util-linux's
+# prlimit and setpriv that set the bots' limits and user, and libseccomp (its filter). Install
+# them when absent.
 sandbox-deps:
-	@command -v bwrap >/dev/null 2>&1 && command -v prlimit >/dev/null 2>&1 || { \
-		echo "installing Debian's bubblewrap for the bot sandbox"; \
+	@command -v bwrap >/dev/null 2>&1 && command -v prlimit >/dev/null 2>&1 && \
+		command -v setpriv >/dev/null 2>&1 && \
+		ldconfig -p 2>/dev/null | grep -q 'libseccomp\.so\.2' || { \
+		echo "installing Debian's bubblewrap, util-linux and libseccomp2 for the bot sandbox"; \
 		$(SUDO) apt-get update -q && \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-			bubblewrap util-linux; }
+			bubblewrap util-linux libseccomp2; }
 
 # The Node SDK's dependencies, from its lockfile; its tests skip on a machine without node.
 node-deps:

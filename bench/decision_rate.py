@@ -77,7 +77,7 @@ async def _referee_rate(concurrency: int, seconds: float, sandbox: Sandbox) -> t
     done = trio.Event()
     records = Path(tempfile.mkdtemp(prefix="croupier-bench-"))
     async with (
-        transport.serve(lobby, transport.ServerSettings(unix_socket=sandbox.socket())) as port,
+        transport.serve(lobby, transport.ServerSettings()) as port,
         trio.open_nursery() as nursery,
     ):
         for bot in bots:

@@ -54,7 +54,7 @@ def test_the_task_plays_its_batch_and_sends_records_back(tmp_path: Path) -> None
 
 
 def test_a_batch_whose_bot_cannot_play_names_the_worker_and_the_log(tmp_path: Path) -> None:
-    broken = ("broken", "-c \"print('no luck today'); raise SystemExit(3)\"")
+    broken = ("broken", "tests/bots/no_luck.py")
     config = replace(load(ladder_file(tmp_path, 2, bots=(broken, HEURISTIC))), max_restarts=0)
     matches = tuple(first_schedule(config, "broken")[:1])
     with pytest.raises(LadderError) as caught:

@@ -67,7 +67,7 @@ def test_a_ladder_on_the_cluster_plays_what_it_plays_locally(tmp_path: Path) -> 
 
 
 def test_a_failing_bots_log_comes_back_from_its_worker(tmp_path: Path) -> None:
-    broken = ("broken", "-c \"print('no luck today'); raise SystemExit(3)\"")
+    broken = ("broken", "tests/bots/no_luck.py")
     path = ladder_file(tmp_path, 2, bots=(broken, SEEDED))
     path.write_text(
         path.read_text().replace("concurrency = 2", "concurrency = 2\nmax_restarts = 0")

@@ -130,7 +130,9 @@ def test_a_records_deck_replays_its_deal(tmp_path: Path, game: str) -> None:
 
 def test_a_dying_bot_says_why_once_without_records(tmp_path: Path) -> None:
     # Issue 17: without --records the bot's output is kept (a temporary log) and quoted once.
-    dies = tmp_path / "dies.py"
+    folder = tmp_path / "bot"
+    folder.mkdir(mode=0o755)  # the sandboxed bot's own user reads it
+    dies = folder / "dies.py"
     dies.write_text(
         "import sys\n"
         "print('ModuleNotFoundError: no module named grpc', file=sys.stderr)\n"

@@ -5,9 +5,11 @@ sandbox refused a bot. (tests/test_cheats.py attacks the sandbox itself.)"""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,9 @@ from typer.testing import CliRunner
 from croupier.v1 import common_pb2
 from referee.cli import app
 from referee.ladder.config import LadderConfigError, parse
+from referee.local.doors import open_door
 from referee.local.limits import Limits, fault_of_exit
+from referee.local.sandbox import Sandbox, prepare
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -111,7 +115,71 @@ def test_the_doctor_says_what_the_sandbox_refused(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     (refused,) = [i for i, line in enumerate(lines) if line.startswith("sandbox: refused")]
-    assert str(secret) in lines[refused] and "hidden by the sandbox" in lines[refused]
+    assert str(secret) in lines[refused] and "not in the bot's view" in lines[refused]
     assert "write only to /tmp" in lines[refused + 1]
     clean = runner.invoke(app, ["doctor", "--game", "xix", "--", *RANDOM.split()])
     assert "sandbox: the bot needed nothing the contest's sandbox refuses" in clean.output
+
+
+@pytest.mark.skipif(shutil.which("java") is None, reason="no JDK on this machine")
+def test_a_java_program_runs_in_the_sandbox(tmp_path: Path) -> None:
+    """The JVM starts under the seccomp filter and the allow-listed view (Debian's java goes
+    through /etc/alternatives; its configuration is in /etc/java-*). Python, Node, C++ and Go
+    bots play sandboxed matches in test_cheats, test_node_sdk and test_other_languages."""
+    folder = tmp_path / "javabot"
+    folder.mkdir(mode=0o755)
+    (folder / "Hello.java").write_text(
+        'public class Hello { public static void main(String[] a) { System.out.println("hi"); } }'
+    )
+    doors = tmp_path / "doors"
+    doors.mkdir(mode=0o700)
+    java = ["java", "-XX:CompressedClassSpaceSize=64m", "-Xmx128m", "Hello.java"]
+    launch = prepare(
+        java,
+        cwd=folder,
+        env={},
+        croupier={},
+        limits=Limits(),
+        sandbox=Sandbox(enabled=True, socket_dir=doors),
+        door=open_door(doors),
+    )
+    try:
+        done = subprocess.run(
+            launch.argv, env=launch.env, pass_fds=launch.pass_fds, capture_output=True, text=True
+        )
+    finally:
+        launch.close_fds()
+        if launch.cgroups is not None:
+            launch.cgroups.remove()
+    assert done.returncode == 0 and done.stdout == "hi\n", done.stdout + done.stderr
+
+
+def test_as_an_ordinary_user_a_bot_cannot_undo_its_sandbox(tmp_path: Path) -> None:
+    """Where this Python can be run by another user, `croupier match` run as one: bwrap's user
+    namespace instead of root's own uid per bot, and the same escapes refused."""
+    if os.geteuid() != 0:
+        pytest.skip("switching to another user takes root")
+    user = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+    check = "import os, sys, referee; os.stat(sys.argv[1])"
+    can = subprocess.run([*user, PYTHON, "-c", check, PYTHON], capture_output=True, check=False)
+    if can.returncode != 0:
+        pytest.skip("this Python or the checkout is not readable by another user")
+    place = Path(tempfile.mkdtemp(prefix="croupier-user-"))
+    try:
+        place.chmod(0o777)
+        (place / "bot").mkdir(mode=0o755)
+        escaper = place / "bot" / "escapers.py"
+        shutil.copy(ROOT / "tests" / "bots" / "escapers.py", escaper)
+        for name in ("unmount", "proc", "ptrace", "userns", "setuid"):
+            records = place / f"records-{name}"
+            args = {"unmount": str(records), "proc": str(os.getpid())}.get(name, "")
+            command = [*user, str(CROUPIER), "match", "xix", "--games", "1"]
+            command += ["--records", str(records), "--bot", RANDOM]
+            command += ["--bot", f"{PYTHON} {escaper} bot {name} {args}".strip()]
+            env = {**os.environ, "HOME": str(place)}
+            done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+            assert done.returncode == 0, done.stdout + done.stderr
+            log = "".join(p.read_text() for p in records.glob("logs/*-bot1.log"))
+            assert "CHEAT WORKED" not in log and "CHEAT FAILED" in log, log
+    finally:
+        shutil.rmtree(place, ignore_errors=True)

@@ -91,9 +91,10 @@ ADVICE: dict[CheckName, str] = {
 
 #: Under the sandbox report's refusals: what a bot may use (the rules of docs/bots.md).
 SANDBOX_ADVICE = (
-    "in a contest a bot has no network and sees only the system (read-only), its own folder "
-    "(read-only) and a scratch /tmp and $HOME (lost when it exits): keep what it reads in "
-    "its folder and write only to /tmp (see docs/bots.md, 'What a bot may use')"
+    "in a contest a bot has no network, no privilege and no file locks, and sees only the "
+    "system's runtime files (read-only), its own folder (read-only) and a scratch /tmp and "
+    "$HOME (lost when it exits): keep what it reads in its folder and write only to /tmp "
+    "(see docs/bots.md, 'What a bot may use')"
 )
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 import statistics
-import subprocess
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -38,9 +37,19 @@ from referee.doctor.checks import (
     DoctorReport,
     Status,
 )
-from referee.local.launcher import kill_group, launch_problem, log_tail
+from referee.local import spawn
+from referee.local.doors import Door
+from referee.local.launcher import door_for, kill_group, launch_problem, log_tail
 from referee.local.limits import Limits, fault_of_exit
-from referee.local.sandbox import Sandbox, check_bwrap, prepare, refusals, socket_folder
+from referee.local.sandbox import (
+    Prepared,
+    Sandbox,
+    SandboxError,
+    check_bwrap,
+    prepare,
+    refusals,
+    socket_folder,
+)
 from referee.match.clock import Stopwatch, TimeControl
 from referee.match.lobby import Lobby
 from referee.match.runner import MatchConfig, MatchOutcome, run_match
@@ -76,11 +85,11 @@ class _WatchingLobby(Lobby):
         self.first_attempt = trio.Event()
         self._trio_token = trio.lowlevel.current_trio_token()
 
-    def identity(self, token: str) -> str | None:
+    def identity(self, token: str, door: str = "") -> str | None:
         # Called by the transport on the asyncio side: only plain Python here, then hop to trio.
         self.presented.append(token)
         self._trio_token.run_sync_soon(self.first_attempt.set)
-        return super().identity(token)
+        return super().identity(token, door)
 
 
 @dataclass(eq=False)
@@ -94,7 +103,7 @@ class _Bot:
     sandbox: Sandbox
     limits: Limits
     sessions: int = 1
-    process: trio.Process | None = None
+    process: spawn.Child | None = None
     launch_error: str = ""
     exits: list[int] = field(default_factory=list)
     launches: int = 0
@@ -106,35 +115,45 @@ class _Bot:
     async def supervise(
         self, address: str, *, task_status: trio.TaskStatus[bool] = trio.TASK_STATUS_IGNORED
     ) -> None:
+        async with door_for(self.sandbox, self.lobby, self.token) as door:
+            await self._supervise(address, door, task_status)
+
+    async def _supervise(
+        self, address: str, door: Door | None, task_status: trio.TaskStatus[bool]
+    ) -> None:
         croupier = {
             "CROUPIER_ADDRESS": self.sandbox.address(address),
             "CROUPIER_TOKEN": self.token,
             "CROUPIER_SESSIONS": str(self.sessions),
         }
         while True:
-            launch = prepare(
-                self.argv,
-                cwd=None,
-                env={},
-                croupier=croupier,
-                limits=self.limits,
-                sandbox=self.sandbox,
-            )
-            problem = launch_problem(self.argv, None)
+            launch: Prepared | None = None
             with self.log_path.open("ab") as log:
                 try:
+                    problem = launch_problem(self.argv, None)
                     if problem is not None:
                         raise OSError(problem)  # noqa: TRY301 (one path for every start failure)
-                    self.process = await trio.lowlevel.open_process(
-                        launch.argv,
-                        env=launch.env,
-                        stdin=subprocess.DEVNULL,
-                        stdout=log,
-                        stderr=subprocess.STDOUT,
-                        start_new_session=True,
+                    launch = prepare(
+                        self.argv,
+                        cwd=None,
+                        env={},
+                        croupier=croupier,
+                        limits=self.limits,
+                        sandbox=self.sandbox,
+                        door=door,
                     )
-                except OSError as error:
-                    if launch.cgroups is not None:
+                    try:
+                        self.process = await spawn.start(
+                            launch.argv,
+                            env=launch.env,
+                            cwd=None,
+                            output=log,
+                            pass_fds=launch.pass_fds,
+                        )
+                    finally:
+                        launch.close_fds()
+                except (OSError, SandboxError) as error:
+                    if launch is not None and launch.cgroups is not None:
                         launch.cgroups.remove()
                     self.launch_error = str(error)
                     self.gone.set()
@@ -145,11 +164,15 @@ class _Bot:
             if self.launches == 1:
                 task_status.started(True)
             code = await self.process.wait()
-            pids_hit = launch.cgroups is not None and launch.cgroups.hit()
-            if launch.cgroups is not None:
-                launch.cgroups.remove()
+            cgroups = launch.cgroups
+            pids_hit = cgroups is not None and cgroups.hit()
+            memory_hit = cgroups is not None and cgroups.memory_hit()
+            if cgroups is not None:
+                cgroups.remove()
             self.exits.append(code)
-            reason, detail = fault_of_exit(code, log_tail(self.log_path), pids_hit=pids_hit)
+            reason, detail = fault_of_exit(
+                code, log_tail(self.log_path), pids_hit=pids_hit, memory_hit=memory_hit
+            )
             self.lobby.process_exited(self.token, detail, reason)
             if self.stopping or not self.restart or self.launches > MAX_RESTARTS:
                 self.gone.set()
@@ -253,7 +276,7 @@ class _Doctor:
         config.workdir.mkdir(parents=True, exist_ok=True)
         self.log_path = config.workdir / "bot.log"
         self.log_path.write_bytes(b"")
-        self.sandbox = Sandbox(enabled=config.sandbox, hidden=(config.workdir,))
+        self.sandbox = Sandbox(enabled=config.sandbox, secrets=(config.workdir,))
         self.bot = _Bot(
             config.argv,
             self.token,
@@ -305,10 +328,10 @@ class _Doctor:
         started = self.checks.get(CheckName.STARTS)
         if self.sandbox.enabled and started is not None and started.status is Status.PASS:
             self.sandboxed = True
-            self.refused = refusals(log_tail(self.log_path, 400), self.sandbox)
+            self.refused = refusals(log_tail(self.log_path, 400))
 
     async def _run(self, nursery: trio.Nursery) -> None:
-        settings = ServerSettings(grace_seconds=0, unix_socket=self.sandbox.socket())
+        settings = ServerSettings(grace_seconds=0)
         async with transport.serve(self.lobby, settings) as port:
             started = await nursery.start(self.bot.supervise, f"127.0.0.1:{port}")
             if not started:

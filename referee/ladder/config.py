@@ -72,6 +72,9 @@ class BotSpec:
     env: tuple[tuple[str, str], ...] = ()
     #: This bot's limits: the ladder's `[limits]` with the bot's own `limits` table over them.
     limits: Limits = field(default_factory=Limits)
+    #: Whether `cwd` is the bot's own (given in its table): then the sandbox shows that folder;
+    #: otherwise the folder its command names (referee.local.view.bot_folder).
+    own_folder: bool = False
 
     def command_line(self) -> str:
         """The command to run, with `{python}` expanded to this interpreter."""
@@ -481,7 +484,8 @@ class _Reader:
                 if not isinstance(value, str):
                     raise self.error((*where, "env", key), f"expected a string, got {value!r}")
             limits = self.limits(table, where, self.limits(data, (), Limits()))
-            bots.append(BotSpec(name, command, cwd, tuple(sorted(env.items())), limits))
+            own = "cwd" in table
+            bots.append(BotSpec(name, command, cwd, tuple(sorted(env.items())), limits, own))
         return tuple(bots)
 
     def teams(

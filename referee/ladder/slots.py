@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import secrets
+import shlex
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -39,6 +40,7 @@ from referee.ladder.venue import (
 from referee.ladder.view import Presence, RefereeView
 from referee.local.launcher import BotProcess, supervise
 from referee.local.sandbox import Sandbox, check_bwrap, socket_folder
+from referee.local.view import bot_folder
 from referee.match.lobby import Lobby
 from referee.match.runner import MatchConfig, run_match
 from referee.match.sessions import RemoteSeat
@@ -118,6 +120,7 @@ class _Referee:
                     sandbox=self.sandbox,
                     ponder=config.ponder,
                     cpus=config.slot_cpus(slot),
+                    own_folder=bot.own_folder,
                 )
                 for bot in config.bots
             }
@@ -158,6 +161,7 @@ class _Referee:
                 sandbox=self.sandbox,
                 ponder=config.ponder,
                 cpus=config.slot_cpus(slot.number),
+                own_folder=bot.own_folder,
             )
             for bot in config.bots
             if bot.name in seats
@@ -257,14 +261,19 @@ async def play_matches(
     if config.sandbox:
         check_bwrap()  # a clear error before anything starts
     with socket_folder() as folder:
-        sandbox = Sandbox(enabled=config.sandbox, socket_dir=folder, hidden=hidden(config))
+        private = out_of_sight(config)
+        sandbox = Sandbox(enabled=config.sandbox, socket_dir=folder, secrets=private)
         await _play_matches(config, sandbox, next_match, settle, view)
 
 
-def hidden(config: LadderConfig) -> tuple[Path, ...]:
-    """What no bot of the ladder may see: the records and logs, the database's folder, and
-    every bot's folder (each bot sees its own again)."""
-    return (config.records, config.database.parent, *(bot.cwd for bot in config.bots))
+def out_of_sight(config: LadderConfig) -> tuple[Path, ...]:
+    """What no bot's folder may show: the records and logs, the database, and every bot's
+    folder (a bot sees its own; bots that share one folder share what is in it)."""
+    folders = (
+        bot_folder(shlex.split(bot.command_line()), bot.cwd, own=bot.own_folder)
+        for bot in config.bots
+    )
+    return (config.records, config.database, *folders)
 
 
 async def _play_matches(
@@ -280,7 +289,7 @@ async def _play_matches(
     slots = referee.slots()
     done = trio.Event()
     config.records.mkdir(parents=True, exist_ok=True)
-    settings = ServerSettings(unix_socket=sandbox.socket())
+    settings = ServerSettings()
     async with serve(referee.lobby, settings) as port, trio.open_nursery() as nursery:
         referee.address = f"127.0.0.1:{port}"
         for slot_ in {id(s): s for s in slots}.values():

@@ -2,6 +2,10 @@
 
 - `pids` (cgroup v1's pids hierarchy, or v2 with the pids controller) enforces the processes
   limit: RLIMIT_NPROC is per user and root ignores it.
+- `memory` (cgroup v1's memory hierarchy, or v2 with the memory controller) caps what the bot
+  holds in memory, its private tmpfs pages (/tmp, /dev/shm, /run) included: the kernel charges
+  a tmpfs page to the cgroup of the process that wrote it (issue 31). Over the cap, the kernel's
+  OOM killer ends a process of the bot, and `memory_hit` says so.
 - `account` is a cgroup v2 group (the unified hierarchy: /sys/fs/cgroup on v2 machines,
   /sys/fs/cgroup/unified on hybrid ones). Its `cpu.stat` counts the CPU time of everything the
   bot runs, and its `cpu.pressure` the time some of it was ready to run but waited for a CPU (the
@@ -20,11 +24,14 @@ import os
 import secrets
 import shutil
 import signal
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 #: Where the pids controller may be: cgroup v1's own hierarchy, then v2's.
 _PIDS_BASES = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))
+#: Where the memory controller may be: cgroup v1's own hierarchy, then v2's.
+_MEMORY_BASES = (Path("/sys/fs/cgroup/memory"), Path("/sys/fs/cgroup"))
 #: Where the cgroup v2 (unified) hierarchy may be mounted: alone, or beside v1 (hybrid).
 _UNIFIED_BASES = (Path("/sys/fs/cgroup"), Path("/sys/fs/cgroup/unified"))
 
@@ -36,22 +43,29 @@ class BotCgroups:
 
     pids: Path | None
     account: Path | None
+    memory: Path | None = None
 
     @classmethod
-    def create(cls, process_limit: int) -> BotCgroups | None:
-        """New cgroups for a launch, limiting processes and threads to `process_limit` (0: no
-        limit); None when not root or the kernel offers neither kind."""
+    def create(cls, process_limit: int, memory_mb: int = 0) -> BotCgroups | None:
+        """New cgroups for a launch, limiting processes and threads to `process_limit` and
+        memory to `memory_mb` MiB (0: no limit); None when not root or the kernel offers none."""
         if os.geteuid() != 0:
             return None
         name = f"croupier-{os.getpid()}-{secrets.token_hex(4)}"
         account = _make(_unified_base(), name)
-        pids = _pids_group(name, process_limit, account) if process_limit else None
-        if pids is None and account is None:
+        pids = None
+        if process_limit:
+            pids = _limited(_PIDS_BASES, "pids", name, account, {"pids.max": process_limit})
+        limit = str(memory_mb * 1024 * 1024)
+        files = {"memory.limit_in_bytes": limit, "memory.max": limit, "memory.swap.max": "0"}
+        memory = _limited(_MEMORY_BASES, "memory", name, account, files) if memory_mb else None
+        if pids is None and account is None and memory is None:
             return None
-        return cls(pids, account)
+        return cls(pids, account, memory)
 
     def folders(self) -> list[Path]:
-        return list(dict.fromkeys(p for p in (self.pids, self.account) if p is not None))
+        found = (self.pids, self.account, self.memory)
+        return list(dict.fromkeys(p for p in found if p is not None))
 
     def enter(self) -> list[str]:
         """A command prefix that joins the cgroups, then execs the rest: everything the bot
@@ -70,6 +84,17 @@ class BotCgroups:
             name, _, count = line.partition(" ")
             if name == "max" and count.strip() not in ("", "0"):
                 return True
+        return False
+
+    def memory_hit(self) -> bool:
+        """Whether the kernel ended a process of the bot for its memory limit."""
+        if self.memory is None:
+            return False
+        for name in ("memory.oom_control", "memory.events"):
+            for line in _read(self.memory / name).splitlines():
+                key, _, count = line.partition(" ")
+                if key == "oom_kill" and count.strip() not in ("", "0"):
+                    return True
         return False
 
     def remove(self) -> None:
@@ -97,20 +122,31 @@ def _unified_base() -> Path | None:
     return None
 
 
-def _pids_group(name: str, limit: int, account: Path | None) -> Path | None:
-    for base in _PIDS_BASES:
+def _limited(
+    bases: tuple[Path, ...],
+    controller: str,
+    name: str,
+    account: Path | None,
+    files: Mapping[str, object],
+) -> Path | None:
+    """A cgroup of `controller` with its limit `files` written (those the hierarchy has: v1
+    and v2 name them differently): v2's is the account group itself."""
+    for base in bases:
         if not (base / "cgroup.procs").exists():
             continue
         v2 = (base / "cgroup.controllers").exists()
-        if v2 and "pids" not in _read(base / "cgroup.controllers"):
+        if v2 and controller not in _read(base / "cgroup.controllers").split():
             continue
         same = account is not None and account.parent == base
         path = account if same else _make(base, name)
         if path is None:
             continue
-        try:
-            (path / "pids.max").write_text(str(limit))
-        except OSError:
+        written = 0
+        for file, value in files.items():
+            with contextlib.suppress(OSError):
+                (path / file).write_text(str(value))
+                written += 1
+        if not written:  # this hierarchy cannot hold the limit: try the next
             if not same:
                 with contextlib.suppress(OSError):
                     path.rmdir()

@@ -13,7 +13,8 @@ import shlex
 import shutil
 import signal
 import subprocess
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,10 +22,13 @@ import trio
 
 from croupier.v1 import common_pb2
 from referee.errors import CroupierError
+from referee.local import spawn
+from referee.local.doors import Door
 from referee.local.limits import Limits, fault_of_exit
-from referee.local.sandbox import Prepared, Sandbox, prepare
+from referee.local.sandbox import Prepared, Sandbox, SandboxError, prepare
 from referee.match.lobby import Lobby
 from referee.match.processes import BotProcessGroup
+from referee.transport import serve_door
 
 
 class LaunchError(CroupierError):
@@ -56,6 +60,8 @@ class BotProcess:
     ponder: bool = True
     #: The cores the bot's processes may run on (os.sched_setaffinity); None: any.
     cpus: frozenset[int] | None = None
+    #: Whether `cwd` is the bot's own folder, the one its sandbox shows (see sandbox.prepare).
+    own_folder: bool = False
 
     def argv(self) -> list[str]:
         argv = shlex.split(self.command)
@@ -73,28 +79,67 @@ async def supervise(
     max_restarts: int = 3,
 ) -> None:
     """Run the bot until `done` is set, restarting it when it exits early. `address` is the
-    referee's TCP address; a sandboxed bot is given the Unix socket instead."""
+    referee's TCP address; a sandboxed bot is given its own door instead, which the referee
+    serves for as long as the bot is supervised (its token is accepted there only)."""
+    async with door_for(bot.sandbox, lobby, bot.token) as door:
+        await _supervise(bot, address, lobby, done, door, max_restarts)
+
+
+@asynccontextmanager
+async def door_for(sandbox: Sandbox, lobby: Lobby, token: str) -> AsyncIterator[Door | None]:
+    """A sandboxed bot's door (None without a sandbox), served while the block runs: the
+    referee listens on it for `token` alone, and accepts `token` nowhere else."""
+    door = sandbox.open_door()
+    if door is None:
+        yield None
+        return
+    try:
+        lobby.admit(token, door=door.name)
+        async with serve_door(lobby, door.name, door.socket):
+            door.hand_over()
+            yield door
+    finally:
+        door.close()
+
+
+async def _supervise(
+    bot: BotProcess,
+    address: str,
+    lobby: Lobby,
+    done: trio.Event,
+    door: Door | None,
+    max_restarts: int,
+) -> None:
     croupier = {
         "CROUPIER_ADDRESS": bot.sandbox.address(address),
         "CROUPIER_TOKEN": bot.token,
         "CROUPIER_SESSIONS": str(bot.sessions),
     }
     while not done.is_set():
-        launch = prepare(
-            bot.argv(),
-            cwd=bot.cwd,
-            env=bot.env,
-            croupier=croupier,
-            limits=bot.limits,
-            sandbox=bot.sandbox,
-        )
+        try:
+            launch = prepare(
+                bot.argv(),
+                cwd=bot.cwd,
+                env=bot.env,
+                croupier=croupier,
+                limits=bot.limits,
+                sandbox=bot.sandbox,
+                door=door,
+                own_folder=bot.own_folder,
+            )
+        except SandboxError as error:
+            raise LaunchError(f"cannot start bot {bot.command!r}: {error}") from None
+        cgroups = launch.cgroups
         try:
             code = await _run_once(bot, launch, lobby, done)
-            pids_hit = launch.cgroups is not None and launch.cgroups.hit()
+            pids_hit = cgroups is not None and cgroups.hit()
+            memory_hit = cgroups is not None and cgroups.memory_hit()
         finally:
-            if launch.cgroups is not None:
-                launch.cgroups.remove()
-        reason, detail = fault_of_exit(code, log_tail(bot.log_path), pids_hit=pids_hit)
+            if cgroups is not None:
+                cgroups.remove()
+        reason, detail = fault_of_exit(
+            code, log_tail(bot.log_path), pids_hit=pids_hit, memory_hit=memory_hit
+        )
         bot.exits.append(detail)
         bot.exit_reasons.append(reason)
         lobby.process_exited(bot.token, detail, reason)
@@ -131,18 +176,13 @@ async def _run_once(bot: BotProcess, launch: Prepared, lobby: Lobby, done: trio.
         argv = ["taskset", "--cpu-list", ",".join(map(str, sorted(bot.cpus))), *argv]
     log = bot.log_path.open("ab") if bot.log_path is not None else subprocess.DEVNULL
     try:
-        process = await trio.lowlevel.open_process(
-            argv,
-            env=launch.env,
-            cwd=bot.cwd,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=log,
-            start_new_session=True,
+        process = await spawn.start(
+            argv, env=launch.env, cwd=bot.cwd, output=log, pass_fds=launch.pass_fds
         )
     except (OSError, subprocess.SubprocessError) as error:
         raise LaunchError(f"cannot start bot {bot.command!r}: {error}") from None
     finally:
+        launch.close_fds()
         if not isinstance(log, int):
             log.close()
     account = launch.cgroups.account if launch.cgroups is not None else None
@@ -207,7 +247,7 @@ def log_tail(path: Path | None, lines: int = 20) -> list[str]:
 EXIT_GRACE_SECONDS = 5.0
 
 
-async def _stop_when_done(process: trio.Process, done: trio.Event) -> None:
+async def _stop_when_done(process: spawn.Child, done: trio.Event) -> None:
     """Once the referee is done with the bot, it has EXIT_GRACE_SECONDS to exit on its own."""
     try:
         await done.wait()

@@ -118,11 +118,12 @@ _DISK = ("file too large", "no space left on device", "efbig", "enospc")
 
 
 def fault_of_exit(
-    code: int | None, output: Sequence[str], *, pids_hit: bool = False
+    code: int | None, output: Sequence[str], *, pids_hit: bool = False, memory_hit: bool = False
 ) -> tuple[common_pb2.FaultReason, str]:
     """The fault reason and detail for a bot process that exited with `code` (negative: killed
     by that signal; 128+N: a sandbox reporting its child's signal N), given its last lines of
-    output. A limit named by the kernel (a signal, the pids counter) wins over the output."""
+    output. A limit named by the kernel (a signal, the pids counter, the memory cgroup's OOM
+    kill) wins over the output."""
     signum = -code if code is not None and code < 0 else None
     if code is not None and 128 < code < 128 + 65:
         signum = code - 128
@@ -134,7 +135,7 @@ def fault_of_exit(
         return common_pb2.FAULT_REASON_DISK, f"{detail}: over its file-size limit"
     if pids_hit or any(marker in text for marker in _PROCESSES):
         return common_pb2.FAULT_REASON_PROCESSES, f"{detail}: over its processes limit"
-    if any(marker in text for marker in _MEMORY):
+    if memory_hit or any(marker in text for marker in _MEMORY):
         return common_pb2.FAULT_REASON_MEMORY, f"{detail}: over its memory limit"
     if any(marker in text for marker in _DISK):
         return common_pb2.FAULT_REASON_DISK, f"{detail}: over its disk limit"

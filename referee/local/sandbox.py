@@ -1,19 +1,23 @@
 """The sandbox a launched bot runs in: bubblewrap (`bwrap`), on by default on Linux.
 
-A bot is a program written by a competitor, so it is treated as hostile. Inside the sandbox it has:
+A bot is a program written by a competitor, so it is treated as hostile (docs/bots.md says
+what it can see and why). Inside the sandbox it has:
 
-- no network: new network, pid, ipc, uts and cgroup namespaces (`--unshare-all`); it reaches the
-  referee only through the referee's Unix socket, bound in at /run/croupier/referee.sock;
-- a read-only view of the system, with the referee's secrets hidden under empty folders: the
-  records, the ladder database's folder, every other bot's folder and log, the organiser's home,
-  /tmp, and the host's /proc (it gets its own, of its own pid namespace);
-- its own folder (its cwd) read-only, and a private writable scratch (/tmp, with HOME=/tmp/home),
-  as large as its disk limit and gone when it exits;
+- no privilege: as root, the referee starts it as a uid and gid of its own with no capability
+  and no_new_privs (util-linux's setpriv, run inside the sandbox once bwrap has built it);
+  unprivileged, bwrap's user namespace, with further ones disabled. A seccomp filter
+  (referee.local.syscalls) refuses mounts, namespaces, ptrace, locks and the like;
+- an allow-listed view (referee.local.view): the system's runtime files, its runtime, its own
+  folder, all read-only; nothing of the referee's exists in it to uncover;
+- new network, pid, ipc, uts and cgroup namespaces: no network, its own /proc; it reaches the
+  referee only through its own door (referee.local.doors), bound read-only at /run/croupier;
+- private, sized scratch: /tmp (HOME=/tmp/home), /dev/shm and /run, tmpfs counted in its
+  memory cgroup where there is one, and each no larger than its disk limit;
 - a scrubbed environment: PATH, the locale, HOME/TMPDIR, the ladder file's `env`, CROUPIER_*;
-- the limits of referee.local.limits, and its cgroups as root (referee.local.cgroups: the
-  processes limit, where RLIMIT_NPROC does not apply, and the account of its CPU);
-- an end: bwrap is the pid namespace's init, so when the bot exits or its process group is killed
-  (the launcher stops a bot that way), every process the bot started goes with it.
+- the limits of referee.local.limits and its cgroups as root (referee.local.cgroups);
+- an end: bwrap is the pid namespace's init and dies with the referee (`--die-with-parent`,
+  from the long-lived thread of referee.local.spawn), and every process the bot started goes
+  with it.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import functools
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -30,24 +35,26 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import croupier
 from referee.errors import CroupierError
+from referee.local import syscalls, view
 from referee.local.cgroups import BotCgroups
+from referee.local.doors import FOLDER_IN_SANDBOX, SOCKET_IN_SANDBOX, Door, open_door
 from referee.local.limits import MB, Limits
 from referee.match import priority
 
-#: Where a sandboxed bot finds the referee, whatever the host's socket path.
-SOCKET_IN_SANDBOX = "/run/croupier/referee.sock"
-SOCKET_NAME = "referee.sock"
 #: The bot's writable home inside the sandbox (on its private /tmp).
 HOME_IN_SANDBOX = "/tmp/home"
 #: Host variables a bot keeps (nothing else of the referee's environment reaches it).
 _KEPT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
 _INSTALL = "apt-get install bubblewrap"
+#: Folders the sandbox mounts itself, before a bot's folders are shown.
+_MOUNTED = ("/usr", "/etc", "/dev", "/dev/shm", "/proc", "/tmp", "/run")
+#: Capabilities bwrap leaves to setpriv, which drops them with the uid before the bot runs.
+_SETPRIV_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP")
 
 
 class SandboxError(CroupierError):
-    """The sandbox cannot be set up on this machine."""
+    """The sandbox cannot be set up on this machine, or a bot's folder cannot be shown."""
 
 
 def default_enabled() -> bool:
@@ -57,27 +64,32 @@ def default_enabled() -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Sandbox:
-    """How the bots of one run are confined. `hidden` lists what no bot may see (the records,
-    the database's folder, every bot's folder and log folder); a bot's own folder is shown
-    again, read-only, over whatever hid it. `socket_dir` holds the referee's Unix socket."""
+    """How the bots of one run are confined. `socket_dir` is the run's private folder of doors
+    (one per bot, see referee.local.doors); `secrets` lists what no bot's folder may contain
+    or lie in (the records and logs, the ladder database, other bots' folders): a bot whose
+    folder would show one is refused rather than half-hidden."""
 
     enabled: bool = field(default_factory=default_enabled)
     socket_dir: Path | None = None
-    hidden: tuple[Path, ...] = ()
+    secrets: tuple[Path, ...] = ()
 
     def address(self, tcp_address: str) -> str:
-        """The address a bot is given: the Unix socket in the sandbox, else the TCP one."""
+        """The address a bot is given: its door in the sandbox, else the TCP one."""
         return f"unix:{SOCKET_IN_SANDBOX}" if self.enabled else tcp_address
 
-    def socket(self) -> Path | None:
-        """Where the referee must listen for sandboxed bots (None without a sandbox)."""
-        return self.socket_dir / SOCKET_NAME if self.enabled and self.socket_dir else None
+    def open_door(self) -> Door | None:
+        """A new bot's door (None without a sandbox)."""
+        if not self.enabled:
+            return None
+        if self.socket_dir is None:
+            raise SandboxError("the sandbox has no socket folder for its bots' doors")
+        return open_door(self.socket_dir)
 
 
 @contextmanager
 def socket_folder() -> Iterator[Path]:
-    """A private folder for the referee's Unix socket, removed afterwards (short, as socket
-    paths must be: under 108 bytes)."""
+    """A private folder for the bots' doors, removed afterwards (short, as socket paths must
+    be: under 108 bytes)."""
     with tempfile.TemporaryDirectory(prefix="croupier-") as folder:
         os.chmod(folder, 0o700)
         yield Path(folder)
@@ -93,7 +105,11 @@ def check_bwrap() -> str:
             f"bubblewrap (bwrap) is not installed, so bots cannot be sandboxed: {_INSTALL} "
             "(or turn the sandbox off: --no-sandbox, or sandbox = false in a ladder file)"
         )
-    probe = [path, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/"]
+    try:
+        syscalls.program()
+    except syscalls.FilterError as error:
+        raise SandboxError(str(error)) from None
+    probe = [path, "--die-with-parent", *_privilege(), *view.system_arguments()]
     probe += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "true"]
     done = subprocess.run(probe, capture_output=True, text=True, timeout=30, check=False)
     if done.returncode != 0:
@@ -105,35 +121,82 @@ def check_bwrap() -> str:
     return path
 
 
-def _inside(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
+#: Every namespace but the user namespace (bwrap's --unshare-all would add one where it can).
+_NAMESPACES = (
+    "--unshare-ipc",
+    "--unshare-pid",
+    "--unshare-net",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+)
 
 
-def _keep_visible(argv: Sequence[str], cwd: Path) -> list[Path]:
-    """What the bot needs to see even where a hidden folder covers it: its folder, the program
-    it runs with that program's installation (a venv's python links to a base Python, say under
-    the organiser's home), and an interpreter's script file."""
-    keep = [cwd]
-    program = shutil.which(argv[0], path=os.environ.get("PATH")) if argv else None
-    if program is not None:
-        for candidate in (Path(program), Path(os.path.realpath(program))):
-            keep.append(candidate.parent.parent)  # e.g. PREFIX of PREFIX/bin/python
-    if argv and Path(argv[0]).name.startswith("python"):
-        keep += [Path(sys.prefix), Path(os.path.realpath(sys.base_prefix))]
-        keep.append(Path(croupier.__file__).parent.parent)  # the SDK, when installed editable
-    if len(argv) > 1 and Path(argv[1]).is_absolute() and Path(argv[1]).is_file():
-        keep.append(Path(argv[1]))  # an interpreter's script (only it: not any path in argv)
-    return keep
+def _privilege() -> list[str]:
+    """bwrap's namespace and privilege options. As root: no user namespace (whose map would
+    hold uid 0 alone, so the bot could not be given a uid of its own), and of root's powers
+    only what setpriv needs to become the bot's user. Otherwise a user namespace in which no
+    further one can be made."""
+    if os.geteuid() == 0:
+        added = [arg for cap in _SETPRIV_CAPS for arg in ("--cap-add", cap)]
+        return [*_NAMESPACES, "--cap-drop", "ALL", *added]
+    return [*_NAMESPACES, "--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
+
+
+def _drop_to(uid: int) -> list[str]:
+    """setpriv: become `uid` (and gid) with no groups, no capability in any set, and
+    no_new_privs (a setuid program gains nothing), then exec the bot."""
+    setpriv = _tool("setpriv", "util-linux")
+    return [
+        setpriv,
+        f"--reuid={uid}",
+        f"--regid={uid}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--no-new-privs",
+        "--",
+    ]
+
+
+def _readable_by_others(path: Path) -> bool:
+    mode = path.stat().st_mode
+    need = stat.S_IROTH | (stat.S_IXOTH if path.is_dir() else 0)
+    return mode & need == need
+
+
+def check_folder(folder: Path, sandbox: Sandbox, door: Door | None) -> None:
+    """Refuse a bot folder that would show a secret, or that the bot's own user cannot read."""
+    if folder == Path("/"):
+        raise SandboxError("a bot's folder cannot be '/': give the bot a folder of its own")
+    for secret in sandbox.secrets:
+        secret = Path(os.path.realpath(secret))
+        if secret != folder and (view.is_inside(secret, folder) or view.is_inside(folder, secret)):
+            raise SandboxError(
+                f"the bot's folder {str(folder)!r} would show {str(secret)!r} to the bot: "
+                "keep bots' folders apart from the records, the database and each other"
+            )
+    if door is not None and door.uid is not None and not _readable_by_others(folder):
+        raise SandboxError(
+            f"the bot's folder {str(folder)!r} is not readable by other users, and a sandboxed "
+            f"bot runs as a user of its own: chmod -R o+rX {str(folder)!r}"
+        )
 
 
 @dataclass(frozen=True, slots=True)
 class Prepared:
     """A bot's launch: the command (the bot's, inside prlimit and bwrap, inside a shell that
-    joins its cgroups first), its environment, and the cgroups to read and remove after."""
+    joins its cgroups first), its environment, the cgroups to read and remove after, and the
+    file descriptors the command must inherit (bwrap's seccomp filter), which the caller
+    closes once the process has started."""
 
     argv: list[str]
     env: dict[str, str]
     cgroups: BotCgroups | None
+    pass_fds: tuple[int, ...] = ()
+
+    def close_fds(self) -> None:
+        for fd in self.pass_fds:
+            os.close(fd)
 
 
 def prepare(
@@ -144,52 +207,51 @@ def prepare(
     croupier: Mapping[str, str],
     limits: Limits,
     sandbox: Sandbox,
+    door: Door | None = None,
+    own_folder: bool = False,
 ) -> Prepared:
     """The launch of `argv` under `sandbox` with `limits`; `env` is the ladder file's, and
-    `croupier` the CROUPIER_* variables. Without a sandbox, the bot gets the referee's
-    environment as before, and the limits still apply."""
-    folder = (cwd or Path.cwd()).resolve()
-    cgroups = BotCgroups.create(limits.processes)
+    `croupier` the CROUPIER_* variables; `door` is the bot's own (None: no door is bound, the
+    bot reaches nothing); `own_folder`: `cwd` is the bot's folder (else the folder its command
+    names, referee.local.view). Without a sandbox, the bot gets the referee's environment as before,
+    and the limits still apply."""
+    here = (cwd or Path.cwd()).resolve()
+    cgroups = BotCgroups.create(limits.processes, limits.memory_mb)
     prefix = cgroups.enter() if cgroups is not None else []
     prefix += priority.bot_prefix()
-    options = limits.prlimit(nproc=cgroups is None or cgroups.pids is None)
+    uid = door.uid if door is not None else None
+    options = limits.prlimit(nproc=(cgroups is None or cgroups.pids is None) or uid is not None)
     if options:
         prefix += [_tool("prlimit", "util-linux"), *options, "--"]
     if not sandbox.enabled:
         full = {**os.environ, **env, **croupier, "PYTHONUNBUFFERED": "1"}
         return Prepared([*prefix, *argv], full, cgroups)
     bwrap = check_bwrap()
-    size = str(limits.disk_mb * MB if limits.disk_mb else 1024 * MB)
-    home = os.environ.get("HOME")
-    hidden = {p.resolve() for p in [*sandbox.hidden, *([Path(home)] if home else [])]}
-    hidden = {p for p in hidden if p.exists() and p != Path("/") and p != folder}
-    covered = [*hidden, Path("/tmp"), Path("/run")]
-    # Mounts apply in order and a later one covers what lies under it, so parents go first:
-    # a bot's folder under a hidden one shows again, a hidden one inside the bot's folder hides.
-    mounts: list[tuple[Path, list[str]]] = [
-        (Path("/tmp"), ["--size", size, "--tmpfs", "/tmp"]),
-        (Path("/run"), ["--size", str(MB), "--tmpfs", "/run"]),
-    ]
-    mounts += [(path, ["--size", str(MB), "--tmpfs", str(path)]) for path in hidden]
-    for path in _keep_visible(argv, folder):
-        real = path.resolve()
-        if real.exists() and any(_inside(real, above) for above in covered):
-            mounts.append((real, ["--ro-bind", str(real), str(real)]))
-    # No --die-with-parent: its parent-death signal follows the thread that started bwrap, and
-    # trio starts processes from worker threads that exit when idle, killing healthy bots.
-    wrapped = [bwrap, "--unshare-all", "--ro-bind", "/", "/"]
-    wrapped += ["--dev", "/dev", "--proc", "/proc"]
-    for _, args in sorted(mounts, key=lambda mount: len(mount[0].parts)):
-        wrapped += args
-    wrapped += ["--dir", HOME_IN_SANDBOX]
-    if sandbox.socket_dir is not None:
-        wrapped += ["--bind", str(sandbox.socket_dir), str(Path(SOCKET_IN_SANDBOX).parent)]
-    wrapped += ["--chdir", str(folder), "--", *argv]
+    folder, *extra = view.bot_paths(argv, here, own=own_folder)
+    check_folder(folder, sandbox, door)
+    scratch = str(limits.disk_mb * MB if limits.disk_mb else 1024 * MB)
+    # No --new-session: the launcher starts bwrap in a session of its own with no terminal
+    # (spawn.start), which is what it guards against (TIOCSTI); bwrap's own setsid would take
+    # the bot out of the process group that the referee stops while pondering is off.
+    wrapped = [bwrap, "--die-with-parent", *_privilege()]
+    seccomp = syscalls.program_fd()
+    wrapped += ["--seccomp", str(seccomp), *view.system_arguments()]
+    wrapped += ["--dev", "/dev", "--perms", "1777", "--size", scratch, "--tmpfs", "/dev/shm"]
+    wrapped += ["--proc", "/proc", "--perms", "1777", "--size", scratch, "--tmpfs", "/tmp"]
+    wrapped += ["--perms", "0777", "--dir", HOME_IN_SANDBOX]
+    wrapped += ["--perms", "0755", "--size", str(MB), "--tmpfs", "/run"]
+    if door is not None:
+        wrapped += ["--ro-bind", str(door.folder), FOLDER_IN_SANDBOX]
+    shown = view.shown([*view.runtime_folders(argv), folder, *extra])
+    wrapped += view.bind_arguments(shown, _MOUNTED, here)
+    wrapped += ["--chdir", str(here), "--"]
+    if uid is not None:
+        wrapped += _drop_to(uid)
     scrubbed = {key: os.environ[key] for key in _KEPT if key in os.environ}
     scrubbed.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
     scrubbed |= {"HOME": HOME_IN_SANDBOX, "TMPDIR": "/tmp", "PYTHONUNBUFFERED": "1"}
     scrubbed |= {**env, **croupier}
-    return Prepared([*prefix, *wrapped], scrubbed, cgroups)
+    return Prepared([*prefix, *wrapped, *argv], scrubbed, cgroups, (seccomp,))
 
 
 def _tool(name: str, package: str) -> str:
@@ -206,17 +268,16 @@ _REFUSED = (
     "name or service not known",
     "read-only file system",
     "permission denied",
+    "operation not permitted",
+    "no locks available",
 )
 _PATH = re.compile(r"(/[\w.@+-]+(?:/[\w.@+-]+)*)")
 
 
-def refusals(lines: Sequence[str], sandbox: Sandbox) -> list[str]:
+def refusals(lines: Sequence[str]) -> list[str]:
     """Lines of a bot's output that show the sandbox refusing it something: the network, a
-    write outside its scratch, or a file that exists on this machine but that the sandbox hides
-    (a missing file that is missing on the host too is the bot's own mistake)."""
-    hidden = [p.resolve() for p in sandbox.hidden]
-    home = os.environ.get("HOME")
-    hidden += [Path(home).resolve()] if home else []
+    write outside its scratch, a refused system call, or a file that exists on this machine but
+    is not in the bot's view (a file missing on the host too is the bot's own mistake)."""
     found = []
     for line in lines:
         text = line.lower()
@@ -225,8 +286,7 @@ def refusals(lines: Sequence[str], sandbox: Sandbox) -> list[str]:
             found.append(line.strip())
         elif "no such file or directory" in text:
             for match in _PATH.findall(line):
-                path = Path(match)
-                if path.exists() and any(_inside(path, h) for h in [*hidden, Path("/tmp")]):
-                    found.append(f"{line.strip()} ({match} is hidden by the sandbox)")
+                if Path(match).exists():
+                    found.append(f"{line.strip()} ({match} is not in the bot's view)")
                     break
     return found

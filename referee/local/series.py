@@ -90,7 +90,7 @@ async def play_series(
         sandbox = Sandbox(
             enabled=config.sandbox,
             socket_dir=folder,
-            hidden=(config.records,) if config.records is not None else (),
+            secrets=(config.records,) if config.records is not None else (),
         )
         # Without records the bots' output still goes somewhere: a bot that dies says why.
         kept = config.records / "logs" if config.records is not None else None
@@ -125,7 +125,7 @@ async def _play_series(
     standings = [Standing(label=f"bot{role}", command=bot.command) for role, bot in enumerate(bots)]
     outcomes: list[MatchOutcome] = []
     done = trio.Event()
-    settings = ServerSettings(unix_socket=sandbox.socket())
+    settings = ServerSettings()
     async with serve(lobby, settings) as port, trio.open_nursery() as nursery:
         for bot in bots:
             nursery.start_soon(supervise, bot, f"127.0.0.1:{port}", lobby, done)

@@ -58,15 +58,24 @@ class Lobby:
 
     #: Names to show and log for admitted tokens (see `label`).
     _labels: dict[str, str] = field(default_factory=dict)
+    #: The door (a sandboxed bot's own socket, referee.local.doors) each such token must come
+    #: through; a token without one is accepted at the referee's main address only.
+    _doors: dict[str, str] = field(default_factory=dict)
 
-    def admit(self, token: str, label: str = "") -> None:
-        """Accept sessions that present `token`; their identity is the token, shown as `label`."""
+    def admit(self, token: str, label: str = "", door: str = "") -> None:
+        """Accept sessions that present `token`; their identity is the token, shown as `label`.
+        With `door`, only sessions that come through that door (issue 31)."""
         self._admitted.add(token)
         if label:
             self._labels[token] = label
+        if door:
+            self._doors[token] = door
 
-    def identity(self, token: str) -> str | None:
-        """Who `token` belongs to, or None to refuse it. Called by the transport."""
+    def identity(self, token: str, door: str = "") -> str | None:
+        """Who `token` belongs to, or None to refuse it: also when it came through another door
+        than its own (`door` "": the main address). Called by the transport."""
+        if self._doors.get(token, "") != door:
+            return None
         if token in self._admitted:
             return token
         if self.authenticate is not None:

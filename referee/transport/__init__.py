@@ -12,7 +12,14 @@ lint` checks it): the local series and slots, the contest server, the doctor, `c
 from __future__ import annotations
 
 from referee.transport.host import run
-from referee.transport.server import ListenError, ServerControl, ServerSettings, check_free, serve
+from referee.transport.server import (
+    ListenError,
+    ServerControl,
+    ServerSettings,
+    check_free,
+    serve,
+    serve_door,
+)
 
 __all__ = [
     "ListenError",
@@ -21,4 +28,5 @@ __all__ = [
     "check_free",
     "run",
     "serve",
+    "serve_door",
 ]

@@ -78,9 +78,6 @@ class ServerSettings:
     #: PEM files; with them the server speaks TLS only.
     tls_cert: Path | None = None
     tls_key: Path | None = None
-    #: Also listen on this Unix domain socket (plaintext): how sandboxed bots, which have no
-    #: network, reach the referee (the socket's folder is bound into their sandbox).
-    unix_socket: Path | None = None
 
     def options(self) -> list[tuple[str, int]]:
         return [
@@ -189,8 +186,12 @@ class RefereeService:
         live: LiveMatches,
         settings: ServerSettings,
         trio_token: trio.lowlevel.TrioToken,
+        door: str = "",
     ) -> None:
         self.lobby = lobby
+        #: The door this service answers at ("": the referee's main address); the lobby
+        #: accepts a token only at its own (see serve_door).
+        self.door = door
         self.live = live
         self.settings = settings
         self.trio_token = trio_token
@@ -219,7 +220,7 @@ class RefereeService:
             silence = "the stream ended before its first message"
         except TimeoutError:
             silence = f"no first message within {wait:g} s"
-        identity = self.lobby.identity(bearer_token(context.invocation_metadata()))
+        identity = self.lobby.identity(bearer_token(context.invocation_metadata()), self.door)
         if identity is None:
             self.notes.info(host_of(peer), "refused", peer=peer, why="bad token")
             await context.abort(
@@ -529,11 +530,44 @@ async def _start(
         port = 0
     if port == 0:
         raise ListenError(f"cannot listen on {address!r}")
-    unix = settings.unix_socket
-    if unix is not None and server.add_insecure_port(f"unix:{unix}") == 0:
-        raise ListenError(f"cannot listen on unix socket {str(unix)!r}")
     await server.start()
     return server, port
+
+
+async def _start_door(
+    lobby: Lobby,
+    door: str,
+    socket_path: Path,
+    settings: ServerSettings,
+    trio_token: trio.lowlevel.TrioToken,
+) -> grpc.aio.Server:
+    server = grpc.aio.server(options=settings.options())
+    service = RefereeService(lobby, LiveMatches(), settings, trio_token, door)
+    server.add_generic_rpc_handlers((service.handler(),))
+    health = health_aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health, server)
+    if server.add_insecure_port(f"unix:{socket_path}") == 0:
+        raise ListenError(f"cannot listen on unix socket {str(socket_path)!r}")
+    await server.start()
+    return server
+
+
+@asynccontextmanager
+async def serve_door(
+    lobby: Lobby, door: str, socket_path: Path, settings: ServerSettings | None = None
+) -> AsyncIterator[None]:
+    """Serve one sandboxed bot's door while the block runs: a server of its own on the Unix
+    socket `socket_path`, where the lobby accepts only the tokens admitted with `door` (and
+    those nowhere else). gRPC does not say which socket a call came in on, nor the peer's
+    credentials, so one server per door is how the referee knows (referee.local.doors)."""
+    settings = settings or ServerSettings()
+    token = trio.lowlevel.current_trio_token()
+    server = await call_asyncio(_start_door(lobby, door, socket_path, settings, token))
+    try:
+        yield
+    finally:
+        with trio.CancelScope(shield=True):
+            await call_asyncio(server.stop(0))
 
 
 @asynccontextmanager

@@ -1,0 +1,171 @@
+"""What a sandboxed bot can see of the machine: an allow-list, built into an empty root.
+
+Nothing is hidden under covers (a cover can be taken off, issue 30): the bot's root is a fresh
+tmpfs holding only what a runtime needs, read-only:
+
+- the system's programs and libraries: /usr, and /bin, /sbin, /lib* (symlinks into /usr on a
+  merged system, as on the host);
+- the few files of /etc that runtimes read (`ETC`: the dynamic linker's cache, time zone, name
+  service switch, the alternatives that point at Java, Java's configuration, TLS roots), not
+  passwd, shadow or anything of the organiser's;
+- the runtime the bot's command names, where it lies outside /usr (a venv and the Python it
+  was made from, a Node under a home folder), and croupier's SDKs when they are a checkout's;
+- the bot's own folder (`bot_folder`): the folder of its program, or of the first path its
+  command names (a script, a class path), else its working folder.
+
+The records, the ladder database, the organiser's home, other bots' folders and the referee's
+processes are not in this view at all, so no unmount can reveal them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import croupier
+
+#: System folders shown read-only (or recreated as the host's symlinks into /usr).
+SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+#: Files and folders of /etc that runtimes read; each shown read-only where it exists.
+ETC = (
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "localtime",
+    "timezone",
+    "nsswitch.conf",
+    "host.conf",
+    "hosts",
+    "gai.conf",
+    "protocols",
+    "services",
+    "mime.types",
+    "alternatives",
+    "ssl",
+    "ca-certificates",
+)
+#: Java's configuration lives in /etc/java-NN-openjdk on Debian (its conf/ links there).
+ETC_PATTERNS = ("java-*",)
+
+
+def is_inside(path: Path, folder: Path) -> bool:
+    """Whether `path` is `folder` or lies in it."""
+    return path == folder or folder in path.parents
+
+
+def system_arguments() -> list[str]:
+    """bwrap arguments that show the system's programs, libraries and runtime /etc files."""
+    arguments: list[str] = []
+    for name in SYSTEM:
+        path = Path(name)
+        if path.is_symlink():
+            arguments += ["--symlink", os.readlink(path), name]
+        elif path.is_dir():
+            arguments += ["--ro-bind", name, name]
+    etc = Path("/etc")
+    arguments += ["--perms", "0755", "--dir", "/etc"]  # bwrap would make it 0700
+    names = [*ETC, *(p.name for pattern in ETC_PATTERNS for p in sorted(etc.glob(pattern)))]
+    for name in names:
+        if (etc / name).exists():
+            arguments += ["--ro-bind", str(etc / name), str(etc / name)]
+    return arguments
+
+
+def _is_runtime(path: Path) -> bool:
+    """Whether `path` belongs to a runtime rather than to a bot: the system's, or the Python
+    that runs croupier (a bot command's `{python}`)."""
+    real = Path(os.path.realpath(path))
+    roots = [Path("/usr"), Path(sys.prefix), Path(os.path.realpath(sys.base_prefix))]
+    return any(is_inside(candidate, root) for candidate in (path, real) for root in roots)
+
+
+def _named_path(argv: Sequence[str], cwd: Path) -> Path | None:
+    """The bot's program when the command names it by path, else the first existing path
+    among its arguments (an interpreter's script, a class path), skipping runtimes."""
+    for index, argument in enumerate(argv):
+        if argument.startswith("-") or (index == 0 and "/" not in argument):
+            continue
+        path = Path(argument) if Path(argument).is_absolute() else cwd / argument
+        if _exists(path) and not (index == 0 and _is_runtime(path)):
+            return path.resolve()
+    return None
+
+
+def _exists(path: Path) -> bool:
+    """Whether `path` exists as far as this user can tell (not: a folder it may not search)."""
+    try:
+        return path.exists()
+    except OSError:
+        return False
+
+
+def bot_folder(argv: Sequence[str], cwd: Path, *, own: bool = False) -> Path:
+    """The folder that is the bot's: `cwd` when it is the bot's `own` (a ladder bot's `cwd`),
+    else that of the path its command names (a folder is its own), else `cwd`."""
+    named = None if own else _named_path(argv, cwd)
+    if named is None:
+        return cwd.resolve()
+    return named if named.is_dir() else named.parent
+
+
+def bot_paths(argv: Sequence[str], cwd: Path, *, own: bool = False) -> list[Path]:
+    """What the sandbox shows of the bot: its folder, and the path its command names when that
+    lies outside it (a shared script run from a folder of the bot's own)."""
+    folder = bot_folder(argv, cwd, own=own)
+    named = _named_path(argv, cwd)
+    extra = [named] if named is not None and not is_inside(named, folder) else []
+    return [folder, *extra]
+
+
+def runtime_folders(argv: Sequence[str]) -> list[Path]:
+    """The installations the command runs on, outside /usr: its program's prefix (PREFIX of
+    PREFIX/bin/node), a venv and the Python it was made from, and the checkout's SDK folder
+    (sdk/, which the example bots import from by path, and proto/, which the Node SDK reads)."""
+    found: list[Path] = []
+    program = shutil.which(argv[0], path=os.environ.get("PATH")) if argv else None
+    if program is not None:
+        for candidate in (Path(program), Path(os.path.realpath(program))):
+            found.append(candidate.parent.parent)
+    if argv and Path(argv[0]).name.startswith("python"):
+        found += [Path(sys.prefix), Path(os.path.realpath(sys.base_prefix))]
+        package = Path(croupier.__file__).resolve().parent  # .../sdk/python/croupier
+        sdks = package.parent.parent
+        found.append(sdks if sdks.name == "sdk" else package)
+    elif argv and Path(argv[0]).name in ("node", "nodejs"):
+        sdks = Path(croupier.__file__).resolve().parent.parent.parent
+        if sdks.name == "sdk":  # the Node SDK loads the checkout's .proto files
+            found += [sdks, sdks.parent / "proto"]
+    return [path for path in found if path.is_dir() and not is_inside(path, Path("/usr"))]
+
+
+def shown(folders: Sequence[Path]) -> list[Path]:
+    """`folders` (and files) without those shown through another of them (or /usr), parents
+    first."""
+    unique = sorted({Path(os.path.realpath(p)) for p in folders}, key=lambda p: len(p.parts))
+    kept: list[Path] = []
+    for path in unique:
+        if path == Path("/"):
+            continue
+        if not any(is_inside(path, above) for above in [Path("/usr"), *kept]):
+            kept.append(path)
+    return kept
+
+
+def bind_arguments(folders: Sequence[Path], mounted: Sequence[str], cwd: Path) -> list[str]:
+    """bwrap arguments that show `folders` read-only at their own paths, and make `cwd` (the
+    bot starts there, seeing of it only what is shown). Folders are made first, traversable by
+    anyone (bwrap would make them 0700, closing them to the bot's user), except `mounted` ones,
+    which exist already; the binds then cover them."""
+    arguments: list[str] = []
+    made = {Path("/"), *map(Path, mounted)}
+    for path in [*(folder.parent for folder in folders), cwd]:
+        for folder in [*reversed(path.parents), path]:
+            if folder not in made and not is_inside(folder, Path("/usr")):
+                arguments += ["--perms", "0755", "--dir", str(folder)]
+                made.add(folder)
+    for folder in folders:
+        arguments += ["--ro-bind", str(folder), str(folder)]
+    return arguments
