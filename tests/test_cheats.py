@@ -324,10 +324,11 @@ def probe(command: list[str], **options: object) -> str:
 
 def old_sandbox(cover: Path, shown: Path, *probe_args: str) -> list[str]:
     """The sandbox before issue 30, as root: the whole system read-only, covers over secrets
-    (`cover`), the bot's folder (`shown`) bound read-only again, root's capabilities kept."""
+    (`cover`; not /tmp, where a checkout and its venv may be), the bot's folder (`shown`) bound
+    read-only again, root's capabilities kept."""
     return [
         *("bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--ro-bind", "/", "/"),
-        *("--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", str(cover)),
+        *("--dev", "/dev", "--proc", "/proc", "--tmpfs", str(cover)),
         *("--ro-bind", str(shown), str(shown)),
         *("--", PYTHON, str(ESCAPERS), "probe", *probe_args),
     ]

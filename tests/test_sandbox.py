@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 from croupier.v1 import common_pb2
 from referee.cli import app
 from referee.ladder.config import LadderConfigError, parse
+from referee.local import view
 from referee.local.doors import open_door
 from referee.local.limits import Limits, fault_of_exit
 from referee.local.sandbox import Sandbox, prepare
@@ -183,3 +184,24 @@ def test_as_an_ordinary_user_a_bot_cannot_undo_its_sandbox(tmp_path: Path) -> No
             assert "CHEAT WORKED" not in log and "CHEAT FAILED" in log, log
     finally:
         shutil.rmtree(place, ignore_errors=True)
+
+
+def test_a_bot_is_shown_its_own_folder_and_runtime_only(tmp_path: Path) -> None:
+    """A program named by path shows its folder, never its parent's (a ladder's root holds the
+    records); an interpreter named by path (a bot's own venv) is a runtime, and the bot is the
+    script it runs; a ladder bot's own `cwd` is its folder."""
+    root = tmp_path / "root"
+    alice = root / "bots" / "alice"
+    (alice / ".venv" / "bin").mkdir(parents=True)
+    (alice / "alice").write_text("#!/bin/sh\n")
+    (alice / "alice").chmod(0o755)
+    (alice / "main.py").write_text("")
+    (alice / ".venv" / "bin" / "python").symlink_to(sys.executable)
+    assert view.bot_paths(["bots/alice/alice"], root) == [alice]
+    assert view.runtime_folders(["bots/alice/alice"], root) == []
+    venv_python = ["bots/alice/.venv/bin/python", "bots/alice/main.py"]
+    assert view.bot_paths(venv_python, root) == [alice]
+    assert alice / ".venv" in view.runtime_folders(venv_python, root)
+    assert view.bot_paths([PYTHON, "-m", "alice"], alice, own=True) == [alice]
+    shared = [PYTHON, str(ROOT / "examples" / "python" / "random_bot.py")]
+    assert view.bot_paths(shared, alice, own=True) == [alice, Path(shared[1])]

@@ -164,17 +164,23 @@ def _readable_by_others(path: Path) -> bool:
     return mode & need == need
 
 
-def check_folder(folder: Path, sandbox: Sandbox, door: Door | None) -> None:
-    """Refuse a bot folder that would show a secret, or that the bot's own user cannot read."""
-    if folder == Path("/"):
+def check_shown(path: Path, sandbox: Sandbox) -> None:
+    """Refuse to show `path` (a bot's folder, its runtime) where it would show a secret."""
+    path = Path(os.path.realpath(path))
+    if path == Path("/"):
         raise SandboxError("a bot's folder cannot be '/': give the bot a folder of its own")
     for secret in sandbox.secrets:
         secret = Path(os.path.realpath(secret))
-        if secret != folder and (view.is_inside(secret, folder) or view.is_inside(folder, secret)):
+        if secret != path and (view.is_inside(secret, path) or view.is_inside(path, secret)):
             raise SandboxError(
-                f"the bot's folder {str(folder)!r} would show {str(secret)!r} to the bot: "
+                f"the bot's folder {str(path)!r} would show {str(secret)!r} to the bot: "
                 "keep bots' folders apart from the records, the database and each other"
             )
+
+
+def check_folder(folder: Path, sandbox: Sandbox, door: Door | None) -> None:
+    """Refuse a bot folder that would show a secret, or that the bot's own user cannot read."""
+    check_shown(folder, sandbox)
     if door is not None and door.uid is not None and not _readable_by_others(folder):
         raise SandboxError(
             f"the bot's folder {str(folder)!r} is not readable by other users, and a sandboxed "
@@ -216,42 +222,65 @@ def prepare(
     names, referee.local.view). Without a sandbox, the bot gets the referee's environment as before,
     and the limits still apply."""
     here = (cwd or Path.cwd()).resolve()
+    uid = door.uid if door is not None else None
+    wrapped: list[str] = []
+    if sandbox.enabled:  # refused (a folder that would show a secret) before any cgroup exists
+        wrapped = _wrapper(argv, here, limits, sandbox, door, own_folder)
     cgroups = BotCgroups.create(limits.processes, limits.memory_mb)
     prefix = cgroups.enter() if cgroups is not None else []
     prefix += priority.bot_prefix()
-    uid = door.uid if door is not None else None
     options = limits.prlimit(nproc=(cgroups is None or cgroups.pids is None) or uid is not None)
     if options:
         prefix += [_tool("prlimit", "util-linux"), *options, "--"]
     if not sandbox.enabled:
         full = {**os.environ, **env, **croupier, "PYTHONUNBUFFERED": "1"}
         return Prepared([*prefix, *argv], full, cgroups)
+    scrubbed = {key: os.environ[key] for key in _KEPT if key in os.environ}
+    scrubbed.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+    scrubbed |= {"HOME": HOME_IN_SANDBOX, "TMPDIR": "/tmp", "PYTHONUNBUFFERED": "1"}
+    scrubbed |= {**env, **croupier}
+    seccomp = syscalls.program_fd()
+    wrapped[wrapped.index(_SECCOMP_FD)] = str(seccomp)
+    return Prepared([*prefix, *wrapped, *argv], scrubbed, cgroups, (seccomp,))
+
+
+#: Stands for the seccomp filter's descriptor in `_wrapper`'s arguments until it is opened.
+_SECCOMP_FD = "{seccomp}"
+
+
+def _wrapper(
+    argv: Sequence[str],
+    here: Path,
+    limits: Limits,
+    sandbox: Sandbox,
+    door: Door | None,
+    own_folder: bool,
+) -> list[str]:
+    """bwrap's command line up to the bot's own (and setpriv's, as root)."""
     bwrap = check_bwrap()
     folder, *extra = view.bot_paths(argv, here, own=own_folder)
+    runtimes = view.runtime_folders(argv, here)
     check_folder(folder, sandbox, door)
+    for path in runtimes:  # (an `extra` file is the program the command names, nothing more)
+        check_shown(path, sandbox)
     scratch = str(limits.disk_mb * MB if limits.disk_mb else 1024 * MB)
     # No --new-session: the launcher starts bwrap in a session of its own with no terminal
     # (spawn.start), which is what it guards against (TIOCSTI); bwrap's own setsid would take
     # the bot out of the process group that the referee stops while pondering is off.
     wrapped = [bwrap, "--die-with-parent", *_privilege()]
-    seccomp = syscalls.program_fd()
-    wrapped += ["--seccomp", str(seccomp), *view.system_arguments()]
+    wrapped += ["--seccomp", _SECCOMP_FD, *view.system_arguments()]
     wrapped += ["--dev", "/dev", "--perms", "1777", "--size", scratch, "--tmpfs", "/dev/shm"]
     wrapped += ["--proc", "/proc", "--perms", "1777", "--size", scratch, "--tmpfs", "/tmp"]
     wrapped += ["--perms", "0777", "--dir", HOME_IN_SANDBOX]
     wrapped += ["--perms", "0755", "--size", str(MB), "--tmpfs", "/run"]
     if door is not None:
         wrapped += ["--ro-bind", str(door.folder), FOLDER_IN_SANDBOX]
-    shown = view.shown([*view.runtime_folders(argv), folder, *extra])
+    shown = view.shown([*runtimes, folder, *extra])
     wrapped += view.bind_arguments(shown, _MOUNTED, here)
     wrapped += ["--chdir", str(here), "--"]
-    if uid is not None:
-        wrapped += _drop_to(uid)
-    scrubbed = {key: os.environ[key] for key in _KEPT if key in os.environ}
-    scrubbed.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
-    scrubbed |= {"HOME": HOME_IN_SANDBOX, "TMPDIR": "/tmp", "PYTHONUNBUFFERED": "1"}
-    scrubbed |= {**env, **croupier}
-    return Prepared([*prefix, *wrapped, *argv], scrubbed, cgroups, (seccomp,))
+    if door is not None and door.uid is not None:
+        wrapped += _drop_to(door.uid)
+    return wrapped
 
 
 def _tool(name: str, package: str) -> str:

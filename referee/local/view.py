@@ -74,9 +74,21 @@ def system_arguments() -> list[str]:
     return arguments
 
 
+#: Programs that are interpreters (by name, `python3.11` and `pypy3` included): the bot is
+#: what they run, not where they are.
+_INTERPRETERS = ("python", "pypy", "node", "nodejs", "java")
+
+
+def is_interpreter(program: str) -> bool:
+    name = Path(program).name
+    return name in _INTERPRETERS or name.startswith(("python", "pypy"))
+
+
 def _is_runtime(path: Path) -> bool:
-    """Whether `path` belongs to a runtime rather than to a bot: the system's, or the Python
-    that runs croupier (a bot command's `{python}`)."""
+    """Whether `path` belongs to a runtime rather than to a bot: an interpreter, the system's
+    files, or the Python that runs croupier (a bot command's `{python}`)."""
+    if is_interpreter(str(path)):
+        return True
     real = Path(os.path.realpath(path))
     roots = [Path("/usr"), Path(sys.prefix), Path(os.path.realpath(sys.base_prefix))]
     return any(is_inside(candidate, root) for candidate in (path, real) for root in roots)
@@ -120,14 +132,22 @@ def bot_paths(argv: Sequence[str], cwd: Path, *, own: bool = False) -> list[Path
     return [folder, *extra]
 
 
-def runtime_folders(argv: Sequence[str]) -> list[Path]:
+def runtime_folders(argv: Sequence[str], cwd: Path) -> list[Path]:
     """The installations the command runs on, outside /usr: its program's prefix (PREFIX of
     PREFIX/bin/node), a venv and the Python it was made from, and the checkout's SDK folder
-    (sdk/, which the example bots import from by path, and proto/, which the Node SDK reads)."""
+    (sdk/, which the example bots import from by path, and proto/, which the Node SDK reads).
+    A relative program is found from `cwd`."""
     found: list[Path] = []
-    program = shutil.which(argv[0], path=os.environ.get("PATH")) if argv else None
+    # A program's prefix when it is found on PATH or is an interpreter (a bot's own venv); any
+    # other program named by path is the bot's own, in its folder (bot_folder).
+    named = bool(argv) and "/" in argv[0]
+    program = None
+    if argv and not named:
+        program = shutil.which(argv[0], path=os.environ.get("PATH"))
+    elif argv and is_interpreter(argv[0]):
+        program = shutil.which(str(cwd / argv[0]))
     if program is not None:
-        for candidate in (Path(program), Path(os.path.realpath(program))):
+        for candidate in (Path(program).absolute(), Path(os.path.realpath(program))):
             found.append(candidate.parent.parent)
     if argv and Path(argv[0]).name.startswith("python"):
         found += [Path(sys.prefix), Path(os.path.realpath(sys.base_prefix))]
