@@ -114,6 +114,26 @@ def test_verify_catches_a_missing_result(record: Path) -> None:
     assert verify(record).problems == ["the record ends before the result"]
 
 
+@pytest.mark.parametrize("copies", [2, 3])
+def test_verify_refuses_a_line_after_the_result(record: Path, copies: int) -> None:
+    """Issue 24.5a: a duplicated (or tripled) result line, or anything after the result."""
+    records = lines(record)
+    write(record, [*records, *[records[-1]] * (copies - 1)])
+    report = verify(record)
+    assert report.problems == [f"record {len(records) + 1}: a 'result' line after the result"]
+    write(record, [*records, records[3]])
+    assert "after the result" in verify(record).problems[0]
+
+
+def test_a_huge_bad_line_is_quoted_in_short(record: Path) -> None:
+    """Issue 24.5b: a 20 MB value that does not parse is refused with a short reason."""
+    text = record.read_text().splitlines()
+    text.insert(3, '{"action": {"index": "' + "9" * 20_000_000 + '"}}')
+    record.write_text("\n".join(text) + "\n")
+    (problem,) = verify(record).problems
+    assert problem.startswith("line 4 is not a record") and len(problem) < 400, problem[:400]
+
+
 def test_unknown_schema_version_is_refused(record: Path) -> None:
     records = lines(record)
     header = records[0]["header"]

@@ -24,6 +24,17 @@ from referee.match.protojson import message_to_dict
 SCHEMA_VERSION = 1
 
 
+#: How much of a bad line's parse error a reason quotes (protobuf quotes the offending value,
+#: which may be megabytes long).
+QUOTED_CHARS = 200
+
+
+def _quoted(text: str) -> str:
+    if len(text) <= QUOTED_CHARS:
+        return text
+    return f"{text[:QUOTED_CHARS]}... ({len(text) - QUOTED_CHARS} more characters)"
+
+
 def to_json_line(record: record_pb2.Record) -> str:
     """One record as a compact JSON line (no trailing newline)."""
     return json.dumps(message_to_dict(record), separators=(",", ":"))
@@ -164,7 +175,7 @@ class RecordReader:
                     self.truncated = True
                     self.errors.append(f"line {number} is truncated (the match did not finish)")
                 else:
-                    self.errors.append(f"line {number} is not a record: {error}")
+                    self.errors.append(f"line {number} is not a record: {_quoted(str(error))}")
                 continue
             if record.WhichOneof("line") is None:
                 self.errors.append(f"line {number} is an empty record")

@@ -58,6 +58,8 @@ class Replayer:
         self.pending: deque[record_pb2.EventRecord] = deque()
         self.faults = [0] * len(self.names)
         self.retired = [False] * len(self.names)
+        #: A result line was read: the record is complete, and nothing may follow it.
+        self.finished = False
 
     def transition(self, state: State) -> None:
         self.state = state
@@ -73,6 +75,8 @@ class Replayer:
 
     def line(self, record: record_pb2.Record) -> None:
         kind = record.WhichOneof("line")
+        if self.finished:  # a duplicated result would otherwise verify (issue 24.5a)
+            raise CroupierError(f"a {kind!r} line after the result")
         if kind == "event":
             if not self.pending:
                 raise CroupierError(f"unexpected event {record.event.event.text!r}")
@@ -97,6 +101,7 @@ class Replayer:
             self.retired[seat] = self.retired[seat] or record.fault.retired
         elif kind == "result":
             self.result(record.result.result)
+            self.finished = True
         else:
             raise CroupierError(f"a second {kind!r} line")
 
