@@ -165,8 +165,9 @@ def outcomes(database: Path) -> dict[int, tuple[object, ...]]:
             kind = line.WhichOneof("line")
             if kind == "header":
                 line.header.ClearField("started_at")
-            if kind == "action":
-                line.action.ClearField("elapsed_ms")
+            if kind == "action":  # every measured time (they differ between any two runs)
+                for timing in ("elapsed_ms", "lag_ms", "cpu_ms", "starved_ms"):
+                    line.action.ClearField(timing)
             canonical.append(line.SerializeToString(deterministic=True))
         found[number] = (
             match_id,

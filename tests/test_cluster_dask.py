@@ -49,7 +49,8 @@ def test_a_ladder_on_the_cluster_plays_what_it_plays_locally(tmp_path: Path) -> 
     # Shipped to the workers: the bots run from the unpacked copy there, not from ROOT.
     body = 'ship = ["examples/python", "tests/bots"]'
     config = load(ladder_file(cluster_dir, 16, body))
-    transport.run(run_ladder, replace(config, database=local_dir / "ladder.sqlite"))
+    local = replace(config, database=local_dir / "ladder.sqlite", records=local_dir / "records")
+    transport.run(run_ladder, local)
     with local_cluster() as (address, _):
         result = runner.invoke(
             app, ["ladder", "run", str(cluster_dir / "ladder.toml"), "--cluster", address]

@@ -338,3 +338,54 @@ def test_a_fixed_bot_command_resumes_the_ladder_and_says_what_changed(tmp_path: 
     assert "no_such_bot.py" in fixed.output and "4 of 4 matches" in fixed.output
     again = runner.invoke(app, ["ladder", "run", str(path)])  # the new command is kept
     assert again.exit_code == 0 and "changed since" not in again.output
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*.jsonl")}
+
+
+def test_a_second_database_never_touches_the_first_ones_records(tmp_path: Path) -> None:
+    """Issue 24.1, the README's SPRT step: a second database run from the same file gets a
+    records folder of its own; pointed at the first one's folder, it is refused in one line and
+    leaves no database behind; the first ladder still verifies."""
+    path = xix_ladder(tmp_path, [HEURISTIC, RANDOM], 'matches_per_pairing = 2\nseed = "own"')
+    first = runner.invoke(app, ["ladder", "run", str(path), "--no-live"])
+    assert first.exit_code == 0, first.output
+    records = tmp_path / "records"
+    before = _snapshot(records)
+    assert len(before) == 2
+    second = tmp_path / "sprt.sqlite"
+    sprt = ["--sprt", "0", "50", "0.05", "0.05", "--database", str(second), "--no-live"]
+    again = runner.invoke(app, ["ladder", "run", str(path), *sprt])
+    assert again.exit_code == 0, again.output
+    assert len(_snapshot(tmp_path / "sprt-records")) == 2
+    shared = tmp_path / "shared.sqlite"
+    refused = runner.invoke(
+        app, ["ladder", "run", str(path), "--database", str(shared), "--records", str(records)]
+    )
+    assert refused.exit_code == 2, refused.output
+    (line,) = [line for line in refused.output.splitlines() if line.startswith("error:")]
+    assert "another ladder database" in line and str(tmp_path / "ladder.sqlite") in line, line
+    assert not shared.exists()
+    assert _snapshot(records) == before
+    for database in (tmp_path / "ladder.sqlite", second):
+        check = verify_ladder(database)
+        assert check.ok, check.problems
+
+
+def test_an_unmarked_folder_with_records_is_claimed_only_by_a_resumed_database(
+    tmp_path: Path,
+) -> None:
+    """A folder from before the marks: its own database resumes and claims it; a new one is
+    refused."""
+    path = xix_ladder(tmp_path, [HEURISTIC, RANDOM], 'matches_per_pairing = 2\nseed = "old"')
+    assert runner.invoke(app, ["ladder", "run", str(path), "--no-live"]).exit_code == 0
+    mark = tmp_path / "records" / ".croupier-records"
+    mark.unlink()
+    before = _snapshot(tmp_path / "records")
+    other = ["--database", str(tmp_path / "new.sqlite"), "--records", str(tmp_path / "records")]
+    refused = runner.invoke(app, ["ladder", "run", str(path), *other])
+    assert refused.exit_code == 2 and "did not write" in refused.output, refused.output
+    resumed = runner.invoke(app, ["ladder", "run", str(path), "--no-live"])
+    assert resumed.exit_code == 0, resumed.output
+    assert mark.exists() and _snapshot(tmp_path / "records") == before

@@ -458,6 +458,22 @@ def test_a_finished_ladder_keeps_its_site_read_only_with_the_seed_revealed(
         assert (tmp_path / "ladder.sqlite").read_bytes() == database
         assert _files(tmp_path) == files
         assert site.json("/api/contest")["contest"]["matches_done"] == 2
+        # Issue 24.1: a record replaced or removed since its commit is not served as the
+        # ladder's, and the answer names none of the site's files.
+        changed, gone = played[0].record, played[1].record
+        kept = changed.read_bytes(), gone.read_bytes()
+        changed.write_bytes(kept[0].replace(b"seat 0", b"seat 1", 1))
+        gone.unlink()
+        try:
+            for match in played:
+                for path in (f"/records/{match.match_id}.jsonl", f"/matches/{match.match_id}.html"):
+                    status, body = _request(site, "GET", path)
+                    assert status == 404, (path, status)
+                    assert str(tmp_path).encode() not in body and b"changed" in body, body
+        finally:
+            changed.write_bytes(kept[0])
+            gone.write_bytes(kept[1])
+        assert site.status(f"/records/{match_id}.jsonl") == 200
         assert process.poll() is None  # over, and still serving its site
     finally:
         process.send_signal(signal.SIGINT)

@@ -193,7 +193,11 @@ def run_command(
         ),
     ] = None,
     database: Annotated[
-        Path | None, typer.Option(help="Use this database instead of the file's `database`.")
+        Path | None,
+        typer.Option(
+            help="Use this database instead of the file's `database` (its records then go to "
+            "DATABASE's folder, `<name>-records`, unless --records says where)."
+        ),
     ] = None,
     records: Annotated[
         Path | None, typer.Option(help="Put records here instead of the file's `records`.")
@@ -256,7 +260,7 @@ def run_command(
         config = replace(
             config,
             database=database if database is not None else config.database,
-            records=records if records is not None else config.records,
+            records=records_for(records, database, config.records),
             concurrency=concurrency if concurrency is not None else config.concurrency,
             sandbox=sandbox if sandbox is not None else config.sandbox,
         )
@@ -449,3 +453,13 @@ def report_command(
         highlight=False,
         soft_wrap=True,
     )
+
+
+def records_for(records: Path | None, database: Path | None, configured: Path) -> Path:
+    """Where a run's records go: --records, else beside a --database of its own (each database
+    its own folder: two sharing one would overwrite each other's records), else the file's."""
+    if records is not None:
+        return records
+    if database is not None:
+        return database.with_name(f"{database.stem}-records")
+    return configured

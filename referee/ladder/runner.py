@@ -25,6 +25,7 @@ from typing import Any
 
 import trio
 
+from referee.ladder import ownership
 from referee.ladder import schedule as planning
 from referee.ladder.config import Format, LadderConfig, team_game
 from referee.ladder.model import MatchResult, ScheduledMatch
@@ -490,10 +491,21 @@ async def _run(
     view: RefereeView | None,
     began: float,
 ) -> Summary:
+    existed = config.database.exists()
     store = Store(config.database, create=True)
     try:
         resumed = store.meta("fingerprint") is not None
+        owner = store.meta(ownership.META_KEY) or ownership.new_owner()
+        try:
+            ownership.claim(config.records, config.database, owner, new=not resumed)
+        except LadderError:
+            if not existed:  # refused before anything was written: leave no database behind
+                store.close()
+                for suffix in ("", "-wal", "-shm"):
+                    Path(f"{config.database}{suffix}").unlink(missing_ok=True)
+            raise
         master, test, changed = _prepare(store, config, sprt_test)
+        store.put_meta(ownership.META_KEY, owner)
         _check_sprt(config, test)
         ladder = _Ladder(config, store, master, test, observer, venue, view)
         observer.started(

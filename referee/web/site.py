@@ -14,6 +14,7 @@ Everything comes through one `RefereeView` (referee.ladder.view), which `croupie
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import logging
 import math
@@ -30,7 +31,7 @@ import trio
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -600,6 +601,8 @@ class Site:
         played = await self._committed(name.removesuffix(".html"))
         if played is None or not name.endswith(".html"):
             return Response("no such finished match", status_code=404)
+        if await _intact(played) is None:
+            return Response(ALTERED, status_code=404)
         page = self._pages.get(played.match_id)
         if page is None:
             record = played.record
@@ -609,8 +612,8 @@ class Site:
 
             try:
                 page = await trio.to_thread.run_sync(render)
-            except CroupierError as error:
-                return Response(f"cannot show this match: {error}", status_code=500)
+            except CroupierError:  # its reason names the site's files: not for a visitor
+                return Response("cannot show this match", status_code=500)
             self._pages[played.match_id] = page
             while len(self._pages) > PAGE_CACHE:
                 self._pages.popitem(last=False)
@@ -619,11 +622,31 @@ class Site:
     async def record(self, request: Request) -> Response:
         name = request.path_params["name"]
         played = await self._committed(name.removesuffix(".jsonl"))
-        if played is None or not name.endswith(".jsonl") or not played.record.is_file():
+        if played is None or not name.endswith(".jsonl"):
             return Response("no such finished match", status_code=404)
-        return FileResponse(
-            played.record, media_type="application/x-ndjson", filename=f"{played.match_id}.jsonl"
-        )
+        data = await _intact(played)
+        if data is None:
+            return Response(ALTERED, status_code=404)
+        attachment = {"content-disposition": f'attachment; filename="{played.match_id}.jsonl"'}
+        return Response(data, media_type="application/x-ndjson", headers=attachment)
+
+
+#: Why a committed match's record or replay is not served (never the site's file paths).
+ALTERED = "this match's record is missing or was changed since it was committed"
+
+
+async def _intact(played: Played) -> bytes | None:
+    """The committed match's record, if it is still what was committed (its SHA-256 as the
+    database holds it): a replaced record is not served as the ladder's (issue 24.1)."""
+
+    def read() -> bytes | None:
+        try:
+            data = played.record.read_bytes()
+        except OSError:
+            return None
+        return data if hashlib.sha256(data).hexdigest() == played.record_sha256 else None
+
+    return await trio.to_thread.run_sync(read)
 
 
 def live_message(
