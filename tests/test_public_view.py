@@ -13,6 +13,9 @@ from referee.games import get_game
 from referee.games.base import Shuffle, State, parse_options
 from referee.games.xix import XixState
 from referee.match.public import PRIVATE, public_observation
+from referee.viewer import spectator_table
+from referee.viewer.games import Context, view_for
+from referee.viewer.model import Table
 
 GAMES = {"xix": {}, "xactika": {"players": "5"}, "xeri": {"players": "4"}, "textactoe": {}}
 
@@ -91,3 +94,27 @@ def test_two_seats_knowing_a_card_does_not_make_it_public() -> None:
         if both:
             return
     pytest.skip("no position was known to both seats in this playout")
+
+
+def public_facts(table: Table) -> tuple[object, ...]:
+    """What a spectator may see of a table: the status and, per seat, its name, score, facts,
+    whether it moves, and how many cards it holds (never which)."""
+    seats = tuple((s.seat, s.name, s.score, s.facts, s.to_move, len(s.hand)) for s in table.seats)
+    return table.status, seats
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_the_live_table_shows_what_the_replay_shows_at_every_step(game_id: str, seed: int) -> None:
+    """Issue 24.2: the live page draws each step from the public observation alone
+    (spectator_table, as the site's live_message does); its public facts (above all, how many
+    cards each seat holds, which came out as none during XIX's draft and tricks) must be the
+    replay's, drawn from every seat's observation and the engine's state."""
+    names = [f"bot{seat}" for seat in range(10)]
+    view = view_for(game_id)
+    for state, seats in playout(game_id, seed):
+        public = getattr(public_observation(game_id, state, seats), game_id)
+        live = spectator_table(game_id, names[:seats], public)
+        every = {seat: state.observation(seat) for seat in range(seats)}
+        replay = view.table(Context(tuple(names[:seats]), None, every, state, ()))
+        assert public_facts(live) == public_facts(replay)

@@ -437,6 +437,7 @@ class XixState:
             seat=seat,
             hand=self.hands[seat],
             opponent_hand_size=len(self.hands[1 - seat]),
+            hand_sizes=[len(hand) for hand in self.hands],
             phase=_PHASE_PROTO[self.phase],
             to_move=max(self.to_move_seat, 0),
             leader=self.leader,

@@ -62,7 +62,10 @@ class XixView:
         if context.sees_hand(seat):
             hand = _cards(_obs(context.observations[seat]).hand)
         else:
-            hand = backs(public.opponent_hand_size)
+            # hand_sizes: every seat's, public (the spectator's table has no opponent); a
+            # public observation from before the field has only the opponent's.
+            sizes = public.hand_sizes
+            hand = backs(sizes[seat] if len(sizes) > seat else public.opponent_hand_size)
         facts = [f"strikes {public.strikes[seat]}"] if public.strikes else []
         playing = public.phase in (pb.XIX_PHASE_PLAY, pb.XIX_PHASE_STRIKE)
         if playing and public.leader == seat:

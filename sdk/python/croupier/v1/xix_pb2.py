@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x63roupier/v1/xix.proto\x12\x0b\x63roupier.v1\"G\n\rXixStrikeSlot\x12\x0c\n\x04slid\x18\x01 \x01(\x08\x12\x18\n\x0bknown_value\x18\x02 \x01(\rH\x00\x88\x01\x01\x42\x0e\n\x0c_known_value\"\xa5\x02\n\x0eXixObservation\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04hand\x18\x02 \x03(\r\x12\x1a\n\x12opponent_hand_size\x18\x03 \x01(\r\x12$\n\x05phase\x18\x04 \x01(\x0e\x32\x15.croupier.v1.XixPhase\x12\x0f\n\x07to_move\x18\x05 \x01(\r\x12\x0e\n\x06leader\x18\x06 \x01(\r\x12\r\n\x05trick\x18\x07 \x03(\r\x12\x0e\n\x06scores\x18\x08 \x03(\r\x12\x0f\n\x07strikes\x18\t \x03(\r\x12.\n\nstrike_row\x18\n \x03(\x0b\x32\x1a.croupier.v1.XixStrikeSlot\x12\x0e\n\x06played\x18\x0b \x03(\r\x12\x12\n\ndraft_pool\x18\x0c \x03(\r\x12\x10\n\x08\x65xchange\x18\r \x01(\r\"*\n\x08XixTrade\x12\x10\n\x08position\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\r\"n\n\tXixAction\x12\x0e\n\x04play\x18\x01 \x01(\rH\x00\x12\x10\n\x06strike\x18\x02 \x01(\rH\x00\x12\x0f\n\x05\x64raft\x18\x03 \x01(\rH\x00\x12&\n\x05trade\x18\x04 \x01(\x0b\x32\x15.croupier.v1.XixTradeH\x00\x42\x06\n\x04kind\"\x1e\n\x0eXixFirstLeader\x12\x0c\n\x04seat\x18\x01 \x01(\r\"\x18\n\x08XixDealt\x12\x0c\n\x04hand\x18\x01 \x03(\r\"\'\n\tXixPlayed\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\r\",\n\rXixTrickTaken\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05\x63\x61rds\x18\x02 \x03(\r\"<\n\tXixStruck\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x10\n\x08position\x18\x02 \x01(\r\x12\x0f\n\x07strikes\x18\x03 \x01(\r\",\n\tXixPeeked\x12\x10\n\x08position\x18\x01 \x01(\r\x12\r\n\x05value\x18\x02 \x01(\r\">\n\x0eXixExchangeWon\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0e\n\x06stakes\x18\x02 \x01(\r\x12\x0e\n\x06scores\x18\x03 \x03(\r\"(\n\nXixDrafted\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\r\"+\n\tXixTraded\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x10\n\x08position\x18\x02 \x01(\r\"@\n\x0eXixTradeDetail\x12\x10\n\x08position\x18\x01 \x01(\r\x12\r\n\x05taken\x18\x02 \x01(\r\x12\r\n\x05given\x18\x03 \x01(\r\"\xe0\x03\n\x08XixEvent\x12&\n\x05\x64\x65\x61lt\x18\x01 \x01(\x0b\x32\x15.croupier.v1.XixDealtH\x00\x12(\n\x06played\x18\x02 \x01(\x0b\x32\x16.croupier.v1.XixPlayedH\x00\x12\x31\n\x0btrick_taken\x18\x03 \x01(\x0b\x32\x1a.croupier.v1.XixTrickTakenH\x00\x12(\n\x06struck\x18\x04 \x01(\x0b\x32\x16.croupier.v1.XixStruckH\x00\x12(\n\x06peeked\x18\x05 \x01(\x0b\x32\x16.croupier.v1.XixPeekedH\x00\x12\x33\n\x0c\x65xchange_won\x18\x06 \x01(\x0b\x32\x1b.croupier.v1.XixExchangeWonH\x00\x12*\n\x07\x64rafted\x18\x07 \x01(\x0b\x32\x17.croupier.v1.XixDraftedH\x00\x12(\n\x06traded\x18\x08 \x01(\x0b\x32\x16.croupier.v1.XixTradedH\x00\x12\x33\n\x0ctrade_detail\x18\t \x01(\x0b\x32\x1b.croupier.v1.XixTradeDetailH\x00\x12\x33\n\x0c\x66irst_leader\x18\n \x01(\x0b\x32\x1b.croupier.v1.XixFirstLeaderH\x00\x42\x06\n\x04kind*\x8d\x01\n\x08XixPhase\x12\x19\n\x15XIX_PHASE_UNSPECIFIED\x10\x00\x12\x12\n\x0eXIX_PHASE_PLAY\x10\x01\x12\x14\n\x10XIX_PHASE_STRIKE\x10\x02\x12\x13\n\x0fXIX_PHASE_DRAFT\x10\x03\x12\x13\n\x0fXIX_PHASE_TRADE\x10\x04\x12\x12\n\x0eXIX_PHASE_OVER\x10\x05\x42?\n\x0b\x63roupier.v1B\x08XixProtoP\x01Z\x16\x63roupier/v1;croupierv1\xaa\x02\x0b\x43roupier.V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x63roupier/v1/xix.proto\x12\x0b\x63roupier.v1\"G\n\rXixStrikeSlot\x12\x0c\n\x04slid\x18\x01 \x01(\x08\x12\x18\n\x0bknown_value\x18\x02 \x01(\rH\x00\x88\x01\x01\x42\x0e\n\x0c_known_value\"\xb9\x02\n\x0eXixObservation\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04hand\x18\x02 \x03(\r\x12\x1a\n\x12opponent_hand_size\x18\x03 \x01(\r\x12$\n\x05phase\x18\x04 \x01(\x0e\x32\x15.croupier.v1.XixPhase\x12\x0f\n\x07to_move\x18\x05 \x01(\r\x12\x0e\n\x06leader\x18\x06 \x01(\r\x12\r\n\x05trick\x18\x07 \x03(\r\x12\x0e\n\x06scores\x18\x08 \x03(\r\x12\x0f\n\x07strikes\x18\t \x03(\r\x12.\n\nstrike_row\x18\n \x03(\x0b\x32\x1a.croupier.v1.XixStrikeSlot\x12\x0e\n\x06played\x18\x0b \x03(\r\x12\x12\n\ndraft_pool\x18\x0c \x03(\r\x12\x10\n\x08\x65xchange\x18\r \x01(\r\x12\x12\n\nhand_sizes\x18\x0e \x03(\r\"*\n\x08XixTrade\x12\x10\n\x08position\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\r\"n\n\tXixAction\x12\x0e\n\x04play\x18\x01 \x01(\rH\x00\x12\x10\n\x06strike\x18\x02 \x01(\rH\x00\x12\x0f\n\x05\x64raft\x18\x03 \x01(\rH\x00\x12&\n\x05trade\x18\x04 \x01(\x0b\x32\x15.croupier.v1.XixTradeH\x00\x42\x06\n\x04kind\"\x1e\n\x0eXixFirstLeader\x12\x0c\n\x04seat\x18\x01 \x01(\r\"\x18\n\x08XixDealt\x12\x0c\n\x04hand\x18\x01 \x03(\r\"\'\n\tXixPlayed\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\r\",\n\rXixTrickTaken\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05\x63\x61rds\x18\x02 \x03(\r\"<\n\tXixStruck\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x10\n\x08position\x18\x02 \x01(\r\x12\x0f\n\x07strikes\x18\x03 \x01(\r\",\n\tXixPeeked\x12\x10\n\x08position\x18\x01 \x01(\r\x12\r\n\x05value\x18\x02 \x01(\r\">\n\x0eXixExchangeWon\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0e\n\x06stakes\x18\x02 \x01(\r\x12\x0e\n\x06scores\x18\x03 \x03(\r\"(\n\nXixDrafted\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\r\"+\n\tXixTraded\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x10\n\x08position\x18\x02 \x01(\r\"@\n\x0eXixTradeDetail\x12\x10\n\x08position\x18\x01 \x01(\r\x12\r\n\x05taken\x18\x02 \x01(\r\x12\r\n\x05given\x18\x03 \x01(\r\"\xe0\x03\n\x08XixEvent\x12&\n\x05\x64\x65\x61lt\x18\x01 \x01(\x0b\x32\x15.croupier.v1.XixDealtH\x00\x12(\n\x06played\x18\x02 \x01(\x0b\x32\x16.croupier.v1.XixPlayedH\x00\x12\x31\n\x0btrick_taken\x18\x03 \x01(\x0b\x32\x1a.croupier.v1.XixTrickTakenH\x00\x12(\n\x06struck\x18\x04 \x01(\x0b\x32\x16.croupier.v1.XixStruckH\x00\x12(\n\x06peeked\x18\x05 \x01(\x0b\x32\x16.croupier.v1.XixPeekedH\x00\x12\x33\n\x0c\x65xchange_won\x18\x06 \x01(\x0b\x32\x1b.croupier.v1.XixExchangeWonH\x00\x12*\n\x07\x64rafted\x18\x07 \x01(\x0b\x32\x17.croupier.v1.XixDraftedH\x00\x12(\n\x06traded\x18\x08 \x01(\x0b\x32\x16.croupier.v1.XixTradedH\x00\x12\x33\n\x0ctrade_detail\x18\t \x01(\x0b\x32\x1b.croupier.v1.XixTradeDetailH\x00\x12\x33\n\x0c\x66irst_leader\x18\n \x01(\x0b\x32\x1b.croupier.v1.XixFirstLeaderH\x00\x42\x06\n\x04kind*\x8d\x01\n\x08XixPhase\x12\x19\n\x15XIX_PHASE_UNSPECIFIED\x10\x00\x12\x12\n\x0eXIX_PHASE_PLAY\x10\x01\x12\x14\n\x10XIX_PHASE_STRIKE\x10\x02\x12\x13\n\x0fXIX_PHASE_DRAFT\x10\x03\x12\x13\n\x0fXIX_PHASE_TRADE\x10\x04\x12\x12\n\x0eXIX_PHASE_OVER\x10\x05\x42?\n\x0b\x63roupier.v1B\x08XixProtoP\x01Z\x16\x63roupier/v1;croupierv1\xaa\x02\x0b\x43roupier.V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -32,36 +32,36 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'croupier.v1.xix_pb2', _glob
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\013croupier.v1B\010XixProtoP\001Z\026croupier/v1;croupierv1\252\002\013Croupier.V1'
-  _globals['_XIXPHASE']._serialized_start=1517
-  _globals['_XIXPHASE']._serialized_end=1658
+  _globals['_XIXPHASE']._serialized_start=1537
+  _globals['_XIXPHASE']._serialized_end=1678
   _globals['_XIXSTRIKESLOT']._serialized_start=38
   _globals['_XIXSTRIKESLOT']._serialized_end=109
   _globals['_XIXOBSERVATION']._serialized_start=112
-  _globals['_XIXOBSERVATION']._serialized_end=405
-  _globals['_XIXTRADE']._serialized_start=407
-  _globals['_XIXTRADE']._serialized_end=449
-  _globals['_XIXACTION']._serialized_start=451
-  _globals['_XIXACTION']._serialized_end=561
-  _globals['_XIXFIRSTLEADER']._serialized_start=563
-  _globals['_XIXFIRSTLEADER']._serialized_end=593
-  _globals['_XIXDEALT']._serialized_start=595
-  _globals['_XIXDEALT']._serialized_end=619
-  _globals['_XIXPLAYED']._serialized_start=621
-  _globals['_XIXPLAYED']._serialized_end=660
-  _globals['_XIXTRICKTAKEN']._serialized_start=662
-  _globals['_XIXTRICKTAKEN']._serialized_end=706
-  _globals['_XIXSTRUCK']._serialized_start=708
-  _globals['_XIXSTRUCK']._serialized_end=768
-  _globals['_XIXPEEKED']._serialized_start=770
-  _globals['_XIXPEEKED']._serialized_end=814
-  _globals['_XIXEXCHANGEWON']._serialized_start=816
-  _globals['_XIXEXCHANGEWON']._serialized_end=878
-  _globals['_XIXDRAFTED']._serialized_start=880
-  _globals['_XIXDRAFTED']._serialized_end=920
-  _globals['_XIXTRADED']._serialized_start=922
-  _globals['_XIXTRADED']._serialized_end=965
-  _globals['_XIXTRADEDETAIL']._serialized_start=967
-  _globals['_XIXTRADEDETAIL']._serialized_end=1031
-  _globals['_XIXEVENT']._serialized_start=1034
-  _globals['_XIXEVENT']._serialized_end=1514
+  _globals['_XIXOBSERVATION']._serialized_end=425
+  _globals['_XIXTRADE']._serialized_start=427
+  _globals['_XIXTRADE']._serialized_end=469
+  _globals['_XIXACTION']._serialized_start=471
+  _globals['_XIXACTION']._serialized_end=581
+  _globals['_XIXFIRSTLEADER']._serialized_start=583
+  _globals['_XIXFIRSTLEADER']._serialized_end=613
+  _globals['_XIXDEALT']._serialized_start=615
+  _globals['_XIXDEALT']._serialized_end=639
+  _globals['_XIXPLAYED']._serialized_start=641
+  _globals['_XIXPLAYED']._serialized_end=680
+  _globals['_XIXTRICKTAKEN']._serialized_start=682
+  _globals['_XIXTRICKTAKEN']._serialized_end=726
+  _globals['_XIXSTRUCK']._serialized_start=728
+  _globals['_XIXSTRUCK']._serialized_end=788
+  _globals['_XIXPEEKED']._serialized_start=790
+  _globals['_XIXPEEKED']._serialized_end=834
+  _globals['_XIXEXCHANGEWON']._serialized_start=836
+  _globals['_XIXEXCHANGEWON']._serialized_end=898
+  _globals['_XIXDRAFTED']._serialized_start=900
+  _globals['_XIXDRAFTED']._serialized_end=940
+  _globals['_XIXTRADED']._serialized_start=942
+  _globals['_XIXTRADED']._serialized_end=985
+  _globals['_XIXTRADEDETAIL']._serialized_start=987
+  _globals['_XIXTRADEDETAIL']._serialized_end=1051
+  _globals['_XIXEVENT']._serialized_start=1054
+  _globals['_XIXEVENT']._serialized_end=1534
 # @@protoc_insertion_point(module_scope)

@@ -31,7 +31,7 @@ class XixStrikeSlot(_message.Message):
     def __init__(self, slid: _Optional[bool] = ..., known_value: _Optional[int] = ...) -> None: ...
 
 class XixObservation(_message.Message):
-    __slots__ = ("seat", "hand", "opponent_hand_size", "phase", "to_move", "leader", "trick", "scores", "strikes", "strike_row", "played", "draft_pool", "exchange")
+    __slots__ = ("seat", "hand", "opponent_hand_size", "phase", "to_move", "leader", "trick", "scores", "strikes", "strike_row", "played", "draft_pool", "exchange", "hand_sizes")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     HAND_FIELD_NUMBER: _ClassVar[int]
     OPPONENT_HAND_SIZE_FIELD_NUMBER: _ClassVar[int]
@@ -45,6 +45,7 @@ class XixObservation(_message.Message):
     PLAYED_FIELD_NUMBER: _ClassVar[int]
     DRAFT_POOL_FIELD_NUMBER: _ClassVar[int]
     EXCHANGE_FIELD_NUMBER: _ClassVar[int]
+    HAND_SIZES_FIELD_NUMBER: _ClassVar[int]
     seat: int
     hand: _containers.RepeatedScalarFieldContainer[int]
     opponent_hand_size: int
@@ -58,7 +59,8 @@ class XixObservation(_message.Message):
     played: _containers.RepeatedScalarFieldContainer[int]
     draft_pool: _containers.RepeatedScalarFieldContainer[int]
     exchange: int
-    def __init__(self, seat: _Optional[int] = ..., hand: _Optional[_Iterable[int]] = ..., opponent_hand_size: _Optional[int] = ..., phase: _Optional[_Union[XixPhase, str]] = ..., to_move: _Optional[int] = ..., leader: _Optional[int] = ..., trick: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[int]] = ..., strikes: _Optional[_Iterable[int]] = ..., strike_row: _Optional[_Iterable[_Union[XixStrikeSlot, _Mapping]]] = ..., played: _Optional[_Iterable[int]] = ..., draft_pool: _Optional[_Iterable[int]] = ..., exchange: _Optional[int] = ...) -> None: ...
+    hand_sizes: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, seat: _Optional[int] = ..., hand: _Optional[_Iterable[int]] = ..., opponent_hand_size: _Optional[int] = ..., phase: _Optional[_Union[XixPhase, str]] = ..., to_move: _Optional[int] = ..., leader: _Optional[int] = ..., trick: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[int]] = ..., strikes: _Optional[_Iterable[int]] = ..., strike_row: _Optional[_Iterable[_Union[XixStrikeSlot, _Mapping]]] = ..., played: _Optional[_Iterable[int]] = ..., draft_pool: _Optional[_Iterable[int]] = ..., exchange: _Optional[int] = ..., hand_sizes: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class XixTrade(_message.Message):
     __slots__ = ("position", "card")
