@@ -51,7 +51,8 @@ async def bot(port: int, token: str, name: str, seed: int, transcript: list[Line
             transcript.append(("bot", message))
             await call.write(message)
 
-        await send(referee_pb2.BotMessage(hello=referee_pb2.Hello(name=name, version="1")))
+        hello = referee_pb2.Hello(name=name, version="1", protocol_version=2)
+        await send(referee_pb2.BotMessage(hello=hello))
         while True:
             message = await call.read()
             if not isinstance(message, referee_pb2.RefereeMessage):  # grpc.aio.EOF

@@ -4,8 +4,9 @@
 traces (chance nodes, events, legal actions, every seat's observation at every state, results,
 parsed actions) that 8d3b4b3's engines produced for seeds 0, 1, 2. An optimisation that changes
 any of it fails here; `bench/engine_equivalence.py --against 8d3b4b3` then shows the first line
-that differs. XIX's were regenerated once since, for `XixObservation.hand_sizes` (issue 24.2),
-after checking that its traces without that field still give 8d3b4b3's digests.
+that differs. XIX's and Xactika's were regenerated once since, for the fields they gained
+(`XixObservation.hand_sizes`, issue 24.2; `XactikaObservation.bids_v1`, issue 24.0), after
+checking that their traces without that field still give 8d3b4b3's digests.
 """
 
 from __future__ import annotations

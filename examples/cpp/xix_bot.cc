@@ -79,6 +79,7 @@ Ending play(const std::shared_ptr<grpc::Channel>& channel, const std::string& to
   hello.mutable_hello()->set_name("xix-cpp");
   hello.mutable_hello()->set_version("1");
   hello.mutable_hello()->add_games("xix");
+  hello.mutable_hello()->set_protocol_version(2);  // this file's protocol (referee.proto)
   stream->Write(hello);
   v1::RefereeMessage message;
   while (stream->Read(&message)) {

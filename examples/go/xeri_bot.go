@@ -70,7 +70,8 @@ func play(client croupierv1.RefereeClient, token string, welcomed *bool) ending 
 	if err != nil {
 		return lost
 	}
-	hello := &croupierv1.Hello{Name: "xeri-go", Version: "1", Games: []string{"xeri"}}
+	// ProtocolVersion: this file's protocol (referee.proto).
+	hello := &croupierv1.Hello{Name: "xeri-go", Version: "1", Games: []string{"xeri"}, ProtocolVersion: proto.Uint32(2)}
 	if err := stream.Send(&croupierv1.BotMessage{Kind: &croupierv1.BotMessage_Hello{Hello: hello}}); err != nil {
 		return lost
 	}

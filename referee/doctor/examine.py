@@ -51,11 +51,17 @@ from referee.local.sandbox import (
     socket_folder,
 )
 from referee.match.clock import Stopwatch, TimeControl
-from referee.match.lobby import Lobby
+from referee.match.lobby import PROTOCOL_VERSION, Lobby
 from referee.match.runner import MatchConfig, MatchOutcome, run_match
 from referee.match.seats import InProcessSeat, Seat
 from referee.match.seeds import derive_seed
-from referee.match.sessions import CRASH_GRACE_SECONDS, Ending, RemoteSeat, Session
+from referee.match.sessions import (
+    CRASH_GRACE_SECONDS,
+    Ending,
+    RemoteSeat,
+    Session,
+    protocol_of,
+)
 from referee.transport import ServerSettings
 
 #: A bot that keeps exiting is restarted at most this often in one doctor run.
@@ -399,10 +405,19 @@ class _Doctor:
         name = repr(hello.name) if hello.name else "no name (shown as 'bot')"
         plays = ", ".join(hello.games) if hello.games else "any game"
         detail = f"name {name}, version {hello.version!r}, plays {plays}"
+        protocol = protocol_of(hello)
+        older = ""
+        if protocol < PROTOCOL_VERSION:  # served, with that version's meaning; say so
+            declared = protocol if hello.HasField("protocol_version") else "unset"
+            older = (
+                f"; speaks protocol version {protocol} (Hello.protocol_version {declared}): "
+                f"served as such, but set it to {PROTOCOL_VERSION} (docs/bots.md, 'Protocol "
+                "versions')"
+            )
         if hello.games and game not in hello.games:
-            self.note(CheckName.HELLO, Status.FAIL, f"{detail}: not {game!r}")
+            self.note(CheckName.HELLO, Status.FAIL, f"{detail}: not {game!r}{older}")
         else:
-            self.note(CheckName.HELLO, Status.PASS, detail)
+            self.note(CheckName.HELLO, Status.PASS, detail + older)
 
     async def play_one(self, index: int, session: Session, *, drop: bool = False) -> _Played:
         """One match with the bot in seat `index % seats`; with `drop`, its connection drops in

@@ -538,7 +538,8 @@ def _bids_and_call(bids: tuple[int, ...], call: int) -> bytes:
     value: an observation merges it with one parse (protobuf parses an encoding into a message
     as a merge), which costs less than building the bids' messages each time."""
     part = pb.XactikaObservation(
-        bids=[pb.XactikaSeatBid(bid=bid if bid >= 0 else None) for bid in bids]
+        bids=[pb.XactikaSeatBid(bid=bid if bid >= 0 else None) for bid in bids],
+        bids_v1=bids,  # protocol version 1's field, which its bots still read
     )
     if call >= 0:
         part.call.CopyFrom(call_proto(call))

@@ -15,13 +15,17 @@ import trio
 
 from croupier.v1 import common_pb2, referee_pb2
 from referee.match.processes import BotProcessGroup
-from referee.match.sessions import RemoteSeat, Session
+from referee.match.sessions import RemoteSeat, Session, protocol_of
 
 #: The pool key for sessions when all wait in one pool (a referee that seats whoever is idle).
 ANYONE = "*"
 
-#: The session protocol this referee speaks (Hello.protocol_version, Welcome.protocol_version).
-PROTOCOL_VERSION = 1
+#: The newest session protocol this referee speaks (Hello.protocol_version), and every version
+#: it still serves with its own meaning (docs/bots.md, "Protocol versions"): 1 is the protocol
+#: of bots built before ActionReply.action_index had presence (an unset index there is 0), 2
+#: the current one (an unset index is a malformed reply).
+PROTOCOL_VERSION = 2
+PROTOCOL_VERSIONS = (1, 2)
 
 _Pool = tuple[trio.MemorySendChannel[Session], trio.MemoryReceiveChannel[Session]]
 
@@ -88,11 +92,11 @@ class Lobby:
         """Why this Hello cannot be served (None: it can). Called by the transport, which ends
         the stream with FAILED_PRECONDITION and this reason."""
         reason = None
-        version = hello.protocol_version if hello.HasField("protocol_version") else 1
-        if version != PROTOCOL_VERSION:
+        version = protocol_of(hello)
+        if version not in PROTOCOL_VERSIONS:
             reason = (
-                f"protocol version {version!r} is not supported: "
-                f"this referee speaks {PROTOCOL_VERSION}"
+                f"protocol version {version!r} is not supported: this referee speaks "
+                f"{', '.join(map(str, PROTOCOL_VERSIONS))}"
             )
         elif self.games and hello.games and not self.games & set(hello.games):
             reason = (

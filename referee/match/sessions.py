@@ -77,6 +77,11 @@ class Backlog:
     queued_bytes: int = 0
 
 
+def protocol_of(hello: referee_pb2.Hello) -> int:
+    """The protocol version a session declared; unset means 1 (bots built before the field)."""
+    return hello.protocol_version if hello.HasField("protocol_version") else 1
+
+
 @dataclass(eq=False)
 class Session:
     """One bot's Play stream: matches one after another, one request at a time.
@@ -119,6 +124,11 @@ class Session:
     #: How many times the transport's loop has polled for I/O (None: unknown): a seat whose
     #: bot's time is up lets it poll twice more, so that a reply already in is seen.
     polls: Callable[[], int | None] = lambda: None
+
+    @property
+    def protocol(self) -> int:
+        """The protocol version the bot declared in its Hello (referee.match.lobby)."""
+        return protocol_of(self.hello)
 
     def __post_init__(self) -> None:
         # Unbounded only so that the Closed sentinel always fits: `deliver` bounds the messages.
@@ -482,11 +492,14 @@ class RemoteSeat:
                 common_pb2.FAULT_REASON_WRONG_REQUEST,
                 f"reply names match {reply.match_id!r}, pending is {request.match_id!r}",
             )
-        if not reply.HasField("action_index"):  # unset is not 0: never play a move for it
-            raise SeatFault(
-                common_pb2.FAULT_REASON_MALFORMED_MESSAGE,
-                f"reply to request {reply.request_id!r} has no action_index",
-            )
+        if not reply.HasField("action_index"):
+            if self.session.protocol < 2:  # version 1's stubs leave a chosen 0 off the wire
+                reply.action_index = 0
+            else:  # unset is not 0: never play a move for it
+                raise SeatFault(
+                    common_pb2.FAULT_REASON_MALFORMED_MESSAGE,
+                    f"reply to request {reply.request_id!r} has no action_index",
+                )
         return reply
 
 

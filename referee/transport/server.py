@@ -27,7 +27,7 @@ from croupier.v1 import referee_pb2
 from referee.errors import CroupierError
 from referee.games import GAMES
 from referee.games.options import format_value
-from referee.match.lobby import PROTOCOL_VERSION, Lobby
+from referee.match.lobby import Lobby
 from referee.match.logrates import LogLimiter, host_of
 from referee.match.sessions import (
     MAX_QUEUED_BYTES_PER_BOT,
@@ -296,7 +296,7 @@ class RefereeService:
         )
         yield referee_pb2.RefereeMessage(
             welcome=referee_pb2.Welcome(
-                session_id=session.id, referee_version=VERSION, protocol_version=PROTOCOL_VERSION
+                session_id=session.id, referee_version=VERSION, protocol_version=session.protocol
             )
         )
         self.to_trio.soon(self.lobby.open, session)

@@ -56,7 +56,7 @@ export const LOADER_OPTIONS = Object.freeze({
 });
 
 /** The session protocol this SDK speaks (Hello.protocol_version). */
-const PROTOCOL_VERSION = 1;
+const PROTOCOL_VERSION = 2;
 
 /** Status codes after which reconnecting cannot help: the bot must be fixed or reconfigured. */
 const FATAL_CODES = new Set([

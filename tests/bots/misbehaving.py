@@ -86,7 +86,9 @@ async def session(mode: str, reconnects: int) -> None:
             response_deserializer=referee_pb2.RefereeMessage.FromString,
         )
         call = play(metadata=(("authorization", f"Bearer {os.environ['CROUPIER_TOKEN']}"),))
-        hello = referee_pb2.BotMessage(hello=referee_pb2.Hello(name=f"bad-{mode}", version="1"))
+        hello = referee_pb2.BotMessage(
+            hello=referee_pb2.Hello(name=f"bad-{mode}", version="1", protocol_version=2)
+        )
         await call.write(hello.SerializeToString())
         requests = 0
         while True:

@@ -26,7 +26,7 @@ from croupier.v1 import referee_pb2, referee_pb2_grpc
 log = logging.getLogger("croupier")
 
 #: The session protocol this SDK speaks (Hello.protocol_version).
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 
 #: Time kept back from each deadline for the network and the referee's own measurement.
 DEFAULT_SLACK_MS = 50

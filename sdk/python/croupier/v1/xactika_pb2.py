@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x63roupier/v1/xactika.proto\x12\x0b\x63roupier.v1\"F\n\x0bXactikaCall\x12\r\n\x05\x63ount\x18\x01 \x01(\r\x12(\n\x05shape\x18\x02 \x01(\x0e\x32\x19.croupier.v1.XactikaShape\"*\n\x0eXactikaSeatBid\x12\x10\n\x03\x62id\x18\x01 \x01(\rH\x00\x88\x01\x01\x42\x06\n\x04_bid\"\xe9\x02\n\x12XactikaObservation\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0f\n\x07players\x18\x02 \x01(\r\x12\r\n\x05round\x18\x03 \x01(\r\x12\x0e\n\x06rounds\x18\x04 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x05 \x01(\r\x12(\n\x05phase\x18\x06 \x01(\x0e\x32\x19.croupier.v1.XactikaPhase\x12\x0f\n\x07to_move\x18\x07 \x01(\r\x12\x0c\n\x04hand\x18\x08 \x03(\t\x12)\n\x04\x62ids\x18\x11 \x03(\x0b\x32\x1b.croupier.v1.XactikaSeatBid\x12\x0e\n\x06leader\x18\n \x01(\r\x12&\n\x04\x63\x61ll\x18\x0b \x01(\x0b\x32\x18.croupier.v1.XactikaCall\x12\r\n\x05trick\x18\x0c \x03(\t\x12\r\n\x05taken\x18\r \x03(\r\x12\x0e\n\x06played\x18\x0e \x03(\t\x12\x0e\n\x06scores\x18\x0f \x03(\x11\x12\x15\n\rtricks_played\x18\x10 \x01(\rJ\x04\x08\t\x10\n\"C\n\x0bXactikaLead\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x12&\n\x04\x63\x61ll\x18\x02 \x01(\x0b\x32\x18.croupier.v1.XactikaCall\"`\n\rXactikaAction\x12\r\n\x03\x62id\x18\x01 \x01(\rH\x00\x12(\n\x04lead\x18\x02 \x01(\x0b\x32\x18.croupier.v1.XactikaLeadH\x00\x12\x0e\n\x04play\x18\x03 \x01(\tH\x00\x42\x06\n\x04kind\"#\n\x13XactikaDealerChosen\x12\x0c\n\x04seat\x18\x01 \x01(\r\"4\n\x13XactikaRoundStarted\x12\r\n\x05round\x18\x01 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x02 \x01(\r\"+\n\x0cXactikaDealt\x12\r\n\x05round\x18\x01 \x01(\r\x12\x0c\n\x04hand\x18\x02 \x03(\t\"\'\n\nXactikaBid\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0b\n\x03\x62id\x18\x02 \x01(\r\"P\n\nXactikaLed\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\t\x12&\n\x04\x63\x61ll\x18\x03 \x01(\x0b\x32\x18.croupier.v1.XactikaCall\"+\n\rXactikaPlayed\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\t\"<\n\x0fXactikaTrickWon\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\t\x12\r\n\x05taken\x18\x03 \x01(\r\"`\n\x12XactikaRoundScored\x12\r\n\x05round\x18\x01 \x01(\r\x12\x0c\n\x04\x62ids\x18\x02 \x03(\r\x12\r\n\x05taken\x18\x03 \x03(\r\x12\x0e\n\x06points\x18\x04 \x03(\x11\x12\x0e\n\x06scores\x18\x05 \x03(\x11\"\xa2\x03\n\x0cXactikaEvent\x12\x39\n\rdealer_chosen\x18\x01 \x01(\x0b\x32 .croupier.v1.XactikaDealerChosenH\x00\x12\x39\n\rround_started\x18\x02 \x01(\x0b\x32 .croupier.v1.XactikaRoundStartedH\x00\x12*\n\x05\x64\x65\x61lt\x18\x03 \x01(\x0b\x32\x19.croupier.v1.XactikaDealtH\x00\x12&\n\x03\x62id\x18\x04 \x01(\x0b\x32\x17.croupier.v1.XactikaBidH\x00\x12&\n\x03led\x18\x05 \x01(\x0b\x32\x17.croupier.v1.XactikaLedH\x00\x12,\n\x06played\x18\x06 \x01(\x0b\x32\x1a.croupier.v1.XactikaPlayedH\x00\x12\x31\n\ttrick_won\x18\x07 \x01(\x0b\x32\x1c.croupier.v1.XactikaTrickWonH\x00\x12\x37\n\x0cround_scored\x18\x08 \x01(\x0b\x32\x1f.croupier.v1.XactikaRoundScoredH\x00\x42\x06\n\x04kind*\x8d\x01\n\x0cXactikaShape\x12\x1d\n\x19XACTIKA_SHAPE_UNSPECIFIED\x10\x00\x12\x16\n\x12XACTIKA_SHAPE_BALL\x10\x01\x12\x16\n\x12XACTIKA_SHAPE_CUBE\x10\x02\x12\x16\n\x12XACTIKA_SHAPE_CONE\x10\x03\x12\x16\n\x12XACTIKA_SHAPE_STAR\x10\x04*t\n\x0cXactikaPhase\x12\x1d\n\x19XACTIKA_PHASE_UNSPECIFIED\x10\x00\x12\x15\n\x11XACTIKA_PHASE_BID\x10\x01\x12\x16\n\x12XACTIKA_PHASE_PLAY\x10\x02\x12\x16\n\x12XACTIKA_PHASE_OVER\x10\x03\x42\x43\n\x0b\x63roupier.v1B\x0cXactikaProtoP\x01Z\x16\x63roupier/v1;croupierv1\xaa\x02\x0b\x43roupier.V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x63roupier/v1/xactika.proto\x12\x0b\x63roupier.v1\"F\n\x0bXactikaCall\x12\r\n\x05\x63ount\x18\x01 \x01(\r\x12(\n\x05shape\x18\x02 \x01(\x0e\x32\x19.croupier.v1.XactikaShape\"*\n\x0eXactikaSeatBid\x12\x10\n\x03\x62id\x18\x01 \x01(\rH\x00\x88\x01\x01\x42\x06\n\x04_bid\"\xf8\x02\n\x12XactikaObservation\x12\x13\n\x07\x62ids_v1\x18\t \x03(\x05\x42\x02\x18\x01\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0f\n\x07players\x18\x02 \x01(\r\x12\r\n\x05round\x18\x03 \x01(\r\x12\x0e\n\x06rounds\x18\x04 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x05 \x01(\r\x12(\n\x05phase\x18\x06 \x01(\x0e\x32\x19.croupier.v1.XactikaPhase\x12\x0f\n\x07to_move\x18\x07 \x01(\r\x12\x0c\n\x04hand\x18\x08 \x03(\t\x12)\n\x04\x62ids\x18\x11 \x03(\x0b\x32\x1b.croupier.v1.XactikaSeatBid\x12\x0e\n\x06leader\x18\n \x01(\r\x12&\n\x04\x63\x61ll\x18\x0b \x01(\x0b\x32\x18.croupier.v1.XactikaCall\x12\r\n\x05trick\x18\x0c \x03(\t\x12\r\n\x05taken\x18\r \x03(\r\x12\x0e\n\x06played\x18\x0e \x03(\t\x12\x0e\n\x06scores\x18\x0f \x03(\x11\x12\x15\n\rtricks_played\x18\x10 \x01(\r\"C\n\x0bXactikaLead\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x12&\n\x04\x63\x61ll\x18\x02 \x01(\x0b\x32\x18.croupier.v1.XactikaCall\"`\n\rXactikaAction\x12\r\n\x03\x62id\x18\x01 \x01(\rH\x00\x12(\n\x04lead\x18\x02 \x01(\x0b\x32\x18.croupier.v1.XactikaLeadH\x00\x12\x0e\n\x04play\x18\x03 \x01(\tH\x00\x42\x06\n\x04kind\"#\n\x13XactikaDealerChosen\x12\x0c\n\x04seat\x18\x01 \x01(\r\"4\n\x13XactikaRoundStarted\x12\r\n\x05round\x18\x01 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x02 \x01(\r\"+\n\x0cXactikaDealt\x12\r\n\x05round\x18\x01 \x01(\r\x12\x0c\n\x04hand\x18\x02 \x03(\t\"\'\n\nXactikaBid\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0b\n\x03\x62id\x18\x02 \x01(\r\"P\n\nXactikaLed\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\t\x12&\n\x04\x63\x61ll\x18\x03 \x01(\x0b\x32\x18.croupier.v1.XactikaCall\"+\n\rXactikaPlayed\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\t\"<\n\x0fXactikaTrickWon\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\t\x12\r\n\x05taken\x18\x03 \x01(\r\"`\n\x12XactikaRoundScored\x12\r\n\x05round\x18\x01 \x01(\r\x12\x0c\n\x04\x62ids\x18\x02 \x03(\r\x12\r\n\x05taken\x18\x03 \x03(\r\x12\x0e\n\x06points\x18\x04 \x03(\x11\x12\x0e\n\x06scores\x18\x05 \x03(\x11\"\xa2\x03\n\x0cXactikaEvent\x12\x39\n\rdealer_chosen\x18\x01 \x01(\x0b\x32 .croupier.v1.XactikaDealerChosenH\x00\x12\x39\n\rround_started\x18\x02 \x01(\x0b\x32 .croupier.v1.XactikaRoundStartedH\x00\x12*\n\x05\x64\x65\x61lt\x18\x03 \x01(\x0b\x32\x19.croupier.v1.XactikaDealtH\x00\x12&\n\x03\x62id\x18\x04 \x01(\x0b\x32\x17.croupier.v1.XactikaBidH\x00\x12&\n\x03led\x18\x05 \x01(\x0b\x32\x17.croupier.v1.XactikaLedH\x00\x12,\n\x06played\x18\x06 \x01(\x0b\x32\x1a.croupier.v1.XactikaPlayedH\x00\x12\x31\n\ttrick_won\x18\x07 \x01(\x0b\x32\x1c.croupier.v1.XactikaTrickWonH\x00\x12\x37\n\x0cround_scored\x18\x08 \x01(\x0b\x32\x1f.croupier.v1.XactikaRoundScoredH\x00\x42\x06\n\x04kind*\x8d\x01\n\x0cXactikaShape\x12\x1d\n\x19XACTIKA_SHAPE_UNSPECIFIED\x10\x00\x12\x16\n\x12XACTIKA_SHAPE_BALL\x10\x01\x12\x16\n\x12XACTIKA_SHAPE_CUBE\x10\x02\x12\x16\n\x12XACTIKA_SHAPE_CONE\x10\x03\x12\x16\n\x12XACTIKA_SHAPE_STAR\x10\x04*t\n\x0cXactikaPhase\x12\x1d\n\x19XACTIKA_PHASE_UNSPECIFIED\x10\x00\x12\x15\n\x11XACTIKA_PHASE_BID\x10\x01\x12\x16\n\x12XACTIKA_PHASE_PLAY\x10\x02\x12\x16\n\x12XACTIKA_PHASE_OVER\x10\x03\x42\x43\n\x0b\x63roupier.v1B\x0cXactikaProtoP\x01Z\x16\x63roupier/v1;croupierv1\xaa\x02\x0b\x43roupier.V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -32,36 +32,38 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'croupier.v1.xactika_pb2', _
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\013croupier.v1B\014XactikaProtoP\001Z\026croupier/v1;croupierv1\252\002\013Croupier.V1'
-  _globals['_XACTIKASHAPE']._serialized_start=1575
-  _globals['_XACTIKASHAPE']._serialized_end=1716
-  _globals['_XACTIKAPHASE']._serialized_start=1718
-  _globals['_XACTIKAPHASE']._serialized_end=1834
+  _globals['_XACTIKAOBSERVATION'].fields_by_name['bids_v1']._loaded_options = None
+  _globals['_XACTIKAOBSERVATION'].fields_by_name['bids_v1']._serialized_options = b'\030\001'
+  _globals['_XACTIKASHAPE']._serialized_start=1590
+  _globals['_XACTIKASHAPE']._serialized_end=1731
+  _globals['_XACTIKAPHASE']._serialized_start=1733
+  _globals['_XACTIKAPHASE']._serialized_end=1849
   _globals['_XACTIKACALL']._serialized_start=42
   _globals['_XACTIKACALL']._serialized_end=112
   _globals['_XACTIKASEATBID']._serialized_start=114
   _globals['_XACTIKASEATBID']._serialized_end=156
   _globals['_XACTIKAOBSERVATION']._serialized_start=159
-  _globals['_XACTIKAOBSERVATION']._serialized_end=520
-  _globals['_XACTIKALEAD']._serialized_start=522
-  _globals['_XACTIKALEAD']._serialized_end=589
-  _globals['_XACTIKAACTION']._serialized_start=591
-  _globals['_XACTIKAACTION']._serialized_end=687
-  _globals['_XACTIKADEALERCHOSEN']._serialized_start=689
-  _globals['_XACTIKADEALERCHOSEN']._serialized_end=724
-  _globals['_XACTIKAROUNDSTARTED']._serialized_start=726
-  _globals['_XACTIKAROUNDSTARTED']._serialized_end=778
-  _globals['_XACTIKADEALT']._serialized_start=780
-  _globals['_XACTIKADEALT']._serialized_end=823
-  _globals['_XACTIKABID']._serialized_start=825
-  _globals['_XACTIKABID']._serialized_end=864
-  _globals['_XACTIKALED']._serialized_start=866
-  _globals['_XACTIKALED']._serialized_end=946
-  _globals['_XACTIKAPLAYED']._serialized_start=948
-  _globals['_XACTIKAPLAYED']._serialized_end=991
-  _globals['_XACTIKATRICKWON']._serialized_start=993
-  _globals['_XACTIKATRICKWON']._serialized_end=1053
-  _globals['_XACTIKAROUNDSCORED']._serialized_start=1055
-  _globals['_XACTIKAROUNDSCORED']._serialized_end=1151
-  _globals['_XACTIKAEVENT']._serialized_start=1154
-  _globals['_XACTIKAEVENT']._serialized_end=1572
+  _globals['_XACTIKAOBSERVATION']._serialized_end=535
+  _globals['_XACTIKALEAD']._serialized_start=537
+  _globals['_XACTIKALEAD']._serialized_end=604
+  _globals['_XACTIKAACTION']._serialized_start=606
+  _globals['_XACTIKAACTION']._serialized_end=702
+  _globals['_XACTIKADEALERCHOSEN']._serialized_start=704
+  _globals['_XACTIKADEALERCHOSEN']._serialized_end=739
+  _globals['_XACTIKAROUNDSTARTED']._serialized_start=741
+  _globals['_XACTIKAROUNDSTARTED']._serialized_end=793
+  _globals['_XACTIKADEALT']._serialized_start=795
+  _globals['_XACTIKADEALT']._serialized_end=838
+  _globals['_XACTIKABID']._serialized_start=840
+  _globals['_XACTIKABID']._serialized_end=879
+  _globals['_XACTIKALED']._serialized_start=881
+  _globals['_XACTIKALED']._serialized_end=961
+  _globals['_XACTIKAPLAYED']._serialized_start=963
+  _globals['_XACTIKAPLAYED']._serialized_end=1006
+  _globals['_XACTIKATRICKWON']._serialized_start=1008
+  _globals['_XACTIKATRICKWON']._serialized_end=1068
+  _globals['_XACTIKAROUNDSCORED']._serialized_start=1070
+  _globals['_XACTIKAROUNDSCORED']._serialized_end=1166
+  _globals['_XACTIKAEVENT']._serialized_start=1169
+  _globals['_XACTIKAEVENT']._serialized_end=1587
 # @@protoc_insertion_point(module_scope)

@@ -46,7 +46,8 @@ class XactikaSeatBid(_message.Message):
     def __init__(self, bid: _Optional[int] = ...) -> None: ...
 
 class XactikaObservation(_message.Message):
-    __slots__ = ("seat", "players", "round", "rounds", "dealer", "phase", "to_move", "hand", "bids", "leader", "call", "trick", "taken", "played", "scores", "tricks_played")
+    __slots__ = ("bids_v1", "seat", "players", "round", "rounds", "dealer", "phase", "to_move", "hand", "bids", "leader", "call", "trick", "taken", "played", "scores", "tricks_played")
+    BIDS_V1_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     ROUND_FIELD_NUMBER: _ClassVar[int]
@@ -63,6 +64,7 @@ class XactikaObservation(_message.Message):
     PLAYED_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
     TRICKS_PLAYED_FIELD_NUMBER: _ClassVar[int]
+    bids_v1: _containers.RepeatedScalarFieldContainer[int]
     seat: int
     players: int
     round: int
@@ -79,7 +81,7 @@ class XactikaObservation(_message.Message):
     played: _containers.RepeatedScalarFieldContainer[str]
     scores: _containers.RepeatedScalarFieldContainer[int]
     tricks_played: int
-    def __init__(self, seat: _Optional[int] = ..., players: _Optional[int] = ..., round: _Optional[int] = ..., rounds: _Optional[int] = ..., dealer: _Optional[int] = ..., phase: _Optional[_Union[XactikaPhase, str]] = ..., to_move: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., bids: _Optional[_Iterable[_Union[XactikaSeatBid, _Mapping]]] = ..., leader: _Optional[int] = ..., call: _Optional[_Union[XactikaCall, _Mapping]] = ..., trick: _Optional[_Iterable[str]] = ..., taken: _Optional[_Iterable[int]] = ..., played: _Optional[_Iterable[str]] = ..., scores: _Optional[_Iterable[int]] = ..., tricks_played: _Optional[int] = ...) -> None: ...
+    def __init__(self, bids_v1: _Optional[_Iterable[int]] = ..., seat: _Optional[int] = ..., players: _Optional[int] = ..., round: _Optional[int] = ..., rounds: _Optional[int] = ..., dealer: _Optional[int] = ..., phase: _Optional[_Union[XactikaPhase, str]] = ..., to_move: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., bids: _Optional[_Iterable[_Union[XactikaSeatBid, _Mapping]]] = ..., leader: _Optional[int] = ..., call: _Optional[_Union[XactikaCall, _Mapping]] = ..., trick: _Optional[_Iterable[str]] = ..., taken: _Optional[_Iterable[int]] = ..., played: _Optional[_Iterable[str]] = ..., scores: _Optional[_Iterable[int]] = ..., tricks_played: _Optional[int] = ...) -> None: ...
 
 class XactikaLead(_message.Message):
     __slots__ = ("card", "call")
