@@ -25,3 +25,14 @@ def record_xix_match(path: Path, seed: int = 7) -> MatchOutcome:
     )
     seats = [InProcessSeat(RandomBot(seed)), InProcessSeat(XixHeuristicBot())]
     return trio.run(run_match, config, seats, path)
+
+
+def record_match(path: Path, game_id: str, options: dict[str, str], seed: int = 7) -> MatchOutcome:
+    """A match of random in-process bots in any game."""
+    game = get_game(game_id)
+    parsed = parse_options(game, options)
+    config = MatchConfig(
+        game, parsed, seed=seed, match_id=f"test-{seed}", time_control=TimeControl()
+    )
+    seats = [InProcessSeat(RandomBot(seed + seat)) for seat in range(game.seat_count(parsed))]
+    return trio.run(run_match, config, seats, path)

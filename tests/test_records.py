@@ -18,7 +18,7 @@ from referee.match.records import RecordReader, action_line, event_line, read_al
 from referee.match.replay import verify
 from referee.match.runner import MatchConfig, run_match
 from referee.match.seats import InProcessSeat
-from tests.records_helpers import record_xix_match
+from tests.records_helpers import record_match, record_xix_match
 
 
 @pytest.fixture
@@ -132,6 +132,28 @@ def test_a_huge_bad_line_is_quoted_in_short(record: Path) -> None:
     record.write_text("\n".join(text) + "\n")
     (problem,) = verify(record).problems
     assert problem.startswith("line 4 is not a record") and len(problem) < 400, problem[:400]
+
+
+@pytest.mark.parametrize(
+    ("game", "options"), [("xactika", {"players": "3"}), ("textactoe", {}), ("xeri", {})]
+)
+def test_verify_draws_chance_again_from_the_seed(
+    tmp_path: Path, game: str, options: dict[str, str]
+) -> None:
+    """Issue 24.5c: swapping two cards of a shuffle, the end of the deck included (Xactika's
+    set-aside cards, the bottom of Tex-Tac-Toe's pile: no seat ever sees them, so the engine
+    replays the match the same), fails: every outcome is drawn again from the seed."""
+    path = tmp_path / "match.jsonl"
+    record_match(path, game, options)
+    assert verify(path).ok and verify(path).chance_checked
+    records = lines(path)
+    first = next(r for r in records if "chance" in r and "deck" in r["chance"])
+    cards = first["chance"]["deck"]["cards"]  # type: ignore[index]
+    cards[-1], cards[-2] = cards[-2], cards[-1]
+    write(path, records)
+    (problem,) = verify(path).problems
+    assert "differs from what the match's seed draws" in problem, problem
+    assert not verify(path, seed=8).ok  # another seed draws another deal
 
 
 def test_unknown_schema_version_is_refused(record: Path) -> None:

@@ -37,6 +37,13 @@ def replay(
     html: Annotated[
         Path | None, typer.Option(help="Write a self-contained HTML viewer to this file.")
     ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="With --verify: draw every chance outcome again from this match seed (default: "
+            "the record's own) and fail on any difference."
+        ),
+    ] = None,
 ) -> None:
     """Step through a match record (a terminal viewer), print it, write its HTML viewer, or
     verify it.
@@ -47,8 +54,10 @@ def replay(
     """
     with user_errors():
         if check:
-            _verify(records)
+            _verify(records, seed)
             return
+        if seed is not None:
+            raise CroupierError("--seed goes with --verify")
         if len(records) != 1:
             raise CroupierError(f"give one record to show, not {len(records)} (or use --verify)")
         if html is not None:
@@ -72,7 +81,7 @@ def _warn(record: Path, problems: list[str]) -> None:
         errors.print(f"warning: {record}: {problem}", markup=False, highlight=False)
 
 
-def _verify(records: list[Path]) -> None:
+def _verify(records: list[Path], seed: int | None) -> None:
     for record in records:  # a path that is no file is the user's mistake (exit 2), not a record's
         if record.is_dir():
             raise CroupierError(
@@ -84,12 +93,20 @@ def _verify(records: list[Path]) -> None:
     with progress("verifying") as done:
         reports = []
         for count, record in enumerate(records):
-            reports.append(verify(record))
+            reports.append(verify(record, seed))
             done(count + 1, len(records))
     for record, report in zip(records, reports, strict=True):
         failed += not report.ok
         for problem in report.problems:
             errors.print(f"{record}: {problem}", markup=False, highlight=False)
-    console.print(f"{len(records) - failed} of {len(records)} records verified", markup=False)
+    unseeded = sum(not report.chance_checked for report in reports)
+    chance = (
+        "chance drawn again from each seed"
+        if not unseeded
+        else (f"chance not checked in {unseeded} (no seed in the record: give --seed)")
+    )
+    console.print(
+        f"{len(records) - failed} of {len(records)} records verified; {chance}", markup=False
+    )
     if failed:
         raise typer.Exit(EXIT_CHECK_FAILED)

@@ -7,6 +7,7 @@ effect, and the result.
 
 from __future__ import annotations
 
+import random
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from referee.games.base import ChanceOutcome, State, parse_options
 from referee.match import protocol
 from referee.match.glyphs import readable
 from referee.match.records import read_all, read_to_show
+from referee.match.runner import draw_chance
 
 
 @dataclass
@@ -28,6 +30,8 @@ class Verification:
     path: Path
     problems: list[str] = field(default_factory=list)
     lines: int = 0
+    #: Whether every chance outcome was drawn again from the match's seed and compared.
+    chance_checked: bool = False
 
     @property
     def ok(self) -> bool:
@@ -39,8 +43,12 @@ class Replayer:
     the one replay path that `verify` and the viewers share. Raises CroupierError when the
     header does not fit this engine (another rules version, a wrong seat count)."""
 
-    def __init__(self, header: record_pb2.RecordHeader) -> None:
+    def __init__(self, header: record_pb2.RecordHeader, seed: int | None = None) -> None:
         self.game = get_game(header.game)
+        #: With a seed, each chance outcome is drawn again as the referee drew it
+        #: (referee.match.runner: random.Random(seed), the header's deck as the first shuffle)
+        #: and must be the recorded one: an outcome no seat ever sees is checked too.
+        self.rng = random.Random(seed) if seed is not None else None
         if header.rules_version != self.game.rules_version:
             raise CroupierError(
                 f"record rules version {header.rules_version!r} differs from the engine's "
@@ -107,14 +115,19 @@ class Replayer:
 
     def chance(self, chance: record_pb2.ChanceRecord) -> None:
         outcome: ChanceOutcome
+        node = self.state.chance()
+        drawn = draw_chance(node, self.rng) if self.rng is not None and node is not None else None
         if chance.WhichOneof("outcome") == "deck":
             outcome = tuple(chance.deck.cards)
             if self.deck_pending is not None:
                 if outcome != self.deck_pending:
                     raise CroupierError("the first deal differs from the header's deck")
-                self.deck_pending = None
+                self.deck_pending = drawn = None  # given, not drawn (the RNG drew it all the same)
         else:
             outcome = chance.pick
+        if drawn is not None and drawn != outcome:
+            what = chance.label or "a chance outcome"
+            raise CroupierError(f"{what} differs from what the match's seed draws")
         self.transition(checked.apply_chance(self.state, outcome))
 
     def action(self, action: record_pb2.ActionRecord) -> None:
@@ -145,14 +158,20 @@ class Replayer:
             )
 
 
-def verify(path: Path) -> Verification:
-    """Re-run the engine on a record and list every difference (none: the record verifies)."""
+def verify(path: Path, seed: int | None = None) -> Verification:
+    """Re-run the engine on a record and list every difference (none: the record verifies).
+    Chance is drawn again from `seed`, else from the header's seed when it has one, and every
+    outcome compared (docs/records.md, "From a seed to a deal")."""
     records, errors = read_all(path, strict=False)
     report = Verification(path, problems=list(errors), lines=len(records))
     if report.problems:
         return report
+    header = records[0].header
+    if seed is None and header.seed.strip().lstrip("-").isdigit():
+        seed = int(header.seed)
+    report.chance_checked = seed is not None
     try:
-        replayer = Replayer(records[0].header)
+        replayer = Replayer(header, seed)
         for number, record in enumerate(records[1:], start=2):
             try:
                 replayer.line(record)
