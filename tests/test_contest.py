@@ -430,13 +430,19 @@ def test_without_accounts_two_copies_of_one_bot_are_paired(tmp_path: Path) -> No
         ),
         (
             (("authorization", "Bearer t"),),
-            referee_pb2.Hello(name="x", protocol_version=2),
+            referee_pb2.Hello(name="x", protocol_version=3),
             "FAILED_PRECONDITION",
-            "protocol version 2 is not supported: this referee speaks 1",
+            "protocol version 3 is not supported: this referee speaks 1, 2",
         ),
         (
             (("authorization", "Bearer t"),),
             referee_pb2.Hello(name="x", games=["xeri", "xix"], protocol_version=1),
+            "OK",
+            "welcome",
+        ),
+        (
+            (("authorization", "Bearer t"),),
+            referee_pb2.Hello(name="x", games=["xix"], protocol_version=2),
             "OK",
             "welcome",
         ),
@@ -461,7 +467,8 @@ def test_serve_without_accounts_checks_token_games_and_protocol_at_hello(
                 except grpc.aio.AioRpcError as error:
                     return error.code().name, error.details() or ""
                 assert isinstance(first, referee_pb2.RefereeMessage)
-                assert first.welcome.protocol_version == 1
+                # the version in force: the one declared (issue 24.0)
+                assert first.welcome.protocol_version == hello.protocol_version
                 call.cancel()
                 return "OK", first.WhichOneof("kind") or ""
 
