@@ -23,6 +23,7 @@ from referee.contest.serving import ServeConfig, serve_matches
 from referee.contest.tokens import TokenStore
 from referee.games import get_game
 from referee.games.base import parse_options
+from referee.ladder.store import Store
 from referee.ladder.verify import standings_of, verify_ladder
 from referee.match.clock import TimeControl
 from referee.match.records import read_all
@@ -360,6 +361,7 @@ def test_sigterm_drains_then_exits(tmp_path: Path) -> None:
         cwd=ROOT,
     )
     assert serve.stdout is not None
+    assert serve.stdout.readline().startswith(b"master seed sha256: ")  # the contest's
     port = int(serve.stdout.readline().split(b"127.0.0.1:")[1].split()[0])
     env = {**os.environ, "CROUPIER_ADDRESS": f"127.0.0.1:{port}"}
     bots = [
@@ -477,3 +479,37 @@ def test_serve_without_accounts_checks_token_games_and_protocol_at_hello(
     run_contest(tmp_path, scenario, tokens=None)
     assert seen[0][0] == code
     assert detail in seen[0][1]
+
+
+def test_a_contests_matches_are_a_total_and_it_is_finished_only_at_its_end(
+    tmp_path: Path,
+) -> None:
+    """Issue 24.3: a contest stopped halfway is not finished, and run again with the same
+    `matches` it plays what is left of that total, not that many more; then it is finished."""
+    tokens = accounts(tmp_path, "alice", "bob")
+    database = tmp_path / "contest.db"
+
+    def scenario_until(count: int | None) -> Callable[[Contest, trio.Event], Awaitable[None]]:
+        async def scenario(contest: Contest, stop: trio.Event) -> None:
+            async def stop_after() -> None:
+                while count is not None and len(contest.outcomes) < count:
+                    await trio.sleep(0.05)
+                if count is not None:
+                    stop.set()
+
+            async with trio.open_nursery() as nursery:
+                for token in tokens.values():
+                    nursery.start_soon(contest.bot, RANDOM, token)
+                nursery.start_soon(stop_after)
+
+        return scenario
+
+    run_contest(tmp_path, scenario_until(2), matches=6)
+    first = standings_of(database)
+    assert not first.finished
+    done = len(Store(database, create=False).committed())
+    assert 2 <= done < 6
+    second = run_contest(tmp_path, scenario_until(None), matches=6)
+    assert len(second.outcomes) == 6 - done
+    assert len(Store(database, create=False).committed()) == 6
+    assert standings_of(database).finished

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import signal
@@ -10,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import trio
 from rich.console import Console
 from typer.testing import CliRunner
@@ -92,6 +94,8 @@ def test_a_contest_file_runs_a_contest_to_its_end(tmp_path: Path) -> None:
     croupier = str(Path(sys.executable).parent / "croupier")
     with subprocess.Popen([croupier, "serve", str(contest)], stdout=subprocess.PIPE) as serve:
         assert serve.stdout is not None
+        committed = serve.stdout.readline().decode()  # issue 24.3: the seed's SHA-256 first
+        assert committed.startswith("master seed sha256: ")
         port = serve.stdout.readline().split(b"127.0.0.1:")[1].split()[0].decode()
         env = {**os.environ, "CROUPIER_ADDRESS": f"127.0.0.1:{port}"}
         bots = [
@@ -103,6 +107,8 @@ def test_a_contest_file_runs_a_contest_to_its_end(tmp_path: Path) -> None:
         for bot in bots:
             assert bot.wait(timeout=30) == 0
     assert output.count("contest-") == 4
+    revealed = output.strip().splitlines()[-1].removeprefix("master seed: ")
+    assert hashlib.sha256(revealed.encode()).hexdigest() == committed.split()[-1]
     database = str(tmp_path / "contest.db")
     standings = runner.invoke(app, ["ladder", "standings", database, "--format", "json"])
     assert standings.exit_code == 0, standings.output
@@ -212,6 +218,7 @@ def test_the_console_names_accounts_with_reasons(tmp_path: Path) -> None:
         [croupier, "serve", str(contest)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
     ) as serve:
         assert serve.stdout is not None and serve.stderr is not None
+        assert serve.stdout.readline().startswith(b"master seed sha256: ")  # the contest's
         port = serve.stdout.readline().split(b"127.0.0.1:")[1].split()[0].decode()
         env = {**os.environ, "CROUPIER_ADDRESS": f"127.0.0.1:{port}"}
         wrong = subprocess.run(
@@ -247,3 +254,22 @@ def test_the_console_names_accounts_with_reasons(tmp_path: Path) -> None:
     ).stdout
     assert "bob (revoked)" in standings
     assert " of " not in standings.splitlines()[0]  # no total to reach in a contest
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_serve_stopped_by_ctrl_c_or_sigterm_exits_0_and_reveals_its_seed(
+    stop: signal.Signals,
+) -> None:
+    """Issue 24.3: as its help says, a stopped `serve` exits 0 (Ctrl-C drained like SIGTERM,
+    not interrupted with 130), and a referee without a contest reveals its master seed."""
+    croupier = str(Path(sys.executable).parent / "croupier")
+    with subprocess.Popen(
+        [croupier, "serve", "--port", "0"], stdout=subprocess.PIPE, text=True
+    ) as serve:
+        assert serve.stdout is not None
+        committed = serve.stdout.readline()
+        assert "croupier referee for xix" in serve.stdout.readline()
+        serve.send_signal(stop)
+        assert serve.wait(timeout=60) == 0
+        revealed = serve.stdout.read().strip().splitlines()[-1].removeprefix("master seed: ")
+    assert hashlib.sha256(revealed.encode()).hexdigest() == committed.split()[-1]

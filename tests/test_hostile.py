@@ -107,7 +107,7 @@ def referee(folder: Path, *args: str, db: bool = True) -> Iterator[Referee]:
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, cwd=ROOT)
     assert process.stdout is not None
     line = b""
-    while b"127.0.0.1:" not in line:  # after the seed's SHA-256, when there are no accounts
+    while b"127.0.0.1:" not in line:  # after the master seed's SHA-256
         line = process.stdout.readline()
         assert line, "the referee said nothing"
     port = int(line.split(b"127.0.0.1:")[1].split()[0])

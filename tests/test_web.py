@@ -117,12 +117,12 @@ class Site:
 
 def _serve(folder: Path, *extra: str) -> tuple[subprocess.Popen[bytes], str, int]:
     """`croupier serve --web` on free ports; returns the process, the site's URL and the
-    referee's port (from the two lines it prints first)."""
+    referee's port (from the three lines it prints first)."""
     with (folder / "serve.log").open("wb") as log:
         serve = _popen(folder, log, *extra)
     assert serve.stdout is not None
     web, port = "", 0
-    for _ in range(2):
+    for _ in range(3):  # and the contest's seed commitment
         line = serve.stdout.readline().decode()
         if "web site on " in line:
             web = line.split("web site on ")[1].strip()
@@ -467,6 +467,7 @@ def test_a_contest_file_web_table_and_the_seed_revealed_when_over(tmp_path: Path
         )
     assert serve.stdout is not None
     web = serve.stdout.readline().decode().split("web site on ")[1].strip()
+    assert serve.stdout.readline().startswith(b"master seed sha256: ")
     port = int(serve.stdout.readline().decode().split("127.0.0.1:")[1].split()[0])
     bots = [
         subprocess.Popen(

@@ -32,6 +32,7 @@ from referee.contest.tokens import TokenStore
 from referee.errors import CroupierError
 from referee.games import get_game
 from referee.games.base import parse_options
+from referee.ladder.store import Store
 from referee.match.clock import TimeControl
 from referee.match.runner import MatchOutcome
 from referee.transport import ServerSettings
@@ -195,6 +196,9 @@ def serve_command(
         )
 
         def listening(bound: int) -> None:
+            if tokens is not None:  # the contest's own seed, committed to when it was made
+                sha256 = contest_meta(tokens, "seed_sha256")
+                console.print(f"master seed sha256: {sha256}", markup=False, soft_wrap=True)
             scheme = "TLS" if tls_cert else "plaintext"
             console.print(f"croupier referee for {game} on {host}:{bound} ({scheme})", markup=False)
 
@@ -208,7 +212,21 @@ def serve_command(
         companion = (
             functools.partial(serve_site, site, site_listening) if site is not None else None
         )
-        transport.run(serve_matches, config, listening, finished, None, companion)
+        # SIGINT, like SIGTERM, drains the matches and ends with exit 0 (serve_matches).
+        run = functools.partial(transport.run, interruptible=False)
+        run(serve_matches, config, listening, finished, None, companion)
         if tokens is None:
             reveal_seed(master, given=seed is not None)
+        elif contest_meta(tokens, "revealed") == "1":  # over, not stopped: it may resume
+            revealed = contest_meta(tokens, "master_seed")
+            console.print(f"master seed: {revealed}", markup=False, soft_wrap=True)
     logging.shutdown()
+
+
+def contest_meta(database: Path, key: str) -> str | None:
+    """One meta value of a contest's database, read and let go."""
+    store = Store(database, create=False)
+    try:
+        return store.meta(key)
+    finally:
+        store.close()

@@ -100,7 +100,13 @@ class ContestBook:
                 },
                 [],
             )
+        elif self.store.meta("finished_at") is not None:
+            # A contest stopped before its end resumes: it is not finished (a referee before
+            # issue 24.3 marked every stop so).
+            self.store.drop_meta("finished_at")
         self.master = master
+        #: Matches committed so far, over every run: a contest file's `matches` is their total.
+        self.committed = len(self.store.committed())
         self.numbers = itertools.count(
             max(m.number for m in self.store.schedule() or [_zero()]) + 1
         )
@@ -157,6 +163,7 @@ class ContestBook:
         digest = hashlib.sha256(outcome.record_path.read_bytes()).hexdigest()
         with self._lock:
             self._commit(match, outcome, digest, seconds)
+            self.committed += 1
 
     def _commit(
         self, match: ScheduledMatch, outcome: MatchOutcome, digest: str, seconds: float
@@ -203,8 +210,10 @@ class ContestBook:
         self._refits.ran(began, time.monotonic())
 
     def close(self, *, reveal: bool) -> None:
-        """Reveal the master seed (so anyone can check every deal) and close the database."""
-        self.store.finish(reveal=reveal)
+        """Close the database; with `reveal` the contest is over: mark it finished and reveal
+        the master seed (so anyone can check every deal). A stopped contest may resume."""
+        if reveal:
+            self.store.finish(reveal=True)
         self.store.close()
 
 

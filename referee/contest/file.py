@@ -7,7 +7,8 @@
     records = "records"
     tls_cert = "server.pem"
     tls_key = "server.key"
-    matches = 1000                # optional: the contest ends (and reveals its seed) after these
+    matches = 1000                # optional: the contest ends (and reveals its seed) after these,
+                                  # counted over every run of it
     [options]                     # the game's options
     [time_control]                # move_ms, bank_ms
     [limits]                      # max_faults, reconnect_grace, max_sessions_per_token,

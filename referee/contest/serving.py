@@ -157,8 +157,8 @@ class _Referee:
             serve(self.lobby, config.settings, self.live, self.control) as port,
             trio.open_nursery() as aux,
         ):
+            await aux.start(_stop_on_signals, stop)  # before anyone is told where it listens
             on_listening(port)
-            aux.start_soon(_stop_on_signals, stop)
             if self.accounts is not None:
                 aux.start_soon(_enforce_revocations, self.accounts, self.lobby, self.view.revoked)
             async with trio.open_nursery() as matches:
@@ -176,7 +176,10 @@ class _Referee:
     async def matchmake(self, matches: trio.Nursery) -> None:
         """Seat tables as bots become idle, until `config.matches` have started."""
         idle: list[Session] = []
-        indices = range(self.config.matches) if self.config.matches else itertools.count()
+        planned = self.config.matches
+        if planned is not None and self.book is not None:  # a total, over every run of it
+            planned = max(0, planned - self.book.committed)
+        indices = range(planned) if planned is not None else itertools.count()
         for index in indices:
             while True:
                 while (session := self.lobby.take_nowait()) is not None:
@@ -250,8 +253,11 @@ def account_name(session: Session) -> str:
     return session.account
 
 
-async def _stop_on_signals(stop: trio.Event) -> None:
+async def _stop_on_signals(
+    stop: trio.Event, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+) -> None:
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        task_status.started()
         async for _ in signals:
             stop.set()
             return

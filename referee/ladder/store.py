@@ -258,6 +258,11 @@ class Store:
         with self.transaction() as db:
             self.set_meta(db, key, value)
 
+    def drop_meta(self, key: str) -> None:
+        """Remove one meta value in its own transaction."""
+        with self.transaction() as db:
+            db.execute("DELETE FROM meta WHERE key = ?", (key,))
+
     def initialise(self, meta: dict[str, str], schedule: Sequence[ScheduledMatch]) -> None:
         """A new ladder: its plan and first schedule, in one transaction."""
         with self.transaction() as db:

@@ -25,6 +25,7 @@ def run(
     *args: object,
     tune_gc: bool = True,
     prioritise: bool = True,
+    interruptible: bool = True,
 ) -> T:
     """Run `async_fn(*args)` under trio, hosted by a new asyncio loop that grpc.aio can use.
 
@@ -36,14 +37,16 @@ def run(
 
     Ctrl-C (on the main thread) cancels the trio run, lets every `finally` close what it opened
     (servers, bot processes, records, databases), then raises KeyboardInterrupt here; a second
-    Ctrl-C ends the process at once."""
+    Ctrl-C ends the process at once. Not `interruptible`: `async_fn` handles SIGINT itself
+    (trio.open_signal_receiver), as `serve` does to drain its matches and exit 0; the asyncio
+    handler would otherwise see the same signal too and cancel the run under it."""
     if tune_gc:
         gc.collect()
         gc.freeze()
     if prioritise:
         priority.raise_own()
     with asyncio.Runner(loop_factory=_stamping_loop) as runner:
-        return runner.run(_host(async_fn, args))
+        return runner.run(_host(async_fn, args, interruptible))
 
 
 _polls = threading.local()
@@ -94,10 +97,13 @@ def arrival_bound() -> float:
     return min(noticed if waited else before, now)
 
 
-async def _host(async_fn: Callable[..., Awaitable[T]], args: tuple[object, ...]) -> T:
+async def _host(
+    async_fn: Callable[..., Awaitable[T]], args: tuple[object, ...], interruptible: bool
+) -> T:
     loop = asyncio.get_running_loop()
     done: asyncio.Future[Outcome[T]] = loop.create_future()
     main_thread = threading.current_thread() is threading.main_thread()
+    handles_sigint = main_thread and interruptible
     state = _Interrupt()
 
     async def guest() -> T:
@@ -109,7 +115,7 @@ async def _host(async_fn: Callable[..., Awaitable[T]], args: tuple[object, ...])
             return await async_fn(*args)
         raise KeyboardInterrupt  # reached only when Ctrl-C cancelled the run
 
-    if main_thread:
+    if handles_sigint:
         loop.add_signal_handler(signal.SIGINT, state.request)
     try:
         trio.lowlevel.start_guest_run(
@@ -120,7 +126,7 @@ async def _host(async_fn: Callable[..., Awaitable[T]], args: tuple[object, ...])
         )
         result = await done
     finally:
-        if main_thread:
+        if handles_sigint:
             loop.remove_signal_handler(signal.SIGINT)
     return result.unwrap()
 
