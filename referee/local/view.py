@@ -114,20 +114,23 @@ def _exists(path: Path) -> bool:
         return False
 
 
+def _folder_of(named: Path | None, cwd: Path, own: bool) -> Path:
+    if own or named is None:
+        return cwd.resolve()
+    return named if named.is_dir() else named.parent
+
+
 def bot_folder(argv: Sequence[str], cwd: Path, *, own: bool = False) -> Path:
     """The folder that is the bot's: `cwd` when it is the bot's `own` (a ladder bot's `cwd`),
     else that of the path its command names (a folder is its own), else `cwd`."""
-    named = None if own else _named_path(argv, cwd)
-    if named is None:
-        return cwd.resolve()
-    return named if named.is_dir() else named.parent
+    return _folder_of(None if own else _named_path(argv, cwd), cwd, own)
 
 
 def bot_paths(argv: Sequence[str], cwd: Path, *, own: bool = False) -> list[Path]:
     """What the sandbox shows of the bot: its folder, and the path its command names when that
     lies outside it (a shared script run from a folder of the bot's own)."""
-    folder = bot_folder(argv, cwd, own=own)
     named = _named_path(argv, cwd)
+    folder = _folder_of(named, cwd, own)
     extra = [named] if named is not None and not is_inside(named, folder) else []
     return [folder, *extra]
 
