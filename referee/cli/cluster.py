@@ -16,8 +16,6 @@ from typing import Annotated, Any
 import typer
 
 from referee.cli.support import DONE, console, epilog, user_errors
-from referee.cluster import ClusterError, require_dask
-from referee.transport import ListenError, check_free
 
 cluster_app = typer.Typer(
     name="cluster",
@@ -49,6 +47,9 @@ def local_command(
 ) -> None:
     """Start a Dask scheduler and worker processes here; print the scheduler's address and
     run until Ctrl-C."""
+    from referee.cluster import ClusterError, require_dask
+    from referee.transport import ListenError, check_free
+
     with user_errors():
         require_dask()
         try:  # before Dask, which logs its own warnings on the way down

@@ -5,13 +5,10 @@ from __future__ import annotations
 import functools
 import logging
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 
-from referee import transport
-from referee.cli.logs import configure_logging
 from referee.cli.support import (
     DONE,
     LOOPBACK,
@@ -26,17 +23,10 @@ from referee.cli.support import (
     user_errors,
     web_settings,
 )
-from referee.contest import file as contest_file
-from referee.contest.serving import ServeConfig, serve_matches
-from referee.contest.tokens import TokenStore
 from referee.errors import CroupierError
-from referee.games import get_game
-from referee.games.base import parse_options
-from referee.ladder.store import Store
-from referee.match.clock import TimeControl
-from referee.match.runner import MatchOutcome
-from referee.transport import ServerSettings
-from referee.web import serve_site
+
+if TYPE_CHECKING:
+    from referee.match.runner import MatchOutcome
 
 DEFAULT_DB = Path("croupier.db")
 
@@ -47,6 +37,8 @@ TokenDb = Annotated[Path, typer.Option("--db", help="The contest's SQLite databa
 @token_app.command("add", epilog=epilog(["croupier token add alice --db contest.db"], DONE))
 def token_add(name: str, db: TokenDb = DEFAULT_DB) -> None:
     """Create an account and print its token (shown this once only)."""
+    from referee.contest.tokens import TokenStore
+
     with user_errors():
         token = TokenStore(db).add(name)
     console.print(token, markup=False, highlight=False)
@@ -55,6 +47,10 @@ def token_add(name: str, db: TokenDb = DEFAULT_DB) -> None:
 @token_app.command("list", epilog=epilog(["croupier token list --db contest.db"], DONE))
 def token_list(db: TokenDb = DEFAULT_DB) -> None:
     """List the accounts (never the tokens)."""
+    from rich.table import Table
+
+    from referee.contest.tokens import TokenStore
+
     with user_errors():
         accounts = TokenStore(db, create=False).accounts()
     table = Table(title="bot accounts")
@@ -68,6 +64,8 @@ def token_list(db: TokenDb = DEFAULT_DB) -> None:
 @token_app.command("revoke", epilog=epilog(["croupier token revoke alice --db contest.db"], DONE))
 def token_revoke(name: str, db: TokenDb = DEFAULT_DB) -> None:
     """Revoke an account's token; a running referee drops its sessions at once."""
+    from referee.contest.tokens import TokenStore
+
     with user_errors():
         TokenStore(db, create=False).revoke(name)
     console.print(f"revoked {name}", markup=False)
@@ -146,6 +144,17 @@ def serve_command(
     With --db (or a contest file) it is a contest: accounts, standings and history in that
     database (see `croupier ladder standings DB`), tables paired Swiss-like by rating.
     """
+    from referee import transport
+    from referee.cli.logs import configure_logging
+    from referee.contest import file as contest_file
+    from referee.contest.serving import ServeConfig, serve_matches
+    from referee.contest.tokens import TokenStore
+    from referee.games import get_game
+    from referee.games.base import parse_options
+    from referee.match.clock import TimeControl
+    from referee.transport import ServerSettings
+    from referee.web import serve_site
+
     if contest is not None:
         with user_errors():
             settings = contest_file.load(contest)
@@ -225,6 +234,8 @@ def serve_command(
 
 def contest_meta(database: Path, key: str) -> str | None:
     """One meta value of a contest's database, read and let go."""
+    from referee.ladder.store import Store
+
     store = Store(database, create=False)
     try:
         return store.meta(key)

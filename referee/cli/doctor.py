@@ -9,7 +9,6 @@ from typing import Annotated
 
 import typer
 
-from referee import transport
 from referee.cli.support import (
     EXIT_CHECK_FAILED,
     LIMIT_HELP,
@@ -20,17 +19,10 @@ from referee.cli.support import (
     console,
     limit_pairs,
     option_pairs,
+    sandboxed,
     seed_lines,
     user_errors,
 )
-from referee.doctor.checks import DoctorConfig, parse_command, render
-from referee.doctor.examine import examine
-from referee.games import get_game
-from referee.games.base import parse_options
-from referee.local.limits import Limits
-from referee.local.sandbox import default_enabled
-from referee.match.clock import TimeControl
-from referee.match.seeds import new_master_seed
 
 
 def doctor(
@@ -62,8 +54,9 @@ def doctor(
         typer.Option(min=1, help="CROUPIER_SESSIONS: sessions the bot must hold at once."),
     ] = 2,
     sandbox: Annotated[
-        bool, typer.Option(help=SANDBOX_HELP + " The doctor reports what the sandbox refused.")
-    ] = default_enabled(),
+        bool | None,
+        typer.Option(help=SANDBOX_HELP + " The doctor reports what the sandbox refused."),
+    ] = None,
     limit: Annotated[list[str] | None, typer.Option(help=LIMIT_HELP)] = None,
     keep: Annotated[
         Path | None,
@@ -74,6 +67,15 @@ def doctor(
 
     Exit code 0 when every check passes, 1 when one does not, 2 for bad input.
     """
+    from referee import transport
+    from referee.doctor.checks import DoctorConfig, parse_command, render
+    from referee.doctor.examine import examine
+    from referee.games import get_game
+    from referee.games.base import parse_options
+    from referee.local.limits import Limits
+    from referee.match.clock import TimeControl
+    from referee.match.seeds import new_master_seed
+
     with user_errors():
         chosen = get_game(game)
         raw = option_pairs(option or [], players)
@@ -90,7 +92,7 @@ def doctor(
                 seed=master,
                 connect_timeout=connect_timeout,
                 sessions=sessions,
-                sandbox=sandbox,
+                sandbox=sandboxed(sandbox),
                 limits=Limits().merged(limit_pairs(limit or []), "--limit"),
             )
             report = transport.run(examine, config)

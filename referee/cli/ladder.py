@@ -3,7 +3,8 @@
 Exit codes as everywhere: 0 success; 1 a check failed (`verify`); 2 bad input (a bad ladder file,
 a database of another ladder, a bot that cannot start).
 
-`ladder run --web HOST:PORT` serves the ladder's web site from the same process (referee.web).
+`ladder run --web HOST:PORT` serves the ladder's web site from the same process (referee.web);
+its live display is `ladder_display`.
 """
 
 from __future__ import annotations
@@ -14,30 +15,15 @@ import sys
 from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Group
-from rich.live import Live
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    Task,
-    TaskID,
-    TextColumn,
-    TimeRemainingColumn,
-)
-from rich.text import Text
 
-from referee import transport
 from referee.cli.support import (
     DONE,
     EXIT_CHECK_FAILED,
     LIMIT_HELP,
     SANDBOX_HELP,
-    Pace,
     console,
     epilog,
     errors,
@@ -46,25 +32,11 @@ from referee.cli.support import (
     user_errors,
     web_settings,
 )
-from referee.cluster import on_cluster, venue_for
-from referee.contest.tokens import revoked_accounts
 from referee.errors import CroupierError
-from referee.ladder import (
-    LadderObserver,
-    Sprt,
-    Standings,
-    StartInfo,
-    Summary,
-    load,
-    run_ladder,
-    standings_of,
-    verify_ladder,
-)
-from referee.ladder.config import LadderConfig
-from referee.ladder.report import write_report
-from referee.ladder.standings import footer, table, to_csv, to_json
-from referee.ladder.store import reporting_store_failures
-from referee.web import run_ladder_with_site
+
+if TYPE_CHECKING:
+    from referee.ladder import Summary
+    from referee.ladder.config import LadderConfig
 
 ladder_app = typer.Typer(
     name="ladder",
@@ -84,82 +56,6 @@ class OutputFormat(StrEnum):
     TABLE = "table"
     JSON = "json"
     CSV = "csv"
-
-
-class _Rate(ProgressColumn):
-    """Matches per second over the recent past (rich's own speed estimate)."""
-
-    def render(self, task: Task) -> Text:
-        speed = task.speed
-        return Text(f"{speed:.1f} matches/s" if speed else "- matches/s", style="progress.data")
-
-
-class _Display(LadderObserver):
-    """A progress bar (done, rate, time left) over the live standings, on stderr."""
-
-    def __init__(self, show: bool, *, sprt: bool = False) -> None:
-        self.bar = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            _Rate(),
-            TimeRemainingColumn(),
-            console=errors,
-        )
-        self.task: TaskID | None = None
-        self.latest: Standings | None = None
-        self.live = Live(console=errors, transient=True, refresh_per_second=4) if show else None
-        self.done = 0
-        self.total = 0
-        self.sprt = sprt
-        self.pace = Pace()
-
-    def started(self, info: StartInfo) -> None:
-        state = f"resuming, {info.done} of {info.total} done" if info.resumed else "new"
-        count = f"up to {info.total} matches" if self.sprt else f"{info.total} matches"
-        sooner = "; the SPRT may end it sooner" if self.sprt else ""
-        console.print(
-            f"ladder {info.name}: {info.game}, {count} ({state}{sooner})",
-            markup=False,
-            highlight=False,
-            soft_wrap=True,
-        )
-        console.print(
-            f"master seed sha256: {info.seed_sha256}", markup=False, highlight=False, soft_wrap=True
-        )
-        self.done, self.total = info.done, info.total
-        for change in info.changed:
-            console.print(f"changed since the last run: {change}", markup=False, soft_wrap=True)
-        self.task = self.bar.add_task(info.name, total=info.total, completed=info.done)
-        if self.live is not None:
-            self.live.start()
-            self._render()
-
-    def progress(self, done: int, total: int) -> None:
-        if self.task is None:
-            return
-        self.bar.update(self.task, total=total, advance=max(done - self.done, 0))
-        self.total = total
-        if self.live is None and self.pace.due(done, total):
-            console.print(f"{done} of {total} matches", markup=False, highlight=False)
-        self.done = done
-        self._render()
-
-    def standings(self, standings: Standings) -> None:
-        self.latest = standings
-        self._render()
-
-    def _render(self) -> None:
-        if self.live is None:
-            return
-        parts: list[object] = [self.bar]
-        if self.latest is not None:
-            parts.append(table(self.latest, title="live standings"))
-        self.live.update(Group(*parts))  # type: ignore[arg-type]
-
-    def stop(self) -> None:
-        if self.live is not None:
-            self.live.stop()
 
 
 @ladder_app.command(
@@ -252,6 +148,13 @@ def run_command(
     With --web the ladder's web site is served while it runs and, unless --no-keep-web, after
     it ends until Ctrl-C (see docs/ladders.md, "The web site").
     """
+    from referee import transport
+    from referee.cli.ladder_display import Display
+    from referee.cluster import on_cluster, venue_for
+    from referee.ladder import Sprt, load, run_ladder
+    from referee.ladder.store import reporting_store_failures
+    from referee.web import run_ladder_with_site
+
     with user_errors():
         if web is None and (tls_cert is not None or tls_key is not None or insecure):
             raise CroupierError("--tls-cert, --tls-key and --insecure are for --web's site")
@@ -275,7 +178,7 @@ def run_command(
             where = f"on the Dask cluster at {config.cluster.scheduler}"
             console.print(where, markup=False, highlight=False, soft_wrap=True)
         test = Sprt(*sprt) if sprt is not None else None
-        display = _Display(live and errors.is_terminal, sprt=test is not None)
+        display = Display(live and errors.is_terminal, sprt=test is not None)
         over: list[Summary] = []
 
         def site_listening(url: str) -> None:
@@ -336,6 +239,8 @@ def run_command(
 
 
 def _print_summary(summary: Summary, config: LadderConfig) -> None:
+    from referee.ladder.standings import footer, table
+
     console.print(table(summary.standings))
     for line in footer(summary.standings):
         console.print(line, markup=False, highlight=False, soft_wrap=True)
@@ -360,6 +265,11 @@ def standings_command(
     ] = OutputFormat.TABLE,
 ) -> None:
     """Print a ladder's standings (finished or still running)."""
+    from referee.contest.tokens import revoked_accounts
+    from referee.ladder import standings_of
+    from referee.ladder.standings import footer, table, to_csv, to_json
+    from referee.ladder.store import reporting_store_failures
+
     with user_errors(), reporting_store_failures(database):
         standings = standings_of(database)
     if format is OutputFormat.JSON:
@@ -385,6 +295,9 @@ def verify_command(
 ) -> None:
     """Check the revealed seed against its SHA-256, every deal's seed, every record's hash and
     (with --replay) every record; exit 1 on any problem."""
+    from referee.ladder import verify_ladder
+    from referee.ladder.store import reporting_store_failures
+
     with user_errors(), reporting_store_failures(database), progress("verifying") as done:
         check = verify_ladder(database, replay=replay, on_record=done)
     for problem in check.problems:
@@ -428,6 +341,11 @@ def report_command(
 ) -> None:
     """Write a ladder's report as web pages that work offline (finished or still running);
     again into the same OUT_DIR, only new or changed matches get their page built."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from referee.ladder.report import write_report
+    from referee.ladder.store import reporting_store_failures
+
     bar = Progress(TextColumn("[bold]report"), BarColumn(), MofNCompleteColumn(), console=errors)
     task = bar.add_task("report", total=None)
 

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.table import Table
 
-from referee import transport
 from referee.cli.support import (
     LIMIT_HELP,
     SANDBOX_HELP,
@@ -21,23 +18,25 @@ from referee.cli.support import (
     limit_pairs,
     option_pairs,
     reveal_seed,
+    sandboxed,
     user_errors,
 )
-from referee.games import GAMES, get_game
-from referee.games.base import parse_options
-from referee.local.limits import Limits
-from referee.local.sandbox import default_enabled
-from referee.local.series import SeriesConfig, Standing, play_series
-from referee.match.clock import TimeControl
-from referee.match.runner import MatchOutcome
+
+if TYPE_CHECKING:
+    from referee.local.series import SeriesConfig, Standing
+    from referee.match.runner import MatchOutcome
 
 
 def games() -> None:
     """List the games and their options."""
+    from rich.table import Table
+
+    from referee.games.catalog import CATALOG  # what the games are, without their engines
+
     table = Table(title="games")
     for column in ("game", "title", "rules", "options"):
         table.add_column(column)
-    for game in GAMES.values():
+    for game in CATALOG.values():
         options = "\n".join(
             f"{spec.name} ({spec.kind}, default {spec.default}): {spec.description}"
             for spec in game.option_specs
@@ -81,10 +80,16 @@ def match(
     ] = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Matches played at once.")] = 1,
     max_faults: Annotated[int, typer.Option(min=1, help="Faults before a seat is retired.")] = 3,
-    sandbox: Annotated[bool, typer.Option(help=SANDBOX_HELP)] = default_enabled(),
+    sandbox: Annotated[bool | None, typer.Option(help=SANDBOX_HELP)] = None,
     limit: Annotated[list[str] | None, typer.Option(help=LIMIT_HELP)] = None,
 ) -> None:
     """Serve on a loopback port, launch the bots, play the matches, print the results."""
+    from referee.games import get_game
+    from referee.games.base import parse_options
+    from referee.local.limits import Limits
+    from referee.local.series import SeriesConfig
+    from referee.match.clock import TimeControl
+
     with user_errors():
         chosen = get_game(game)
         master = announce_seed(seed)
@@ -99,7 +104,7 @@ def match(
             time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms),
             concurrency=concurrency,
             max_faults=max_faults,
-            sandbox=sandbox,
+            sandbox=sandboxed(sandbox),
             limits=Limits().merged(limit_pairs(limit or []), "--limit"),
         )
         standings, outcomes = _run_series(config)
@@ -108,6 +113,17 @@ def match(
 
 
 def _run_series(config: SeriesConfig) -> tuple[list[Standing], list[MatchOutcome]]:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    from referee import transport
+    from referee.local.series import play_series
+
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -123,6 +139,8 @@ def _run_series(config: SeriesConfig) -> tuple[list[Standing], list[MatchOutcome
 def _print_standings(
     config: SeriesConfig, standings: list[Standing], outcomes: list[MatchOutcome]
 ) -> None:
+    from rich.table import Table
+
     table = Table(title=f"{config.game.id}: {len(outcomes)} matches over gRPC")
     for column in ("bot", "matches", "wins", "win rate", "avg rank", "points", "faults"):
         table.add_column(column, justify="left" if column in {"bot", "faults"} else "right")

@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from referee import viewer
 from referee.cli.support import (
     EXIT_CHECK_FAILED,
     console,
@@ -17,7 +16,6 @@ from referee.cli.support import (
     user_errors,
 )
 from referee.errors import CroupierError
-from referee.match.replay import render, verify
 
 
 def replay(
@@ -52,6 +50,9 @@ def replay(
     for what is missing. Exit codes: 0 shown (or verified), 1 a record does not verify
     (truncated records do not), 2 bad input (no such file, a folder, not a record).
     """
+    from referee import viewer
+    from referee.match.replay import render
+
     with user_errors():
         if check:
             _verify(records, seed)
@@ -82,6 +83,8 @@ def _warn(record: Path, problems: list[str]) -> None:
 
 
 def _verify(records: list[Path], seed: int | None) -> None:
+    from referee.match.replay import verify
+
     for record in records:  # a path that is no file is the user's mistake (exit 2), not a record's
         if record.is_dir():
             raise CroupierError(

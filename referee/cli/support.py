@@ -1,4 +1,8 @@
-"""What every `croupier` sub-command shares: the consoles, exit codes and user-error handling."""
+"""What every `croupier` sub-command shares: the consoles, exit codes and user-error handling.
+
+Every command module imports it, so `croupier --help` does too: at load time it imports only
+typer, rich's console and the standard library (tests/test_startup.py), anything else where used.
+"""
 
 from __future__ import annotations
 
@@ -8,15 +12,15 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from referee.errors import CroupierError
-from referee.match.seeds import commitment, new_master_seed
-from referee.web import WebSettings
+
+if TYPE_CHECKING:
+    from referee.web import WebSettings
 
 EXIT_CHECK_FAILED = 1
 EXIT_BAD_INPUT = 2
@@ -127,6 +131,8 @@ def progress(what: str) -> Iterator[Callable[[int, int], None]]:
     """A progress bar on stderr while the block runs (on a terminal), else a line now and then;
     yields `done(count, total)` to call as work finishes."""
     if errors.is_terminal:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
         with Progress(
             TextColumn(what), BarColumn(), MofNCompleteColumn(), console=errors, transient=True
         ) as bar:
@@ -170,6 +176,8 @@ def named(text: str, names: list[str]) -> str:
 def announce_seed(given: str | None, out: Console = console) -> str:
     """The run's master seed: the one given (a reproducible run, said so), else a fresh secret one
     from the OS whose SHA-256 is printed now, so the seed revealed at the end can be checked."""
+    from referee.match.seeds import commitment, new_master_seed
+
     if given is not None:
         out.print(
             f"master seed (given, reproducible): {given}",
@@ -193,6 +201,8 @@ def reveal_seed(master: str, *, given: bool, out: Console = console) -> None:
 
 def seed_lines(master: str, *, given: bool) -> list[str]:
     """A finished run's seed lines, for a report printed once at the end (`croupier doctor`)."""
+    from referee.match.seeds import commitment
+
     if given:
         return [f"master seed (given, reproducible): {master}"]
     return [f"master seed sha256: {commitment(master)}", f"master seed: {master}"]
@@ -203,6 +213,16 @@ SANDBOX_HELP = (
     "Run each bot in the bubblewrap sandbox (no network, read-only system, limits); on by "
     "default on Linux. --no-sandbox trusts the bots: see docs/bots.md."
 )
+
+
+def sandboxed(chosen: bool | None) -> bool:
+    """--sandbox or --no-sandbox, else the platform's default (left out of the option's own
+    default, which --help would have to load the sandbox to show)."""
+    from referee.local.sandbox import default_enabled
+
+    return default_enabled() if chosen is None else chosen
+
+
 LIMIT_HELP = (
     "A limit for every bot, NAME=VALUE (0: none); repeatable. Names: memory_mb, processes, "
     "disk_mb, open_files, cpu_seconds; see docs/bots.md for the defaults."
@@ -240,6 +260,8 @@ def web_settings(
     address: str, tls_cert: Path | None, tls_key: Path | None, insecure: bool
 ) -> WebSettings:
     """--web HOST:PORT, refused off loopback without TLS (unless --insecure), as the referee."""
+    from referee.web import WebSettings
+
     host, colon, port_text = address.rpartition(":")
     host = host.strip("[]")
     if not colon or not host or not port_text.isdigit() or int(port_text) > 65535:

@@ -9,21 +9,16 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console, Group
-from rich.live import Live
-from rich.table import Table
-from rich.text import Text
+from rich.console import Console
 
-from croupier.v1 import referee_pb2
-from referee import viewer
 from referee.cli.support import console, named, user_errors
 from referee.errors import CroupierError
-from referee.match.glyphs import readable
-from referee.transport.client import list_matches, watch
-from referee.viewer.terminal import table_renderable
+
+if TYPE_CHECKING:
+    from croupier.v1 import referee_pb2
 
 #: Events kept under the table on a terminal.
 RECENT_EVENTS = 8
@@ -53,6 +48,10 @@ def watch_command(
 ) -> None:
     """Show a live match as a spectator sees it, follow the matches one after another, or list
     the live matches."""
+    from rich.table import Table
+
+    from referee.transport.client import list_matches, watch
+
     with user_errors():
         secure = tls or ca_file is not None
         if bot is not None and not follow:
@@ -86,6 +85,8 @@ def watch_command(
 
 def lines(messages: Iterable[referee_pb2.WatchMessage]) -> Iterable[str]:
     """A line per match start, public event and result (tables are for terminals)."""
+    from referee.match.glyphs import readable
+
     game, names = "", list[str]()
     for message in messages:
         kind = message.WhichOneof("kind")
@@ -102,6 +103,14 @@ def lines(messages: Iterable[referee_pb2.WatchMessage]) -> Iterable[str]:
 
 def draw(messages: Iterable[referee_pb2.WatchMessage], screen: Console = console) -> None:
     """The spectator's table (as the stepper draws it) over the latest events, live."""
+    from rich.console import Group
+    from rich.live import Live
+    from rich.text import Text
+
+    from referee import viewer
+    from referee.match.glyphs import readable
+    from referee.viewer.terminal import table_renderable
+
     game, names = "", list[str]()
     recent: deque[str] = deque(maxlen=RECENT_EVENTS)
     board: object = Text("waiting for a match to start")

@@ -1,32 +1,71 @@
 """The game registry: every game the referee runs, by id.
 
 Each game is a pure state machine (`base`: the engine API; `checked`: the path the referee always
-uses; `frozen`: fast copies of the engines' immutable states). May import: `referee.errors`, the
-generated `croupier.v1` messages and the standard library's pure parts; never an event loop, grpc,
-a clock, randomness or files (`make lint` checks it).
+uses; `frozen`: fast copies of the engines' immutable states). `catalog` says what each game is
+(title, rules version, options) without its engine; an engine module, with its lookup tables and
+protocol messages, is imported when its game is first asked for, so a command that plays one game
+loads one engine and `croupier games` loads none. May import: `referee.errors`, the generated
+`croupier.v1` messages and the standard library's pure parts; never an event loop, grpc, a clock,
+randomness or files (`make lint` checks it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from types import MappingProxyType
+import functools
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
 from referee.errors import UnknownGameError
-from referee.games.base import Game
-from referee.games.textactoe import TexTacToe
-from referee.games.xactika import Xactika
-from referee.games.xeri import Xeri
-from referee.games.xix import Xix
+from referee.games.catalog import CATALOG
 
-GAMES: Mapping[str, Game] = MappingProxyType(
-    {game.id: game for game in (Xactika(), Xeri(), Xix(), TexTacToe())}
-)
+if TYPE_CHECKING:
+    from referee.games.base import Game
+
+
+@functools.cache
+def _engine(game_id: str) -> Game:
+    """The engine of a catalogued game, made once (its module is imported here, on first use)."""
+    match game_id:
+        case "xactika":
+            from referee.games.xactika import Xactika
+
+            return Xactika()
+        case "xeri":
+            from referee.games.xeri import Xeri
+
+            return Xeri()
+        case "xix":
+            from referee.games.xix import Xix
+
+            return Xix()
+        case "textactoe":
+            from referee.games.textactoe import TexTacToe
+
+            return TexTacToe()
+    raise KeyError(game_id)
+
+
+class _Engines(Mapping[str, "Game"]):
+    """The catalogue's games as engines, each imported when first looked up."""
+
+    def __getitem__(self, game_id: str) -> Game:
+        if game_id not in CATALOG:
+            raise KeyError(game_id)
+        return _engine(game_id)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(CATALOG)
+
+    def __len__(self) -> int:
+        return len(CATALOG)
+
+
+GAMES: Mapping[str, Game] = _Engines()
 
 
 def get_game(game_id: str) -> Game:
     """The registered game with this id; raises UnknownGameError naming the known ones."""
-    try:
-        return GAMES[game_id]
-    except KeyError:
-        known = ", ".join(sorted(GAMES))
-        raise UnknownGameError(f"unknown game {game_id!r} (known games: {known})") from None
+    if game_id not in CATALOG:
+        known = ", ".join(sorted(CATALOG))
+        raise UnknownGameError(f"unknown game {game_id!r} (known games: {known})")
+    return _engine(game_id)

@@ -26,6 +26,7 @@ from typing import Final, TypeVar
 from croupier.v1 import textactoe_pb2 as pb
 from referee.errors import InvalidActionError
 from referee.games.base import Action, ChanceOutcome, Event, Pick, Result, Shuffle, rank_by_score
+from referee.games.catalog import TEXTACTOE
 from referee.games.frozen import replacer, slot_setters
 from referee.games.options import Options, OptionSpec
 from referee.games.textactoe_events import (
@@ -61,7 +62,6 @@ from referee.games.textactoe_poker import (
     parse_card,
 )
 
-RULES_VERSION: Final = "textactoe-1"
 STASH_SIZE: Final = 3
 STANDARD_TEXTS: Final = tuple(card_text(card) for card in STANDARD_DECK)
 JOKER_TEXTS: Final = tuple(card_text(card) for card in JOKER_DECK)
@@ -804,20 +804,10 @@ def _state(
 class TexTacToe:
     """The Tex-Tac-Toe game: options players (2..6), jokers, max_turns_per_hand."""
 
-    id: str = "textactoe"
-    title: str = "Tex-Tac-Toe"
-    rules_version: str = RULES_VERSION
-    option_specs: tuple[OptionSpec, ...] = (
-        OptionSpec("players", 2, "number of players (TTT-R17)", minimum=2, maximum=6),
-        OptionSpec("jokers", False, "add the jokers X1 and X2 as wild cards (TTT-R4)"),
-        OptionSpec(
-            "max_turns_per_hand",
-            100,
-            "normal turns per hand after which play and discard are illegal (TTT-R5)",
-            minimum=1,
-            maximum=10_000,
-        ),
-    )
+    id: str = TEXTACTOE.id
+    title: str = TEXTACTOE.title
+    rules_version: str = TEXTACTOE.rules_version
+    option_specs: tuple[OptionSpec, ...] = TEXTACTOE.option_specs
 
     def seat_count(self, options: Options) -> int:
         return options.integer("players")

@@ -7,9 +7,9 @@ canonical order of a set of cards is ascending ints (2C 2D ... AS X1 X2).
 A hand value is `(Category, tiebreak)`: tuples compare so that the better hand is the greater one
 and equal hands (suits never break ties) are equal. Tiebreak ranks run 2..14 (ace 14); a straight's
 tiebreak is its high card, 5 for the ace-low A-2-3-4-5. Standard hands take a fast path: two tables
-keyed by the five ranks, one for suited hands and one for the rest. A joker stands for any standard
-card, duplicates allowed, but never makes five of a kind (TTT-R4): the value is the best such
-assignment.
+keyed by the five ranks, one for suited hands and one for the rest, each filled when first used.
+A joker stands for any standard card, duplicates allowed, but never makes five of a kind (TTT-R4):
+the value is the best such assignment.
 """
 
 from __future__ import annotations
@@ -131,18 +131,27 @@ def _value(ranks: tuple[int, ...], suited: bool) -> HandValue:
     return Category.HIGH_CARD, order
 
 
-def _tables() -> tuple[dict[tuple[int, ...], HandValue], dict[tuple[int, ...], HandValue]]:
-    plain: dict[tuple[int, ...], HandValue] = {}
-    suited: dict[tuple[int, ...], HandValue] = {}
-    for ranks in combinations_with_replacement(range(13), 5):
-        if ranks[0] == ranks[4]:
-            continue  # five of a kind does not exist (TTT-R4)
-        plain[ranks] = _value(ranks, suited=False)
-        suited[ranks] = _value(ranks, suited=True)
-    return plain, suited
+class _Table(dict[tuple[int, ...], HandValue]):
+    """Hand values by five ascending ranks, all one suit or not: filled at its first lookup, so
+    importing the engine costs nothing, and then a plain dict's lookup (no call on the hot path)."""
+
+    __slots__ = ("suited",)
+
+    def __init__(self, *, suited: bool) -> None:
+        super().__init__()
+        self.suited = suited
+
+    def __missing__(self, ranks: tuple[int, ...]) -> HandValue:
+        if self:
+            raise KeyError(ranks)  # not five ranks of a hand: the table is full
+        for each in combinations_with_replacement(range(13), 5):
+            if each[0] != each[4]:  # five of a kind does not exist (TTT-R4)
+                self[each] = _value(each, self.suited)
+        return self[ranks]
 
 
-_PLAIN, _SUITED = _tables()
+_PLAIN: Final = _Table(suited=False)
+_SUITED: Final = _Table(suited=True)
 
 
 def evaluate(cards: Iterable[int]) -> HandValue:

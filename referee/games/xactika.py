@@ -23,16 +23,12 @@ from typing import Final
 from croupier.v1 import xactika_pb2 as pb
 from referee.errors import InvalidActionError
 from referee.games.base import Action, ChanceOutcome, Event, Pick, Result, Shuffle, rank_by_score
+from referee.games.catalog import XACTIKA
 from referee.games.frozen import slot_setters
 from referee.games.options import Options, OptionSpec
 
-RULES_VERSION: Final = "xactika-1"
 HAND_SIZE: Final = 8  # also the number of tricks per round and the largest bid
-MIN_PLAYERS: Final = 2
-MAX_PLAYERS: Final = 10  # XAC-R3: 8 * 10 = 80 < 81 cards
-DEFAULT_PLAYERS: Final = 4
-DEFAULT_ROUNDS: Final = 8  # XAC-R7
-MAX_ROUNDS: Final = 100
+MAX_PLAYERS: Final = XACTIKA.option("players").maximum  # XAC-R3: 8 * 10 = 80 < 81 cards
 SHAPES: Final = ("ball", "cube", "cone", "star")
 
 # Card c is the index of its text among the 81 texts in ascending order, so sorting cards as
@@ -598,25 +594,10 @@ def _state(
 class Xactika:
     """The Xactika game ("Play to Bid", XAC-R9): options `players` and `rounds`."""
 
-    id: str = "xactika"
-    title: str = "Xactika"
-    rules_version: str = RULES_VERSION
-    option_specs: tuple[OptionSpec, ...] = (
-        OptionSpec(
-            "players",
-            DEFAULT_PLAYERS,
-            "number of players (XAC-R3)",
-            minimum=MIN_PLAYERS,
-            maximum=MAX_PLAYERS,
-        ),
-        OptionSpec(
-            "rounds",
-            DEFAULT_ROUNDS,
-            "rounds in the game, each one deal (XAC-R7)",
-            minimum=1,
-            maximum=MAX_ROUNDS,
-        ),
-    )
+    id: str = XACTIKA.id
+    title: str = XACTIKA.title
+    rules_version: str = XACTIKA.rules_version
+    option_specs: tuple[OptionSpec, ...] = XACTIKA.option_specs
 
     def seat_count(self, options: Options) -> int:
         return options.integer("players")

@@ -22,10 +22,10 @@ from typing import Final
 from croupier.v1 import xeri_pb2 as pb
 from referee.errors import InvalidActionError
 from referee.games.base import Action, ChanceOutcome, Event, Pick, Result, Shuffle
+from referee.games.catalog import XERI
 from referee.games.frozen import replacer, slot_setters
 from referee.games.options import Options, OptionSpec
 
-RULES_VERSION: Final = "xeri-1"
 RANKS: Final = "23456789TJQKA"
 SUITS: Final = "CDHS"
 CARD_TEXT: Final = tuple(rank + suit for rank in RANKS for suit in SUITS)
@@ -793,33 +793,14 @@ def _result_text(
     return f"{side_name(players, winner)} beats {side_name(players, 1 - winner)} ({detail})"
 
 
-OPTION_SPECS: Final = (
-    OptionSpec("players", 2, "2 players, or 4 in two teams (XERI-R1)", choices=(2, 4)),
-    OptionSpec(
-        "rounds",
-        4,
-        "rounds in a game (XERI-R11); ignored under var_cumulative_151",
-        minimum=1,
-        maximum=100,
-    ),
-    OptionSpec("var_cut_reveal", False, "V1: show the deck's bottom card (XERI-R12)"),
-    OptionSpec("var_lenient_pile", False, "V2: never redeal the initial pile (XERI-R13)"),
-    OptionSpec("var_no_last_xeri", False, "V3: the dealer's last card of a round makes no Xeri"),
-    OptionSpec("var_jack_xeri_25", False, "V4: a Jack Xeri is worth 25 instead of 20"),
-    OptionSpec(
-        "var_cumulative_151", False, "V5: race to 151 cumulative points (XERI-R14); no rounds"
-    ),
-)
-
-
 @dataclass(frozen=True, slots=True)
 class Xeri:
     """The Xeri game: `players` 2 or 4, `rounds`, and the five variations (all off)."""
 
-    id: str = "xeri"
-    title: str = "Xeri"
-    rules_version: str = RULES_VERSION
-    option_specs: tuple[OptionSpec, ...] = OPTION_SPECS
+    id: str = XERI.id
+    title: str = XERI.title
+    rules_version: str = XERI.rules_version
+    option_specs: tuple[OptionSpec, ...] = XERI.option_specs
 
     def seat_count(self, options: Options) -> int:
         return options.integer("players")

@@ -20,10 +20,10 @@ from typing import Final, TypeVar
 from croupier.v1 import xix_pb2 as pb
 from referee.errors import InvalidActionError
 from referee.games.base import Action, ChanceOutcome, Event, Pick, Result, Shuffle
+from referee.games.catalog import XIX
 from referee.games.frozen import slot_setters
 from referee.games.options import Options, OptionSpec
 
-RULES_VERSION: Final = "xix-2.0"
 CARDS: Final = tuple(range(1, 19))
 DECK: Final = tuple(str(card) for card in CARDS)
 ROW_SIZE: Final = 5
@@ -588,10 +588,10 @@ def _state(
 class Xix:
     """The XIX game: no options (target 19 and stakes 3/5/8 are fixed)."""
 
-    id: str = "xix"
-    title: str = "XIX"
-    rules_version: str = RULES_VERSION
-    option_specs: tuple[OptionSpec, ...] = ()
+    id: str = XIX.id
+    title: str = XIX.title
+    rules_version: str = XIX.rules_version
+    option_specs: tuple[OptionSpec, ...] = XIX.option_specs
 
     def seat_count(self, options: Options) -> int:
         return 2
