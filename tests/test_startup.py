@@ -6,6 +6,7 @@ every module the command imported, and names what must not be among them.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -87,3 +88,43 @@ def test_listing_the_games_imports_no_engine() -> None:
     assert "textactoe" in out and "xix-2.0" in out
     assert among(names, NOT_FOR_GAMES) == []
     assert among(names, ("referee.games",)) == sorted(CATALOGUE)
+
+
+def run_fresh(code: str) -> list[str]:
+    """What `code` prints in a fresh interpreter, line by line, then (as JSON) the engine
+    modules, referee.games.*, it has loaded by its end."""
+    report = "print(json.dumps(sorted(m for m in sys.modules if m.startswith('referee.games.'))))"
+    done = subprocess.run(
+        [sys.executable, "-c", f"import json, sys\n{code}\n{report}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return done.stdout.splitlines()
+
+
+def test_an_engine_is_imported_when_its_game_is_first_asked_for() -> None:
+    title, loaded = run_fresh("from referee.games import get_game\nprint(get_game('xix').title)")
+    assert title == "XIX"
+    engines = json.loads(loaded)
+    assert "referee.games.xix" in engines
+    assert not [name for name in engines if "textactoe" in name or "xeri" in name]
+
+
+def test_the_hand_tables_are_built_when_hands_are_first_valued() -> None:
+    sizes = "print(len(poker._PLAIN), len(poker._SUITED))"
+    code = "\n".join(
+        [
+            "from referee.games import textactoe_poker as poker",
+            sizes,
+            "print(poker.describe(poker.evaluate([0, 5, 10, 15, 51])))",  # 2C 3D 4H 5S AS
+            sizes,
+            "print(poker.describe(poker.evaluate([1, 9, 17, 29, 49])))",  # 2D 4D 6D 9D AD
+            sizes,
+        ]
+    )
+    lines = run_fresh(code)[:5]
+    # Importing the engine built nothing; each table is filled at its first lookup, with every
+    # five ranks but five of a kind (TTT-R4): C(17, 5) - 13.
+    assert lines == ["0 0", "straight (5)", "6175 0", "flush (A-9-6-4-2)", "6175 6175"]
