@@ -123,10 +123,11 @@ def test_the_doctor_says_what_the_sandbox_refused(tmp_path: Path) -> None:
     assert "sandbox: the bot needed nothing the contest's sandbox refuses" in clean.output
 
 
-def run_sandboxed(
-    argv: list[str], cwd: Path, tmp_path: Path, *, own_folder: bool = False
+def run_launched(
+    argv: list[str], cwd: Path, tmp_path: Path, sandboxed: bool = True, *, own_folder: bool = False
 ) -> subprocess.CompletedProcess[str]:
-    """`argv` launched from `cwd` as a bot is (sandbox, door, default limits), to its end."""
+    """`argv` launched from `cwd` as a bot is (in the sandbox with a door, or not; default
+    limits), to its end."""
     doors = tmp_path / "doors"
     doors.mkdir(mode=0o700)
     launch = prepare(
@@ -135,8 +136,8 @@ def run_sandboxed(
         env={},
         croupier={},
         limits=Limits(),
-        sandbox=Sandbox(enabled=True, socket_dir=doors),
-        door=open_door(doors),
+        sandbox=Sandbox(enabled=sandboxed, socket_dir=doors),
+        door=open_door(doors) if sandboxed else None,
         own_folder=own_folder,
     )
     try:
@@ -177,7 +178,7 @@ def test_a_plain_java_program_runs_in_the_sandbox(tmp_path: Path) -> None:
     (folder / "Hello.java").write_text(
         'public class Hello { public static void main(String[] a) { System.out.println("hi"); } }'
     )
-    done = run_sandboxed(["java", "Hello.java"], folder, tmp_path)
+    done = run_launched(["java", "Hello.java"], folder, tmp_path)
     assert done.returncode == 0 and done.stdout == "hi\n", done.stdout + done.stderr
 
 
@@ -231,3 +232,18 @@ def test_a_bot_is_shown_its_own_folder_and_runtime_only(tmp_path: Path) -> None:
     assert view.bot_paths([PYTHON, "-m", "alice"], alice, own=True) == [alice]
     shared = [PYTHON, str(ROOT / "examples" / "python" / "random_bot.py")]
     assert view.bot_paths(shared, alice, own=True) == [alice, Path(shared[1])]
+
+
+@pytest.mark.parametrize("sandboxed", [True, False])
+def test_a_python_bot_imports_from_its_own_folder(tmp_path: Path, sandboxed: bool) -> None:
+    """A ladder bot's folder is its `cwd`; its program in a subfolder imports its own package
+    from there, although the referee's PYTHONPATH never reaches the sandbox."""
+    alice = tmp_path / "alice"
+    (alice / "src").mkdir(parents=True)
+    (alice / "alice_tables").mkdir()
+    (alice / "alice_tables" / "__init__.py").write_text("OPENING = 'from my folder'\n")
+    (alice / "src" / "main.py").write_text("import alice_tables\nprint(alice_tables.OPENING)\n")
+    for path in (tmp_path, alice, alice / "src", alice / "alice_tables"):
+        path.chmod(0o755)
+    done = run_launched([PYTHON, "src/main.py"], alice, tmp_path, sandboxed, own_folder=True)
+    assert done.returncode == 0 and done.stdout == "from my folder\n", done.stdout + done.stderr

@@ -232,12 +232,14 @@ def prepare(
     `croupier` the CROUPIER_* variables; `door` is the bot's own (None: no door is bound, the
     bot reaches nothing); `own_folder`: `cwd` is the bot's folder (else the folder its command
     names, referee.local.view). Without a sandbox, the bot gets the referee's environment as before,
-    and the limits still apply."""
+    and the limits still apply. Either way the bot's folder leads its PYTHONPATH, so that a Python
+    bot imports its own modules wherever it lies (a ladder file's PYTHONPATH replaces it)."""
     here = (cwd or Path.cwd()).resolve()
     uid = door.uid if door is not None else None
+    bot_paths = view.bot_paths(argv, here, own=own_folder)
     wrapped: list[str] = []
     if sandbox.enabled:  # refused (a folder that would show a secret) before any cgroup exists
-        wrapped = _wrapper(argv, here, limits, sandbox, door, own_folder)
+        wrapped = _wrapper(argv, here, bot_paths, limits, sandbox, door)
     cgroups = BotCgroups.create(limits.processes, limits.memory_mb)
     prefix = cgroups.enter() if cgroups is not None else []
     prefix += priority.bot_prefix()
@@ -245,13 +247,16 @@ def prepare(
     options = limits.prlimit(nproc=nproc, address_space=cgroups is None or cgroups.memory is None)
     if options:
         prefix += [_tool("prlimit", "util-linux"), *options, "--"]
+    folder = str(bot_paths[0])
     if not sandbox.enabled:
-        full = {**os.environ, **env, **croupier, "PYTHONUNBUFFERED": "1"}
+        inherited = os.environ.get("PYTHONPATH")
+        own = {"PYTHONPATH": f"{folder}{os.pathsep}{inherited}" if inherited else folder}
+        full = {**os.environ, **own, **env, **croupier, "PYTHONUNBUFFERED": "1"}
         return Prepared([*prefix, *argv], full, cgroups)
     scrubbed = {key: os.environ[key] for key in _KEPT if key in os.environ}
     scrubbed.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
     scrubbed |= {"HOME": HOME_IN_SANDBOX, "TMPDIR": "/tmp", "PYTHONUNBUFFERED": "1"}
-    scrubbed |= {**env, **croupier}
+    scrubbed |= {"PYTHONPATH": folder, **env, **croupier}
     seccomp = syscalls.program_fd()
     wrapped[wrapped.index(_SECCOMP_FD)] = str(seccomp)
     return Prepared([*prefix, *wrapped, *argv], scrubbed, cgroups, (seccomp,))
@@ -264,14 +269,15 @@ _SECCOMP_FD = "{seccomp}"
 def _wrapper(
     argv: Sequence[str],
     here: Path,
+    bot_paths: Sequence[Path],
     limits: Limits,
     sandbox: Sandbox,
     door: Door | None,
-    own_folder: bool,
 ) -> list[str]:
-    """bwrap's command line up to the bot's own (and setpriv's, as root)."""
+    """bwrap's command line up to the bot's own (and setpriv's and the relay's); `bot_paths`
+    are view.bot_paths's."""
     bwrap = check_bwrap()
-    folder, *extra = view.bot_paths(argv, here, own=own_folder)
+    folder, *extra = bot_paths
     runtimes = view.runtime_folders(argv, here)
     if door is not None:  # the relay's Python (where it lies outside /usr)
         runtimes.append(Path(os.path.realpath(sys.base_prefix)))
