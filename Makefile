@@ -58,13 +58,16 @@ node-deps:
 		echo "node not found: skipping the Node SDK's dependencies (its tests will skip)"; \
 	fi
 
-# The bots in other languages (examples/cpp, examples/go) and a compile of the generated Java, so
-# that a name clash in any generator fails the tests: Debian's compilers and gRPC packages,
-# installed when absent (golang-github-golang-protobuf-1-5-dev: the protobuf-go 1.3 that
-# golang-google-grpc-dev pulls otherwise cannot encode what protoc-gen-go 1.28 generates).
+# The bots in other languages (examples/cpp, examples/go, examples/java), so that a name clash in
+# any generator fails the tests: Debian's compilers and gRPC packages, installed when absent
+# (golang-github-golang-protobuf-1-5-dev: the protobuf-go 1.3 that golang-google-grpc-dev pulls
+# otherwise cannot encode what protoc-gen-go 1.28 generates; libgrpc-java depends on none of
+# the jars it runs on, examples/java/Makefile names them).
 LANGUAGE_PACKAGES := g++ make pkg-config protobuf-compiler protobuf-compiler-grpc libgrpc++-dev \
 	libprotobuf-dev golang-go protoc-gen-go protoc-gen-go-grpc golang-google-grpc-dev \
-	golang-github-golang-protobuf-1-5-dev default-jdk-headless libprotobuf-java
+	golang-github-golang-protobuf-1-5-dev default-jdk-headless libprotobuf-java libgrpc-java \
+	protobuf-compiler-grpc-java-plugin libnetty-java libgoogle-gson-java libperfmark-java \
+	libguava-java libgeronimo-annotation-1.3-spec-java
 
 language-deps:
 	@missing=$$(for p in $(LANGUAGE_PACKAGES); do \
@@ -77,22 +80,11 @@ language-deps:
 			$$missing; \
 	fi
 
-PROTOS := $(sort $(wildcard proto/croupier/v1/*.proto))
-JAVA_BUILD := build/java
-
-# Message code only: Debian has protobuf-java but not grpc-java's runtime.
-$(JAVA_BUILD)/.stamp: $(PROTOS)
-	rm -rf $(JAVA_BUILD) && mkdir -p $(JAVA_BUILD)/src $(JAVA_BUILD)/classes
-	protoc -Iproto --java_out=$(JAVA_BUILD)/src $(PROTOS)
-	javac -nowarn -d $(JAVA_BUILD)/classes -cp /usr/share/java/protobuf.jar \
-		$$(find $(JAVA_BUILD)/src -name '*.java')
-	touch $@
-
-# Cached under examples/*/build and build/: a second run rebuilds nothing.
+# Cached under examples/*/build: a second run rebuilds nothing.
 other-languages: language-deps
 	$(MAKE) -C examples/cpp
 	$(MAKE) -C examples/go
-	$(MAKE) $(JAVA_BUILD)/.stamp
+	$(MAKE) -C examples/java
 
 test: $(STAMP) lint chromium node-deps sandbox-deps other-languages
 	$(BIN)/python -m pytest -n 2 -q

@@ -121,6 +121,13 @@ def test_no_network(tmp_path: Path) -> None:
         assert_refused(play(tmp_path, "tcp", str(port)))
 
 
+def test_the_loopback_relay_reaches_the_bots_own_door_only(tmp_path: Path) -> None:
+    """The bot plays over CROUPIER_TCP_ADDRESS (its token is accepted on its own door only, so
+    the relay reaches that door), and finds nothing else on its loopback, nor a proxy in it."""
+    assert_refused(play(tmp_path, "relay"))
+    assert "cheater" not in faults_by_bot(tmp_path / "records")
+
+
 def test_the_deal_cannot_be_learnt_from_the_match_id(tmp_path: Path) -> None:
     # The cheater ships its own copy of the (open source) engines in its folder.
     folder = tmp_path / "cheater"

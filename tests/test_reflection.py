@@ -117,13 +117,13 @@ def test_grpcurl_lists_describes_and_checks_health() -> None:
     assert {game["id"] for game in json.loads(games)["games"]} == set(GAMES)
 
 
-def test_grpcurl_describe_shows_the_proto_comments() -> None:
-    """Field comments reach reflection: the descriptors served carry source info."""
+def grpcurl_describe(symbol: str) -> str:
+    """`grpcurl describe SYMBOL` against a real referee."""
     tool = grpcurl()
 
     def client(address: str) -> str:
         done = subprocess.run(
-            [tool, "-plaintext", address, "describe", "croupier.v1.ActionReply"],
+            [tool, "-plaintext", address, "describe", symbol],
             capture_output=True,
             text=True,
             timeout=20,
@@ -131,7 +131,12 @@ def test_grpcurl_describe_shows_the_proto_comments() -> None:
         )
         return done.stdout
 
-    described = with_server(client)
+    return with_server(client)
+
+
+def test_grpcurl_describe_shows_the_proto_comments() -> None:
+    """Field comments reach reflection: the descriptors served carry source info."""
+    described = grpcurl_describe("croupier.v1.ActionReply")
     assert "// Copy of ActionRequest.request_id." in described
     assert "optional uint32 action_index = 3;" in described
 
@@ -185,3 +190,42 @@ def test_list_games_names_only_the_games_this_referee_runs() -> None:
                 return await trio.to_thread.run_sync(client)
 
     assert transport.run(scenario) == ["xix"]
+
+
+def test_grpcurl_describes_the_v1_reflection_service_it_lists() -> None:
+    """Every service listed can be described: v1 reflection's file is served too."""
+    described = grpcurl_describe("grpc.reflection.v1.ServerReflection")
+    assert (
+        "rpc ServerReflectionInfo ( stream .grpc.reflection.v1.ServerReflectionRequest ) "
+        "returns ( stream .grpc.reflection.v1.ServerReflectionResponse )"
+    ) in described
+
+
+BUF = Path(__file__).resolve().parent.parent / "tools" / "node_modules" / ".bin" / "buf"
+
+
+def test_buf_curl_lists_every_method() -> None:
+    """`buf curl --list-methods` resolves every service reflection lists (it exits 1 on one it
+    cannot describe)."""
+    if not BUF.exists():
+        pytest.skip("buf is not installed (make buf installs it)")
+
+    def client(address: str) -> str:
+        options = ["--protocol", "grpc", "--http2-prior-knowledge", "--list-methods"]
+        done = subprocess.run(
+            [str(BUF), "curl", *options, f"http://{address}"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    methods = set(with_server(client).split())
+    assert {
+        "croupier.v1.Referee/Play",
+        "grpc.health.v1.Health/Check",
+        "grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+        "grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+    } <= methods

@@ -19,6 +19,7 @@ from croupier.v1 import common_pb2
 from referee.cli import app
 from referee.ladder.config import LadderConfigError, parse
 from referee.local import view
+from referee.local.cgroups import BotCgroups
 from referee.local.doors import open_door
 from referee.local.limits import Limits, fault_of_exit
 from referee.local.sandbox import Sandbox, prepare
@@ -122,36 +123,62 @@ def test_the_doctor_says_what_the_sandbox_refused(tmp_path: Path) -> None:
     assert "sandbox: the bot needed nothing the contest's sandbox refuses" in clean.output
 
 
-@pytest.mark.skipif(shutil.which("java") is None, reason="no JDK on this machine")
-def test_a_java_program_runs_in_the_sandbox(tmp_path: Path) -> None:
-    """The JVM starts under the seccomp filter and the allow-listed view (Debian's java goes
-    through /etc/alternatives; its configuration is in /etc/java-*). Python, Node, C++ and Go
-    bots play sandboxed matches in test_cheats, test_node_sdk and test_other_languages."""
-    folder = tmp_path / "javabot"
-    folder.mkdir(mode=0o755)
-    (folder / "Hello.java").write_text(
-        'public class Hello { public static void main(String[] a) { System.out.println("hi"); } }'
-    )
+def run_launched(
+    argv: list[str], cwd: Path, tmp_path: Path, sandboxed: bool = True, *, own_folder: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """`argv` launched from `cwd` as a bot is (in the sandbox with a door, or not; default
+    limits), to its end."""
     doors = tmp_path / "doors"
     doors.mkdir(mode=0o700)
-    java = ["java", "-XX:CompressedClassSpaceSize=64m", "-Xmx128m", "Hello.java"]
     launch = prepare(
-        java,
-        cwd=folder,
+        argv,
+        cwd=cwd,
         env={},
         croupier={},
         limits=Limits(),
-        sandbox=Sandbox(enabled=True, socket_dir=doors),
-        door=open_door(doors),
+        sandbox=Sandbox(enabled=sandboxed, socket_dir=doors),
+        door=open_door(doors) if sandboxed else None,
+        own_folder=own_folder,
     )
     try:
-        done = subprocess.run(
-            launch.argv, env=launch.env, pass_fds=launch.pass_fds, capture_output=True, text=True
+        return subprocess.run(
+            launch.argv,
+            cwd=cwd,
+            env=launch.env,
+            pass_fds=launch.pass_fds,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
     finally:
         launch.close_fds()
         if launch.cgroups is not None:
             launch.cgroups.remove()
+
+
+def has_memory_cgroup() -> bool:
+    cgroups = BotCgroups.create(0, 64)
+    if cgroups is None:
+        return False
+    cgroups.remove()
+    return cgroups.memory is not None
+
+
+@pytest.mark.skipif(shutil.which("java") is None, reason="no JDK on this machine")
+def test_a_plain_java_program_runs_in_the_sandbox(tmp_path: Path) -> None:
+    """The JVM starts under the seccomp filter and the allow-listed view (Debian's java goes
+    through /etc/alternatives; its configuration is in /etc/java-*), with no flag: under a
+    memory cgroup, the memory limit counts what it uses, not the gigabytes it reserves (heap,
+    class space, code cache), which RLIMIT_AS would count. Python, Node, C++, Go and Java bots
+    play sandboxed matches in test_cheats, test_node_sdk and test_other_languages."""
+    if not has_memory_cgroup():
+        pytest.skip("no memory cgroup here: RLIMIT_AS holds the limit, and a JVM needs -Xmx")
+    folder = tmp_path / "javabot"
+    folder.mkdir(mode=0o755)
+    (folder / "Hello.java").write_text(
+        'public class Hello { public static void main(String[] a) { System.out.println("hi"); } }'
+    )
+    done = run_launched(["java", "Hello.java"], folder, tmp_path)
     assert done.returncode == 0 and done.stdout == "hi\n", done.stdout + done.stderr
 
 
@@ -205,3 +232,18 @@ def test_a_bot_is_shown_its_own_folder_and_runtime_only(tmp_path: Path) -> None:
     assert view.bot_paths([PYTHON, "-m", "alice"], alice, own=True) == [alice]
     shared = [PYTHON, str(ROOT / "examples" / "python" / "random_bot.py")]
     assert view.bot_paths(shared, alice, own=True) == [alice, Path(shared[1])]
+
+
+@pytest.mark.parametrize("sandboxed", [True, False])
+def test_a_python_bot_imports_from_its_own_folder(tmp_path: Path, sandboxed: bool) -> None:
+    """A ladder bot's folder is its `cwd`; its program in a subfolder imports its own package
+    from there, although the referee's PYTHONPATH never reaches the sandbox."""
+    alice = tmp_path / "alice"
+    (alice / "src").mkdir(parents=True)
+    (alice / "alice_tables").mkdir()
+    (alice / "alice_tables" / "__init__.py").write_text("OPENING = 'from my folder'\n")
+    (alice / "src" / "main.py").write_text("import alice_tables\nprint(alice_tables.OPENING)\n")
+    for path in (tmp_path, alice, alice / "src", alice / "alice_tables"):
+        path.chmod(0o755)
+    done = run_launched([PYTHON, "src/main.py"], alice, tmp_path, sandboxed, own_folder=True)
+    assert done.returncode == 0 and done.stdout == "from my folder\n", done.stdout + done.stderr

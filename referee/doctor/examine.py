@@ -128,7 +128,7 @@ class _Bot:
         self, address: str, door: Door | None, task_status: trio.TaskStatus[bool]
     ) -> None:
         croupier = {
-            "CROUPIER_ADDRESS": self.sandbox.address(address),
+            **self.sandbox.addresses(address),
             "CROUPIER_TOKEN": self.token,
             "CROUPIER_SESSIONS": str(self.sessions),
         }

@@ -1,11 +1,12 @@
 """Matches among bot processes launched on this machine.
 
-- `launcher`: starts a bot's command with CROUPIER_ADDRESS/CROUPIER_TOKEN, restarts it when it
+- `launcher`: starts a bot's command with its addresses and CROUPIER_TOKEN, restarts it when it
   exits, stops its whole process group, keeps its output;
 - `series`: `croupier match`: a loopback referee and N matches among launched bots;
 - `sandbox`: the bubblewrap sandbox a bot runs in, built from `view` (what it sees: an
-  allow-list), `doors` (its own socket and user), `syscalls` (the seccomp filter), `limits` and
-  `cgroups`; `spawn` starts it from a thread that lives as long as the referee.
+  allow-list), `doors` (its own socket and user), `relay` (that socket on its own loopback, run
+  inside the sandbox with the standard library alone), `syscalls` (the seccomp filter), `limits`
+  and `cgroups`; `spawn` starts it from a thread that lives as long as the referee.
 
 May import: `referee.match`, `referee.transport` (a series starts a server), `referee.games` and
 the shared modules. Never a ladder, the contest server or the CLI.

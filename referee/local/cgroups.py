@@ -4,8 +4,10 @@
   limit: RLIMIT_NPROC is per user and root ignores it.
 - `memory` (cgroup v1's memory hierarchy, or v2 with the memory controller) caps what the bot
   holds in memory, its private tmpfs pages (/tmp, /dev/shm, /run) included: the kernel charges
-  a tmpfs page to the cgroup of the process that wrote it (issue 31). Over the cap, the kernel's
-  OOM killer ends a process of the bot, and `memory_hit` says so.
+  a tmpfs page to the cgroup of the process that wrote it (issue 31), and no swap. Over the cap,
+  the kernel's OOM killer ends a process of the bot, and `memory_hit` says so. It counts what
+  the bot uses, not the address space it reserves (a JVM, Go and Node reserve gigabytes they
+  never touch), so where it exists the sandbox sets no RLIMIT_AS (referee.local.sandbox).
 - `account` is a cgroup v2 group (the unified hierarchy: /sys/fs/cgroup on v2 machines,
   /sys/fs/cgroup/unified on hybrid ones). Its `cpu.stat` counts the CPU time of everything the
   bot runs, and its `cpu.pressure` the time some of it was ready to run but waited for a CPU (the
@@ -57,7 +59,12 @@ class BotCgroups:
         if process_limit:
             pids = _limited(_PIDS_BASES, "pids", name, account, {"pids.max": process_limit})
         limit = str(memory_mb * 1024 * 1024)
-        files = {"memory.limit_in_bytes": limit, "memory.max": limit, "memory.swap.max": "0"}
+        files = {
+            "memory.limit_in_bytes": limit,  # v1, then its memory+swap (no swap): after it
+            "memory.memsw.limit_in_bytes": limit,
+            "memory.max": limit,  # v2
+            "memory.swap.max": "0",
+        }
         memory = _limited(_MEMORY_BASES, "memory", name, account, files) if memory_mb else None
         if pids is None and account is None and memory is None:
             return None

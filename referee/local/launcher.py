@@ -111,7 +111,7 @@ async def _supervise(
     max_restarts: int,
 ) -> None:
     croupier = {
-        "CROUPIER_ADDRESS": bot.sandbox.address(address),
+        **bot.sandbox.addresses(address),
         "CROUPIER_TOKEN": bot.token,
         "CROUPIER_SESSIONS": str(bot.sessions),
     }

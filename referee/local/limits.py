@@ -30,8 +30,10 @@ class Limits:
     honest bot (a Python or Node runtime with its gRPC threads) ample room and stop a runaway
     one long before it hurts the machine or the other bots."""
 
-    #: Address space, MiB (RLIMIT_AS): Python+gRPC maps ~0.5 GiB, Node ~1 GiB of it at start,
-    #: so 2 GiB leaves a bot room for its own tables while ten bots fit in a 24 GiB machine.
+    #: Memory, MiB: what the bot uses, its tmpfs scratch included (a memory cgroup, as root),
+    #: else its address space (RLIMIT_AS, which counts what a JVM, Go or Node reserves and never
+    #: touches: ~0.5 GiB for Python+gRPC, ~1 GiB for Node). 2 GiB leaves a bot room for its
+    #: own tables while ten bots fit in a 24 GiB machine.
     memory_mb: int = 2048
     #: Processes and threads (a pids cgroup as root, where RLIMIT_NPROC does not apply; else
     #: RLIMIT_NPROC): gRPC runtimes start ~10-20 threads; 128 allows a worker pool, not a bomb.
@@ -67,10 +69,11 @@ class Limits:
             changes[key] = value
         return replace(self, **changes)
 
-    def rlimits(self, *, nproc: bool) -> list[tuple[int, int]]:
-        """(resource, value) pairs to set in the child; RLIMIT_NPROC only when `nproc`."""
+    def rlimits(self, *, nproc: bool, address_space: bool) -> list[tuple[int, int]]:
+        """(resource, value) pairs to set in the child; RLIMIT_NPROC only when `nproc`, and
+        RLIMIT_AS only when `address_space` (no memory cgroup holds the memory limit)."""
         pairs = [
-            (resource.RLIMIT_AS, self.memory_mb * MB),
+            (resource.RLIMIT_AS, self.memory_mb * MB if address_space else 0),
             (resource.RLIMIT_FSIZE, self.disk_mb * MB),
             (resource.RLIMIT_NOFILE, self.open_files),
             (resource.RLIMIT_CPU, self.cpu_seconds),
@@ -79,7 +82,7 @@ class Limits:
             pairs.append((resource.RLIMIT_NPROC, self.processes))
         return [(which, value) for which, value in pairs if value > 0]
 
-    def prlimit(self, *, nproc: bool) -> list[str]:
+    def prlimit(self, *, nproc: bool, address_space: bool) -> list[str]:
         """util-linux `prlimit` options that set the limits before the bot's command runs (a
         command rather than a preexec function: forking a process that runs gRPC's threads
         is what gRPC warns against)."""
@@ -91,7 +94,7 @@ class Limits:
             resource.RLIMIT_NPROC: "nproc",
         }
         options = []
-        for which, value in self.rlimits(nproc=nproc):
+        for which, value in self.rlimits(nproc=nproc, address_space=address_space):
             # CPU: a soft limit (SIGXCPU, which says why) then a hard one (SIGKILL) 5 s later.
             hard = value + 5 if which == resource.RLIMIT_CPU else value
             options.append(f"--{names[which]}={value}:{hard}")

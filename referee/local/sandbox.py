@@ -10,7 +10,8 @@ what it can see and why). Inside the sandbox it has:
 - an allow-listed view (referee.local.view): the system's runtime files, its runtime, its own
   folder, all read-only; nothing of the referee's exists in it to uncover;
 - new network, pid, ipc, uts and cgroup namespaces: no network, its own /proc; it reaches the
-  referee only through its own door (referee.local.doors), bound read-only at /run/croupier;
+  referee only through its own door (referee.local.doors), bound read-only at /run/croupier,
+  or through the relay (referee.local.relay) that listens on its loopback and joins the door;
 - private, sized scratch: /tmp (HOME=/tmp/home), /dev/shm and /run, tmpfs counted in its
   memory cgroup where there is one, and each no larger than its disk limit;
 - a scrubbed environment: PATH, the locale, HOME/TMPDIR, the ladder file's `env`, CROUPIER_*;
@@ -36,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee.errors import CroupierError
-from referee.local import syscalls, view
+from referee.local import relay, syscalls, view
 from referee.local.cgroups import BotCgroups
 from referee.local.doors import FOLDER_IN_SANDBOX, SOCKET_IN_SANDBOX, Door, open_door
 from referee.local.limits import MB, Limits
@@ -49,6 +50,11 @@ _KEPT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
 _INSTALL = "apt-get install bubblewrap"
 #: Folders the sandbox mounts itself, before a bot's folders are shown.
 _MOUNTED = ("/usr", "/etc", "/dev", "/dev/shm", "/proc", "/tmp", "/run")
+#: The relay's port on a sandboxed bot's own loopback (croupier's default port: a bot that
+#: dials 127.0.0.1:50051 when given no address finds its referee there too).
+RELAY_PORT = 50051
+#: Where referee.local.relay is shown in the sandbox.
+_RELAY_IN_SANDBOX = "/run/relay.py"
 #: Capabilities bwrap leaves to setpriv, which drops them with the uid before the bot runs.
 _SETPRIV_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP")
 
@@ -73,9 +79,15 @@ class Sandbox:
     socket_dir: Path | None = None
     secrets: tuple[Path, ...] = ()
 
-    def address(self, tcp_address: str) -> str:
-        """The address a bot is given: its door in the sandbox, else the TCP one."""
-        return f"unix:{SOCKET_IN_SANDBOX}" if self.enabled else tcp_address
+    def addresses(self, tcp_address: str) -> dict[str, str]:
+        """The addresses a bot is given, `tcp_address` being the referee's: in the sandbox, its
+        door, and the relay to it on its own loopback; else the referee's, twice."""
+        if not self.enabled:
+            return {"CROUPIER_ADDRESS": tcp_address, "CROUPIER_TCP_ADDRESS": tcp_address}
+        return {
+            "CROUPIER_ADDRESS": f"unix:{SOCKET_IN_SANDBOX}",
+            "CROUPIER_TCP_ADDRESS": f"127.0.0.1:{RELAY_PORT}",
+        }
 
     def open_door(self) -> Door | None:
         """A new bot's door (None without a sandbox)."""
@@ -220,25 +232,31 @@ def prepare(
     `croupier` the CROUPIER_* variables; `door` is the bot's own (None: no door is bound, the
     bot reaches nothing); `own_folder`: `cwd` is the bot's folder (else the folder its command
     names, referee.local.view). Without a sandbox, the bot gets the referee's environment as before,
-    and the limits still apply."""
+    and the limits still apply. Either way the bot's folder leads its PYTHONPATH, so that a Python
+    bot imports its own modules wherever it lies (a ladder file's PYTHONPATH replaces it)."""
     here = (cwd or Path.cwd()).resolve()
     uid = door.uid if door is not None else None
+    bot_paths = view.bot_paths(argv, here, own=own_folder)
     wrapped: list[str] = []
     if sandbox.enabled:  # refused (a folder that would show a secret) before any cgroup exists
-        wrapped = _wrapper(argv, here, limits, sandbox, door, own_folder)
+        wrapped = _wrapper(argv, here, bot_paths, limits, sandbox, door)
     cgroups = BotCgroups.create(limits.processes, limits.memory_mb)
     prefix = cgroups.enter() if cgroups is not None else []
     prefix += priority.bot_prefix()
-    options = limits.prlimit(nproc=(cgroups is None or cgroups.pids is None) or uid is not None)
+    nproc = cgroups is None or cgroups.pids is None or uid is not None
+    options = limits.prlimit(nproc=nproc, address_space=cgroups is None or cgroups.memory is None)
     if options:
         prefix += [_tool("prlimit", "util-linux"), *options, "--"]
+    folder = str(bot_paths[0])
     if not sandbox.enabled:
-        full = {**os.environ, **env, **croupier, "PYTHONUNBUFFERED": "1"}
+        inherited = os.environ.get("PYTHONPATH")
+        own = {"PYTHONPATH": f"{folder}{os.pathsep}{inherited}" if inherited else folder}
+        full = {**os.environ, **own, **env, **croupier, "PYTHONUNBUFFERED": "1"}
         return Prepared([*prefix, *argv], full, cgroups)
     scrubbed = {key: os.environ[key] for key in _KEPT if key in os.environ}
     scrubbed.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
     scrubbed |= {"HOME": HOME_IN_SANDBOX, "TMPDIR": "/tmp", "PYTHONUNBUFFERED": "1"}
-    scrubbed |= {**env, **croupier}
+    scrubbed |= {"PYTHONPATH": folder, **env, **croupier}
     seccomp = syscalls.program_fd()
     wrapped[wrapped.index(_SECCOMP_FD)] = str(seccomp)
     return Prepared([*prefix, *wrapped, *argv], scrubbed, cgroups, (seccomp,))
@@ -251,15 +269,18 @@ _SECCOMP_FD = "{seccomp}"
 def _wrapper(
     argv: Sequence[str],
     here: Path,
+    bot_paths: Sequence[Path],
     limits: Limits,
     sandbox: Sandbox,
     door: Door | None,
-    own_folder: bool,
 ) -> list[str]:
-    """bwrap's command line up to the bot's own (and setpriv's, as root)."""
+    """bwrap's command line up to the bot's own (and setpriv's and the relay's); `bot_paths`
+    are view.bot_paths's."""
     bwrap = check_bwrap()
-    folder, *extra = view.bot_paths(argv, here, own=own_folder)
+    folder, *extra = bot_paths
     runtimes = view.runtime_folders(argv, here)
+    if door is not None:  # the relay's Python (where it lies outside /usr)
+        runtimes.append(Path(os.path.realpath(sys.base_prefix)))
     check_folder(folder, sandbox, door)
     for path in runtimes:  # (an `extra` file is the program the command names, nothing more)
         check_shown(path, sandbox)
@@ -275,11 +296,16 @@ def _wrapper(
     wrapped += ["--perms", "0755", "--size", str(MB), "--tmpfs", "/run"]
     if door is not None:
         wrapped += ["--ro-bind", str(door.folder), FOLDER_IN_SANDBOX]
+        wrapped += ["--ro-bind", relay.__file__, _RELAY_IN_SANDBOX]
     shown = view.shown([*runtimes, folder, *extra])
     wrapped += view.bind_arguments(shown, _MOUNTED, here)
     wrapped += ["--chdir", str(here), "--"]
     if door is not None and door.uid is not None:
         wrapped += _drop_to(door.uid)
+    if door is not None:
+        python = os.path.realpath(sys.executable)
+        wrapped += [python, "-I", "-S", _RELAY_IN_SANDBOX, str(RELAY_PORT), SOCKET_IN_SANDBOX]
+        wrapped += ["--"]
     return wrapped
 
 

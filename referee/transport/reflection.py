@@ -3,18 +3,22 @@
 grpcio-reflection serves only v1alpha, and from descriptors that the generated *_pb2.py files
 hold without source info, so `grpcurl describe` would show no comment. This servicer answers from
 the descriptor set `make proto` writes with source info (croupier/v1/descriptors.binpb) and falls
-back to the default pool for other files (health, reflection). The v1 and v1alpha messages are the
-same on the wire, so one implementation serves both names.
+back to the default pool for other files (health, v1alpha reflection). The v1 and v1alpha messages
+are the same on the wire, so one implementation serves both names; grpcio-reflection ships no v1
+descriptor, so v1's file is v1alpha's under v1's names (`buf curl --list-methods` and `grpcurl
+describe` ask for every service listed, v1's included).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable
+import contextlib
+from collections.abc import AsyncIterator, Callable, Iterable
 from importlib import resources
 
 import grpc
-from google.protobuf import descriptor_pb2, descriptor_pool
+from google.protobuf import descriptor_pb2, descriptor_pool, text_format
 from google.protobuf.descriptor import FileDescriptor
+from google.protobuf.descriptor_pool import DescriptorPool as Pool
 from grpc_reflection.v1alpha import reflection_pb2 as pb
 
 V1 = "grpc.reflection.v1.ServerReflection"
@@ -29,13 +33,34 @@ def _with_source_info() -> dict[str, bytes]:
     return {file.name: file.SerializeToString() for file in files}
 
 
+def _v1_reflection() -> Pool:
+    """A pool holding grpc/reflection/v1/reflection.proto: v1alpha's file renamed, field for
+    field what v1's .proto declares (v1alpha's `deprecated` option dropped)."""
+    proto = descriptor_pb2.FileDescriptorProto()
+    pb.DESCRIPTOR.CopyToProto(proto)
+    renamed = text_format.MessageToString(proto).replace("v1alpha", "v1")
+    v1 = text_format.Parse(renamed, descriptor_pb2.FileDescriptorProto())
+    v1.name = "grpc/reflection/v1/reflection.proto"
+    v1.options.ClearField("deprecated")
+    pool = Pool()
+    pool.Add(v1)
+    return pool
+
+
 class ReflectionServicer:
     """Answers ServerReflectionInfo streams (either version) for `services`."""
 
     def __init__(self, services: Iterable[str]) -> None:
         self.services = sorted(services)
-        self.pool = descriptor_pool.Default()
+        self.pools = (descriptor_pool.Default(), _v1_reflection())
         self.commented = _with_source_info()
+
+    def _file(self, find: Callable[[Pool], FileDescriptor]) -> FileDescriptor:
+        """What `find` returns from the first pool that has it; KeyError when none has."""
+        for pool in self.pools:
+            with contextlib.suppress(KeyError):
+                return find(pool)
+        raise KeyError("no pool has it")
 
     def _serialized(self, file: FileDescriptor) -> bytes:
         if file.name in self.commented:
@@ -66,14 +91,17 @@ class ReflectionServicer:
                     pb.ServiceResponse(name=name) for name in self.services
                 )
             elif kind == "file_by_filename":
-                file = self.pool.FindFileByName(request.file_by_filename)
+                name = request.file_by_filename
+                file = self._file(lambda pool: pool.FindFileByName(name))
                 response.file_descriptor_response.CopyFrom(self._files(file))
             elif kind == "file_containing_symbol":
-                file = self.pool.FindFileContainingSymbol(request.file_containing_symbol)
+                symbol = request.file_containing_symbol
+                file = self._file(lambda pool: pool.FindFileContainingSymbol(symbol))
                 response.file_descriptor_response.CopyFrom(self._files(file))
             elif kind == "all_extension_numbers_of_type":
-                message = self.pool.FindMessageTypeByName(request.all_extension_numbers_of_type)
-                numbers = sorted(e.number for e in self.pool.FindAllExtensions(message))
+                pool = self.pools[0]  # only our messages: v1 reflection's have no extensions
+                message = pool.FindMessageTypeByName(request.all_extension_numbers_of_type)
+                numbers = sorted(e.number for e in pool.FindAllExtensions(message))
                 response.all_extension_numbers_response.base_type_name = message.full_name
                 response.all_extension_numbers_response.extension_number.extend(numbers)
             else:  # file_containing_extension: we define no extensions

@@ -6,7 +6,8 @@ code 42 (a crash the test sees as a fault). The limit cheats (memory, processes,
 error kill the process, so that the referee must name the limit in the fault.
 
 Cheats: record FOLDER, database PATH, folder PATH, environ PID NAME, peek PID, home PATH, tcp
-PORT, deal, memory, processes, disk, cpu, orphan MARKER, ponder.
+PORT, deal, memory, processes, disk, cpu, orphan MARKER, ponder, relay (which then plays over its
+loopback TCP address, CROUPIER_TCP_ADDRESS, rather than its door).
 """
 
 from __future__ import annotations
@@ -163,6 +164,26 @@ def connect_tcp(port: str) -> None:
         worked(f"connected to 127.0.0.1:{port}")
 
 
+#: Loopback ports a bot might hope to find something on (the relay's own is 50051).
+OTHER_PORTS = (22, 80, 443, 2375, 6379, 8080, 50052)
+
+
+def use_the_relay() -> None:
+    """Through its loopback relay, anything but its own door: another port, another address,
+    or a proxy request the relay might obey (a proxy would answer it in HTTP/1.1)."""
+    host, _, port = os.environ["CROUPIER_TCP_ADDRESS"].rpartition(":")
+    for target in [(host, p) for p in OTHER_PORTS] + [("::1", int(port))]:
+        with contextlib.suppress(OSError), socket.create_connection(target, timeout=2):
+            worked(f"connected to {target}")
+    for ask in (b"CONNECT 127.0.0.1:22 HTTP/1.1\r\n\r\n", b"PROXY TCP4 1.2.3.4 127.0.0.1 1 22\r\n"):
+        with socket.create_connection((host, int(port)), timeout=5) as relay:
+            relay.sendall(ask)
+            answer = relay.recv(64)
+        if answer.startswith(b"HTTP/1"):
+            worked(f"the relay answered {ask!r} with {answer!r}")
+    failed("the relay's loopback holds only the bot's own door, which speaks HTTP/2 alone")
+
+
 def exhaust_memory() -> None:
     hoard = []
     while True:
@@ -282,6 +303,7 @@ def cheat() -> None:
         "peek": lambda: read_memory(ARGS[0]),
         "home": lambda: read_home(ARGS[0]),
         "tcp": lambda: connect_tcp(ARGS[0]),
+        "relay": use_the_relay,
         "memory": exhaust_memory,
         "processes": exhaust_processes,
         "disk": exhaust_disk,
@@ -301,4 +323,6 @@ def cheat() -> None:
 
 
 if __name__ == "__main__":
+    if CHEAT == "relay":  # an address with no door behind it would be a crash, hence a fault
+        os.environ["CROUPIER_ADDRESS"] = os.environ["CROUPIER_TCP_ADDRESS"]
     croupier.run(Cheater)
