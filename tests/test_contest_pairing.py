@@ -13,11 +13,14 @@ from typer.testing import CliRunner
 
 from referee.cli import app
 from referee.ladder.store import Store
+from referee.match.runner import MatchOutcome
 from tests.test_contest import BAD, RANDOM, ROOT, Contest, accounts, run_contest
 
 PONDERER = str(ROOT / "tests" / "bots" / "ponderer.py")
 MATCHES = 12
 MAX_LEAD = 2
+#: Matches after carol's first within which alice and bob must meet again.
+WINDOW = 12
 runner = CliRunner()
 
 
@@ -86,6 +89,37 @@ def test_a_bot_that_leaves_does_not_hold_the_others_up(tmp_path: Path) -> None:
     counts = Counter(bot for bots in tables for bot in set(bots))
     assert len(tables) >= MATCHES
     assert counts == {"gone": 1, "alice": len(tables), "bob": len(tables) - 1}
+
+
+def test_a_late_bot_catches_up_without_stopping_the_others(tmp_path: Path) -> None:
+    """carol arrives after alice and bob played 8 matches or more. She starts MAX_LEAD behind them
+    (not 8), so once she caught up and met each of them a few times (she has met them least)
+    alice and bob meet again, instead of waiting while she plays every match she missed."""
+    tokens = accounts(tmp_path, "alice", "bob", "carol")
+
+    async def scenario(contest: Contest, stop: trio.Event) -> None:
+        async with trio.open_nursery() as nursery:
+            for name in ("alice", "bob"):
+                nursery.start_soon(contest.bot, RANDOM, tokens[name])
+            while len(contest.outcomes) < 8:
+                await trio.sleep(0.02)
+            nursery.start_soon(contest.bot, RANDOM, tokens["carol"])
+            while not any(carol(outcome) for outcome in contest.outcomes):
+                await trio.sleep(0.02)
+            first = next(i for i, outcome in enumerate(contest.outcomes) if carol(outcome))
+            while len(contest.outcomes) < first + WINDOW:
+                await trio.sleep(0.05)
+            stop.set()
+
+    run_contest(tmp_path, scenario, max_lead=MAX_LEAD, reconnect_grace=0.0)
+    tables = [set(bots) for bots in played(tmp_path)]
+    first = next(i for i, bots in enumerate(tables) if "carol" in bots)
+    # With no credit she would play every match until she had as many: 16 or more.
+    assert {"alice", "bob"} in tables[first : first + WINDOW], tables
+
+
+def carol(outcome: MatchOutcome) -> bool:
+    return any(seat.name.startswith("carol") for seat in outcome.result.seats)
 
 
 def test_max_lead_must_be_at_least_one(tmp_path: Path) -> None:
