@@ -16,6 +16,7 @@ from referee.ladder.ratings import (
     elo_difference,
     elo_games,
     openskill,
+    provisional,
     sprt,
     sprt_units,
 )
@@ -115,6 +116,26 @@ def run_sprt(test: Sprt, results: list[MatchResult], a: str) -> tuple[str | None
         if state.verdict is not None:
             return state.verdict, played
     return None, len(results)
+
+
+@pytest.mark.parametrize(("played", "expected"), [(19, {"a"}), (20, set())])
+def test_a_rating_is_provisional_under_a_quarter_of_the_median_s_information(
+    played: int, expected: set[str]
+) -> None:
+    """Worked by hand: every game a draw, so every rating is 0 and each game (and each
+    pairing's prior draw) tells p(1 - p) = 1/4 alike. b, c and d play 40 games a pair; a plays b
+    `played` times. A bot's own width goes as one over the square root of its games and priors:
+    c and d (80 + 2) are the median, a has played + 1, and is provisional while its width is
+    more than twice theirs: 82 / (played + 1) > 4, so with 19 games and not with 20."""
+    games = [Game("a", "b", 0.5, n) for n in range(played)]
+    for x, y in (("b", "c"), ("b", "d"), ("c", "d")):
+        games += [Game(x, y, 0.5, len(games) + n) for n in range(40)]
+    rated = elo(games, ["a", "b", "c", "d"])
+    assert rated["c"].own_width == pytest.approx(rated["d"].own_width)
+    assert rated["a"].own_width / rated["c"].own_width == pytest.approx(
+        math.sqrt(82 / (played + 1)), rel=1e-3
+    )
+    assert provisional(rated) == expected
 
 
 def test_sprt_accepts_h1_for_the_stronger_bot_and_h0_for_the_weaker() -> None:

@@ -127,6 +127,14 @@ def serve_command(
     drain_seconds: Annotated[
         float, typer.Option(min=0, help="On SIGINT/SIGTERM, time given to running matches.")
     ] = 30.0,
+    max_lead: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="With --db: matches a bot may play ahead of the slowest connected bot "
+            "(faster bots wait for it).",
+        ),
+    ] = 2,
     log_json: Annotated[bool, typer.Option(help="Log connections and faults as JSON lines.")] = (
         False
     ),
@@ -142,7 +150,8 @@ def serve_command(
     """Listen for bots and play matches among whichever are idle, printing each result.
 
     With --db (or a contest file) it is a contest: accounts, standings and history in that
-    database (see `croupier ladder standings DB`), tables paired Swiss-like by rating.
+    database (see `croupier ladder standings DB`), every bot playing about as often as the
+    slowest, each against the ones it met least.
     """
     from referee import transport
     from referee.cli.logs import configure_logging
@@ -176,6 +185,8 @@ def serve_command(
         site = web_settings(web, tls_cert, tls_key, insecure) if web is not None else None
         if site is not None and tokens is None:
             raise CroupierError("--web shows a contest: give --db too")
+        if max_lead < 1:  # a contest file's value is not checked by the option
+            raise CroupierError(f"max_lead must be at least 1, got {max_lead!r}")
         if tokens is not None:
             TokenStore(tokens, create=False)  # a mistyped --db must not start an empty contest
         configure_logging(json_lines=log_json)
@@ -202,6 +213,7 @@ def serve_command(
             reconnect_grace=reconnect_grace,
             max_matches_per_session=max_matches_per_session,
             drain_seconds=drain_seconds,
+            max_lead=max_lead,
         )
 
         def listening(bound: int) -> None:

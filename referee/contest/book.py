@@ -4,8 +4,8 @@ The contest lives in the ladder database (referee.ladder.store), so `croupier la
 and `croupier ladder verify` work on it: a schedule row is added when a table sits down, and the
 match, its record's hash and its faults are committed in one transaction when it ends. Deals
 derive from a master seed whose SHA-256 is stored when the contest starts and which is revealed
-when it shuts down. Pairing is Swiss-like: the bot that waited longest meets the idle bots it has
-met least, closest in rating first.
+when it shuts down. Who meets whom is referee.contest.pairing's: the book keeps the meetings and
+the ratings it pairs by.
 """
 
 from __future__ import annotations
@@ -28,47 +28,12 @@ from referee.ladder.spacing import Spacing
 from referee.ladder.standings import Plan, Standings, compute
 from referee.ladder.store import Finished, Store, now
 from referee.match.runner import MatchOutcome
-from referee.match.sessions import Session
 
 log = logging.getLogger("croupier.referee")
 
 #: Ratings for pairing are refitted at most this often (the fit covers every match so far, so
 #: once it is slow, less often: `Spacing`).
 RATING_REFRESH_SECONDS = 2.0
-
-
-def choose_table(
-    idle: Sequence[Session],
-    seats: int,
-    ratings: dict[str, float],
-    meetings: Counter[frozenset[str]],
-    *,
-    one_per_bot: bool = True,
-) -> list[Session] | None:
-    """The next table from the idle sessions (oldest first), or None if too few bots are idle.
-
-    One session per bot at a table (in a contest a bot must not play itself); the longest-waiting
-    bot sits first and is joined by the bots it has met least, then the closest in rating, then
-    the longest waiting. Without `one_per_bot` (a referee with no accounts, where every token is
-    anyone's) any idle sessions make a table, two copies of one bot included.
-    """
-    if not one_per_bot:
-        return list(idle[:seats]) if len(idle) >= seats else None
-    first_per_bot: dict[str, Session] = {}
-    for session in idle:
-        first_per_bot.setdefault(session.token, session)
-    if len(first_per_bot) < seats:
-        return None
-    candidates = list(first_per_bot.values())
-    head, others = candidates[0], candidates[1:]
-    rating = ratings.get(head.token, 0.0)
-    others.sort(
-        key=lambda s: (
-            meetings[frozenset((head.token, s.token))],
-            abs(ratings.get(s.token, 0.0) - rating),
-        )
-    )
-    return [head, *others[: seats - 1]]
 
 
 class ContestBook:

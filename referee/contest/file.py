@@ -13,7 +13,7 @@
     [time_control]                # move_ms, bank_ms
     [limits]                      # max_faults, reconnect_grace, max_sessions_per_token,
                                   # max_matches_per_session, max_messages_per_second,
-                                  # max_message_bytes, drain_seconds
+                                  # max_message_bytes, drain_seconds, max_lead
     [web]                         # host, port: the contest's web site (serve --web)
 
 Relative paths start from the file's folder. A mistake names the file, the line and the key.
@@ -51,6 +51,7 @@ _TABLES: dict[str, dict[str, tuple[type, str]]] = {
         "max_messages_per_second": (float, "max_messages_per_second"),
         "max_message_bytes": (int, "max_message_bytes"),
         "drain_seconds": (float, "drain_seconds"),
+        "max_lead": (int, "max_lead"),
     },
     # The web site (`serve --web HOST:PORT`): host defaults to loopback, port to 8080.
     "web": {"host": (str, "web_host"), "port": (int, "web_port")},

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import math
 import signal
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -18,7 +19,8 @@ from pathlib import Path
 
 import trio
 
-from referee.contest.book import ContestBook, choose_table
+from referee.contest.book import ContestBook
+from referee.contest.pairing import Pacing, choose_table
 from referee.contest.tokens import TokenStore
 from referee.games.base import Game
 from referee.games.options import Options
@@ -35,6 +37,9 @@ log = logging.getLogger("croupier.referee")
 
 #: How often a running referee looks for revoked tokens.
 REVOCATION_POLL_SECONDS = 0.5
+#: How often a contest's matchmaking looks again with no session coming back (a bot that left
+#: may have stopped holding the others up).
+PACING_POLL_SECONDS = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +62,9 @@ class ServeConfig:
     max_matches_per_session: int | None = None
     #: How long running matches may go on once a shutdown starts.
     drain_seconds: float = 30.0
+    #: In a contest, how many matches a bot may play ahead of the slowest present bot (faster
+    #: bots wait for it: referee.contest.pairing).
+    max_lead: int = 2
 
 
 #: Runs beside a referee until cancelled; calls `task_status.started()` once it is ready.
@@ -127,6 +135,7 @@ class _Referee:
             games=frozenset({config.game.id}),
         )
         self.live = LiveMatches()
+        self.pacing = Pacing(config.max_lead, config.reconnect_grace) if book is not None else None
         self.control = ServerControl()
         self.seats = config.game.seat_count(config.options)
         self.records = config.records
@@ -180,6 +189,7 @@ class _Referee:
         if planned is not None and self.book is not None:  # a total, over every run of it
             planned = max(0, planned - self.book.committed)
         indices = range(planned) if planned is not None else itertools.count()
+        poll = PACING_POLL_SECONDS if self.pacing is not None else math.inf
         for index in indices:
             while True:
                 while (session := self.lobby.take_nowait()) is not None:
@@ -187,14 +197,18 @@ class _Referee:
                 idle = [s for s in idle if not s.closed.is_set()]
                 ratings = self.book.ratings if self.book is not None else {}
                 meetings = self.book.meetings if self.book is not None else Counter()
-                table = choose_table(
-                    idle, self.seats, ratings, meetings, one_per_bot=self.book is not None
-                )
+                if self.pacing is not None:
+                    here = [bot for bot, p in self.presence().items() if p.sessions or p.playing]
+                    self.pacing.observe(here, trio.current_time())
+                table = choose_table(idle, self.seats, ratings, meetings, self.pacing)
                 if table is not None:
                     break
-                idle.append(await self.lobby.take(ANYONE))
+                with trio.move_on_after(poll):
+                    idle.append(await self.lobby.take(ANYONE))
             for session in table:
                 idle.remove(session)
+            if self.pacing is not None:
+                self.pacing.seated(s.token for s in table)
             matches.start_soon(self.play, index, table)
 
     async def play(self, index: int, sessions: list[Session]) -> None:

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from statistics import NormalDist
+from statistics import NormalDist, median
 
 from openskill.models import PlackettLuce, PlackettLuceRating
 
@@ -30,16 +30,30 @@ _K = math.log(10) / 400  # Elo points to logits
 PRIOR_DRAWS = 1.0
 #: A ridge (in Elo) that keeps ratings of disconnected groups of bots finite.
 _RIDGE_ELO = 2000.0
+#: A rating is provisional while its own 95% interval (`Rating.own_width`) is more than this many
+#: times as wide as the field's median: for the same opponents, while it has played fewer than
+#: a quarter of the median bot's matches. Not 1, or half of any field, however even, would be
+#: provisional; and a bot that beats nearly everyone tells less with each match (400 Elo above a
+#: field of four, its interval is 1.3 to 1.6 times the median's; 700 above, 2 to 2.5 times: so
+#: provisional, its rating then resting on its few losses).
+PROVISIONAL_WIDTH = 2.0
 
 
 @dataclass(frozen=True, slots=True)
 class Rating:
     """One bot's rating: `value` with a 95% interval [low, high]. For openskill `value` is the
-    ordinal (mu - 3 sigma), the interval mu +- 1.96 sigma, and `mu`/`sigma` are set."""
+    ordinal (mu - 3 sigma), the interval mu +- 1.96 sigma, and `mu`/`sigma` are set.
+
+    `own_width` is the width of the 95% interval the bot's rating would have if every other
+    rating were exact: what its own results alone pin down, which `provisional` compares. Elo's
+    [low, high] also carries the others' uncertainty through their mean (in a field of three,
+    a bot with one match has an interval only 1.3 times the median's); openskill's sigma is
+    the bot's own already."""
 
     value: float
     low: float
     high: float
+    own_width: float
     mu: float | None = None
     sigma: float | None = None
 
@@ -158,8 +172,20 @@ def elo(games: Sequence[Game], names: Sequence[str]) -> dict[str, Rating]:
         variance = covariance[i][i] - 2 * row_means[i] + grand  # of r_i - mean(r)
         half = Z95 * math.sqrt(max(variance, 0.0))
         value = ratings[i] - mean
-        out[name] = Rating(value, value - half, value + half)
+        own = 2 * Z95 / math.sqrt(bread[i][i])  # its Fisher information alone, with the prior
+        out[name] = Rating(value, value - half, value + half, own)
     return out
+
+
+def provisional(rated: Mapping[str, Rating]) -> frozenset[str]:
+    """The bots whose ratings are provisional: their own 95% interval (`Rating.own_width`) is
+    more than PROVISIONAL_WIDTH times the median of the rated bots', so their place is known
+    much less well than most of the field's. The standings (and so the CLI, the report and the
+    web site) mark them from this alone."""
+    if not rated:
+        return frozenset()
+    middle = median(r.own_width for r in rated.values())
+    return frozenset(bot for bot, r in rated.items() if r.own_width > PROVISIONAL_WIDTH * middle)
 
 
 def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
@@ -322,7 +348,7 @@ def openskill(results: Sequence[MatchResult], duplicate: bool, rotations: int) -
     for bot, rating in current.items():
         half = Z95 * rating.sigma
         out[bot] = Rating(
-            rating.ordinal(), rating.mu - half, rating.mu + half, rating.mu, rating.sigma
+            rating.ordinal(), rating.mu - half, rating.mu + half, 2 * half, rating.mu, rating.sigma
         )
     return out
 

@@ -22,11 +22,13 @@ from referee.games import get_game
 from referee.games.base import parse_options
 from referee.ladder.model import MatchResult, ScheduledMatch
 from referee.ladder.standings import (
+    PROVISIONAL_LEGEND,
     Plan,
-    Row,
     Standings,
     fault_text,
     footer,
+    marks_provisional,
+    rating_text,
 )
 from referee.ladder.store import Played
 from referee.version import VERSION
@@ -125,7 +127,7 @@ def render_index(
         _problems(problems),
         '<section id="standings"><h2>Standings</h2>',
         _standings_table(standings),
-        f'<p class="note">{_e(_standings_note(plan))}</p></section>',
+        f'<p class="note">{_e(_standings_note(standings))}</p></section>',
         '<section id="ratings"><h2>Ratings over time</h2>',
         _plot(plan, history, standings, colours, data),
         "</section>",
@@ -196,16 +198,18 @@ def _problems(problems: Sequence[str]) -> str:
     return f'<section id="problems"><h2>Problems</h2><ul>{items}</ul></section>'
 
 
-def _standings_note(plan: Plan) -> str:
-    if plan.system == "elo":
+def _standings_note(standings: Standings) -> str:
+    legend = f" {PROVISIONAL_LEGEND}." if marks_provisional(standings) else ""
+    if standings.plan.system == "elo":
         return (
             "Elo: maximum likelihood over all matches, mean 0, 95% cluster-robust interval. "
             "Score: the mean match score (1 win, 0.5 draw, 0 loss). Points: mean game points."
+            + legend
         )
     return (
         "openskill (Weng-Lin, Plackett-Luce): ordinal = mu - 3 sigma, which ranks. Score: the "
         "mean match score (sides beaten plus half the sides tied, over the others). Points: "
-        "mean game points."
+        "mean game points." + legend
     )
 
 
@@ -225,7 +229,7 @@ def _standings_table(standings: Standings) -> str:
     ]
     out.append("</tr></thead><tbody>")
     for i, row in enumerate(standings.rows):
-        rating, interval = _rating_text(row, elo)
+        rating, interval = rating_text(row, elo)
         interval_value = json.dumps([row.low, row.high]) if elo else json.dumps([row.mu, row.sigma])
         cells = [
             ("rank", str(row.rank), str(row.rank), "num"),
@@ -256,17 +260,10 @@ def _standings_table(standings: Standings) -> str:
             f"<td class='{kind}' data-key='{key}' data-value='{_e(value)}'>{shown}</td>"
             for key, shown, value, kind in cells
         )
-        out.append(f"<tr data-bot='{_e(row.bot)}'>{tds}</tr>")
+        marked = f" data-provisional='{str(row.provisional).lower()}'"
+        out.append(f"<tr data-bot='{_e(row.bot)}'{marked}>{tds}</tr>")
     out.append("</tbody></table>")
     return "".join(out)
-
-
-def _rating_text(row: Row, elo: bool) -> tuple[str, str]:
-    if row.rating is None or row.low is None or row.high is None:
-        return "-", "-"
-    if elo:
-        return f"{row.rating:+.0f}", f"{row.low:+.0f}..{row.high:+.0f}"
-    return f"{row.rating:.1f}", f"{row.mu:.1f} ± {row.sigma:.2f}"
 
 
 def _swatch(index: int) -> str:

@@ -23,6 +23,14 @@ from referee.ladder import ratings
 from referee.ladder.model import MatchResult
 from referee.ladder.store import Exit, Store, StoreError
 
+#: Beside a provisional rating in every table of standings (CLI, report, web site).
+PROVISIONAL_MARK = "?"
+PROVISIONAL_LEGEND = (
+    f"{PROVISIONAL_MARK} provisional: its own 95% interval (the other ratings taken as exact) is "
+    f"more than {ratings.PROVISIONAL_WIDTH:g} times as wide as the field's median: too few "
+    "matches, or too one-sided, to place it yet"
+)
+
 
 @dataclass(frozen=True, slots=True)
 class Plan:
@@ -65,6 +73,8 @@ class Row:
     points: float | None
     faults: dict[str, int]
     restarts: int
+    #: Not yet rated, or its own interval too wide next to the field's (`ratings.provisional`).
+    provisional: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +119,7 @@ def compute(
     sprt: str | None = None,
 ) -> Standings:
     rated = ratings_of(plan, results)
+    unsettled = ratings.provisional(rated)
     matches: Counter[str] = Counter()
     score_sum: defaultdict[str, float] = defaultdict(float)
     score_n: Counter[str] = Counter()
@@ -151,6 +162,7 @@ def compute(
                 points=round(points_sum[bot] / points_n[bot], 2) if points_n[bot] else None,
                 faults=dict(sorted(faults[bot].items())),
                 restarts=restarts[bot],
+                provisional=rating is None or bot in unsettled,
             )
         )
     return Standings(
@@ -222,14 +234,7 @@ def table(
     for column in columns:
         out.add_column(column, justify="left" if column in {"bot", "faults"} else "right")
     for row in standings.rows:
-        if row.rating is None or row.low is None or row.high is None:
-            rating, interval = "-", "-"
-        elif elo:
-            rating = f"{row.rating:+.0f}"
-            interval = f"{row.low:+.0f}..{row.high:+.0f}"
-        else:
-            rating = f"{row.rating:.1f}"
-            interval = f"{row.mu:.1f} ± {row.sigma:.2f}"
+        rating, interval = rating_text(row, elo)
         bot = f"{row.bot} (revoked)" if row.bot in revoked else row.bot
         cells = [str(row.rank), bot, rating, interval]
         cells += [
@@ -242,6 +247,21 @@ def table(
     return out
 
 
+def rating_text(row: Row, elo: bool) -> tuple[str, str]:
+    """A row's rating and interval as every table shows them; a provisional rating is marked."""
+    if row.rating is None or row.low is None or row.high is None:
+        return "-", "-"
+    mark = PROVISIONAL_MARK if row.provisional else ""
+    if elo:
+        return f"{row.rating:+.0f}{mark}", f"{row.low:+.0f}..{row.high:+.0f}"
+    return f"{row.rating:.1f}{mark}", f"{row.mu:.1f} ± {row.sigma:.2f}"
+
+
+def marks_provisional(standings: Standings) -> bool:
+    """Whether a table of these standings shows the provisional mark (and so its legend)."""
+    return any(row.provisional and row.rating is not None for row in standings.rows)
+
+
 def fault_text(row: Row) -> str:
     parts = [f"{reason} {count}" for reason, count in row.faults.items()]
     if row.restarts:
@@ -250,8 +270,9 @@ def fault_text(row: Row) -> str:
 
 
 def footer(standings: Standings) -> list[str]:
-    """The lines under the table: the seed commitment (and the seed), the SPRT."""
-    lines = []
+    """The lines under the table: what the provisional mark means, the SPRT, the seed
+    commitment (and the seed), which is last."""
+    lines = [PROVISIONAL_LEGEND] if marks_provisional(standings) else []
     if standings.sprt:
         lines.append(standings.sprt)
     lines.append(f"master seed sha256: {standings.seed_sha256}")
@@ -281,6 +302,7 @@ CSV_COLUMNS = (
     "points",
     "faults",
     "restarts",
+    "provisional",
 )
 
 

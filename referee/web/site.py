@@ -41,7 +41,7 @@ from referee.games import get_game
 from referee.ladder.model import MatchResult
 from referee.ladder.ratings import Rating
 from referee.ladder.spacing import Spacing
-from referee.ladder.standings import Standings, from_store, ratings_of
+from referee.ladder.standings import PROVISIONAL_LEGEND, Standings, from_store, ratings_of
 from referee.ladder.store import Played, Store
 from referee.ladder.view import RefereeView
 from referee.match.glyphs import readable
@@ -362,6 +362,7 @@ class Site:
                 "seed_sha256": standings.seed_sha256,
                 "seed": standings.seed,
                 "finished": standings.finished,
+                "provisional_legend": PROVISIONAL_LEGEND,
             }
             recent = [self._played(p) for p in reversed(self.contest.played[-RECENT:])]
         listed = {row["bot"] for row in rows}

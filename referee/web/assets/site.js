@@ -41,6 +41,17 @@
     return td;
   }
 
+  // A rated bot the standings call provisional (referee.ladder.ratings.provisional).
+  const provisional = (r) => r.provisional === true && r.rating !== null && r.rating !== undefined;
+  function ratingCell(r) {
+    const td = num(r.rating, 1);
+    if (provisional(r)) {
+      td.textContent += "?";
+      td.title = "provisional";
+    }
+    return td;
+  }
+
   function showSnapshot(snap) {
     const c = snap.contest;
     const elo = c.rating === "elo";
@@ -60,7 +71,7 @@
       const tr = row([
         r.rank ?? "-",
         link(botHref(r.bot), r.bot),
-        num(r.rating, 1),
+        ratingCell(r),
         r.low === null || r.low === undefined ? "-" : `${r.low.toFixed(1)} … ${r.high.toFixed(1)}`,
         num(r.matches, 0),
         num(r.score, 3),
@@ -72,9 +83,10 @@
       body.appendChild(tr);
     }
     $("standings").tBodies[0].replaceChildren(body);
-    $("rating-note").textContent = elo
+    $("rating-note").textContent = (elo
       ? "rating: Elo, with its 95% interval; score: mean score per match"
-      : "rating: openskill ordinal (mu - 3 sigma), interval mu ± 1.96 sigma; score: mean rank score";
+      : "rating: openskill ordinal (mu - 3 sigma), interval mu ± 1.96 sigma; score: mean rank score")
+      + (snap.standings.some(provisional) ? `. ${c.provisional_legend}` : "");
     const live = document.createDocumentFragment();
     for (const m of snap.live) {
       const li = el("li", link(`/live/${encodeURIComponent(m.match)}`, `${m.match}: ${m.bots.join(" vs ")}`));
@@ -184,6 +196,7 @@
       data.revoked ? "account revoked" : "",
       data.state,
       r && r.rating !== null ? `rating ${r.rating.toFixed(1)} (${r.low.toFixed(1)} … ${r.high.toFixed(1)})` : "",
+      r && provisional(r) ? "provisional rating (its interval is still wide next to the field's)" : "",
       `${data.matches.length} matches`,
       r ? `faults: ${faultText(r.faults)}` : "",
     ].filter(Boolean).join(" · ");

@@ -1,0 +1,131 @@
+"""Fair pairing in a live contest (issue 24.4): a slow bot plays about as often as fast ones,
+and a bot that leaves does not hold the others up. Real referee, real bot processes."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections import Counter
+from pathlib import Path
+
+import trio
+from typer.testing import CliRunner
+
+from referee.cli import app
+from referee.ladder.store import Store
+from referee.match.runner import MatchOutcome
+from tests.test_contest import BAD, RANDOM, ROOT, Contest, accounts, run_contest
+
+PONDERER = str(ROOT / "tests" / "bots" / "ponderer.py")
+MATCHES = 12
+MAX_LEAD = 2
+#: Matches after carol's first within which alice and bob must meet again.
+WINDOW = 12
+runner = CliRunner()
+
+
+def played(tmp_path: Path) -> list[tuple[str, ...]]:
+    """The bots of each committed match, in the order the tables sat down."""
+    store = Store(tmp_path / "contest.db", create=False)
+    try:
+        return [result.match.bots for result in store.results()]
+    finally:
+        store.close()
+
+
+def test_a_slow_bot_plays_as_often_as_two_fast_ones(tmp_path: Path) -> None:
+    """The fast bots hold two sessions each, so with no pacing they play each other on one
+    while the slow bot thinks on the other: nearly every match would be theirs (slow 2, fast
+    11 each, before issue 24.4)."""
+    tokens = accounts(tmp_path, "slow", "fast1", "fast2")
+
+    async def scenario(contest: Contest, stop: trio.Event) -> None:
+        async with trio.open_nursery() as nursery:
+            fast = functools.partial(contest.bot, CROUPIER_SESSIONS="2")
+            nursery.start_soon(contest.bot, PONDERER, tokens["slow"], "--think-ms", "8")
+            nursery.start_soon(fast, RANDOM, tokens["fast1"])
+            while not list((contest.folder / "records").glob("*.jsonl")):
+                await trio.sleep(0.02)  # the slow bot is here (the first table is its)
+            nursery.start_soon(fast, RANDOM, tokens["fast2"])
+            while len(contest.outcomes) < MATCHES:
+                await trio.sleep(0.05)
+
+    run_contest(tmp_path, scenario, matches=MATCHES, max_lead=MAX_LEAD, reconnect_grace=0.0)
+    tables = played(tmp_path)
+    assert len(tables) == MATCHES
+    counts = Counter(bot for bots in tables for bot in set(bots))
+    assert max(counts.values()) - counts["slow"] <= MAX_LEAD, counts
+    fast_pair = [set(bots) == {"fast1", "fast2"} for bots in tables]
+    longest = max(len(list(run)) for fast, run in itertools.groupby(fast_pair) if fast)
+    # Between two of the slow bot's matches the fast ones may play each other until they are
+    # MAX_LEAD ahead; with two tables at once, one more may sit down beside the slow bot's.
+    assert longest <= MAX_LEAD + 1, tables
+
+
+def one_leaves(folder: Path, matches: int) -> list[tuple[str, ...]]:
+    """A contest in which `gone` plays alice and exits in the middle of that match while bob
+    arrives; stopped (not over: it may be served again) once `matches` were played. The bots of
+    each committed match, in order."""
+    tokens = accounts(folder, "gone", "alice", "bob")
+
+    async def scenario(contest: Contest, stop: trio.Event) -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(contest.bot, BAD, tokens["gone"], "exit")
+            nursery.start_soon(contest.bot, RANDOM, tokens["alice"])
+            while not list((contest.folder / "records").glob("*.jsonl")):
+                await trio.sleep(0.02)  # gone's table sat down
+            nursery.start_soon(contest.bot, RANDOM, tokens["bob"])
+            while len(contest.outcomes) < matches:
+                await trio.sleep(0.05)
+            stop.set()
+
+    run_contest(folder, scenario, max_lead=MAX_LEAD, reconnect_grace=0.0)
+    return played(folder)
+
+
+def test_a_bot_that_leaves_does_not_hold_the_others_up(tmp_path: Path) -> None:
+    """alice and bob go on, not held up by the slowest bot's count once it has left."""
+    tables = one_leaves(tmp_path, MATCHES)
+    counts = Counter(bot for bots in tables for bot in set(bots))
+    assert len(tables) >= MATCHES
+    assert counts == {"gone": 1, "alice": len(tables), "bob": len(tables) - 1}
+
+
+def test_a_late_bot_catches_up_without_stopping_the_others(tmp_path: Path) -> None:
+    """carol arrives after alice and bob played 8 matches or more. She starts MAX_LEAD behind them
+    (not 8), so once she caught up and met each of them a few times (she has met them least)
+    alice and bob meet again, instead of waiting while she plays every match she missed."""
+    tokens = accounts(tmp_path, "alice", "bob", "carol")
+
+    async def scenario(contest: Contest, stop: trio.Event) -> None:
+        async with trio.open_nursery() as nursery:
+            for name in ("alice", "bob"):
+                nursery.start_soon(contest.bot, RANDOM, tokens[name])
+            while len(contest.outcomes) < 8:
+                await trio.sleep(0.02)
+            nursery.start_soon(contest.bot, RANDOM, tokens["carol"])
+            while not any(carol(outcome) for outcome in contest.outcomes):
+                await trio.sleep(0.02)
+            first = next(i for i, outcome in enumerate(contest.outcomes) if carol(outcome))
+            while len(contest.outcomes) < first + WINDOW:
+                await trio.sleep(0.05)
+            stop.set()
+
+    run_contest(tmp_path, scenario, max_lead=MAX_LEAD, reconnect_grace=0.0)
+    tables = [set(bots) for bots in played(tmp_path)]
+    first = next(i for i, bots in enumerate(tables) if "carol" in bots)
+    # With no credit she would play every match until she had as many: 16 or more.
+    assert {"alice", "bob"} in tables[first : first + WINDOW], tables
+
+
+def carol(outcome: MatchOutcome) -> bool:
+    return any(seat.name.startswith("carol") for seat in outcome.result.seats)
+
+
+def test_max_lead_must_be_at_least_one(tmp_path: Path) -> None:
+    contest = tmp_path / "contest.toml"
+    contest.write_text('game = "xix"\n[limits]\nmax_lead = 0\n')
+    result = runner.invoke(app, ["serve", str(contest)])
+    assert result.exit_code == 2
+    assert "max_lead must be at least 1, got 0" in result.output
+    assert runner.invoke(app, ["serve", "--max-lead", "0"]).exit_code == 2
