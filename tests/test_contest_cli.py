@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from croupier.v1 import referee_pb2
 from referee.cli import app
 from referee.cli.watch import draw
+from referee.contest.file import load as load_contest_file
 from referee.contest.tokens import TokenStore
 from referee.transport.client import watch
 from tests.test_contest import BAD, Contest, accounts, run_contest
@@ -126,11 +127,29 @@ def test_a_bad_contest_file_names_the_line_and_key(tmp_path: Path) -> None:
     contest.write_text('game = "xix"\n[limits]\nmax_fault = 2\n')
     result = runner.invoke(app, ["serve", str(contest)])
     assert result.exit_code == 2
-    assert f"{contest}:3: limits.max_fault: unknown key" in result.output
+    assert f"{contest}:3: limits.max_fault: unknown key (did you mean 'max_faults'?)" in " ".join(
+        result.output.split()
+    )
+    contest.write_text('game = "xix"\ndatabse = "c.db"\n')
+    result = runner.invoke(app, ["serve", str(contest)])
+    assert result.exit_code == 2
+    assert "databse: unknown key (did you mean 'database'?)" in result.output
     contest.write_text('game = "xix"\nport = "fifty"\n')
     result = runner.invoke(app, ["serve", str(contest)])
     assert result.exit_code == 2
     assert "port: expected int, got 'fifty'" in result.output
+
+
+def test_a_contest_files_paths_have_no_dot_dot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "contests").mkdir()
+    contest = tmp_path / "contests" / "contest.toml"
+    contest.write_text('game = "xix"\ndatabase = "../out/contest.db"\nrecords = "./records"\n')
+    monkeypatch.chdir(tmp_path)
+    settings = load_contest_file(Path("contests/contest.toml"))
+    assert settings["tokens"] == Path("out/contest.db")
+    assert settings["records"] == Path("contests/records")
 
 
 def test_watch_follow_shows_each_match_with_the_bots_names(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ import typer
 
 from referee.cli.support import DONE, console, epilog, user_errors
 from referee.cluster import ClusterError, require_dask
+from referee.text import plural
 from referee.transport import ListenError, check_free
 
 cluster_app = typer.Typer(
@@ -88,7 +89,8 @@ def local_command(
         address = cluster.scheduler_address
         console.print(address, markup=False, highlight=False)
         console.print(
-            f"Dask scheduler with {workers} worker process(es) of {threads} thread(s); run a "
+            f"Dask scheduler with {plural(workers, 'worker process', 'worker processes')} of "
+            f"{plural(threads, 'thread')}; run a "
             f"ladder on it with: croupier ladder run LADDER.toml --cluster {address}\n"
             "Ctrl-C stops it.",
             markup=False,

@@ -64,6 +64,7 @@ from referee.ladder.config import LadderConfig
 from referee.ladder.report import write_report
 from referee.ladder.standings import footer, table, to_csv, to_json
 from referee.ladder.store import reporting_store_failures
+from referee.text import plural
 from referee.web import run_ladder_with_site
 
 ladder_app = typer.Typer(
@@ -116,7 +117,7 @@ class _Display(LadderObserver):
 
     def started(self, info: StartInfo) -> None:
         state = f"resuming, {info.done} of {info.total} done" if info.resumed else "new"
-        count = f"up to {info.total} matches" if self.sprt else f"{info.total} matches"
+        count = ("up to " if self.sprt else "") + plural(info.total, "match", "matches")
         sooner = "; the SPRT may end it sooner" if self.sprt else ""
         console.print(
             f"ladder {info.name}: {info.game}, {count} ({state}{sooner})",
@@ -141,7 +142,9 @@ class _Display(LadderObserver):
         self.bar.update(self.task, total=total, advance=max(done - self.done, 0))
         self.total = total
         if self.live is None and self.pace.due(done, total):
-            console.print(f"{done} of {total} matches", markup=False, highlight=False)
+            console.print(
+                f"{done} of {plural(total, 'match', 'matches')}", markup=False, highlight=False
+            )
         self.done = done
         self._render()
 
@@ -392,8 +395,8 @@ def verify_command(
     seed = "seed and deals checked" if check.seed_checked else "seed not revealed yet"
     replayed = f", {check.records_verified} replayed" if replay else ""
     console.print(
-        f"{check.matches} matches: records hashed{replayed}; {seed}; "
-        f"{len(check.problems)} problems",
+        f"{plural(check.matches, 'match', 'matches')}: records hashed{replayed}; {seed}; "
+        f"{plural(len(check.problems), 'problem')}",
         markup=False,
         highlight=False,
     )
@@ -447,7 +450,8 @@ def report_command(
     for problem in report.problems:
         errors.print(f"warning: {problem}", markup=False, highlight=False, soft_wrap=True)
     console.print(
-        f"{report.index}: {report.matches} matches; {report.pages_written} match pages written, "
+        f"{report.index}: {plural(report.matches, 'match', 'matches')}; "
+        f"{plural(report.pages_written, 'match page')} written, "
         f"{report.pages_kept} kept; {report.seconds:.1f} s",
         markup=False,
         highlight=False,

@@ -22,6 +22,7 @@ from rich.table import Table
 from referee.ladder import ratings
 from referee.ladder.model import MatchResult
 from referee.ladder.store import Exit, Store, StoreError
+from referee.text import plural
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,13 +206,15 @@ def table(
     `revoked` (a contest's revoked accounts) are marked."""
     plan = standings.plan
     elo = plan.system == "elo"
-    count = f"{standings.matches_done} of {standings.matches_scheduled} matches"
+    count = f"{standings.matches_done} of {plural(standings.matches_scheduled, 'match', 'matches')}"
     if standings.finished and standings.sprt and " accepted " in standings.sprt:
         # the SPRT decided and dropped the deals it did not need
-        count = f"{standings.matches_done} matches, ended by the SPRT"
+        count = f"{plural(standings.matches_done, 'match', 'matches')}, ended by the SPRT"
     elif plan.format == "contest":  # tables are scheduled as they sit down: no total to reach
         playing = standings.matches_scheduled - standings.matches_done
-        count = f"{standings.matches_done} matches" + (f", {playing} playing" if playing else "")
+        count = plural(standings.matches_done, "match", "matches") + (
+            f", {playing} playing" if playing else ""
+        )
     heading = title or (
         f"ladder {plan.name} ({plan.game}): {count}"
         + (", duplicate deals" if plan.duplicate else "")

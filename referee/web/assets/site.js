@@ -28,6 +28,8 @@
     td.className = "num";
     return td;
   }
+  // "1 match", "2 matches": as the CLI prints counts (referee/text.py, plural).
+  const plural = (count, noun, nouns) => `${count} ${Math.abs(count) === 1 ? noun : nouns || noun + "s"}`;
   const botHref = (bot) => `/bots/${encodeURIComponent(bot)}`;
   const faultText = (faults) =>
     Object.entries(faults || {}).map(([reason, n]) => `${reason} ${n}`).join(", ") || "-";
@@ -36,7 +38,7 @@
 
   function stateCell(r) {
     const td = el("td", r.state, `state state-${r.state}`);
-    if (r.state !== "offline") td.title = `${r.sessions} session(s), ${r.playing} live match(es)`;
+    if (r.state !== "offline") td.title = `${plural(r.sessions, "session")}, ${plural(r.playing, "live match", "live matches")}`;
     if (r.revoked) td.appendChild(el("span", "revoked", "badge revoked"));
     return td;
   }
@@ -51,7 +53,7 @@
     $("meta").textContent = [
       options || "default options",
       kind === "ladder" && c.format ? c.format + (c.duplicate ? ", duplicate deals" : "") : "",
-      `${c.matches_done || 0} matches played` + (c.matches_planned ? ` of ${c.matches_planned}` : ""),
+      `${plural(c.matches_done || 0, "match", "matches")} played` + (c.matches_planned ? ` of ${c.matches_planned}` : ""),
       c.sprt || "",
       c.finished ? "finished" : "",
     ].filter(Boolean).join(" · ");
@@ -184,7 +186,7 @@
       data.revoked ? "account revoked" : "",
       data.state,
       r && r.rating !== null ? `rating ${r.rating.toFixed(1)} (${r.low.toFixed(1)} … ${r.high.toFixed(1)})` : "",
-      `${data.matches.length} matches`,
+      plural(data.matches.length, "match", "matches"),
       r ? `faults: ${faultText(r.faults)}` : "",
     ].filter(Boolean).join(" · ");
     const live = $("live-now");
