@@ -225,24 +225,31 @@ def table(
     for column in columns:
         out.add_column(column, justify="left" if column in {"bot", "faults"} else "right")
     for row in standings.rows:
-        if row.rating is None or row.low is None or row.high is None:
-            rating, interval = "-", "-"
-        elif elo:
-            rating = f"{row.rating:+.0f}"
-            interval = f"{row.low:+.0f}..{row.high:+.0f}"
-        else:
-            rating = f"{row.rating:.1f}"
-            interval = f"{row.mu:.1f} ± {row.sigma:.2f}"
+        text = row_text(row, elo)
         bot = f"{row.bot} (revoked)" if row.bot in revoked else row.bot
-        cells = [str(row.rank), bot, rating, interval]
-        cells += [
-            str(row.matches),
-            f"{row.score:.1%}" if row.score is not None else "-",
-            f"{row.points:.1f}" if row.points is not None else "-",
-            fault_text(row),
-        ]
+        cells = [str(row.rank), bot, text["rating"], text["interval"]]
+        cells += [str(row.matches), text["score"], text["points"], fault_text(row)]
         out.add_row(*cells)
     return out
+
+
+def row_text(row: Row, elo: bool) -> dict[str, str]:
+    """A row's rating, interval, score and points as people read them, the same in the CLI's
+    table, the site and the report ("-" for what is not known yet)."""
+    if row.rating is None or row.low is None or row.high is None:
+        rating, interval = "-", "-"
+    elif elo:
+        rating = f"{row.rating:+.0f}"
+        interval = f"{row.low:+.0f}..{row.high:+.0f}"
+    else:
+        rating = f"{row.rating:.1f}"
+        interval = f"{row.mu:.1f} ± {row.sigma:.2f}"
+    return {
+        "rating": rating,
+        "interval": interval,
+        "score": f"{row.score:.1%}" if row.score is not None else "-",
+        "points": f"{row.points:.1f}" if row.points is not None else "-",
+    }
 
 
 def fault_text(row: Row) -> str:
