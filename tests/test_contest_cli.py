@@ -22,7 +22,7 @@ from referee.cli.watch import draw
 from referee.contest.file import load as load_contest_file
 from referee.contest.tokens import TokenStore
 from referee.transport.client import watch
-from tests.test_contest import BAD, Contest, accounts, run_contest
+from tests.test_contest import BAD, RANDOM, Contest, accounts, run_contest
 
 runner = CliRunner()
 
@@ -292,3 +292,22 @@ def test_serve_stopped_by_ctrl_c_or_sigterm_exits_0_and_reveals_its_seed(
         assert serve.wait(timeout=60) == 0
         revealed = serve.stdout.read().strip().splitlines()[-1].removeprefix("master seed: ")
     assert hashlib.sha256(revealed.encode()).hexdigest() == committed.split()[-1]
+
+
+def test_the_report_of_a_contest_marks_its_revoked_accounts(tmp_path: Path) -> None:
+    """As `ladder standings` does (issue 24.10)."""
+    tokens = accounts(tmp_path, "alice", "bob")
+
+    async def scenario(contest: Contest, stop: trio.Event) -> None:
+        async with trio.open_nursery() as nursery:
+            for token in tokens.values():
+                nursery.start_soon(contest.bot, RANDOM, token)
+
+    run_contest(tmp_path, scenario, matches=2)
+    database = tmp_path / "contest.db"
+    TokenStore(database).revoke("bob")
+    result = runner.invoke(app, ["ladder", "report", str(database), "--html", str(tmp_path / "r")])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "r" / "index.html").read_text()
+    assert "<tr data-bot='bob' class='revoked'>" in page and "bob (revoked)</td>" in page
+    assert "<tr data-bot='alice'>" in page and "alice (revoked)" not in page

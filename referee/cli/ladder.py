@@ -443,7 +443,14 @@ def report_command(
         bar if errors.is_terminal else contextlib.nullcontext(),
     ):
         try:
-            report = write_report(database, html, workers=workers, force=force, progress=progress)
+            report = write_report(
+                database,
+                html,
+                workers=workers,
+                force=force,
+                progress=progress,
+                revoked=revoked_accounts(database),
+            )
         except KeyboardInterrupt:
             errors.print("interrupted: the pages written so far are kept", markup=False)
             raise typer.Exit(EXIT_INTERRUPTED) from None
