@@ -54,10 +54,17 @@ def ladder_file(
 
 
 @contextlib.contextmanager
-def local_cluster(workers: int = 2) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """`croupier cluster local` on a free port: (scheduler address, its process)."""
+def local_cluster(
+    workers: int = 2, dashboard: int = 0
+) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """`croupier cluster local` on a free port (its dashboard on `dashboard`, 0: a free one, so
+    that clusters of tests run at once never meet on Dask's 8787): (scheduler address, its
+    process)."""
     process = subprocess.Popen(
-        [*CLI, "cluster", "local", "--workers", str(workers), "--port", "0"],
+        [
+            *(*CLI, "cluster", "local", "--workers", str(workers)),
+            *("--port", "0", "--dashboard-port", str(dashboard)),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -177,18 +177,21 @@ def test_batches_are_sized_from_what_batches_cost() -> None:
     assert measure.size(None, threads=2, backlog=10**6) == coordinator.MAX_BATCH
 
 
-def test_cluster_local_on_a_taken_port_is_a_clear_error() -> None:
+@pytest.mark.parametrize("option", ["--port", "--dashboard-port"])
+def test_cluster_local_on_a_taken_port_is_a_clear_error(option: str) -> None:
     pytest.importorskip("distributed")
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
+        other = "--dashboard-port" if option == "--port" else "--port"
         result = subprocess.run(
-            [*CLI, "cluster", "local", "--workers", "1", "--port", str(port)],
+            [*CLI, "cluster", "local", "--workers", "1", option, str(port), other, "0"],
             capture_output=True,
             text=True,
             timeout=60,
         )
     assert result.returncode == 2, result.stderr
     assert f"cannot start a Dask cluster on 127.0.0.1:{port}: " in result.stderr
+    assert f"choose another {option}," in " ".join(result.stderr.split())
     assert "Address already in use" in result.stderr and "Traceback" not in result.stderr

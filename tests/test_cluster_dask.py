@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import sqlite3
 import subprocess
 import urllib.request
@@ -174,3 +175,15 @@ def _revealed(web: str) -> dict[str, Any] | None:
     with urllib.request.urlopen(f"{web}/api/contest", timeout=10) as response:
         snapshot: dict[str, Any] = json.loads(response.read())
     return snapshot if snapshot["contest"].get("seed") else None
+
+
+def test_cluster_local_puts_dasks_dashboard_where_it_is_told() -> None:
+    """Dask's own default, 8787, is one port for every cluster on the machine (issue 24.10)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with (
+        local_cluster(workers=1, dashboard=port),
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=10) as answer,
+    ):
+        assert answer.read() == b"ok"

@@ -19,9 +19,10 @@ from typer.testing import CliRunner
 from croupier.v1 import referee_pb2
 from referee.cli import app
 from referee.cli.watch import draw
+from referee.contest.file import load as load_contest_file
 from referee.contest.tokens import TokenStore
 from referee.transport.client import watch
-from tests.test_contest import BAD, Contest, accounts, run_contest
+from tests.test_contest import BAD, RANDOM, Contest, accounts, run_contest
 
 runner = CliRunner()
 
@@ -126,11 +127,29 @@ def test_a_bad_contest_file_names_the_line_and_key(tmp_path: Path) -> None:
     contest.write_text('game = "xix"\n[limits]\nmax_fault = 2\n')
     result = runner.invoke(app, ["serve", str(contest)])
     assert result.exit_code == 2
-    assert f"{contest}:3: limits.max_fault: unknown key" in result.output
+    assert f"{contest}:3: limits.max_fault: unknown key (did you mean 'max_faults'?)" in " ".join(
+        result.output.split()
+    )
+    contest.write_text('game = "xix"\ndatabse = "c.db"\n')
+    result = runner.invoke(app, ["serve", str(contest)])
+    assert result.exit_code == 2
+    assert "databse: unknown key (did you mean 'database'?)" in result.output
     contest.write_text('game = "xix"\nport = "fifty"\n')
     result = runner.invoke(app, ["serve", str(contest)])
     assert result.exit_code == 2
     assert "port: expected int, got 'fifty'" in result.output
+
+
+def test_a_contest_files_paths_have_no_dot_dot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "contests").mkdir()
+    contest = tmp_path / "contests" / "contest.toml"
+    contest.write_text('game = "xix"\ndatabase = "../out/contest.db"\nrecords = "./records"\n')
+    monkeypatch.chdir(tmp_path)
+    settings = load_contest_file(Path("contests/contest.toml"))
+    assert settings["tokens"] == Path("out/contest.db")
+    assert settings["records"] == Path("contests/records")
 
 
 def test_watch_follow_shows_each_match_with_the_bots_names(tmp_path: Path) -> None:
@@ -273,3 +292,22 @@ def test_serve_stopped_by_ctrl_c_or_sigterm_exits_0_and_reveals_its_seed(
         assert serve.wait(timeout=60) == 0
         revealed = serve.stdout.read().strip().splitlines()[-1].removeprefix("master seed: ")
     assert hashlib.sha256(revealed.encode()).hexdigest() == committed.split()[-1]
+
+
+def test_the_report_of_a_contest_marks_its_revoked_accounts(tmp_path: Path) -> None:
+    """As `ladder standings` does (issue 24.10)."""
+    tokens = accounts(tmp_path, "alice", "bob")
+
+    async def scenario(contest: Contest, stop: trio.Event) -> None:
+        async with trio.open_nursery() as nursery:
+            for token in tokens.values():
+                nursery.start_soon(contest.bot, RANDOM, token)
+
+    run_contest(tmp_path, scenario, matches=2)
+    database = tmp_path / "contest.db"
+    TokenStore(database).revoke("bob")
+    result = runner.invoke(app, ["ladder", "report", str(database), "--html", str(tmp_path / "r")])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "r" / "index.html").read_text()
+    assert "<tr data-bot='bob' class='revoked'>" in page and "bob (revoked)</td>" in page
+    assert "<tr data-bot='alice'>" in page and "alice (revoked)" not in page

@@ -53,6 +53,16 @@ def test_the_examples_load(path: Path) -> None:
         assert (config.root / argv[1]).is_file()
 
 
+def test_paths_are_printed_without_dot_dot(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`root = "../.."` in examples/ladders/ gives `ladder-out/...`, not
+    `examples/ladders/../../ladder-out/...`, from the repository (issue 24.10)."""
+    monkeypatch.chdir(ROOT)
+    config = load(Path("examples/ladders/xix.toml"))
+    assert config.root == Path(".")
+    assert config.database == Path("ladder-out/xix/ladder.sqlite")
+    assert config.records == Path("ladder-out/xix/records")
+
+
 def test_defaults_and_placeholder(tmp_path: Path) -> None:
     config = parse(GOOD, tmp_path / "ladder.toml")
     assert config.name == "ladder"

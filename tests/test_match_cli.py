@@ -145,3 +145,14 @@ def test_a_dying_bot_says_why_once_without_records(tmp_path: Path) -> None:
     assert "ModuleNotFoundError: no module named grpc" in result.output
     assert result.output.count(f"error: bot '{command}' exited") == 1  # two seats, one error
     assert "croupier-logs-" not in result.output  # no path to a log that is gone
+
+
+def test_one_match_of_one_bot_names_its_copies_and_says_why(tmp_path: Path) -> None:
+    """One --bot fills both seats: the table tells the two apart with #N and says what N is,
+    and counts "1 match" (issue 24.10)."""
+    result = runner.invoke(app, ["match", "xix", "--bot", RANDOM, "--seed", "3"])
+    assert result.exit_code == 0, result.output
+    assert "xix: 1 match over gRPC" in result.output
+    assert "random#0" in result.output and "random#1" in result.output
+    legend = " ".join(result.output.split())
+    assert "name#N: the bot launched N-th, from 0" in legend

@@ -14,6 +14,7 @@ import pytest
 import trio
 from rich.console import Console
 from textual.widgets import Static
+from textual.widgets._footer import FooterKey
 from typer.testing import CliRunner
 
 from croupier.bots import RandomBot
@@ -234,6 +235,49 @@ def test_stepper_draws_every_game(game: str, timelines: dict[str, Timeline]) -> 
             )
 
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_the_stepper_footer_fits_and_names_the_games_segments(
+    width: int, timelines: dict[str, Timeline]
+) -> None:
+    """Issue 24.10: the footer was cut at 120 columns and said "next round" in XIX, which has
+    exchanges."""
+
+    async def run(timeline: Timeline) -> list[tuple[str, int]]:
+        app = Stepper(timeline)
+        async with app.run_test(size=(width, 30)) as pilot:
+            await pilot.pause()
+            return [(key.description, key.region.right) for key in app.query(FooterKey)]
+
+    for game in GAMES:
+        timeline = timelines[game]
+        shown = asyncio.run(run(timeline))
+        assert all(right <= width for _, right in shown), (game, shown)
+        names = [description for description, _ in shown]
+        assert {"next", "back", timeline.view.minor, timeline.view.major, "keys", "quit"} <= set(
+            names
+        ), (game, names)
+    assert "round" not in names  # XIX's names, checked last
+
+
+def test_captions_tell_each_action_once_with_cards_as_people_read_them(
+    timelines: dict[str, Timeline],
+) -> None:
+    """Issue 24.10: an action and the event telling it made two lines, and Xactika's cards
+    showed as codes (`1313`)."""
+    for game in ("xactika", "xix", "xeri"):
+        timeline = timelines[game]
+        for index, step in enumerate(timeline.steps):
+            if step.kind is not StepKind.ACTION or step.text.split()[0] not in {"bid", "play"}:
+                continue
+            for viewer in (None, step.seat):
+                lines = timeline.caption(index, viewer)
+                told = [line for line in lines if line.startswith(f"seat {step.seat} ")]
+                assert len([line for line in told if " bid" in line or " play" in line]) == 1, lines
+    for index in range(len(timelines["xactika"].steps)):
+        for line in timelines["xactika"].caption(index, None):
+            assert not re.search(r"\b[123]{4}\b", line), line
 
 
 def test_stepper_steps_jumps_and_switches_views(timelines: dict[str, Timeline]) -> None:

@@ -219,8 +219,11 @@ def test_standings_update_without_a_reload(site: Site, page: Any) -> None:
     assert {row[1] for row in rows} == set(MODES)
     for row in rows:
         if int(row[4]) > 0:
-            float(row[2].removesuffix("?"))  # a rating, "?" if provisional
-            assert "…" in row[3]  # its interval
+            # A rating and its interval as `croupier ladder standings` prints them.
+            assert re.fullmatch(r"[+-]\d+\??", row[2]) and re.fullmatch(
+                r"[+-]\d+\.\.[+-]\d+", row[3]
+            )
+            assert re.fullmatch(r"\d+\.\d%", row[5])  # the score
         assert row[7].startswith(("playing", "idle"))
     # A revoked account is marked as soon as the referee enforces it.
     page.wait_for_selector("#standings tr[data-bot='dave']", timeout=60_000)
@@ -228,6 +231,10 @@ def test_standings_update_without_a_reload(site: Site, page: Any) -> None:
     page.wait_for_selector("#standings tr.revoked[data-bot='dave'] .badge.revoked")
     assert page.locator("#standings tr.revoked").count() == 1
     page.locator("#recent tbody tr").first.wait_for()
+    # When each match was played: a person's "2 min ago", the exact time on hover.
+    played_at = page.locator("#recent tbody tr time").first
+    assert played_at.get_attribute("title") == played_at.get_attribute("datetime")
+    assert (played_at.text_content() or "").endswith(("just now", " ago"))
     OUTPUT.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(OUTPUT / "standings.png"), full_page=True)
 
@@ -411,6 +418,35 @@ def test_pages_keep_to_their_content_security_policy(site: Site, browser: Any) -
     finally:
         page.close()
     assert [m for m in messages if "Content Security Policy" in m] == []
+
+
+def test_unknown_bots_are_404_and_pages_link_home(site: Site) -> None:
+    """Issue 24.10: /bots/NAME of no bot is a 404 page that says so; the site has a favicon;
+    a replay links back to the standings and its bots' pages; the standings carry the texts
+    the CLI prints and when each bot was last seen."""
+    played = site.committed(site.live_match())
+    with pytest.raises(urllib.error.HTTPError) as missing:
+        site.get("/bots/nobody")
+    assert missing.value.code == 404
+    assert "no bot &#x27;nobody&#x27; in this contest" in missing.value.read().decode()
+    missing.value.close()
+    assert site.status("/bots/alice") == 200
+    assert site.status("/api/bots/nobody") == 404
+    with urllib.request.urlopen(site.web + "/favicon.ico", timeout=10) as icon:
+        assert icon.headers["Content-Type"] == "image/svg+xml" and b"<svg" in icon.read()
+    assert b'rel="icon"' in site.get("/") and site.status("/static/favicon.svg") == 200
+    replay = site.get(f"/matches/{played.match_id}.html").decode()
+    assert '<nav id="site-links" aria-label="site"><a href="/">standings</a>' in replay
+    for bot in _bots(site, played.number):
+        assert f'<a href="/bots/{bot}">{bot}</a>' in replay
+    rows = site.json("/api/contest")["standings"]
+    rated = [row for row in rows if row.get("rating") is not None]
+    assert rated
+    for row in rated:
+        assert row["text"]["rating"] == f"{row['rating']:+.0f}"
+        assert row["text"]["score"] == f"{row['score']:.1%}"
+    for row in rows:  # connected: no "last seen"; gone: when (dave, once revoked)
+        assert (row["last_seen"] is None) == (row["state"] != "offline") or not row["matches"]
 
 
 def test_no_token_reaches_the_site(site: Site) -> None:

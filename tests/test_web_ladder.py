@@ -221,8 +221,11 @@ def test_standings_update_without_a_reload(site: LadderSite, page: Any) -> None:
     assert {row[1] for row in rows} == set(BOTS)
     for row in rows:
         if int(row[4]) > 0:
-            float(row[2].removesuffix("?"))  # a rating, "?" if provisional
-            assert "…" in row[3]  # its interval
+            # A rating and its interval as `croupier ladder standings` prints them.
+            assert re.fullmatch(r"[+-]\d+\??", row[2]) and re.fullmatch(
+                r"[+-]\d+\.\.[+-]\d+", row[3]
+            )
+            assert re.fullmatch(r"\d+\.\d%", row[5])  # the score
         assert row[7].startswith(("playing", "idle"))  # launched and connected
     meta = page.locator("#meta").text_content() or ""
     assert "round-robin, duplicate deals" in meta and "matches played of 120" in meta

@@ -16,6 +16,7 @@ from typing import Annotated, Any
 import typer
 
 from referee.cli.support import DONE, console, epilog, user_errors
+from referee.text import plural
 
 cluster_app = typer.Typer(
     name="cluster",
@@ -29,7 +30,7 @@ cluster_app = typer.Typer(
 @cluster_app.command(
     "local",
     epilog=epilog(
-        ["croupier cluster local --workers 2 --port 8786"],
+        ["croupier cluster local --workers 2 --port 8786 --dashboard-port 8787"],
         {0: "stopped (Ctrl-C or SIGTERM)", **DONE},
     ),
 )
@@ -44,6 +45,12 @@ def local_command(
     host: Annotated[
         str, typer.Option(help="The address to listen on (loopback: this machine only).")
     ] = "127.0.0.1",
+    dashboard_port: Annotated[
+        int,
+        typer.Option(
+            min=0, max=65535, help="The port of Dask's dashboard, on --host (0: any free one)."
+        ),
+    ] = 8787,
 ) -> None:
     """Start a Dask scheduler and worker processes here; print the scheduler's address and
     run until Ctrl-C."""
@@ -52,13 +59,15 @@ def local_command(
 
     with user_errors():
         require_dask()
-        try:  # before Dask, which logs its own warnings on the way down
-            check_free(host, port)
-        except ListenError as error:
-            raise ClusterError(
-                f"cannot start a Dask cluster on {host}:{port}: {error.reason} (choose another "
-                "--port, or 0 for any free one)"
-            ) from None
+        for option, number in (("--port", port), ("--dashboard-port", dashboard_port)):
+            try:  # before Dask, which logs its own warnings on the way down (and would move
+                # a dashboard whose port is taken to another, silently)
+                check_free(host, number)
+            except ListenError as error:
+                raise ClusterError(
+                    f"cannot start a Dask cluster on {host}:{number}: {error.reason} (choose "
+                    f"another {option}, or 0 for any free one)"
+                ) from None
         from distributed import LocalCluster
 
         start: Any = LocalCluster  # Dask's annotations are partial
@@ -69,7 +78,7 @@ def local_command(
                 processes=True,
                 host=host,
                 scheduler_port=port,
-                dashboard_address=None,
+                dashboard_address=f"{host}:{dashboard_port}",
             )
         except (OSError, RuntimeError) as error:  # Dask wraps the cause in RuntimeError
             cause: BaseException = error
@@ -89,8 +98,10 @@ def local_command(
         address = cluster.scheduler_address
         console.print(address, markup=False, highlight=False)
         console.print(
-            f"Dask scheduler with {workers} worker process(es) of {threads} thread(s); run a "
+            f"Dask scheduler with {plural(workers, 'worker process', 'worker processes')} of "
+            f"{plural(threads, 'thread')}; run a "
             f"ladder on it with: croupier ladder run LADDER.toml --cluster {address}\n"
+            f"Dask's dashboard: {cluster.dashboard_link}\n"
             "Ctrl-C stops it.",
             markup=False,
             highlight=False,

@@ -33,6 +33,7 @@ from referee.cli.support import (
     web_settings,
 )
 from referee.errors import CroupierError
+from referee.text import plural
 
 if TYPE_CHECKING:
     from referee.ladder import Summary
@@ -305,8 +306,8 @@ def verify_command(
     seed = "seed and deals checked" if check.seed_checked else "seed not revealed yet"
     replayed = f", {check.records_verified} replayed" if replay else ""
     console.print(
-        f"{check.matches} matches: records hashed{replayed}; {seed}; "
-        f"{len(check.problems)} problems",
+        f"{plural(check.matches, 'match', 'matches')}: records hashed{replayed}; {seed}; "
+        f"{plural(len(check.problems), 'problem')}",
         markup=False,
         highlight=False,
     )
@@ -343,6 +344,7 @@ def report_command(
     again into the same OUT_DIR, only new or changed matches get their page built."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+    from referee.contest.tokens import revoked_accounts
     from referee.ladder.report import write_report
     from referee.ladder.store import reporting_store_failures
 
@@ -358,14 +360,22 @@ def report_command(
         bar if errors.is_terminal else contextlib.nullcontext(),
     ):
         try:
-            report = write_report(database, html, workers=workers, force=force, progress=progress)
+            report = write_report(
+                database,
+                html,
+                workers=workers,
+                force=force,
+                progress=progress,
+                revoked=revoked_accounts(database),
+            )
         except KeyboardInterrupt:
             errors.print("interrupted: the pages written so far are kept", markup=False)
             raise typer.Exit(EXIT_INTERRUPTED) from None
     for problem in report.problems:
         errors.print(f"warning: {problem}", markup=False, highlight=False, soft_wrap=True)
     console.print(
-        f"{report.index}: {report.matches} matches; {report.pages_written} match pages written, "
+        f"{report.index}: {plural(report.matches, 'match', 'matches')}; "
+        f"{plural(report.pages_written, 'match page')} written, "
         f"{report.pages_kept} kept; {report.seconds:.1f} s",
         markup=False,
         highlight=False,

@@ -23,6 +23,7 @@ from rich.text import Text
 from referee.cli.support import Pace, console, errors
 from referee.ladder import LadderObserver, Standings, StartInfo
 from referee.ladder.standings import table
+from referee.text import plural
 
 
 class Rate(ProgressColumn):
@@ -55,7 +56,7 @@ class Display(LadderObserver):
 
     def started(self, info: StartInfo) -> None:
         state = f"resuming, {info.done} of {info.total} done" if info.resumed else "new"
-        count = f"up to {info.total} matches" if self.sprt else f"{info.total} matches"
+        count = ("up to " if self.sprt else "") + plural(info.total, "match", "matches")
         sooner = "; the SPRT may end it sooner" if self.sprt else ""
         console.print(
             f"ladder {info.name}: {info.game}, {count} ({state}{sooner})",
@@ -80,7 +81,9 @@ class Display(LadderObserver):
         self.bar.update(self.task, total=total, advance=max(done - self.done, 0))
         self.total = total
         if self.live is None and self.pace.due(done, total):
-            console.print(f"{done} of {total} matches", markup=False, highlight=False)
+            console.print(
+                f"{done} of {plural(total, 'match', 'matches')}", markup=False, highlight=False
+            )
         self.done = done
         self._render()
 

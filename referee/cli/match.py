@@ -21,6 +21,7 @@ from referee.cli.support import (
     sandboxed,
     user_errors,
 )
+from referee.text import plural
 
 if TYPE_CHECKING:
     from referee.local.series import SeriesConfig, Standing
@@ -136,12 +137,20 @@ def _run_series(config: SeriesConfig) -> tuple[list[Standing], list[MatchOutcome
         return transport.run(play_series, config, lambda _: progress.advance(task))
 
 
+#: Under a table where bots of one name are told apart (series.py appends the bot's number).
+SUFFIX_LEGEND = (
+    "name#N: the bot launched N-th, from 0 (the --bot options cycle over the seats); it sat "
+    "in seat N in the first match, then the seats rotate (with --records, its log is "
+    "logs/*-botN.log)"
+)
+
+
 def _print_standings(
     config: SeriesConfig, standings: list[Standing], outcomes: list[MatchOutcome]
 ) -> None:
     from rich.table import Table
 
-    table = Table(title=f"{config.game.id}: {len(outcomes)} matches over gRPC")
+    table = Table(title=f"{config.game.id}: {plural(len(outcomes), 'match', 'matches')} over gRPC")
     for column in ("bot", "matches", "wins", "win rate", "avg rank", "points", "faults"):
         table.add_column(column, justify="left" if column in {"bot", "faults"} else "right")
     for standing in sorted(standings, key=lambda s: (-s.wins, s.average_rank)):
@@ -155,6 +164,8 @@ def _print_standings(
             str(standing.points),
             faults or "-",
         )
+    if any("#" in standing.label for standing in standings):
+        table.caption = SUFFIX_LEGEND
     console.print(table)
     if config.records is not None:
         console.print(f"records: {config.records}/", markup=False, highlight=False)

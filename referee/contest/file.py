@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from referee.errors import CroupierError
-from referee.ladder.config import key_lines
+from referee.ladder.config import key_lines, unknown_key
+from referee.text import tidy_path
 
 #: Key (as written in the file) -> (expected type, the `serve` option it sets).
 _TOP: dict[str, tuple[type, str]] = {
@@ -87,7 +88,7 @@ def load(path: Path) -> dict[str, Any]:
             raise fail(key, f"expected {expected.__name__}, got {value!r}")
         if expected is not bool and isinstance(value, bool):
             raise fail(key, f"expected {expected.__name__}, got {value!r}")
-        settings[option] = (path.parent / str(value)) if option in _PATHS else value
+        settings[option] = tidy_path(path.parent / str(value)) if option in _PATHS else value
 
     for key, value in data.items():
         if key == "options":
@@ -99,14 +100,12 @@ def load(path: Path) -> dict[str, Any]:
                 raise fail((key,), "expected a table")
             for inner, inner_value in value.items():
                 if inner not in _TABLES[key]:
-                    known = ", ".join(sorted(_TABLES[key]))
-                    raise fail((key, inner), f"unknown key (known: {known})")
+                    raise fail((key, inner), unknown_key(inner, sorted(_TABLES[key])))
                 take((key, inner), inner_value, *_TABLES[key][inner])
         elif key in _TOP:
             take((key,), value, *_TOP[key])
         else:
-            known = ", ".join(sorted([*_TOP, *_TABLES, "options"]))
-            raise fail((key,), f"unknown key (known: {known})")
+            raise fail((key,), unknown_key(key, sorted([*_TOP, *_TABLES, "options"])))
     if "web_host" in settings or "web_port" in settings:
         host = settings.pop("web_host", "127.0.0.1")
         settings["web"] = f"{host}:{settings.pop('web_port', 8080)}"

@@ -15,6 +15,7 @@ from referee.local.launcher import EXIT_GRACE_SECONDS
 from referee.local.limits import Limits
 from referee.local.sandbox import default_enabled
 from referee.match.clock import TimeControl
+from referee.text import plural
 
 #: Lines of the bot's output shown when a check fails.
 LOG_TAIL_LINES = 12
@@ -192,7 +193,8 @@ def render(
             lines.append(f"      {'':<{width}}  advice: {check.advice}")
     if report.refused:
         lines.append(
-            f"sandbox: refused the bot {len(report.refused)} time(s), first: {report.refused[0]}"
+            f"sandbox: refused the bot {plural(len(report.refused), 'time')}, "
+            f"first: {report.refused[0]}"
         )
         lines.append(f"      advice: {SANDBOX_ADVICE}")
     elif report.sandboxed:

@@ -62,6 +62,7 @@ from referee.match.sessions import (
     Session,
     protocol_of,
 )
+from referee.text import plural
 from referee.transport import ServerSettings
 
 #: A bot that keeps exiting is restarted at most this often in one doctor run.
@@ -526,14 +527,16 @@ class _Doctor:
                 f"within {self.config.connect_timeout:g} s ({self.exit_detail()})"
             )
         if len(sessions) > 1:
-            problems.append(f"it needed {len(sessions)} sessions for {len(played)} matches")
+            problems.append(
+                f"it needed {len(sessions)} sessions for {plural(len(played), 'match', 'matches')}"
+            )
         if problems:
             self.note(CheckName.SEVERAL_MATCHES, Status.FAIL, "; ".join(problems), hint)
         else:
             self.note(
                 CheckName.SEVERAL_MATCHES,
                 Status.PASS,
-                f"{len(played)} matches on one session, in seats {seats}",
+                f"{plural(len(played), 'match', 'matches')} on one session, in seats {seats}",
             )
 
     async def reconnect(self) -> None:

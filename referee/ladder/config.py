@@ -16,7 +16,7 @@ import re
 import shlex
 import sys
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -29,6 +29,7 @@ from referee.games.options import Options
 from referee.local.limits import Limits
 from referee.local.sandbox import default_enabled
 from referee.match.clock import TimeControl
+from referee.text import tidy_path
 
 #: Replaced in bot commands by the running Python (`sys.executable`), shell-quoted.
 PYTHON_PLACEHOLDER = "{python}"
@@ -259,11 +260,7 @@ class _Reader:
     ) -> None:
         for key in table:
             if key not in known:
-                close = difflib.get_close_matches(key, known, n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
-                raise self.error(
-                    (*where, key), f"unknown key{hint}; known keys: {', '.join(known)}"
-                )
+                raise self.error((*where, key), unknown_key(key, known))
 
     def value(
         self,
@@ -321,7 +318,7 @@ class _Reader:
         seats = game.seat_count(options)
         teams_game = team_game(game, options)
 
-        root = self.path.parent / self.value(data, (), "root", str, ".")
+        root = tidy_path(self.path.parent / self.value(data, (), "root", str, "."))
         if not root.is_dir():
             raise self.error(("root",), f"no such directory {str(root)!r}")
         bots = self.bots(data, root)
@@ -576,6 +573,15 @@ _ARRAY_HEADER = re.compile(rf"\[\[\s*({_KEY})\s*\]\]")
 _TABLE_HEADER = re.compile(rf"\[\s*({_KEY})\s*\]")
 _ASSIGNMENT = re.compile(rf"({_KEY})\s*=(.*)")
 _STRINGS = re.compile(rf"{_QUOTED}")
+
+
+def unknown_key(key: str, known: Iterable[str]) -> str:
+    """The complaint about a key a file does not take: the closest known one, then them all
+    (ladder and contest files say it the same way)."""
+    names = list(known)
+    close = difflib.get_close_matches(key, names, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"unknown key{hint}; known keys: {', '.join(names)}"
 
 
 def _split_key(text: str) -> tuple[str, ...]:

@@ -96,13 +96,15 @@ def write_report(
     force: bool = False,
     pool: bool | None = None,
     progress: Callable[[int, int], None] | None = None,
+    revoked: frozenset[str] = frozenset(),
 ) -> Report:
     """Write the report on the ladder in `database` (finished or still running) into `out`.
 
     Only missing pages and those whose committed record changed are built (all of them with
     `force`), by up to `workers` processes (default: one per CPU) when the work is worth a
     process pool (`pool`: None to estimate, True or False to decide). `progress(done, total)` is
-    called as each page, and each chunk of the ratings over time, is done. Raises CroupierError
+    called as each page, and each chunk of the ratings over time, is done; bots in `revoked`
+    (a contest's revoked accounts) are marked in the standings. Raises CroupierError
     for a database that is not a ladder's or an `out` that cannot be written; a bad record is a
     problem in the report, not an error."""
     started = time.perf_counter()
@@ -181,7 +183,7 @@ def write_report(
         numbers=[result.match.number for result in results],
         points=points,
     )
-    page = render_index(data, history, known_pages, report.problems)
+    page = render_index(data, history, known_pages, report.problems, revoked)
     _write_atomically(report.index, page)
     report.seconds = time.perf_counter() - started
     return report

@@ -28,7 +28,7 @@ from referee.ladder.standings import (
     fault_text,
     footer,
     marks_provisional,
-    rating_text,
+    row_text,
 )
 from referee.ladder.store import Played
 from referee.version import VERSION
@@ -115,9 +115,11 @@ def render_index(
     history: History,
     pages: dict[str, Any],
     problems: Sequence[str],
+    revoked: frozenset[str] = frozenset(),
 ) -> str:
     """The report's index.html as text. `pages` holds, per match id with a page, its notes
-    (the fault steps); matches without one are listed unlinked."""
+    (the fault steps); matches without one are listed unlinked. Bots in `revoked` (a
+    contest's revoked accounts) are marked."""
     standings = data.standings
     plan = standings.plan
     title = f"{plan.name} · {_game_title(plan.game)} ladder"
@@ -126,7 +128,7 @@ def render_index(
         f"<header><h1>{_e(title)}</h1>{_summary(data)}</header>",
         _problems(problems),
         '<section id="standings"><h2>Standings</h2>',
-        _standings_table(standings),
+        _standings_table(standings, revoked),
         f'<p class="note">{_e(_standings_note(standings))}</p></section>',
         '<section id="ratings"><h2>Ratings over time</h2>',
         _plot(plan, history, standings, colours, data),
@@ -217,9 +219,9 @@ def _number(value: float | None) -> str:
     return "" if value is None else repr(value)
 
 
-def _standings_table(standings: Standings) -> str:
-    """The CLI's table (`referee.ladder.standings.table`), cell for cell; each cell also
-    carries its exact value in `data-value`."""
+def _standings_table(standings: Standings, revoked: frozenset[str]) -> str:
+    """The CLI's table (`referee.ladder.standings.table`), cell for cell, revoked accounts
+    marked as there; each cell also carries its exact value in `data-value`."""
     elo = standings.plan.system == "elo"
     heads = ["rank", "bot", "Elo" if elo else "ordinal", "95% interval" if elo else "mu ± sigma"]
     heads += ["matches", "score", "points", "faults"]
@@ -229,26 +231,17 @@ def _standings_table(standings: Standings) -> str:
     ]
     out.append("</tr></thead><tbody>")
     for i, row in enumerate(standings.rows):
-        rating, interval = rating_text(row, elo)
+        text = row_text(row, elo)
+        bot = f"{row.bot} (revoked)" if row.bot in revoked else row.bot
         interval_value = json.dumps([row.low, row.high]) if elo else json.dumps([row.mu, row.sigma])
         cells = [
             ("rank", str(row.rank), str(row.rank), "num"),
-            ("bot", _swatch(i) + _e(row.bot), row.bot, "text"),
-            ("rating", _e(rating), _number(row.rating), "num"),
-            ("interval", _e(interval), interval_value, "num"),
+            ("bot", _swatch(i) + _e(bot), row.bot, "text"),
+            ("rating", _e(text["rating"]), _number(row.rating), "num"),
+            ("interval", _e(text["interval"]), interval_value, "num"),
             ("matches", str(row.matches), str(row.matches), "num"),
-            (
-                "score",
-                _e(f"{row.score:.1%}" if row.score is not None else "-"),
-                _number(row.score),
-                "num",
-            ),
-            (
-                "points",
-                _e(f"{row.points:.1f}" if row.points is not None else "-"),
-                _number(row.points),
-                "num",
-            ),
+            ("score", _e(text["score"]), _number(row.score), "num"),
+            ("points", _e(text["points"]), _number(row.points), "num"),
             (
                 "faults",
                 _e(fault_text(row)),
@@ -261,6 +254,7 @@ def _standings_table(standings: Standings) -> str:
             for key, shown, value, kind in cells
         )
         marked = f" data-provisional='{str(row.provisional).lower()}'"
+        marked += " class='revoked'" if row.bot in revoked else ""
         out.append(f"<tr data-bot='{_e(row.bot)}'{marked}>{tds}</tr>")
     out.append("</tbody></table>")
     return "".join(out)

@@ -22,6 +22,7 @@ from rich.table import Table
 from referee.ladder import ratings
 from referee.ladder.model import MatchResult
 from referee.ladder.store import Exit, Store, StoreError
+from referee.text import plural
 
 #: Beside a provisional rating in every table of standings (CLI, report, web site).
 PROVISIONAL_MARK = "?"
@@ -217,13 +218,15 @@ def table(
     `revoked` (a contest's revoked accounts) are marked."""
     plan = standings.plan
     elo = plan.system == "elo"
-    count = f"{standings.matches_done} of {standings.matches_scheduled} matches"
+    count = f"{standings.matches_done} of {plural(standings.matches_scheduled, 'match', 'matches')}"
     if standings.finished and standings.sprt and " accepted " in standings.sprt:
         # the SPRT decided and dropped the deals it did not need
-        count = f"{standings.matches_done} matches, ended by the SPRT"
+        count = f"{plural(standings.matches_done, 'match', 'matches')}, ended by the SPRT"
     elif plan.format == "contest":  # tables are scheduled as they sit down: no total to reach
         playing = standings.matches_scheduled - standings.matches_done
-        count = f"{standings.matches_done} matches" + (f", {playing} playing" if playing else "")
+        count = plural(standings.matches_done, "match", "matches") + (
+            f", {playing} playing" if playing else ""
+        )
     heading = title or (
         f"ladder {plan.name} ({plan.game}): {count}"
         + (", duplicate deals" if plan.duplicate else "")
@@ -234,27 +237,33 @@ def table(
     for column in columns:
         out.add_column(column, justify="left" if column in {"bot", "faults"} else "right")
     for row in standings.rows:
-        rating, interval = rating_text(row, elo)
+        text = row_text(row, elo)
         bot = f"{row.bot} (revoked)" if row.bot in revoked else row.bot
-        cells = [str(row.rank), bot, rating, interval]
-        cells += [
-            str(row.matches),
-            f"{row.score:.1%}" if row.score is not None else "-",
-            f"{row.points:.1f}" if row.points is not None else "-",
-            fault_text(row),
-        ]
+        cells = [str(row.rank), bot, text["rating"], text["interval"]]
+        cells += [str(row.matches), text["score"], text["points"], fault_text(row)]
         out.add_row(*cells)
     return out
 
 
-def rating_text(row: Row, elo: bool) -> tuple[str, str]:
-    """A row's rating and interval as every table shows them; a provisional rating is marked."""
+def row_text(row: Row, elo: bool) -> dict[str, str]:
+    """A row's rating, interval, score and points as people read them, the same in the CLI's
+    table, the site and the report ("-" for what is not known yet; a provisional rating marked)."""
     if row.rating is None or row.low is None or row.high is None:
-        return "-", "-"
-    mark = PROVISIONAL_MARK if row.provisional else ""
-    if elo:
-        return f"{row.rating:+.0f}{mark}", f"{row.low:+.0f}..{row.high:+.0f}"
-    return f"{row.rating:.1f}{mark}", f"{row.mu:.1f} ± {row.sigma:.2f}"
+        rating, interval = "-", "-"
+    elif elo:
+        rating = f"{row.rating:+.0f}"
+        interval = f"{row.low:+.0f}..{row.high:+.0f}"
+    else:
+        rating = f"{row.rating:.1f}"
+        interval = f"{row.mu:.1f} ± {row.sigma:.2f}"
+    if rating != "-" and row.provisional:
+        rating += PROVISIONAL_MARK
+    return {
+        "rating": rating,
+        "interval": interval,
+        "score": f"{row.score:.1%}" if row.score is not None else "-",
+        "points": f"{row.points:.1f}" if row.points is not None else "-",
+    }
 
 
 def marks_provisional(standings: Standings) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -118,11 +118,18 @@ def _asset(name: str) -> str:
 ASSETS = ("viewer.css", "draw.js", "viewer.js")
 
 
-def render_html(timeline: Timeline, viewer: int | None = None, *, shared: bool = False) -> str:
+def render_html(
+    timeline: Timeline,
+    viewer: int | None = None,
+    *,
+    shared: bool = False,
+    links: Sequence[tuple[str, str]] = (),
+) -> str:
     """The page as text; it opens on `viewer`'s view (None: everything). A page stands alone
     (style, code and match inline), or with `shared` links the viewer's code and style from
     files beside it (`write_assets`) and carries its match gzipped: what a report of thousands
-    of matches needs. Either opens from disk with no network."""
+    of matches needs. Either opens from disk with no network. `links` (href, text) go in a bar
+    above the match: the way back to the site that serves the page."""
     timeline.check_viewer(viewer)
     data = viewer_data(timeline)
     data["start_view"] = 0 if viewer is None else viewer + 1
@@ -146,6 +153,7 @@ def render_html(timeline: Timeline, viewer: int | None = None, *, shared: bool =
         ("__TITLE__", _escape(title)),
         ("__DATA_TYPE__", kind),
         ("__DATA__", payload),
+        ("__LINKS__", _links(links)),
     ):
         page = page.replace(key, value, 1)
     return page
@@ -158,8 +166,18 @@ def write_assets(folder: Path) -> None:
         (folder / name).write_text(_asset(name), encoding="utf-8")
 
 
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+def _links(links: Sequence[tuple[str, str]]) -> str:
+    if not links:
+        return ""
+    anchors = " · ".join(
+        f'<a href="{_escape(href, quote=True)}">{_escape(text)}</a>' for href, text in links
+    )
+    return f'<nav id="site-links" aria-label="site">{anchors}</nav>'
+
+
+def _escape(text: str, *, quote: bool = False) -> str:
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text.replace('"', "&quot;") if quote else text
 
 
 def write_html(

@@ -2,16 +2,15 @@
 
 Keys: ← → step, Home End, [ ] trick, PgUp PgDn (or { }) round, g go to (round, round.trick or
 #step), space play/pause, o everything, 0-9 a seat's view, v V cycle views, ↑ ↓ scroll, q quit.
+Tricks and rounds go by the game's names (XIX: trick and exchange; Tex-Tac-Toe: turn and hand).
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static
@@ -20,14 +19,44 @@ from referee.viewer.terminal import table_renderable
 from referee.viewer.timeline import Timeline
 
 PLAY_SECONDS = 0.7
-KEYS = (
-    "← → step · Home End first, last\n"
-    "[ ] trick · PgUp PgDn (or { }) round\n"
-    "g go to: 3 (round 3), 3.4 (its trick 4), #57 (step 57)\n"
-    "space play/pause · ↑ ↓ scroll\n"
-    "o everything · 0-9 a seat's view · v V next, previous view\n"
-    "q quit"
-)
+
+
+def keys_help(major: str, minor: str) -> str:
+    """Every key, in the words of the game (`major` "round", `minor` "trick")."""
+    return (
+        "← → step · Home End first, last\n"
+        f"[ ] {minor} · PgUp PgDn (or {{ }}) {major}\n"
+        f"g go to: 3 ({major} 3), 3.4 (its {minor} 4), #57 (step 57)\n"
+        "space play/pause · ↑ ↓ scroll\n"
+        "o everything · 0-9 a seat's view · v V next, previous view\n"
+        "q quit"
+    )
+
+
+def bindings(major: str, minor: str) -> list[Binding]:
+    """The stepper's keys, the trick and round keys named as the game names them (`major`
+    "exchange", `minor` "trick" in XIX). The footer shows what fits 80 columns, in this order;
+    `?` lists every key."""
+    return [
+        Binding("right,l", "step(1)", "next"),
+        Binding("left,h", "step(-1)", "back"),
+        Binding("home", "go(0)", "start", show=False),
+        Binding("end", "go(-1)", "end", show=False),
+        Binding("right_square_bracket", "segment(False, True)", minor),
+        Binding("left_square_bracket", "segment(False, False)", minor, show=False),
+        Binding("pagedown,right_curly_bracket", "segment(True, True)", major),
+        Binding("pageup,left_curly_bracket", "segment(True, False)", major, show=False),
+        Binding("g", "open_goto", "go to", show=False),
+        Binding("space", "play", "play"),
+        Binding("v", "cycle(1)", "view"),
+        Binding("V", "cycle(-1)", "prev view", show=False),
+        Binding("o", "show(-1)", "everything", show=False),
+        *(Binding(str(n), f"show({n})", f"seat {n}", show=False) for n in range(10)),
+        Binding("down", "scroll(1)", "scroll", show=False),
+        Binding("up", "scroll(-1)", "scroll", show=False),
+        Binding("question_mark", "keys", "keys"),
+        Binding("q", "quit", "quit"),
+    ]
 
 
 class Board(VerticalScroll, can_focus=False):
@@ -39,6 +68,8 @@ class Stepper(App[None]):
     """Steps through one match; every view is the timeline's, so it shows what the HTML shows."""
 
     TITLE = "croupier replay"
+    # Its footer entry would cover the keys' at 120 columns; the stepper has no commands.
+    ENABLE_COMMAND_PALETTE = False
     AUTO_FOCUS = None  # keys go to the stepper; the go-to box takes them only while open
     CSS = """
     #status { height: 1; padding: 0 1; background: $boost; }
@@ -47,30 +78,14 @@ class Stepper(App[None]):
     #goto { display: none; }
     #goto.open { display: block; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("right,l", "step(1)", "next"),
-        Binding("left,h", "step(-1)", "back"),
-        Binding("home", "go(0)", "start", show=False),
-        Binding("end", "go(-1)", "end", show=False),
-        Binding("right_square_bracket", "segment(False, True)", "next trick"),
-        Binding("left_square_bracket", "segment(False, False)", "prev trick", show=False),
-        Binding("pagedown,right_curly_bracket", "segment(True, True)", "next round"),
-        Binding("pageup,left_curly_bracket", "segment(True, False)", "prev round", show=False),
-        Binding("g", "open_goto", "go to"),
-        Binding("space", "play", "play/pause"),
-        Binding("v", "cycle(1)", "view"),
-        Binding("V", "cycle(-1)", "prev view", show=False),
-        Binding("o", "show(-1)", "everything"),
-        *(Binding(str(n), f"show({n})", f"seat {n}", show=False) for n in range(10)),
-        Binding("down", "scroll(1)", "scroll", show=False),
-        Binding("up", "scroll(-1)", "scroll", show=False),
-        Binding("question_mark", "keys", "keys"),
-        Binding("q", "quit", "quit"),
-    ]
 
     def __init__(self, timeline: Timeline, viewer: int | None = None) -> None:
         super().__init__()
         timeline.check_viewer(viewer)
+        major, minor = timeline.view.major, timeline.view.minor
+        for b in bindings(major, minor):
+            self.bind(b.key, b.action, description=b.description, show=b.show)
+        self.keys = keys_help(major, minor)
         self.timeline = timeline
         self.index = 0
         self.viewer = viewer
@@ -83,7 +98,9 @@ class Stepper(App[None]):
             yield Static(id="table")
         yield Static(id="caption")
         yield Input(
-            placeholder="round, round.trick, or #step; Enter to go, Esc to close", id="goto"
+            placeholder=f"{self.timeline.view.major}, {self.timeline.view.major}."
+            f"{self.timeline.view.minor}, or #step; Enter to go, Esc to close",
+            id="goto",
         )
         yield Footer()
 
@@ -157,7 +174,7 @@ class Stepper(App[None]):
         self.go(self.index + 1)
 
     def action_keys(self) -> None:
-        self.notify(KEYS, title="keys", timeout=12)
+        self.notify(self.keys, title="keys", timeout=12)
 
     def action_scroll(self, lines: int) -> None:
         self.query_one(Board).scroll_relative(y=lines, animate=False)

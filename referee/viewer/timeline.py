@@ -18,6 +18,7 @@ from google.protobuf.message import Message
 from croupier.v1 import common_pb2, record_pb2
 from referee.errors import CroupierError
 from referee.games.base import State
+from referee.match.glyphs import readable
 from referee.match.records import read_to_show
 from referee.match.replay import Replayer, decision_times
 from referee.viewer.games import Context, GameView, Position, view_for
@@ -148,9 +149,11 @@ class Timeline:
         return replace(box, facts=tuple(facts))
 
     def caption(self, index: int, viewer: int | None) -> list[str]:
-        """What happened at step `index`, as `viewer` saw it: the action, faults, events, result."""
+        """What happened at step `index`, as `viewer` saw it: the action, faults, events, result;
+        cards as people read them (Xactika's `1313` as `1●3■1▲3★`)."""
         step = self.steps[index]
         lines: list[str] = []
+        events = [event.text for event in self.events(index, viewer)]
         if step.kind is StepKind.START:
             lines.append("the match begins: " + ", ".join(self._seat_names()))
         elif step.kind is StepKind.CHANCE:
@@ -167,11 +170,14 @@ class Timeline:
             if viewer in (None, step.seat):
                 note = " (played by the referee)" if step.defaulted else ""
                 note += step.times
-                lines.append(f"seat {step.seat} {self.names[step.seat]}: {step.text}{note}")
-        lines += [event.text for event in self.events(index, viewer)]
+                said = _echo(step, events[0]) if events else None
+                if said is not None:  # the event tells the action: one line, not two
+                    events.pop(0)
+                lines.append(f"seat {step.seat} {self.names[step.seat]}: {said or step.text}{note}")
+        lines += events
         if index == len(self.steps) - 1 and self.result is not None:
             lines.append(f"result: {self.result.text}")
-        return lines
+        return [readable(self.game, line) for line in lines]
 
     def _seat_names(self) -> Iterator[str]:
         for seat, name in enumerate(self.names):
@@ -197,6 +203,16 @@ class Timeline:
             if position.major == major and (minor is None or position.minor == minor):
                 return i
         return None
+
+
+def _echo(step: Step, event: str) -> str | None:
+    """What `event` says the acting seat did, if it is the step's action told again (`seat 0
+    bids 3` after the action `bid 3`): its text after the seat, else None."""
+    told = event.removeprefix(f"seat {step.seat} ")
+    verb = step.text.split(" ", 1)[0]
+    if told == event or not verb or not told.startswith(verb):
+        return None
+    return told
 
 
 def load(path: Path) -> Timeline:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import html
 import json
 import logging
 import math
@@ -26,6 +27,7 @@ from dataclasses import asdict, dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import trio
 from starlette.applications import Starlette
@@ -41,8 +43,14 @@ from referee.games import get_game
 from referee.ladder.model import MatchResult
 from referee.ladder.ratings import Rating
 from referee.ladder.spacing import Spacing
-from referee.ladder.standings import PROVISIONAL_LEGEND, Standings, from_store, ratings_of
-from referee.ladder.store import Played, Store
+from referee.ladder.standings import (
+    PROVISIONAL_LEGEND,
+    Standings,
+    from_store,
+    ratings_of,
+    row_text,
+)
+from referee.ladder.store import Played, Store, now
 from referee.ladder.view import RefereeView
 from referee.match.glyphs import readable
 from referee.match.spectators import LiveMatch
@@ -86,6 +94,8 @@ _PAGES = {
     "site.css": "text/css",
     "site.js": "text/javascript",
     "live.js": "text/javascript",
+    "favicon.svg": "image/svg+xml",
+    "missing.html": "text/html",
 }
 
 
@@ -112,6 +122,8 @@ class _Contest:
     standings: Standings
     played: list[Played]
     results: dict[int, MatchResult]
+    #: When each bot's latest match was committed (UTC, ISO 8601).
+    last_played: dict[str, str]
 
 
 def _read(database: Path) -> _Contest:
@@ -123,7 +135,12 @@ def _read(database: Path) -> _Contest:
             played = store.played()
     finally:
         store.close()
-    return _Contest(standings, played, {r.match.number: r for r in results})
+    by_number = {r.match.number: r for r in results}
+    last_played: dict[str, str] = {}
+    for match in played:
+        for bot in by_number[match.number].match.bots if match.number in by_number else ():
+            last_played[bot] = max(last_played.get(bot, ""), match.finished_at)
+    return _Contest(standings, played, by_number, last_played)
 
 
 class _Beat:
@@ -260,6 +277,9 @@ class Site:
         #: The live matches being watched here, by id (a viewer keeps its own once it is over).
         self._stories: dict[str, _Story] = {}
         self._live_beat = _Beat(TABLE_SECONDS, TABLE_WRITES)
+        #: The bots connected at the last snapshot, and when the site saw each one leave.
+        self._online: set[str] = set()
+        self._left: dict[str, str] = {}
         self._standings_beat = _Beat(VIEWER_SECONDS, VIEWER_WRITES)
         view.committed.append(self._on_commit)
         view.live.openers.append(self._on_open)
@@ -268,7 +288,8 @@ class Site:
                 Route("/", self.page("index.html")),
                 Route("/live/{match}", self.page("live.html")),
                 Route("/follow", self.page("live.html")),
-                Route("/bots/{bot}", self.page("bot.html")),
+                Route("/bots/{bot}", self.bot_page),
+                Route("/favicon.ico", self.favicon),
                 Route("/static/{name}", self.static),
                 Route("/api/contest", self.contest_json),
                 Route("/api/bots/{bot}", self.bot_json),
@@ -349,9 +370,14 @@ class Site:
             "watchable": self.view.watchable,
         }
         recent: list[dict[str, Any]] = []
+        now_online = {bot for bot, here in presence.items() if here.sessions}
+        for bot in self._online - now_online:
+            self._left[bot] = now()
+        self._online = now_online
         if self.contest is not None:
             standings = self.contest.standings
-            rows = [asdict(row) for row in standings.rows]
+            elo = standings.plan.system == "elo"
+            rows = [asdict(row) | {"text": row_text(row, elo)} for row in standings.rows]
             info |= {
                 "rating": standings.plan.system,
                 "matches_done": standings.matches_done,
@@ -377,6 +403,7 @@ class Site:
             row["playing"] = here.playing if here else 0
             row["state"] = here.state if here else "offline"
             row["revoked"] = row["bot"] in revoked
+            row["last_seen"] = None if row["bot"] in now_online else self._last_seen(row["bot"])
         live = [
             {"match": m.start.match_id, "bots": self._names(m)}
             for m in self.view.live.matches.values()
@@ -416,6 +443,37 @@ class Site:
 
         return serve
 
+    async def bot_page(self, request: Request) -> Response:
+        """A bot's page, or a 404 page that says so for a name the site does not know."""
+        bot = request.path_params["bot"]
+        if self.contest is None and self.view.database is not None:
+            await self._read_database()  # the site just started: look before saying no
+        if self._knows(bot):
+            return Response(_asset("referee.web", "bot.html"), media_type="text/html")
+        page = _asset("referee.web", "missing.html").replace(
+            "__WHAT__", html.escape(f"no bot {bot!r} in this {self.view.kind}")
+        )
+        return Response(page, status_code=404, media_type="text/html")
+
+    def _last_seen(self, bot: str) -> str | None:
+        """When a bot that is not connected was last seen: when the site saw it leave, or its
+        latest match if the site never saw it (UTC, ISO 8601)."""
+        played = self.contest.last_played.get(bot, "") if self.contest is not None else ""
+        return max(self._left.get(bot, ""), played) or None
+
+    def _knows(self, bot: str) -> bool:
+        """Whether `bot` has a place here: in the standings (a ladder's bots, a contest's
+        accounts that played), connected now, or revoked."""
+        if bot in self.view.presence() or bot in self.view.revoked:
+            return True
+        contest = self.contest
+        return contest is not None and (
+            bot in contest.standings.plan.bots or bot in contest.last_played
+        )
+
+    async def favicon(self, request: Request) -> Response:
+        return Response(_asset("referee.web", "favicon.svg"), media_type="image/svg+xml")
+
     async def static(self, request: Request) -> Response:
         name = request.path_params["name"]
         if name in _PAGES:
@@ -438,9 +496,11 @@ class Site:
             for p in contest.played
             if p.number in contest.results and bot in contest.results[p.number].match.bots
         ]
-        row = next((asdict(r) for r in contest.standings.rows if r.bot == bot), None)
+        found = next((r for r in contest.standings.rows if r.bot == bot), None)
+        elo = contest.standings.plan.system == "elo"
+        row = asdict(found) | {"text": row_text(found, elo)} if found is not None else None
         here = self.view.presence().get(bot)
-        if row is None and here is None and not matches:
+        if not self._knows(bot):
             return JSONResponse(
                 {"error": f"no bot {bot!r} in this {self.view.kind}"}, status_code=404
             )
@@ -458,6 +518,7 @@ class Site:
                 "row": row,
                 "state": here.state if here else "offline",
                 "sessions": here.sessions if here else 0,
+                "last_seen": None if here and here.sessions else self._last_seen(bot),
                 "revoked": bot in self.view.revoked,
                 "rating": plan.system,
                 "history": points,
@@ -608,8 +669,15 @@ class Site:
         if page is None:
             record = played.record
 
+            links = [("/", "standings")]
+            if result := self.contest.results.get(played.number) if self.contest else None:
+                links += [
+                    (f"/bots/{quote(bot, safe='')}", bot)
+                    for bot in dict.fromkeys(result.match.bots)
+                ]
+
             def render() -> str:
-                return render_html(load(record), shared=True)
+                return render_html(load(record), shared=True, links=links)
 
             try:
                 page = await trio.to_thread.run_sync(render)

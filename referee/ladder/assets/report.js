@@ -87,7 +87,7 @@
         row.hidden = !keep;
         count += keep;
       });
-      shown.textContent = words.length ? `${count} of ${rows.length} matches` : "";
+      shown.textContent = words.length ? `${count} of ${rows.length} ${rows.length === 1 ? "match" : "matches"}` : "";
     };
     input.addEventListener("input", apply);
   }

@@ -14,6 +14,7 @@ from typing import Protocol, TypeVar
 from google.protobuf.message import Message
 
 from referee.games.base import State
+from referee.text import plural
 from referee.viewer.model import BACK, Deck, SeatBox, Table
 
 M = TypeVar("M", bound=Message)
@@ -113,4 +114,4 @@ class GenericView:
 
 def points(count: int) -> str:
     """ "1 point", "-3 points"."""
-    return f"{count} point{'' if abs(count) == 1 else 's'}"
+    return plural(count, "point")

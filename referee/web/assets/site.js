@@ -28,7 +28,34 @@
     td.className = "num";
     return td;
   }
+  // "1 match", "2 matches": as the CLI prints counts (referee/text.py, plural).
+  const plural = (count, noun, nouns) => `${count} ${Math.abs(count) === 1 ? noun : nouns || noun + "s"}`;
   const botHref = (bot) => `/bots/${encodeURIComponent(bot)}`;
+  // A time as people read it ("3 min ago"), the exact time (UTC) on hover; refreshed below.
+  function ago(iso) {
+    const seconds = Math.max(0, (Date.now() - Date.parse(iso)) / 1000);
+    if (seconds < 45) return "just now";
+    if (seconds < 3600) return `${Math.round(seconds / 60)} min ago`;
+    if (seconds < 86400) return `${plural(Math.round(seconds / 3600), "hour")} ago`;
+    return `${plural(Math.round(seconds / 86400), "day")} ago`;
+  }
+  function when(iso) {
+    const node = el("time", iso ? ago(iso) : "-");
+    if (iso) {
+      node.dateTime = iso;
+      node.title = iso;
+    }
+    return node;
+  }
+  setInterval(() => {
+    for (const node of document.querySelectorAll("time[datetime]")) node.textContent = ago(node.dateTime);
+  }, 30_000);
+  // Ratings, intervals and scores come formatted by the server, as the CLI prints them.
+  function textCell(r, key) {
+    const td = el("td", r.text ? r.text[key] : "-");
+    td.className = "num";
+    return td;
+  }
   const faultText = (faults) =>
     Object.entries(faults || {}).map(([reason, n]) => `${reason} ${n}`).join(", ") || "-";
 
@@ -36,7 +63,11 @@
 
   function stateCell(r) {
     const td = el("td", r.state, `state state-${r.state}`);
-    if (r.state !== "offline") td.title = `${r.sessions} session(s), ${r.playing} live match(es)`;
+    if (r.state === "offline" && r.last_seen) {
+      td.appendChild(document.createTextNode(", seen "));
+      td.appendChild(when(r.last_seen));
+    }
+    if (r.state !== "offline") td.title = `${plural(r.sessions, "session")}, ${plural(r.playing, "live match", "live matches")}`;
     if (r.revoked) td.appendChild(el("span", "revoked", "badge revoked"));
     return td;
   }
@@ -44,11 +75,8 @@
   // A rated bot the standings call provisional (referee.ladder.ratings.provisional).
   const provisional = (r) => r.provisional === true && r.rating !== null && r.rating !== undefined;
   function ratingCell(r) {
-    const td = num(r.rating, 1);
-    if (provisional(r)) {
-      td.textContent += "?";
-      td.title = "provisional";
-    }
+    const td = textCell(r, "rating"); // the CLI's text, "?" on a provisional rating
+    if (provisional(r)) td.title = "provisional";
     return td;
   }
 
@@ -62,7 +90,7 @@
     $("meta").textContent = [
       options || "default options",
       kind === "ladder" && c.format ? c.format + (c.duplicate ? ", duplicate deals" : "") : "",
-      `${c.matches_done || 0} matches played` + (c.matches_planned ? ` of ${c.matches_planned}` : ""),
+      `${plural(c.matches_done || 0, "match", "matches")} played` + (c.matches_planned ? ` of ${c.matches_planned}` : ""),
       c.sprt || "",
       c.finished ? "finished" : "",
     ].filter(Boolean).join(" · ");
@@ -72,9 +100,9 @@
         r.rank ?? "-",
         link(botHref(r.bot), r.bot),
         ratingCell(r),
-        r.low === null || r.low === undefined ? "-" : `${r.low.toFixed(1)} … ${r.high.toFixed(1)}`,
+        textCell(r, "interval"),
         num(r.matches, 0),
-        num(r.score, 3),
+        textCell(r, "score"),
         faultText(r.faults),
         stateCell(r),
       ]);
@@ -122,7 +150,7 @@
       const links = el("td", link(`/matches/${encodeURIComponent(m.match)}.html`, "replay"));
       links.appendChild(document.createTextNode(" · "));
       links.appendChild(link(`/records/${encodeURIComponent(m.match)}.jsonl`, "record"));
-      const tr = row([m.match, bots, m.result, faults, links]);
+      const tr = row([m.match, el("td", when(m.finished_at)), bots, m.result, faults, links]);
       tr.dataset.match = m.match;
       recent.appendChild(tr);
     }
@@ -195,9 +223,10 @@
     $("meta").textContent = [
       data.revoked ? "account revoked" : "",
       data.state,
-      r && r.rating !== null ? `rating ${r.rating.toFixed(1)} (${r.low.toFixed(1)} … ${r.high.toFixed(1)})` : "",
+      data.state === "offline" && data.last_seen ? `seen ${ago(data.last_seen)} (${data.last_seen})` : "",
+      r && r.rating !== null ? `rating ${r.text.rating} (${r.text.interval}), score ${r.text.score}` : "",
       r && provisional(r) ? "provisional rating (its interval is still wide next to the field's)" : "",
-      `${data.matches.length} matches`,
+      plural(data.matches.length, "match", "matches"),
       r ? `faults: ${faultText(r.faults)}` : "",
     ].filter(Boolean).join(" · ");
     const live = $("live-now");
@@ -225,7 +254,7 @@
       const links = el("td", link(`/matches/${encodeURIComponent(m.match)}.html#seat=${seat}`, "replay"));
       links.appendChild(document.createTextNode(" · "));
       links.appendChild(link(`/records/${encodeURIComponent(m.match)}.jsonl`, "record"));
-      const tr = row([m.match, seat, opponents, m.ranks[seat] ?? "-", m.scores[seat] ?? "-", m.result, faults, links]);
+      const tr = row([m.match, el("td", when(m.finished_at)), seat, opponents, m.ranks[seat] ?? "-", m.scores[seat] ?? "-", m.result, faults, links]);
       tr.dataset.match = m.match;
       body.appendChild(tr);
     }

@@ -1,0 +1,21 @@
+"""Words and paths as every part of croupier prints them: one way for the CLI, the site and the
+reports, so that "1 match" and "2 matches" read the same everywhere."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """ "1 match", "0 matches", "-1 point": `nouns` when the plural is not `noun` + "s"."""
+    many = nouns if nouns is not None else f"{noun}s"
+    return f"{count} {noun if abs(count) == 1 else many}"
+
+
+def tidy_path(path: Path) -> Path:
+    """`path` without `..` and `.` steps (`examples/ladders/../../out` is `out`), relative to
+    the working folder when it is under it. Resolved first, so a symlinked folder keeps its
+    meaning (a lexical normpath would not)."""
+    full = path.resolve()
+    here = Path.cwd()
+    return full.relative_to(here) if full.is_relative_to(here) else full
