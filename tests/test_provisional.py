@@ -58,7 +58,7 @@ def test_the_cli_marks_a_bot_with_one_match_provisional(contest: Path) -> None:
     cells = {
         parts[1]: parts
         for line in shown.output.splitlines()
-        if (parts := line.split()) and parts[0].isdigit()
+        if len(parts := line.split()) > 2 and parts[0].isdigit() and parts[1] in rows
     }
     assert cells["gone"][2] == f"{rows['gone']['rating']:+.0f}?"
     assert cells["alice"][2] == f"{rows['alice']['rating']:+.0f}"
