@@ -136,6 +136,9 @@ def test_tls_and_tokens(tmp_path: Path) -> None:
             for result in refused:
                 assert result.returncode == 1
                 assert b"UNAUTHENTICATED" in result.stderr
+            # A revoked account's token is told so; an unknown one is not.
+            assert b"token revoked: the account 'carol'" in refused[1].stderr
+            assert b"revoked" not in refused[0].stderr
             missing = await contest.bot(RANDOM, "")
             assert b"no token given" in missing.stderr
             plain = await contest.bot(RANDOM, tokens["alice"], CROUPIER_CA_FILE="")

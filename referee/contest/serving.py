@@ -132,6 +132,7 @@ class _Referee:
             open_access=accounts is None,
             shared=True,
             authenticate=accounts.lookup if accounts is not None else None,
+            explain_refusal=accounts.refusal if accounts is not None else None,
             games=frozenset({config.game.id}),
         )
         self.live = LiveMatches()

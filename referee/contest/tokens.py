@@ -110,9 +110,20 @@ class TokenStore:
 
     def lookup(self, token: str) -> str | None:
         """The bot name of an active token, or None."""
+        return self._owner(token, revoked=False)
+
+    def refusal(self, token: str) -> str | None:
+        """Why `token` is refused, when it is a revoked account's (else None: unknown)."""
+        name = self._owner(token, revoked=True)
+        if name is None:
+            return None
+        return f"token revoked: the account {name!r} may no longer play (ask the organiser)"
+
+    def _owner(self, token: str, *, revoked: bool) -> str | None:
+        state = "IS NOT NULL" if revoked else "IS NULL"
         with self._connect() as db:
             row = db.execute(
-                "SELECT name FROM tokens WHERE token_hash = ? AND revoked_at IS NULL",
+                f"SELECT name FROM tokens WHERE token_hash = ? AND revoked_at {state}",
                 (token_hash(token),),
             ).fetchone()
         return row[0] if row else None

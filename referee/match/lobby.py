@@ -27,6 +27,9 @@ ANYONE = "*"
 PROTOCOL_VERSION = 2
 PROTOCOL_VERSIONS = (1, 2)
 
+#: What a bot is told when its token is missing or unknown.
+UNKNOWN_TOKEN = "missing or unknown token: send metadata 'authorization: Bearer <token>'"
+
 _Pool = tuple[trio.MemorySendChannel[Session], trio.MemoryReceiveChannel[Session]]
 
 
@@ -42,6 +45,9 @@ class Lobby:
     open_access: bool = False
     shared: bool = False
     authenticate: Callable[[str], str | None] | None = None
+    #: Why `authenticate` refused a token, when there is more to say than "unknown" (a revoked
+    #: account's token): the detail of the UNAUTHENTICATED status the bot gets.
+    explain_refusal: Callable[[str], str | None] | None = None
     #: The games this referee seats bots in (empty: not known here, e.g. the doctor's, which
     #: checks Hello.games itself). A bot whose Hello lists none of them is refused.
     games: frozenset[str] = frozenset()
@@ -87,6 +93,11 @@ class Lobby:
         if self.open_access and token:  # any token, but a token (docs/bots.md)
             return token
         return None
+
+    def refusal(self, token: str) -> str:
+        """What a bot whose token `identity` refused is told."""
+        said = self.explain_refusal(token) if self.explain_refusal is not None and token else None
+        return said or UNKNOWN_TOKEN
 
     def refuse_hello(self, identity: str, hello: referee_pb2.Hello) -> str | None:
         """Why this Hello cannot be served (None: it can). Called by the transport, which ends

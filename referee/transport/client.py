@@ -7,6 +7,7 @@ from pathlib import Path
 
 import grpc
 
+from croupier.tls_check import tls_mismatch
 from croupier.v1 import referee_pb2, referee_pb2_grpc
 from referee.errors import CroupierError
 
@@ -27,7 +28,8 @@ def list_matches(
                 referee_pb2.ListMatchesRequest(), timeout=10
             )
         except grpc.RpcError as error:
-            raise CroupierError(f"cannot list matches on {address!r}: {_why(error)}") from None
+            why = _why(error, address, secure)
+            raise CroupierError(f"cannot list matches on {address!r}: {why}") from None
     return list(response.matches)
 
 
@@ -54,12 +56,24 @@ def watch(
                 yield referee_pb2.WatchMessage(match_start=referee_pb2.MatchStart())
             yield from stream
         except grpc.RpcError as error:
-            raise CroupierError(f"cannot watch {what} on {address!r}: {_why(error)}") from None
+            why = _why(error, address, secure)
+            raise CroupierError(f"cannot watch {what} on {address!r}: {why}") from None
 
 
-def _why(error: grpc.RpcError) -> str:
+def _why(error: grpc.RpcError, address: str, secure: bool) -> str:
+    """The status and its detail, or, when the two ends disagree about TLS, what to do."""
     code = error.code() if isinstance(error, grpc.Call) else None
     details = error.details() if isinstance(error, grpc.Call) else str(error)
+    if code is grpc.StatusCode.UNAVAILABLE:
+        mismatch = tls_mismatch(
+            address,
+            tls=secure,
+            detail=details or "",
+            give_ca="give its CA certificate with --ca-file FILE (or --tls for a public one)",
+            drop_tls="drop --ca-file and --tls",
+        )
+        if mismatch is not None:
+            return mismatch
     return f"{code.name if code else 'error'}: {details}"
 
 

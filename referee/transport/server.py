@@ -220,13 +220,11 @@ class RefereeService:
             silence = "the stream ended before its first message"
         except TimeoutError:
             silence = f"no first message within {wait:g} s"
-        identity = self.lobby.identity(bearer_token(context.invocation_metadata()), self.door)
+        token = bearer_token(context.invocation_metadata())
+        identity = self.lobby.identity(token, self.door)
         if identity is None:
             self.notes.info(host_of(peer), "refused", peer=peer, why="bad token")
-            await context.abort(
-                grpc.StatusCode.UNAUTHENTICATED,
-                "missing or unknown token: send metadata 'authorization: Bearer <token>'",
-            )
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, self.lobby.refusal(token))
             return
         account = self.lobby.label(identity)
         if first is None:

@@ -26,9 +26,11 @@
  */
 
 import { existsSync, readFileSync } from "node:fs";
+import { isIP } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
+import * as tls from "node:tls";
 import { fileURLToPath } from "node:url";
 
 import * as grpc from "@grpc/grpc-js";
@@ -207,7 +209,8 @@ export async function runAsync(bot, options = {}) {
   const make = factory(bot, sessions);
   const log = options.log ?? ((line) => process.stderr.write(`croupier: ${line}\n`));
   const Referee = proto(options.protoDir).Referee;
-  const client = new Referee(address, credentials(options.caFile), {
+  const secure = credentials(options.caFile);
+  const client = new Referee(address, secure.credentials, {
     // Ping an idle connection so a vanished referee is noticed; the referee allows 1 s.
     "grpc.keepalive_time_ms": 20_000,
     "grpc.keepalive_timeout_ms": 10_000,
@@ -219,6 +222,8 @@ export async function runAsync(bot, options = {}) {
           reconnectMs: options.reconnectMs ?? DEFAULT_RECONNECT_MS,
           slackMs: options.slackMs ?? DEFAULT_SLACK_MS,
           log,
+          address,
+          tls: secure.tls,
         }),
       ),
     );
@@ -229,7 +234,7 @@ export async function runAsync(bot, options = {}) {
 
 /**
  * TLS with the given CA (or the system's roots with CROUPIER_TLS=1), else plaintext, as the
- * Python SDK does.
+ * Python SDK does; `tls` says which.
  * @param {string | undefined} caFile
  */
 function credentials(caFile) {
@@ -241,12 +246,78 @@ function credentials(caFile) {
     } catch (error) {
       throw new ConfigurationError(`cannot read the CA file ${JSON.stringify(file)}: ${error}`);
     }
-    return grpc.credentials.createSsl(pem);
+    return { credentials: grpc.credentials.createSsl(pem), tls: true };
   }
   if (!["", "0"].includes(process.env.CROUPIER_TLS ?? "")) {
-    return grpc.credentials.createSsl();
+    return { credentials: grpc.credentials.createSsl(), tls: true };
   }
-  return grpc.credentials.createInsecure();
+  return { credentials: grpc.credentials.createInsecure(), tls: false };
+}
+
+/** How a bot gives the referee's CA certificate (see tlsMismatch). */
+const GIVE_CA =
+  "set CROUPIER_CA_FILE to its CA certificate, PEM (or pass caFile; CROUPIER_TLS=1 trusts " +
+  "the system's roots)";
+
+/**
+ * Whether the server at `address` (HOST:PORT) completes a TLS handshake (any certificate);
+ * undefined when it cannot be told (no connection, no answer), as the Python SDK's
+ * croupier.tls_check.speaks_tls.
+ * @param {string} address
+ * @param {number} [timeoutMs]
+ * @returns {Promise<boolean | undefined>}
+ */
+export function speaksTls(address, timeoutMs = 3_000) {
+  const colon = address.lastIndexOf(":");
+  const host = address.slice(0, colon).replace(/^\[|\]$/g, "") || "localhost";
+  const port = Number(address.slice(colon + 1));
+  if (colon < 0 || !Number.isInteger(port)) {
+    return Promise.resolve(undefined);
+  }
+  return new Promise((resolve) => {
+    let connected = false;
+    const socket = tls.connect({
+      host,
+      port,
+      rejectUnauthorized: false,
+      servername: isIP(host) ? undefined : host,
+    });
+    /** @param {boolean | undefined} answer */
+    const done = (answer) => {
+      socket.destroy();
+      resolve(answer);
+    };
+    socket.once("connect", () => (connected = true));
+    socket.once("secureConnect", () => done(true));
+    socket.once("error", () => done(connected ? false : undefined));
+    socket.setTimeout(timeoutMs, () => done(undefined));
+  });
+}
+
+/**
+ * One line naming the fix when a connection failed (UNAVAILABLE) because the bot spoke TLS to a
+ * plaintext referee, plaintext to a TLS one, or TLS with a CA that did not vouch for the
+ * referee's certificate; else undefined. gRPC itself says only "Socket closed" or "No
+ * connection established".
+ * @param {string} address
+ * @param {boolean} secure whether the bot spoke TLS
+ * @param {string} details the status's details
+ */
+async function tlsMismatch(address, secure, details) {
+  const server = await speaksTls(address);
+  if (server === undefined) {
+    return undefined;
+  }
+  if (server && !secure) {
+    return `the server at ${address} speaks TLS: ${GIVE_CA}`;
+  }
+  if (secure && !server) {
+    return `the server at ${address} speaks plaintext, not TLS: unset CROUPIER_CA_FILE and CROUPIER_TLS`;
+  }
+  if (secure && /certificate|CERT_/i.test(details)) {
+    return `the server at ${address} speaks TLS, but its certificate is not signed by the CA given: ${GIVE_CA}`;
+  }
+  return undefined;
 }
 
 /**
@@ -303,6 +374,8 @@ function checkedBot(bot) {
  * @property {number} reconnectMs
  * @property {number} slackMs
  * @property {(line: string) => void} log
+ * @property {string} address the referee, for telling a TLS mismatch
+ * @property {boolean} tls whether the bot speaks TLS
  */
 
 /**
@@ -334,6 +407,13 @@ async function keepPlaying(client, bot, token, settings) {
         throw error;
       }
       failure = error;
+      if (!everWelcomed && error.code === grpc.status.UNAVAILABLE) {
+        // Trying again cannot mend a TLS mismatch: say what it is, once.
+        const mismatch = await tlsMismatch(settings.address, settings.tls, error.details);
+        if (mismatch !== undefined) {
+          throw new ConfigurationError(mismatch);
+        }
+      }
     }
     const now = performance.now();
     if (welcomed || lostAt < 0) {

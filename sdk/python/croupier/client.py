@@ -21,6 +21,7 @@ from typing import TypeAlias
 import grpc
 
 from croupier.bot import Bot
+from croupier.tls_check import tls_mismatch
 from croupier.v1 import referee_pb2, referee_pb2_grpc
 
 log = logging.getLogger("croupier")
@@ -88,18 +89,41 @@ async def run_async(
             "several sessions need a bot factory (e.g. the class), not one bot"
         )
     make: BotFactory = (lambda: bot) if isinstance(bot, Bot) else bot
-    async with _channel(target, ca_file or os.environ.get("CROUPIER_CA_FILE")) as channel:
-        stub = referee_pb2_grpc.RefereeStub(channel)
-        await asyncio.gather(*(play_session(stub, make(), secret) for _ in range(count)))
+    ca = ca_file or os.environ.get("CROUPIER_CA_FILE")
+    tls = bool(ca) or os.environ.get("CROUPIER_TLS", "") not in ("", "0")
+    try:
+        async with _channel(target, ca, tls) as channel:
+            stub = referee_pb2_grpc.RefereeStub(channel)
+            await asyncio.gather(*(play_session(stub, make(), secret) for _ in range(count)))
+    except grpc.aio.AioRpcError as error:
+        if error.code() is grpc.StatusCode.UNAVAILABLE:
+            mismatch = await asyncio.to_thread(
+                tls_mismatch,
+                target,
+                tls=tls,
+                detail=error.details() or "",
+                give_ca=GIVE_CA,
+                drop_tls="unset CROUPIER_CA_FILE and CROUPIER_TLS",
+            )
+            if mismatch is not None:
+                raise ConfigurationError(mismatch) from error
+        raise
 
 
-def _channel(address: str, ca_file: str | None) -> grpc.aio.Channel:
+#: How a bot gives the referee's CA certificate (see tls_check.tls_mismatch).
+GIVE_CA = (
+    "set CROUPIER_CA_FILE to its CA certificate, PEM (or pass ca_file=; CROUPIER_TLS=1 "
+    "trusts the system's roots)"
+)
+
+
+def _channel(address: str, ca_file: str | None, tls: bool) -> grpc.aio.Channel:
     """TLS with the given CA (or the system roots with CROUPIER_TLS=1), else plaintext."""
     if ca_file:
         with open(ca_file, "rb") as pem:
             credentials = grpc.ssl_channel_credentials(root_certificates=pem.read())
         return grpc.aio.secure_channel(address, credentials)
-    if os.environ.get("CROUPIER_TLS", "") not in ("", "0"):
+    if tls:
         return grpc.aio.secure_channel(address, grpc.ssl_channel_credentials())
     return grpc.aio.insecure_channel(address)
 
