@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from referee.cli import app
 from referee.match.replay import verify
+from tests.node_support import node_or_skip
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -128,15 +129,23 @@ def test_a_records_deck_replays_its_deal(tmp_path: Path, game: str) -> None:
     assert first_deck == other != deck
 
 
+def bot_file(tmp_path: Path, name: str, text: str) -> Path:
+    """A bot's program in a folder of its own, which the sandboxed bot's own user reads."""
+    folder = tmp_path / "bot"
+    folder.mkdir(mode=0o755)
+    program = folder / name
+    program.write_text(text)
+    return program
+
+
 def test_a_dying_bot_says_why_once_without_records(tmp_path: Path) -> None:
     # Issue 17: without --records the bot's output is kept (a temporary log) and quoted once.
-    folder = tmp_path / "bot"
-    folder.mkdir(mode=0o755)  # the sandboxed bot's own user reads it
-    dies = folder / "dies.py"
-    dies.write_text(
+    dies = bot_file(
+        tmp_path,
+        "dies.py",
         "import sys\n"
         "print('ModuleNotFoundError: no module named grpc', file=sys.stderr)\n"
-        "sys.exit(1)\n"
+        "sys.exit(1)\n",
     )
     command = f"{PYTHON} {dies}"
     result = runner.invoke(app, ["match", "xix", "--bot", command, "--bot", command])
@@ -156,3 +165,38 @@ def test_one_match_of_one_bot_names_its_copies_and_says_why(tmp_path: Path) -> N
     assert "random#0" in result.output and "random#1" in result.output
     legend = " ".join(result.output.split())
     assert "name#N: the bot launched N-th, from 0" in legend
+
+
+def test_a_dying_bot_shows_the_line_naming_its_first_error_above_its_last_lines(
+    tmp_path: Path,
+) -> None:
+    # Issue 24.9: only the last 10 lines were shown, which cut off the first of two errors.
+    dies = bot_file(
+        tmp_path,
+        "dies.py",
+        "def deep(depth, error):\n"
+        "    if depth == 0:\n"
+        "        raise error\n"
+        "    deep(depth - 1, error)\n"
+        "try:\n"
+        "    deep(12, KeyError('the first cause'))\n"
+        "except KeyError:\n"
+        "    deep(6, RuntimeError('raised while handling it'))\n",
+    )
+    command = f"{PYTHON} {dies}"
+    result = runner.invoke(app, ["match", "xix", "--bot", command, "--bot", RANDOM])
+    assert result.exit_code == 2
+    quoted = [line for line in result.output.splitlines() if line.startswith("  | ")]
+    assert "  | KeyError: 'the first cause'" in quoted
+    assert "  | Traceback (most recent call last):" in quoted
+    assert "  | ..." in quoted  # the frames between are left out
+    assert quoted[-1] == "  | RuntimeError: raised while handling it"
+
+
+def test_a_node_bot_missing_a_package_is_told_to_run_npm_ci(tmp_path: Path) -> None:
+    node = node_or_skip()
+    bot = bot_file(tmp_path, "bot.mjs", 'import "croupier-no-such-package";\n')
+    result = runner.invoke(app, ["match", "xix", "--bot", f"{node} {bot}", "--bot", RANDOM])
+    assert result.exit_code == 2
+    assert "Cannot find package 'croupier-no-such-package'" in result.output
+    assert "advice: Node cannot find 'croupier-no-such-package': run `npm ci`" in result.output

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import tempfile
 from pathlib import Path
@@ -23,6 +24,7 @@ from referee.cli.support import (
     seed_lines,
     user_errors,
 )
+from referee.errors import CroupierError
 
 
 def doctor(
@@ -58,6 +60,15 @@ def doctor(
         typer.Option(help=SANDBOX_HELP + " The doctor reports what the sandbox refused."),
     ] = None,
     limit: Annotated[list[str] | None, typer.Option(help=LIMIT_HELP)] = None,
+    env: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="NAME[=VALUE]",
+            help="A variable for the bot, as a ladder file's env (NAME alone: its value here); "
+            "repeatable. In the sandbox the bot's environment is only PATH, the locale, "
+            "CROUPIER_* and these.",
+        ),
+    ] = None,
     keep: Annotated[
         Path | None,
         typer.Option(help="Folder to keep the records and the bot's output in (default: none)."),
@@ -94,6 +105,7 @@ def doctor(
                 sessions=sessions,
                 sandbox=sandboxed(sandbox),
                 limits=Limits().merged(limit_pairs(limit or []), "--limit"),
+                env=env_pairs(env or []),
             )
             report = transport.run(examine, config)
             title = f"croupier doctor: {chosen.id} with `{shlex.join(argv)}`"
@@ -102,3 +114,18 @@ def doctor(
             for line in render(report, title, kept=keep is not None, extra=seeds):
                 console.print(line, markup=False, highlight=False, soft_wrap=True)
     raise typer.Exit(0 if report.ok else EXIT_CHECK_FAILED)
+
+
+def env_pairs(pairs: list[str]) -> dict[str, str]:
+    """`--env NAME=VALUE`, or `--env NAME` for this environment's value of NAME."""
+    table: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not name or any(c.isspace() for c in name):
+            raise CroupierError(f"bad --env {pair!r}: expected NAME=VALUE or NAME")
+        if not sep:
+            if name not in os.environ:
+                raise CroupierError(f"--env {name}: {name!r} is not set here (give NAME=VALUE)")
+            value = os.environ[name]
+        table[name] = value
+    return table

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -11,13 +11,14 @@ from pathlib import Path
 from referee.errors import CroupierError
 from referee.games.base import Game
 from referee.games.options import Options
+from referee.local.last_output import advice, read_output, telling
 from referee.local.launcher import EXIT_GRACE_SECONDS
 from referee.local.limits import Limits
 from referee.local.sandbox import default_enabled
 from referee.match.clock import TimeControl
 from referee.text import plural
 
-#: Lines of the bot's output shown when a check fails.
+#: The last lines of the bot's output shown when a check fails (after the lines naming an error).
 LOG_TAIL_LINES = 12
 
 
@@ -46,8 +47,8 @@ class Status(StrEnum):
 
 ADVICE: dict[CheckName, str] = {
     CheckName.STARTS: (
-        "check the command line: it runs in the current folder, with the environment plus "
-        "CROUPIER_ADDRESS, CROUPIER_TOKEN and CROUPIER_SESSIONS"
+        "check the command line: the program must exist and be executable; it runs in the "
+        "current folder"
     ),
     CheckName.CONNECTS: (
         "open a plaintext gRPC channel to CROUPIER_ADDRESS (host:port) and call "
@@ -99,6 +100,13 @@ SANDBOX_ADVICE = (
 )
 
 
+#: Advice when the bot exited before it called Play.
+EXITED_ADVICE = (
+    "the bot exited before it called Play: see its output below; it runs in the current folder, "
+    "and in the sandbox its environment is only PATH, the locale, CROUPIER_ADDRESS, "
+    "CROUPIER_TOKEN, CROUPIER_SESSIONS and what --env gives (as a ladder file's env)"
+)
+
 #: Advice when the bot was lost (crashed, or dropped its stream) during a match.
 LOST_ADVICE = (
     "the bot crashed or closed its stream in the middle of a match: see its output below; a "
@@ -144,6 +152,9 @@ class DoctorConfig:
     #: Run the bot in the contest's sandbox with these limits (referee.local.sandbox).
     sandbox: bool = field(default_factory=default_enabled)
     limits: Limits = field(default_factory=Limits)
+    #: Variables for the bot (`--env`, as a ladder file's `env`): in the sandbox, the only
+    #: ones beside PATH, the locale and CROUPIER_*; without it, added to the doctor's own.
+    env: Mapping[str, str] = field(default_factory=dict)
 
     def match_count(self) -> int:
         return self.matches or max(3, self.game.seat_count(self.options))
@@ -161,12 +172,9 @@ class DoctorReport:
     def ok(self) -> bool:
         return all(check.status is Status.PASS for check in self.checks)
 
-    def log_tail(self, lines: int = LOG_TAIL_LINES) -> list[str]:
-        try:
-            text = self.log_path.read_text(errors="replace")
-        except OSError:
-            return []
-        return text.splitlines()[-lines:]
+    def output(self) -> list[str]:
+        """The end of the bot's output (stdout and stderr)."""
+        return read_output(self.log_path)
 
 
 def parse_command(command: Sequence[str]) -> tuple[str, ...]:
@@ -203,11 +211,16 @@ def render(
     failed = sum(check.status is not Status.PASS for check in report.checks)
     if failed:
         lines.append(f"{failed} of {len(report.checks)} checks did not pass")
-        tail = report.log_tail()
-        if tail:
-            where = f" ({report.log_path})" if kept else ""
+        output = report.output()
+        where = f" ({report.log_path})" if kept else ""
+        if output:
             lines.append(f"the bot's last output{where}:")
-            lines.extend(f"  | {line}" for line in tail)
+            lines.extend(f"  | {line}" for line in telling(output, LOG_TAIL_LINES))
+            fix = advice(output)
+            if fix:
+                lines.append(f"      advice: {fix}")
+        else:
+            lines.append(f"the bot printed nothing{where}, on stdout or stderr")
     else:
         lines.append(f"all {len(report.checks)} checks passed")
     return lines

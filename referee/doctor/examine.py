@@ -13,14 +13,14 @@ with UNAVAILABLE, as a network drop would. The seat waits (up to the connect tim
 added to that match's bank so the wait cannot time the bot out); the bot passes when a new
 session with the same token takes the seat back (MatchStart again, then the pending request)
 and finishes the match, whether it reconnected by itself or exited and was restarted, as the
-contest launcher restarts a bot.
+contest launcher restarts a bot; the report says which (a remote bot has no launcher).
 """
 
 from __future__ import annotations
 
 import os
 import statistics
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -30,6 +30,7 @@ from croupier.bots import RandomBot
 from croupier.v1 import common_pb2, referee_pb2
 from referee import transport
 from referee.doctor.checks import (
+    EXITED_ADVICE,
     LOST_ADVICE,
     Check,
     CheckName,
@@ -110,6 +111,7 @@ class _Bot:
     sandbox: Sandbox
     limits: Limits
     sessions: int = 1
+    env: Mapping[str, str] = field(default_factory=dict)
     process: spawn.Child | None = None
     launch_error: str = ""
     exits: list[int] = field(default_factory=list)
@@ -143,7 +145,7 @@ class _Bot:
                     launch = prepare(
                         self.argv,
                         cwd=None,
-                        env={},
+                        env=self.env,
                         croupier=croupier,
                         limits=self.limits,
                         sandbox=self.sandbox,
@@ -292,6 +294,7 @@ class _Doctor:
             self.sandbox,
             config.limits,
             config.sessions,
+            config.env,
         )
         self.checks: dict[CheckName, Check] = {}
         self.played: list[_Played] = []
@@ -374,6 +377,7 @@ class _Doctor:
                 CheckName.CONNECTS,
                 Status.FAIL,
                 f"{self.exit_detail()} before calling Play",
+                EXITED_ADVICE,
             )
             return False
         self.note(
@@ -558,10 +562,11 @@ class _Doctor:
             )
             return  # what follows the drop is no evidence about time or legality
         self.played.append(played)
-        if self.bot.launches > launches:
+        restarted = self.bot.launches > launches
+        if restarted:
             how = (
-                f"the bot exited (code {self.bot.exits[exits]}), was restarted as the launcher "
-                "does, and"
+                f"the bot did not reconnect by itself: it exited (code {self.bot.exits[exits]}), "
+                "the doctor restarted it, and it"
             )
         else:
             how = "the bot reconnected by itself and"
@@ -574,11 +579,18 @@ class _Doctor:
                 LOST_ADVICE,
             )
             return
+        after = (
+            "; a ladder and `croupier match` restart a bot so, but against `croupier serve` "
+            "nothing does: reconnect in the bot (the Node SDK does) or have your supervisor "
+            "restart it within the reconnect grace"
+            if restarted
+            else ""
+        )
         self.note(
             CheckName.RECONNECT,
             Status.PASS,
             f"dropped during request {DROP_AT_REQUEST} of a match: {how} answered the pending "
-            f"request {played.recovered_after:.2f} s later, then finished the match",
+            f"request {played.recovered_after:.2f} s later, then finished the match{after}",
         )
 
     async def several_sessions(self) -> None:

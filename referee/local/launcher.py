@@ -24,6 +24,7 @@ from croupier.v1 import common_pb2
 from referee.errors import CroupierError
 from referee.local import spawn
 from referee.local.doors import Door
+from referee.local.last_output import advice, read_output, telling
 from referee.local.limits import Limits, fault_of_exit
 from referee.local.sandbox import Prepared, Sandbox, SandboxError, prepare
 from referee.match.lobby import Lobby
@@ -218,17 +219,17 @@ def kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
-#: Lines of a failing bot's output quoted in its error.
-LAST_WORDS_LINES = 10
-
-
 def last_words(bot: BotProcess) -> str:
-    """The end of an error about `bot`: its last output (what a crash says) and, when its log
-    is kept, where the rest is."""
-    tail = log_tail(bot.log_path, LAST_WORDS_LINES)
-    quoted = "".join(f"\n  | {line}" for line in tail)
+    """The end of an error about `bot`: the lines of its output that name the error and its
+    last ones (what a crash says), advice for a usual cause, and, when its log is kept, where
+    the rest is."""
+    output = read_output(bot.log_path)
+    quoted = "".join(f"\n  | {line}" for line in telling(output))
     where = f"; see {bot.log_path}" if bot.log_path is not None and bot.log_kept else ""
-    return f"{where}; its last output:{quoted}" if tail else f"{where}; it printed nothing"
+    if not output:
+        return f"{where}; it printed nothing"
+    fix = advice(output)
+    return f"{where}; its last output:{quoted}" + (f"\nadvice: {fix}" if fix else "")
 
 
 def log_tail(path: Path | None, lines: int = 20) -> list[str]:
