@@ -34,7 +34,7 @@ from referee.ladder.report import CACHE, write_report
 from referee.ladder.report_index import PAGES
 from referee.ladder.standings import Plan, Standings
 from referee.ladder.standings import table as standings_table
-from referee.ladder.store import Finished, Store
+from referee.ladder.store import Finished, Played, Store
 from referee.viewer import load as load_timeline
 from referee.viewer import render_html, viewer_data
 from tests.viewer_helpers import page_data
@@ -472,3 +472,15 @@ def test_match_pages_share_the_viewer_and_carry_their_match_gzipped(
         assert page.stat().st_size * 3 < len(alone.encode())
         assert '<script src="viewer.js"></script>' in page.read_text()
         assert page_data(page)["steps"] == viewer_data(load_timeline(record))["steps"]
+
+
+def test_a_fault_cell_counts_a_reason_rather_than_repeating_it(tmp_path: Path) -> None:
+    # Issue 24.9: the web site's cell read "bot: disconnected; bot: disconnected; ...".
+    played = Played(
+        1, "m-1", tmp_path / "m-1.jsonl", "0" * 64, "seat 1 wins", "retired", 1.0, "now",
+        ((0, "disconnected", "gone"), (1, "timeout", "late"), (0, "disconnected", "again")),
+    )  # fmt: skip
+    assert played.fault_groups() == {
+        (0, "disconnected"): ["gone", "again"],
+        (1, "timeout"): ["late"],
+    }

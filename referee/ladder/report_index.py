@@ -480,11 +480,8 @@ def _faults_cell(played: Played, match: ScheduledMatch, notes: Any, href: str | 
                 times.setdefault((seat, reason), []).append(
                     f"wall {wall} ms" + (f", cpu {cpu} ms" if cpu >= 0 else "")
                 )
-    groups: dict[tuple[int, str], list[str]] = {}
-    for seat, reason, detail in played.faults:
-        groups.setdefault((seat, reason), []).append(detail)
     parts = []
-    for (seat, reason), details in groups.items():
+    for (seat, reason), details in played.fault_groups().items():
         bot = match.bots[seat] if 0 <= seat < len(match.bots) else f"seat {seat}"
         text = f"{reason}" + (f" ×{len(details)}" if len(details) > 1 else "")
         measured = times.get((seat, reason), [])

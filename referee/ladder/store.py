@@ -175,6 +175,14 @@ class Played:
     #: (seat, reason, detail) of each of its faults, in the order they happened.
     faults: tuple[tuple[int, str, str], ...] = ()
 
+    def fault_groups(self) -> dict[tuple[int, str], list[str]]:
+        """The faults by seat and reason, in the order each first happened, with their details:
+        what a fault cell shows once, with their count."""
+        groups: dict[tuple[int, str], list[str]] = {}
+        for seat, reason, detail in self.faults:
+            groups.setdefault((seat, reason), []).append(detail)
+        return groups
+
 
 @dataclass(frozen=True, slots=True)
 class Finished:

@@ -4,7 +4,8 @@ It resolves chance with the match's seeded RNG (or a given deck), asks the seat 
 decision inside a cancel scope from that seat's clock, applies the answer through the checked path,
 sends each seat the events it may see, and writes the record as it goes. A bot's fault is a result,
 never an exception: the runner records it, plays the default action (the first legal one), and
-retires the seat after `max_faults`.
+retires the seat after `max_faults`, or at once when its bot is gone for good (one fault for the
+loss).
 """
 
 from __future__ import annotations
@@ -191,12 +192,20 @@ class _Match:
         return state
 
     def fault(
-        self, seat: int, reason: common_pb2.FaultReason, detail: str, request_id: int
+        self,
+        seat: int,
+        reason: common_pb2.FaultReason,
+        detail: str,
+        request_id: int,
+        *,
+        final: bool = False,
     ) -> None:
+        """Record a fault; the seat retires at `max_faults`, or at once when its bot is gone
+        for good (`final`)."""
         fault = common_pb2.Fault(seat=seat, reason=reason, detail=detail, request_id=request_id)
         self.faults.append(fault)
         self.fault_counts[seat] += 1
-        retire = self.fault_counts[seat] >= self.config.max_faults
+        retire = final or self.fault_counts[seat] >= self.config.max_faults
         self.retired[seat] = self.retired[seat] or retire
         self.write(record_pb2.Record(fault=record_pb2.FaultRecord(fault=fault, retired=retire)))
         log.info(
@@ -266,7 +275,8 @@ class _Match:
                 detail = f"no reply: the referee's own lag of {lag_ms} ms ended the decision"
                 failure = SeatFault(common_pb2.FAULT_REASON_TIMEOUT, detail)
             failure = failure or SeatFault(common_pb2.FAULT_REASON_TIMEOUT, "no reply")
-            self.fault(seat, failure.reason, failure.detail, request_id)
+            if not failure.repeat:  # a loss is charged once, not at every decision it costs
+                self.fault(seat, failure.reason, failure.detail, request_id, final=failure.final)
             return Decision(0, True, round(elapsed_ms), lag_ms, cpu_ms, starved_ms)
         return Decision(index, False, round(elapsed_ms), lag_ms, cpu_ms, starved_ms)
 

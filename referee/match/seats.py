@@ -11,12 +11,27 @@ from referee.match.clock import Stopwatch
 
 
 class SeatFault(Exception):
-    """A bot's fault while acting: a closed reason plus free-text detail. The runner records it."""
+    """A bot's fault while acting: a closed reason plus free-text detail. The runner records it.
 
-    def __init__(self, reason: common_pb2.FaultReason, detail: str) -> None:
+    A lost bot is charged for its loss, not for every decision it misses: the seat says `final`
+    when the bot has left the match for good (the runner retires the seat with that fault), and
+    `repeat` for a decision missed, while the bot may still come back, to a loss already charged
+    (the runner plays the default action and records no fault). So a loss costs one fault, or
+    two when the clock ran out while the bot might have come back and it did not."""
+
+    def __init__(
+        self,
+        reason: common_pb2.FaultReason,
+        detail: str,
+        *,
+        final: bool = False,
+        repeat: bool = False,
+    ) -> None:
         super().__init__(detail)
         self.reason = reason
         self.detail = detail
+        self.final = final
+        self.repeat = repeat
 
 
 class Seat(Protocol):

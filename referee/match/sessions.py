@@ -267,6 +267,8 @@ class RemoteSeat:
         #: The lost connection a reconnect may still make up for, and when it was lost.
         self._gone: Closed | None = None
         self._gone_at = 0.0
+        #: Whether the loss in `_gone` was charged its one fault already.
+        self._charged = False
         self._replacement: Session | None = None
         self._replaced = trio.Event()
 
@@ -300,8 +302,11 @@ class RemoteSeat:
     @property
     def cause(self) -> SeatFault | None:
         """Why the pending request is still unanswered, if the bot was lost before its clock ran
-        out: the runner records this rather than a timeout (see seats.cause_of_silence)."""
-        return self._cause_of_loss() if self._gone is not None else None
+        out: the runner records this rather than a timeout (see seats.cause_of_silence). Read
+        once a decision: the first read of a loss charges it."""
+        if self._gone is None:
+            return None
+        return self._cause_of_loss(final=not self._may_come_back() and self._cause_known())
 
     async def act(self, request: referee_pb2.ActionRequest, watch: Stopwatch) -> int:
         """Send the request and wait for the reply. The clock runs from when the transport
@@ -405,8 +410,7 @@ class RemoteSeat:
         self, request: referee_pb2.ActionRequest, sent: float, watch: Stopwatch
     ) -> bool:
         """Wait for the bot to come back; True once the pending request went to it again."""
-        assert self._gone is not None
-        if self._gone.final or self.lobby is None or self.grace <= 0 or self._start is None:
+        if not self._may_come_back():
             return False
         with trio.move_on_at(min(self._gone_at + self.grace, self._due(watch))):
             await self._replaced.wait()
@@ -416,7 +420,7 @@ class RemoteSeat:
         self._replaced = trio.Event()
         if session is None:
             return False
-        self.session, self._gone = session, None
+        self.session, self._gone, self._charged = session, None, False
         session.watch = watch
         session.send(referee_pb2.RefereeMessage(match_start=self._start))
         again = referee_pb2.ActionRequest()
@@ -451,19 +455,37 @@ class RemoteSeat:
                 f"unexpected message between requests{more}",
             )
 
+    def _may_come_back(self) -> bool:
+        """Whether a new session of the bot may still take this seat back (a reconnect grace)."""
+        assert self._gone is not None
+        gone_for_good = self._gone.final or self.lobby is None or self.grace <= 0
+        return not gone_for_good and self._start is not None
+
+    def _cause_known(self) -> bool:
+        """Whether the loss is known to be a crash or a disconnect: a launched bot's process
+        has CRASH_GRACE_SECONDS to be seen exiting."""
+        if self.session.process is None or self.session.process_exited.is_set():
+            return True
+        return trio.current_time() >= self._gone_at + CRASH_GRACE_SECONDS
+
     async def _lose(self) -> SeatFault:
         """The bot is not coming back: a crash if its process exited, else a disconnect."""
         with trio.move_on_at(self._gone_at + CRASH_GRACE_SECONDS):
             await self.session.process_exited.wait()
-        self._lost = self._cause_of_loss()
+        self._lost = self._cause_of_loss(final=True)
         return self._lost
 
-    def _cause_of_loss(self) -> SeatFault:
+    def _cause_of_loss(self, *, final: bool) -> SeatFault:
+        """The loss's fault: a `repeat` once the loss was charged, while the bot may still come
+        back; the `final` one is charged too, as it retires the seat saying how the bot left."""
         assert self._gone is not None
+        repeat, self._charged = self._charged and not final, True
         if self.session.process_exited.is_set():
             detail = f"bot process exited: {self.session.exit_detail}"
-            return SeatFault(self.session.exit_reason, detail)  # crashed, or a sandbox limit
-        return SeatFault(common_pb2.FAULT_REASON_DISCONNECTED, self._gone.detail)
+            reason = self.session.exit_reason  # crashed, or a sandbox limit
+        else:
+            reason, detail = common_pb2.FAULT_REASON_DISCONNECTED, self._gone.detail
+        return SeatFault(reason, detail, final=final, repeat=repeat)
 
     def _parse_reply(
         self, raw: bytes, request: referee_pb2.ActionRequest

@@ -421,14 +421,15 @@ class Site:
             "result": _named(played.result, bots),
             "ranks": list(result.ranks) if result is not None else [],
             "scores": list(result.scores) if result is not None else [],
-            "faults": [
+            "faults": [  # one entry per seat and reason, counted (not its name N times)
                 {
                     "seat": seat,
                     "bot": bots[seat] if seat < len(bots) else "",
-                    "reason": r,
-                    "detail": d,
+                    "reason": reason,
+                    "detail": details[0],
+                    "count": len(details),
                 }
-                for seat, r, d in played.faults
+                for (seat, reason), details in played.fault_groups().items()
             ],
             "termination": played.termination,
             "seconds": played.seconds,

@@ -194,7 +194,7 @@ function setting(value, variable) {
  * reopened with the same token, for up to `reconnectMs`: a referee with a reconnect grace gives
  * the seat back mid-match (MatchStart again, then the pending request), and any referee seats
  * the bot in its next match. Rejects on a bad token or setting, or when the referee stays
- * unreachable.
+ * unreachable. SIGTERM resolves it once the matches in hand are over (see `Leaving`).
  * @param {Bot | object | Function} bot
  * @param {RunOptions} [options]
  */
@@ -215,10 +215,14 @@ export async function runAsync(bot, options = {}) {
     "grpc.keepalive_time_ms": 20_000,
     "grpc.keepalive_timeout_ms": 10_000,
   });
+  const leaving = new Leaving(log);
+  const onTerm = () => leaving.request();
+  process.once("SIGTERM", onTerm);
   try {
     await Promise.all(
       Array.from({ length: sessions }, () =>
         keepPlaying(client, make(), token, {
+          leaving,
           reconnectMs: options.reconnectMs ?? DEFAULT_RECONNECT_MS,
           slackMs: options.slackMs ?? DEFAULT_SLACK_MS,
           log,
@@ -228,7 +232,42 @@ export async function runAsync(bot, options = {}) {
       ),
     );
   } finally {
+    process.removeListener("SIGTERM", onTerm);
     client.close();
+  }
+}
+
+/**
+ * SIGTERM asks the bot to leave: each session finishes the match in hand, then closes its side
+ * of the stream (a session between matches closes at once), and `runAsync` resolves. The
+ * handler is installed once, so a second SIGTERM (or SIGINT) ends the program at once.
+ */
+class Leaving {
+  /** @param {(line: string) => void} log */
+  constructor(log) {
+    this.log = log;
+    this.requested = false;
+    /** @type {Set<any>} the calls of sessions between matches, which leave at once */
+    this.idle = new Set();
+    /** @type {Set<any>} */
+    this.closed = new Set();
+  }
+
+  request() {
+    this.requested = true;
+    this.log("SIGTERM: leaving after the match in hand (SIGTERM again: at once)");
+    for (const call of this.idle) {
+      this.close(call);
+    }
+  }
+
+  /** Close our side of `call` once; the referee then ends the stream. @param {any} call */
+  close(call) {
+    if (!this.closed.has(call)) {
+      this.closed.add(call);
+      this.idle.delete(call);
+      call.end();
+    }
   }
 }
 
@@ -374,6 +413,7 @@ function checkedBot(bot) {
  * @property {number} reconnectMs
  * @property {number} slackMs
  * @property {(line: string) => void} log
+ * @property {Leaving} leaving set by SIGTERM
  * @property {string} address the referee, for telling a TLS mismatch
  * @property {boolean} tls whether the bot speaks TLS
  */
@@ -395,11 +435,11 @@ async function keepPlaying(client, bot, token, settings) {
     let failure = null;
     let welcomed = false;
     try {
-      const ending = await playSession(client, bot, token, settings.slackMs, () => {
+      const ending = await playSession(client, bot, token, settings, () => {
         welcomed = true;
         everWelcomed = true;
       });
-      if (ending === "goodbye") {
+      if (ending === "goodbye" || settings.leaving.requested) {
         return;
       }
     } catch (error) {
@@ -414,6 +454,9 @@ async function keepPlaying(client, bot, token, settings) {
           throw new ConfigurationError(mismatch);
         }
       }
+    }
+    if (settings.leaving.requested) {
+      return; // SIGTERM: no session is opened again
     }
     const now = performance.now();
     if (welcomed || lostAt < 0) {
@@ -437,11 +480,12 @@ async function keepPlaying(client, bot, token, settings) {
  * @param {any} client
  * @param {any} bot
  * @param {string} token
- * @param {number} slackMs
+ * @param {SessionSettings} settings
  * @param {() => void} onWelcome
  * @returns {Promise<"goodbye" | "ended">}
  */
-async function playSession(client, bot, token, slackMs, onWelcome) {
+async function playSession(client, bot, token, settings, onWelcome) {
+  const { slackMs, leaving } = settings;
   const metadata = new grpc.Metadata();
   metadata.set("authorization", `Bearer ${token}`);
   const call = client.Play(metadata);
@@ -452,6 +496,11 @@ async function playSession(client, bot, token, slackMs, onWelcome) {
     protocol_version: PROTOCOL_VERSION,
   };
   call.write({ hello });
+  if (leaving.requested) {
+    leaving.close(call);
+  } else {
+    leaving.idle.add(call);
+  }
   let farewell = false;
   try {
     for await (const message of call) {
@@ -460,9 +509,13 @@ async function playSession(client, bot, token, slackMs, onWelcome) {
           onWelcome();
           break;
         case "match_start":
+          leaving.idle.delete(call);
           await bot.onMatchStart?.(message.match_start);
           break;
         case "action_request": {
+          if (leaving.closed.has(call)) {
+            break; // seated as it left: it can no longer answer
+          }
           const request = message.action_request;
           for (const event of request.events) {
             await bot.onEvent?.(event);
@@ -482,6 +535,11 @@ async function playSession(client, bot, token, slackMs, onWelcome) {
             await bot.onEvent?.(event);
           }
           await bot.onMatchEnd?.(message.match_end);
+          if (leaving.requested) {
+            leaving.close(call);
+          } else {
+            leaving.idle.add(call);
+          }
           break;
         case "goodbye":
           // Keep reading: the status that follows says whether a limit ended the session.
@@ -497,6 +555,7 @@ async function playSession(client, bot, token, slackMs, onWelcome) {
       throw error;
     }
   } finally {
+    leaving.idle.delete(call);
     call.end();
   }
   return farewell ? "goodbye" : "ended";

@@ -56,6 +56,7 @@
     td.className = "num";
     return td;
   }
+  const times = (n) => (n > 1 ? ` ×${n}` : "");
   const faultText = (faults) =>
     Object.entries(faults || {}).map(([reason, n]) => `${reason} ${n}`).join(", ") || "-";
 
@@ -146,7 +147,7 @@
         if (i) bots.appendChild(document.createTextNode(", "));
         bots.appendChild(link(botHref(bot), bot));
       });
-      const faults = m.faults.map((f) => `${f.bot}: ${f.reason}`).join("; ") || "-";
+      const faults = m.faults.map((f) => `${f.bot}: ${f.reason}${times(f.count)}`).join("; ") || "-";
       const links = el("td", link(`/matches/${encodeURIComponent(m.match)}.html`, "replay"));
       links.appendChild(document.createTextNode(" · "));
       links.appendChild(link(`/records/${encodeURIComponent(m.match)}.jsonl`, "record"));
@@ -249,7 +250,7 @@
         if (i) opponents.appendChild(document.createTextNode(", "));
         opponents.appendChild(link(botHref(bot), bot));
       });
-      const faults = el("td", m.faults.filter((f) => f.seat === seat).map((f) => `${f.reason}: ${f.detail}`).join("; ") || "-");
+      const faults = el("td", m.faults.filter((f) => f.seat === seat).map((f) => `${f.reason}${times(f.count)}: ${f.detail}`).join("; ") || "-");
       if (faults.textContent !== "-") faults.className = "fault";
       const links = el("td", link(`/matches/${encodeURIComponent(m.match)}.html#seat=${seat}`, "replay"));
       links.appendChild(document.createTextNode(" · "));

@@ -4,18 +4,20 @@
 CROUPIER_SESSIONS, how many matches to play at once) from the environment, opens the sessions on
 grpc.aio, and calls the bot's `act` and hooks. `run_async` is the same for asyncio programs.
 For a referee that speaks TLS, set CROUPIER_CA_FILE to its CA certificate (PEM), or
-CROUPIER_TLS=1 to trust the system's roots.
+CROUPIER_TLS=1 to trust the system's roots. SIGTERM stops the bot after the match in hand.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
 import math
 import os
+import signal
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TypeAlias
 
 import grpc
@@ -56,7 +58,8 @@ def run(
     sessions: int | None = None,
     ca_file: str | None = None,
 ) -> None:
-    """Play every match the referee offers; returns when the referee ends all sessions.
+    """Play every match the referee offers; returns when the referee ends all sessions, or
+    after SIGTERM once the matches in hand are over (see `Leaving`).
 
     `bot` is a Bot, or a factory (such as the class) when playing several sessions at once, so
     that each session has its own instance. A lost connection ends the program with exit
@@ -91,10 +94,13 @@ async def run_async(
     make: BotFactory = (lambda: bot) if isinstance(bot, Bot) else bot
     ca = ca_file or os.environ.get("CROUPIER_CA_FILE")
     tls = bool(ca) or os.environ.get("CROUPIER_TLS", "") not in ("", "0")
+    leaving = Leaving()
     try:
-        async with _channel(target, ca, tls) as channel:
+        async with _channel(target, ca, tls) as channel, leaving.on_sigterm():
             stub = referee_pb2_grpc.RefereeStub(channel)
-            await asyncio.gather(*(play_session(stub, make(), secret) for _ in range(count)))
+            await asyncio.gather(
+                *(play_session(stub, make(), secret, leaving) for _ in range(count))
+            )
     except grpc.aio.AioRpcError as error:
         if error.code() is grpc.StatusCode.UNAVAILABLE:
             mismatch = await asyncio.to_thread(
@@ -128,9 +134,65 @@ def _channel(address: str, ca_file: str | None, tls: bool) -> grpc.aio.Channel:
     return grpc.aio.insecure_channel(address)
 
 
-async def play_session(stub: referee_pb2_grpc.RefereeAsyncStub, bot: Bot, token: str) -> None:
-    """One session: Hello, then matches until Goodbye or the stream ends."""
+class Leaving:
+    """SIGTERM asks the bot to leave: each session finishes the match in hand, then closes its
+    side of the stream (a session between matches closes at once), and `run` returns. A second
+    SIGTERM (or SIGINT) ends the program at once."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        #: The calls of sessions between matches, which leave at once.
+        self.idle: set[Call] = set()
+        self._closed: set[Call] = set()
+
+    @contextlib.asynccontextmanager
+    async def on_sigterm(self) -> AsyncIterator[None]:
+        """Handle SIGTERM while the block runs (where asyncio can: the main thread, not on
+        Windows); afterwards, and after the first, SIGTERM does what it did before."""
+        loop = asyncio.get_running_loop()
+        try:
+            loop.add_signal_handler(signal.SIGTERM, self.request)
+        except (NotImplementedError, RuntimeError, ValueError):
+            yield
+            return
+        try:
+            yield
+        finally:
+            loop.remove_signal_handler(signal.SIGTERM)
+
+    def request(self) -> None:
+        self.requested = True
+        log.warning("SIGTERM: leaving after the match in hand (SIGTERM again: at once)")
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            asyncio.get_running_loop().remove_signal_handler(signal.SIGTERM)
+        for call in list(self.idle):
+            asyncio.get_running_loop().create_task(self.close(call))
+
+    def closed(self, call: Call) -> bool:
+        return call in self._closed
+
+    async def close(self, call: Call) -> None:
+        """Close our side of `call` once; the referee then ends the stream."""
+        if call not in self._closed:
+            self._closed.add(call)
+            self.idle.discard(call)
+            await call.done_writing()
+
+
+Call: TypeAlias = "grpc.aio.StreamStreamCall[referee_pb2.BotMessage, referee_pb2.RefereeMessage]"
+
+
+async def play_session(
+    stub: referee_pb2_grpc.RefereeAsyncStub,
+    bot: Bot,
+    token: str,
+    leaving: Leaving | None = None,
+) -> None:
+    """One session: Hello, then matches until Goodbye or the stream ends (or, once `leaving`
+    is requested, until the match in hand is over)."""
+    leaving = leaving or Leaving()
     call = stub.Play(metadata=(("authorization", f"Bearer {token}"),))
+    leaving.idle.add(call)
     await call.write(
         referee_pb2.BotMessage(
             hello=referee_pb2.Hello(
@@ -149,6 +211,8 @@ async def play_session(stub: referee_pb2_grpc.RefereeAsyncStub, bot: Bot, token:
             return
         kind = message.WhichOneof("kind")
         if kind == "action_request":
+            if leaving.closed(call):  # seated as it left: it can no longer answer
+                continue
             request = message.action_request
             for event in request.events:
                 bot.on_event(event)
@@ -171,13 +235,17 @@ async def play_session(stub: referee_pb2_grpc.RefereeAsyncStub, bot: Bot, token:
                 )
             )
         elif kind == "match_start":
+            leaving.idle.discard(call)
             bot.on_match_start(message.match_start)
         elif kind == "match_end":
             for event in message.match_end.events:
                 bot.on_event(event)
             bot.on_match_end(message.match_end)
+            leaving.idle.add(call)
+            if leaving.requested:
+                await leaving.close(call)
         elif kind == "goodbye":
-            await call.done_writing()
+            await leaving.close(call)
             log.info("the referee ended the session: %s", message.goodbye.reason)
             # A limit or a revoked token ends with an error status: raise it (AioRpcError).
             while await call.read() is not grpc.aio.EOF:
