@@ -318,6 +318,25 @@ def _bots(site: Site, number: int) -> tuple[str, ...]:
         store.close()
 
 
+def test_recent_matches_count_each_bot_s_faults_by_reason(site: Site) -> None:
+    # Issue 24.9: a cell repeated "carol: timeout" once per fault; it counts them.
+    deadline = time.monotonic() + 60
+    while True:  # until a match of carol's (a timeout each) is listed
+        committed = {p.match_id: p for p in site.played()}
+        recent = [m for m in site.json("/api/contest")["recent"] if m["match"] in committed]
+        if any(m["faults"] for m in recent):
+            break
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    for match in recent:
+        faults = committed[match["match"]].faults
+        pairs = [(f["seat"], f["reason"]) for f in match["faults"]]
+        assert len(pairs) == len(set(pairs))
+        for fault in match["faults"]:
+            same = [d for seat, r, d in faults if (seat, r) == (fault["seat"], fault["reason"])]
+            assert fault["count"] == len(same) and fault["detail"] == same[0]
+
+
 def test_a_replay_opens_and_its_record_downloads(site: Site, page: Any) -> None:
     played = site.committed(site.live_match())
     page.goto(f"{site.web}/matches/{played.match_id}.html")
