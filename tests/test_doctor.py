@@ -212,4 +212,5 @@ def test_a_node_bot_missing_a_package_is_told_to_run_npm_ci(tmp_path: Path) -> N
     code, output = doctor("--game", "xix", "--no-sandbox", "--", node, str(bot))
     assert code == 1
     assert "  | Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'croupier-no-such" in output
-    assert "advice: Node cannot find 'croupier-no-such-package': run `npm ci`" in output
+    advice = "advice: Node cannot find 'croupier-no-such-package': run `npm ci` in the bot's"
+    assert f"{advice} folder ({tmp_path}), where its package.json" in output

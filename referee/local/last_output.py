@@ -27,7 +27,7 @@ _TELLING = re.compile(
     r")"
     r"|Cannot find (?:module|package)"
 )
-_NODE_MISSING = re.compile(r"Cannot find (?:module|package) '([^']+)'")
+_NODE_MISSING = re.compile(r"Cannot find (?:module|package) '([^']+)'(?: imported from (\S+))?")
 
 #: Marks the lines left out between the telling ones and the last ones.
 GAP = "..."
@@ -72,8 +72,10 @@ def advice(lines: list[str]) -> str | None:
     """What to do about an error the output names, when there is a usual fix."""
     for line in lines:
         if missing := _NODE_MISSING.search(line):
+            importer = missing.group(2)
+            folder = f" ({Path(importer).parent})" if importer else ""
             return (
-                f"Node cannot find {missing.group(1)!r}: run `npm ci` in the bot's folder (where "
-                "its package.json and package-lock.json are), and keep node_modules beside it"
+                f"Node cannot find {missing.group(1)!r}: run `npm ci` in the bot's folder{folder}, "
+                "where its package.json and package-lock.json are, and keep node_modules beside it"
             )
     return None
