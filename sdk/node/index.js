@@ -217,7 +217,9 @@ export async function runAsync(bot, options = {}) {
   });
   const leaving = new Leaving(log);
   const onTerm = () => leaving.request();
-  process.once("SIGTERM", onTerm);
+  if (process.listenerCount("SIGTERM") === 0) {
+    process.once("SIGTERM", onTerm); // a program with a handler of its own keeps to it
+  }
   try {
     await Promise.all(
       Array.from({ length: sessions }, () =>

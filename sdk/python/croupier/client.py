@@ -144,29 +144,34 @@ class Leaving:
         #: The calls of sessions between matches, which leave at once.
         self.idle: set[Call] = set()
         self._closed: set[Call] = set()
+        self._closing: set[asyncio.Task[None]] = set()
 
     @contextlib.asynccontextmanager
     async def on_sigterm(self) -> AsyncIterator[None]:
-        """Handle SIGTERM while the block runs (where asyncio can: the main thread, not on
-        Windows); afterwards, and after the first, SIGTERM does what it did before."""
+        """Handle SIGTERM while the block runs, unless the program has a handler of its own
+        (and where asyncio can: the main thread, not on Windows). After the first SIGTERM, and
+        after the block, SIGTERM ends the program again."""
         loop = asyncio.get_running_loop()
-        try:
-            loop.add_signal_handler(signal.SIGTERM, self.request)
-        except (NotImplementedError, RuntimeError, ValueError):
-            yield
-            return
+        installed = False
+        if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(signal.SIGTERM, self.request)
+                installed = True
         try:
             yield
         finally:
-            loop.remove_signal_handler(signal.SIGTERM)
+            if installed:
+                loop.remove_signal_handler(signal.SIGTERM)
 
     def request(self) -> None:
         self.requested = True
         log.warning("SIGTERM: leaving after the match in hand (SIGTERM again: at once)")
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            asyncio.get_running_loop().remove_signal_handler(signal.SIGTERM)
+        loop = asyncio.get_running_loop()
+        loop.remove_signal_handler(signal.SIGTERM)
         for call in list(self.idle):
-            asyncio.get_running_loop().create_task(self.close(call))
+            task = loop.create_task(self.close(call))
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
 
     def closed(self, call: Call) -> bool:
         return call in self._closed
