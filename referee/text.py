@@ -13,9 +13,9 @@ def plural(count: int, noun: str, nouns: str | None = None) -> str:
 
 
 def tidy_path(path: Path) -> Path:
-    """`path` without `..` and `.` steps (`examples/ladders/../../out` is `out`), relative to
-    the working folder when it is under it. Resolved first, so a symlinked folder keeps its
-    meaning (a lexical normpath would not)."""
+    """`path` without `..` and `.` steps (`examples/ladders/../../out` is `out`): a relative
+    path stays relative to the working folder when it is under it, an absolute one absolute.
+    Resolved first, so a symlinked folder keeps its meaning (a lexical normpath would not)."""
     full = path.resolve()
     here = Path.cwd()
-    return full.relative_to(here) if full.is_relative_to(here) else full
+    return full.relative_to(here) if not path.is_absolute() and full.is_relative_to(here) else full
