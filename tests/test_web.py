@@ -256,6 +256,11 @@ def test_a_live_match_plays_in_the_viewer_to_its_result_banner(site: Site, page:
     )
     assert page.locator("#seats .seat").count() == 2
     assert page.locator("#events li").count() > 0
+    # Each seat's clock is on the table (a table after the first decision carries them).
+    clocks = page.locator("#seats .seat .clock").all_text_contents()
+    assert len(clocks) == 2 and all(
+        re.fullmatch(r"(thinking .+ · left|bank) [\d.]+ s", c) for c in clocks
+    )
     page.wait_for_selector("#banner:not([hidden])", timeout=60_000)
     banner = page.locator("#banner").text_content()
     assert banner is not None and banner.startswith("result: seat ")
@@ -394,6 +399,12 @@ def test_a_live_match_page_receives_only_public_information(site: Site) -> None:
         assert all(card["t"] == "" for card in hand)  # backs only
     for token in site.tokens.values():
         assert token not in blob
+    # The seats' clocks: each bank only ever shrinks, and a seat is seen deciding.
+    clocks = [m for m in received if m["kind"] == "clocks"]
+    assert clocks and any(seat["thinking_ms"] is not None for m in clocks for seat in m["seats"])
+    for seat in range(2):
+        banks = [m["seats"][seat]["bank_ms"] for m in clocks]
+        assert banks == sorted(banks, reverse=True)
 
 
 def _listen(site: Site) -> tuple[str, list[dict[str, Any]], list[str]]:

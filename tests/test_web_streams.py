@@ -147,6 +147,30 @@ async def test_viewers_cost_the_runner_no_table_and_share_each_batch() -> None:
     await with_site(test)
 
 
+async def test_a_live_match_s_clocks_reach_its_viewers_when_one_starts_or_stops() -> None:
+    async def test(seen: RefereeView, url: str) -> None:
+        control = common_pb2.TimeControl(move_ms=500, bank_ms=9000)
+        start = referee_pb2.MatchStart(
+            match_id="m1", game="xix", seat_names=["ann", "bo"], time_control=control
+        )
+        live = seen.live.open(start)
+        live.banks_ms = [9000.0, 9000.0]
+        viewer = await Viewer.open(url, "/events/live/m1")
+        assert [m["kind"] for m in messages(await viewer.chunk())] == ["start"]  # none started
+        live.asked(1, 9000.0)
+        await trio.sleep(0.1)
+        clocks = [m for m in messages(await viewer.chunk()) if m["kind"] == "clocks"]
+        assert len(clocks) == 1 and clocks[0]["move_ms"] == 500
+        ann, bo = clocks[0]["seats"]
+        assert ann == {"bank_ms": 9000, "thinking_ms": None} and bo["thinking_ms"] >= 100
+        assert [m["kind"] for m in messages(await viewer.chunk())] == []  # nothing moved
+        live.answered(1, 8400.0)
+        (clocks,) = [m for m in messages(await viewer.chunk()) if m["kind"] == "clocks"]
+        assert clocks["seats"][1] == {"bank_ms": 8400, "thinking_ms": None}
+
+    await with_site(test)
+
+
 async def test_many_standings_viewers_share_the_site_s_write_budget() -> None:
     """150 viewers while the snapshot changes all the time: together they get about
     VIEWER_WRITES snapshots a second (each one every 3 s), not one each a second; each still

@@ -238,6 +238,8 @@ class _Match:
         )
         self.pending[seat] = []
         self.flush()  # every line before the request is on file before it leaves
+        if self.live is not None:
+            self.live.asked(seat, clock.bank_ms)
         started = trio.current_time()
         index: int | None = None
         failure: SeatFault | None = None
@@ -264,6 +266,8 @@ class _Match:
                 common_pb2.FAULT_REASON_TIMEOUT,
                 f"no reply within {budget:.0f} ms (move {clock.control.move_ms} ms plus bank)",
             )
+        if self.live is not None:
+            self.live.answered(seat, clock.bank_ms)
         if failure is None and index is not None and not 0 <= index < len(legal):
             failure = SeatFault(
                 common_pb2.FAULT_REASON_ILLEGAL_ACTION,
@@ -295,6 +299,7 @@ class _Match:
         )
         if self.live_matches is not None:
             self.live = self.live_matches.open(start)
+            self.live.banks_ms = [clock.bank_ms for clock in self.clocks]
         for seat_index, client in enumerate(self.seats):
             mine = referee_pb2.MatchStart()
             mine.CopyFrom(start)

@@ -6,6 +6,7 @@ both call it directly, which is safe because trio runs as a guest on the same th
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -29,6 +30,13 @@ class LiveMatch:
     table: TableMaker | None = None
     #: Steps so far: a reader builds `table()` again only when this has moved.
     steps: int = 0
+    #: Each seat's bank (ms) as its clock stands, and the seats deciding now with the moment
+    #: (time.monotonic()) each was asked: all a spectator's clock needs, and public (the bots
+    #: see their own in ActionRequest.clock; the time a seat takes is in every record).
+    banks_ms: list[float] = field(default_factory=list)
+    deciding: dict[int, float] = field(default_factory=dict)
+    #: Moves each time a clock starts or stops: a reader sends clocks again only then.
+    clock_changes: int = 0
 
     def __post_init__(self) -> None:
         self.history.append(referee_pb2.WatchMessage(match_start=self.start))
@@ -50,6 +58,36 @@ class LiveMatch:
             message = referee_pb2.WatchMessage(public_table=table())
             for watcher in self.watchers:
                 watcher(message)
+
+    def asked(self, seat: int, bank_ms: float) -> None:
+        """The seat was sent a request with `bank_ms` in its bank: its clock runs."""
+        self._bank(seat, bank_ms)
+        self.deciding[seat] = time.monotonic()
+        self.clock_changes += 1
+
+    def answered(self, seat: int, bank_ms: float) -> None:
+        """The seat's decision is over (replied, timed out or faulted): its clock stops."""
+        self._bank(seat, bank_ms)
+        self.deciding.pop(seat, None)
+        self.clock_changes += 1
+
+    def clocks(self) -> list[dict[str, int | None]]:
+        """Each seat's bank and, while it decides, the time it has taken so far (ms)."""
+        now = time.monotonic()
+        return [
+            {
+                "bank_ms": round(bank),
+                "thinking_ms": (
+                    round((now - self.deciding[seat]) * 1000) if seat in self.deciding else None
+                ),
+            }
+            for seat, bank in enumerate(self.banks_ms)
+        ]
+
+    def _bank(self, seat: int, bank_ms: float) -> None:
+        if len(self.banks_ms) <= seat:
+            self.banks_ms += [0.0] * (seat + 1 - len(self.banks_ms))
+        self.banks_ms[seat] = bank_ms
 
     def finish(self, end: referee_pb2.MatchEnd) -> None:
         self._send(referee_pb2.WatchMessage(match_end=end))

@@ -20,6 +20,7 @@ import json
 import logging
 import math
 import re
+import time
 from collections import OrderedDict
 from collections.abc import AsyncGenerator, Callable, Iterator
 from contextlib import aclosing, contextmanager
@@ -72,6 +73,8 @@ VIEWER_SECONDS = 1.0
 #: ... and all of them together at most this many a second: with more viewers, each gets it
 #: less often (100 viewers: every 2 s).
 VIEWER_WRITES = 50
+#: A live match's clocks, once built, serve every viewer for this long (a beat's viewers).
+CLOCK_REUSE_SECONDS = 0.05
 #: A live match's viewers get what is new (its public events and its table) at most this often,
 #: all on one beat, so viewers at the same point of a match share one chunk of bytes ...
 TABLE_SECONDS = 0.5
@@ -188,6 +191,7 @@ class _Story:
         self._table: tuple[int, str] = (-1, "")
         self._batches: dict[tuple[int, int], tuple[bytes, int, int]] = {}
         self._batches_at = (-1, -1)
+        self._clocks: tuple[int, float, str] = (-1, 0.0, "")
 
     def since(self, shown: int, steps: int) -> tuple[bytes, int, int]:
         """What a viewer who has had `shown` messages and the table after `steps` steps gets
@@ -216,6 +220,25 @@ class _Story:
         if live.over and shown < total:
             parts.append(self.texts[-1])
         return "".join(parts).encode(), total, live.steps
+
+    def clocks(self) -> str:
+        """The seats' clocks now (banks, and the time taken so far by the seats deciding),
+        built once for the viewers of one beat: the page runs a deciding seat's clock on from
+        there until the next change."""
+        live = self.live
+        changes, built, text = self._clocks
+        moment = time.monotonic()
+        if changes != live.clock_changes or moment - built > CLOCK_REUSE_SECONDS:
+            control = live.start.time_control
+            limited = control.HasField("move_ms")
+            message = {
+                "kind": "clocks",
+                "move_ms": control.move_ms if limited else None,  # None: no time limit
+                "seats": live.clocks(),
+            }
+            text = _sse(_json(message))
+            self._clocks = (live.clock_changes, moment, text)
+        return text
 
     def table(self) -> str:
         """The spectator's table after the latest step, built once per step for every viewer."""
@@ -626,9 +649,12 @@ class Site:
             story = _Story(live, self._names(live))
             if not live.over:
                 self._stories[match_id] = story
-        shown, steps = 0, 0
+        shown, steps, clocks = 0, 0, 0  # clocks: sent once one has started
         while True:
             chunk, shown, steps = story.since(shown, steps)
+            if not live.over and live.clock_changes != clocks:
+                clocks = live.clock_changes
+                chunk += story.clocks().encode()
             yield chunk  # b"" when nothing is new
             if live.over and shown == len(live.history):
                 return

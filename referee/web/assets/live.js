@@ -1,6 +1,7 @@
 // A live match as a spectator sees it, drawn with the replay viewer's code (draw.js). The server
 // sends, as server-sent events: the match's start, each public event, the spectator's table after
-// every step (public information only) and the result. /follow?bot=NAME goes from one match to
+// every step (public information only), the seats' clocks when one starts or stops, and the
+// result. /follow?bot=NAME goes from one match to
 // the next.
 "use strict";
 (function () {
@@ -14,6 +15,7 @@
   let match = null;
   let draw = null;
   let tables = 0;
+  let clocks = null; // the latest clocks message, with the moment it came
   const received = [];
   window.croupierLive = { received };
 
@@ -21,6 +23,7 @@
     match = start;
     draw = croupierDraw(start.deck);
     tables = 0;
+    clocks = null;
     const options = Object.entries(start.options).map(([k, v]) => `${k}=${v}`).join(", ");
     $("title").textContent = `${start.title} · ${start.match}`;
     document.title = `croupier · ${start.match} (live)`;
@@ -52,7 +55,34 @@
     for (const pile of t.piles) piles.appendChild(draw.pileElement(pile));
     $("piles").replaceChildren(piles);
     document.body.dataset.tables = String(tables);
+    showClocks();
   }
+
+  const seconds = (ms) => `${(Math.max(ms, 0) / 1000).toFixed(1)} s`;
+
+  // Each seat's clock in its box: its bank, and while it decides the time it has taken, run on
+  // here from what the server last measured (the server sends clocks only when one starts or
+  // stops).
+  function showClocks() {
+    if (!clocks || document.body.dataset.over === "1") return;
+    const since = performance.now() - clocks.at;
+    clocks.seats.forEach((c, seat) => {
+      const box = $("seats").querySelector(`.seat[data-seat="${seat}"] .who`);
+      if (!box) return;
+      let clock = box.querySelector(".clock");
+      if (!clock) clock = box.appendChild(draw.text("span", "clock", ""));
+      const parts = [];
+      if (c.thinking_ms !== null) parts.push(`thinking ${seconds(c.thinking_ms + since)}`);
+      if (clocks.move_ms !== null) {
+        const used = c.thinking_ms === null ? 0 : c.thinking_ms + since;
+        const left = clocks.move_ms + c.bank_ms - used;
+        parts.push(c.thinking_ms === null ? `bank ${seconds(c.bank_ms)}` : `left ${seconds(left)}`);
+      }
+      clock.textContent = parts.join(" · ");
+      clock.classList.toggle("running", c.thinking_ms !== null);
+    });
+  }
+  setInterval(showClocks, 200);
 
   function event(text) {
     const list = $("events");
@@ -96,6 +126,10 @@
       $("links").replaceChildren(replay);
     } else if (!match) return;
     else if (message.kind === "table") table(message);
+    else if (message.kind === "clocks") {
+      clocks = { ...message, at: performance.now() };
+      showClocks();
+    }
     else if (message.kind === "event") event(message.text);
     else if (message.kind === "end") {
       end(message);
