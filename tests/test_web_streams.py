@@ -165,8 +165,8 @@ async def test_a_live_match_s_clocks_reach_its_viewers_when_one_starts_or_stops(
         assert ann == {"bank_ms": 9000, "thinking_ms": None} and bo["thinking_ms"] >= 100
         assert [m["kind"] for m in messages(await viewer.chunk())] == []  # nothing moved
         live.answered(1, 8400.0)
-        (clocks,) = [m for m in messages(await viewer.chunk()) if m["kind"] == "clocks"]
-        assert clocks["seats"][1] == {"bank_ms": 8400, "thinking_ms": None}
+        (stopped,) = [m for m in messages(await viewer.chunk()) if m["kind"] == "clocks"]
+        assert stopped["seats"][1] == {"bank_ms": 8400, "thinking_ms": None}
 
     await with_site(test)
 
