@@ -28,7 +28,7 @@ from typer.testing import CliRunner
 from croupier.v1 import common_pb2
 from referee import transport
 from referee.cli import app
-from referee.ladder import load, run_ladder, standings_of
+from referee.ladder import load, run_ladder, standings_of, verify_ladder
 from referee.ladder.model import ScheduledMatch
 from referee.ladder.report import CACHE, write_report
 from referee.ladder.report_index import PAGES
@@ -472,3 +472,64 @@ def test_match_pages_share_the_viewer_and_carry_their_match_gzipped(
         assert page.stat().st_size * 3 < len(alone.encode())
         assert '<script src="viewer.js"></script>' in page.read_text()
         assert page_data(page)["steps"] == viewer_data(load_timeline(record))["steps"]
+
+
+# --- verify at scale (issue 24.6) --------------------------------------------------------------
+
+
+def recommit(database: Path, record: Path) -> None:
+    """Commit `record`'s current bytes, as a dishonest organiser would after changing it."""
+    digest = hashlib.sha256(record.read_bytes()).hexdigest()
+    with sqlite3.connect(database) as db:
+        changed = db.execute(
+            "UPDATE matches SET record_sha256 = ? WHERE match_id = ?", (digest, record.stem)
+        )
+        assert changed.rowcount == 1
+
+
+def test_verify_on_every_core_replays_only_what_it_never_replayed(
+    ladder: Path, tmp_path: Path
+) -> None:
+    database = copy_of(ladder, tmp_path)
+    cache = tmp_path / "cache" / "replayed.sqlite"
+    first = verify_ladder(database, workers=2, cache=cache)
+    assert first.ok and first.matches == first.records_verified == 6
+    assert first.records_cached == 0
+    again = verify_ladder(database, workers=2, cache=cache)
+    assert again.ok and again.records_verified == again.records_cached == 6
+    # The hash is checked every time: a changed record is caught with the cache too.
+    records = sorted((database.parent / "records").glob("*.jsonl"))
+    lines = [json.loads(line) for line in records[0].read_text().splitlines()]
+    action = next(line for line in lines if "action" in line)
+    action["action"]["index"] = action["action"].get("index", 0) + 1
+    records[0].write_text("".join(json.dumps(line) + "\n" for line in lines))
+    changed = verify_ladder(database, workers=2, cache=cache)
+    assert any("is not the one committed" in p for p in changed.problems)
+    # Committed again with its new hash: new bytes, so replayed again, and the replay fails.
+    recommit(database, records[0])
+    replayed = verify_ladder(database, workers=2, cache=cache)
+    assert replayed.records_cached == 5 and replayed.records_verified == 5
+    (problem,) = replayed.problems
+    assert problem.startswith(f"{records[0].stem}: record ") and "committed" not in problem
+    # The seed in a header is checked against the schedule every time, replay or not.
+    header = json.loads(records[1].read_text().splitlines()[0])
+    header["header"]["seed"] = "1"
+    text = records[1].read_text().split("\n", 1)[1]
+    records[1].write_text(json.dumps(header) + "\n" + text)
+    recommit(database, records[1])
+    seeds = verify_ladder(database, replay=False, cache=cache)
+    assert any("record seed differs from the schedule's" in p for p in seeds.problems)
+
+
+def test_verify_cli_takes_workers_and_says_what_it_replayed_before(
+    ladder: Path, tmp_path: Path
+) -> None:
+    database = copy_of(ladder, tmp_path)
+    command = ["ladder", "verify", str(database), "--workers", "2"]
+    cold = runner.invoke(app, command)
+    assert cold.exit_code == 0, cold.output
+    assert "6 matches: records hashed, 6 replayed; seed and deals checked" in cold.output
+    warm = runner.invoke(app, command)
+    assert "6 replayed (6 unchanged since an earlier replay)" in warm.output
+    full = runner.invoke(app, [*command, "--no-cache"])
+    assert "6 matches: records hashed, 6 replayed; seed" in full.output

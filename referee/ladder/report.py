@@ -18,17 +18,17 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import multiprocessing
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from referee.errors import CroupierError
 from referee.ladder.model import MatchResult
+from referee.ladder.pool import cpu_count, process_pool
 from referee.ladder.ratings import Rating
 from referee.ladder.report_index import (
     PAGES,
@@ -143,7 +143,7 @@ def write_report(
     new_ks = list(range(len(kept_points) + 1, len(order) + 1))
     results = [result for result, _ in order]
 
-    processes = max(1, workers if workers is not None else _cpu_count())
+    processes = max(1, workers if workers is not None else cpu_count())
     if pool is None:
         pool = _estimate(jobs, plan, new_ks) >= PARALLEL_SECONDS
     use_pool = pool and processes > 1 and bool(jobs or new_ks)
@@ -314,26 +314,19 @@ def _in_pool(
     jobs: list[Played],
     work: _Work,
 ) -> None:
-    """Rating chunks and pages in `processes` worker processes. Spawned, not forked: the
-    caller may hold threads (grpc, a test runner), which a fork would copy half-alive."""
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
-        try:
-            futures: dict[Future[Any], Played | None] = {
-                pool.submit(rating_points, plan, results[: max(chunk)], chunk): None
-                for chunk in chunks
-            }
-            for played in jobs:
-                futures[pool.submit(build_page, played, _target(work.out, played))] = played
-            for future in as_completed(futures):
-                match = futures[future]
-                if match is None:
-                    work.rated(future.result())
-                else:
-                    work.built(match, future.result())
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+    """Rating chunks and pages in `processes` worker processes."""
+    with process_pool(processes) as pool:
+        futures: dict[Future[Any], Played | None] = {
+            pool.submit(rating_points, plan, results[: max(chunk)], chunk): None for chunk in chunks
+        }
+        for played in jobs:
+            futures[pool.submit(build_page, played, _target(work.out, played))] = played
+        for future in as_completed(futures):
+            match = futures[future]
+            if match is None:
+                work.rated(future.result())
+            else:
+                work.built(match, future.result())
 
 
 # --- ratings over time ------------------------------------------------------------------------
@@ -417,15 +410,3 @@ def _estimate(jobs: Sequence[Played], plan: Plan, new_ks: Sequence[int]) -> floa
         with contextlib.suppress(OSError):
             size += played.record.stat().st_size
     return size * _PAGE_COST + sum(new_ks) * _RATING_COST.get(plan.system, 5e-5)
-
-
-def _cpu_count() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
-# --- the page ---------------------------------------------------------------------------------
-
-#: Tableau 10: distinct, and readable on white; past ten bots the lines are dashed too.
