@@ -397,7 +397,8 @@ def report_command(
     console.print(
         f"{report.index}: {plural(report.matches, 'match', 'matches')}; "
         f"{plural(report.pages_written, 'match page')} written, "
-        f"{report.pages_kept} kept; {report.seconds:.1f} s",
+        f"{report.pages_kept} kept; {plural(report.index_pages, 'index page')}; "
+        f"{report.seconds:.1f} s",
         markup=False,
         highlight=False,
         soft_wrap=True,
