@@ -136,7 +136,9 @@ def render_html(
     text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
     if shared:
         kind = "application/gzip+base64"
-        payload = base64.b64encode(gzip.compress(text.encode(), mtime=0)).decode()
+        # Level 6: 3% bigger than 9 for a third of its time (a report packs thousands).
+        packed = gzip.compress(text.encode(), compresslevel=6, mtime=0)
+        payload = base64.b64encode(packed).decode()
         style = '<link rel="stylesheet" href="viewer.css">'
         code = '<script src="draw.js"></script>\n<script src="viewer.js"></script>'
     else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -26,8 +27,14 @@ def _obs(message: Message) -> pb.XixObservation:
     return message
 
 
+@functools.cache
+def _card(value: int) -> Card:
+    """A face-up card, made once per value (a report draws hundreds of thousands)."""
+    return Card(str(value))
+
+
 def _cards(values: Iterable[int]) -> tuple[Card, ...]:
-    return tuple(Card(str(value)) for value in values)
+    return tuple(map(_card, values))
 
 
 @dataclass(frozen=True, slots=True)
