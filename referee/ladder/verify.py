@@ -105,6 +105,8 @@ class Replayed:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(path, timeout=10)
+            self._db.execute("PRAGMA journal_mode = WAL")  # notes added as replays finish
+            self._db.execute("PRAGMA synchronous = NORMAL")  # a lost note costs a replay
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS replayed (sha256 TEXT, version TEXT, "
                 "PRIMARY KEY (sha256, version)) WITHOUT ROWID"
@@ -144,9 +146,9 @@ def verify_ladder(
 ) -> LadderCheck:
     """Check seeds, record hashes and (with `replay`) every record against the engine, on
     `workers` processes (default: one per CPU, once there are POOL_FROM records to replay);
-    `on_record(done, total)` follows the records as
-    they are checked. With `cache` (see `default_cache`), records replayed before are hashed
-    and checked but not replayed again, and those replayed now are added to it."""
+    `on_record(done, total)` follows the records as they are checked. With `cache` (see
+    `default_cache`), records replayed before are hashed and checked but not replayed again,
+    and those replayed now are added to it as they are (an interrupted run keeps them)."""
     store = Store(database, create=False)
     try:
         check = LadderCheck()
@@ -173,41 +175,41 @@ def verify_ladder(
         total = len(checks)
         processes = min(max(1, workers if workers is not None else cpu_count()), total or 1)
         replays = sum(c.replay and not c.cached for c in checks)
-        found: list[RecordFound] = []
+        found: dict[int, RecordFound] = {}
         if on_record is not None:
             on_record(0, total)
         # A pool when asked for one, or when the replays pay for its start.
         pooled = workers is not None or replays >= POOL_FROM
-        for part in _checked(checks, processes if pooled else 1):
-            found.extend(part)
+        for start, part in _checked(checks, processes if pooled else 1):
+            found.update(enumerate(part, start))
             check.matches = len(found)
+            if replayed is not None:
+                replayed.add([f.sha256 for f in part if f.replayed])
             if on_record is not None:
                 on_record(check.matches, total)
-        for outcome in found:
+        for _, outcome in sorted(found.items()):  # in schedule order, however they came
             check.problems.extend(outcome.problems)
             check.records_verified += outcome.verified
             check.records_cached += outcome.verified and not outcome.replayed
-        if replayed is not None:
-            replayed.add([f.sha256 for f in found if f.replayed])
     finally:
         if replayed is not None:
             replayed.close()
     return check
 
 
-def _checked(checks: list[RecordCheck], processes: int) -> Iterator[list[RecordFound]]:
-    """What each record's check found, a chunk at a time (in a pool of `processes`, or here,
-    one record at a time)."""
+def _checked(checks: list[RecordCheck], processes: int) -> Iterator[tuple[int, list[RecordFound]]]:
+    """What each record's check found, a chunk at a time as they finish, each with the index
+    of its first record (in a pool of `processes`, or here, one record at a time)."""
     size = CHUNK if processes > 1 else 1
-    chunks = [checks[i : i + size] for i in range(0, len(checks), size)]
+    starts = range(0, len(checks), size)
     if processes <= 1:
-        for chunk in chunks:
-            yield check_records(chunk)
+        for start in starts:
+            yield start, check_records(checks[start : start + size])
         return
     with process_pool(processes) as pool:
-        futures = [pool.submit(check_records, chunk) for chunk in chunks]
+        futures = {pool.submit(check_records, checks[i : i + size]): i for i in starts}
         for future in as_completed(futures):
-            yield future.result()
+            yield futures[future], future.result()
 
 
 def check_records(checks: Sequence[RecordCheck]) -> list[RecordFound]:
