@@ -11,6 +11,7 @@ match gzipped, about ten times smaller.
 from __future__ import annotations
 
 import base64
+import functools
 import gzip
 import json
 from collections.abc import Callable, Hashable, Sequence
@@ -109,6 +110,7 @@ def _ranking(timeline: Timeline) -> list[list[Any]]:
     return [[s.rank, s.seat, s.name, s.score, s.retired] for s in seats]
 
 
+@functools.cache
 def _asset(name: str) -> str:
     return resources.files("referee.viewer").joinpath("assets", name).read_text("utf-8")
 
