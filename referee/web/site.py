@@ -520,8 +520,10 @@ class Site:
             await self._read_database()  # the site just started: look before saying no
         if self._knows(bot):
             return _cached(request, _page("bot.html"), "text/html")
-        page = _page("missing.html").decode().replace(
-            "__WHAT__", html.escape(f"no bot {bot!r} in this {self.view.kind}")
+        page = (
+            _page("missing.html")
+            .decode()
+            .replace("__WHAT__", html.escape(f"no bot {bot!r} in this {self.view.kind}"))
         )
         return Response(page, status_code=404, media_type="text/html")
 
