@@ -28,9 +28,9 @@ from typer.testing import CliRunner
 from croupier.v1 import common_pb2
 from referee import transport
 from referee.cli import app
-from referee.ladder import load, run_ladder, standings_of
+from referee.ladder import load, run_ladder, standings_of, verify_ladder
 from referee.ladder.model import ScheduledMatch
-from referee.ladder.report import CACHE, write_report
+from referee.ladder.report import CACHE, plotted, write_report
 from referee.ladder.report_index import PAGES
 from referee.ladder.standings import Plan, Standings
 from referee.ladder.standings import table as standings_table
@@ -451,6 +451,17 @@ def test_report_in_chromium(ladder: Path, browser: Any, tmp_path: Path) -> None:
     page.click("#match-2 .seats a >> nth=1")  # seat 1's view of match 2
     page.wait_for_selector("body[data-step='0']")
     assert page.evaluate("document.body.dataset.view") == "2"
+
+    # With the matches on two index pages, a point of the plot leads to the page listing its
+    # match (issue 24.6).
+    write_report(ladder, tmp_path / "paged", pool=False, page_size=4)
+    page.goto((tmp_path / "paged" / "index.html").as_uri())
+    last = committed_order(ladder)[-1]
+    box = page.locator("#hit").bounding_box()
+    page.mouse.click(box["x"] + box["width"] - 2, box["y"] + 5)
+    where = "index.html" if last <= 4 else "index-2.html"
+    page.wait_for_url(re.compile(f"/{where}#match-{last}$"))
+    assert page.locator(f"#match-{last}").is_visible()
     page.close()
     assert problems == []
     assert requests == []
@@ -484,3 +495,133 @@ def test_a_fault_cell_counts_a_reason_rather_than_repeating_it(tmp_path: Path) -
         (0, "disconnected"): ["gone", "again"],
         (1, "timeout"): ["late"],
     }
+
+
+# --- verify at scale (issue 24.6) --------------------------------------------------------------
+
+
+def recommit(database: Path, record: Path) -> None:
+    """Commit `record`'s current bytes, as a dishonest organiser would after changing it."""
+    digest = hashlib.sha256(record.read_bytes()).hexdigest()
+    with sqlite3.connect(database) as db:
+        changed = db.execute(
+            "UPDATE matches SET record_sha256 = ? WHERE match_id = ?", (digest, record.stem)
+        )
+        assert changed.rowcount == 1
+
+
+def test_verify_on_every_core_replays_only_what_it_never_replayed(
+    ladder: Path, tmp_path: Path
+) -> None:
+    database = copy_of(ladder, tmp_path)
+    cache = tmp_path / "cache" / "replayed.sqlite"
+    first = verify_ladder(database, workers=2, cache=cache)
+    assert first.ok and first.matches == first.records_verified == 6
+    assert first.records_cached == 0
+    again = verify_ladder(database, workers=2, cache=cache)
+    assert again.ok and again.records_verified == again.records_cached == 6
+    # The hash is checked every time: a changed record is caught with the cache too.
+    records = sorted((database.parent / "records").glob("*.jsonl"))
+    lines = [json.loads(line) for line in records[0].read_text().splitlines()]
+    action = next(line for line in lines if "action" in line)
+    action["action"]["index"] = action["action"].get("index", 0) + 1
+    records[0].write_text("".join(json.dumps(line) + "\n" for line in lines))
+    changed = verify_ladder(database, workers=2, cache=cache)
+    assert any("is not the one committed" in p for p in changed.problems)
+    # Committed again with its new hash: new bytes, so replayed again, and the replay fails.
+    recommit(database, records[0])
+    replayed = verify_ladder(database, workers=2, cache=cache)
+    assert replayed.records_cached == 5 and replayed.records_verified == 5
+    (problem,) = replayed.problems
+    assert problem.startswith(f"{records[0].stem}: record ") and "committed" not in problem
+    # The seed in a header is checked against the schedule every time, replay or not.
+    header = json.loads(records[1].read_text().splitlines()[0])
+    header["header"]["seed"] = "1"
+    text = records[1].read_text().split("\n", 1)[1]
+    records[1].write_text(json.dumps(header) + "\n" + text)
+    recommit(database, records[1])
+    seeds = verify_ladder(database, replay=False, cache=cache)
+    assert any("record seed differs from the schedule's" in p for p in seeds.problems)
+
+
+def test_verify_cli_takes_workers_and_says_what_it_replayed_before(
+    ladder: Path, tmp_path: Path
+) -> None:
+    database = copy_of(ladder, tmp_path)
+    command = ["ladder", "verify", str(database), "--workers", "2"]
+    cold = runner.invoke(app, command)
+    assert cold.exit_code == 0, cold.output
+    assert "6 matches: records hashed, 6 replayed; seed and deals checked" in cold.output
+    warm = runner.invoke(app, command)
+    assert "6 replayed (6 unchanged since an earlier replay)" in warm.output
+    full = runner.invoke(app, [*command, "--no-cache"])
+    assert "6 matches: records hashed, 6 replayed; seed" in full.output
+
+
+# --- the report at scale (issue 24.6) ----------------------------------------------------------
+
+
+def test_a_refresh_notices_a_record_changed_or_gone_since(ladder: Path, tmp_path: Path) -> None:
+    database = copy_of(ladder, tmp_path)
+    out = tmp_path / "site"
+    assert write_report(database, out, pool=False).pages_written == 6
+    records = database.parent / "records"
+    changed, gone = records / "mini-00003.jsonl", records / "mini-00004.jsonl"
+    original = changed.read_bytes()
+    changed.write_bytes(original.replace(b'"startedAt":"', b'"startedAt":"1999', 1))
+    gone.unlink()
+    for _ in range(2):  # and again: a problem is not forgotten once reported
+        refresh = write_report(database, out, pool=False)
+        assert (refresh.pages_written, refresh.pages_kept) == (0, 4)
+        assert refresh.problems == [
+            "match mini-00003: record 'mini-00003.jsonl' is not the one committed "
+            "(no page written)",
+            "match mini-00004: cannot read its record 'mini-00004.jsonl': No such file or "
+            "directory",
+        ]
+        assert not (out / PAGES / "mini-00003.html").exists()
+        assert not (out / PAGES / "mini-00004.html").exists()
+        index = parse(out / "index.html")
+        assert not list(index.one("tr", id="match-3").all("a"))
+        assert "not the one committed" in index.one("section", id="problems").text()
+    changed.write_bytes(original)  # put back as committed: its page again
+    restored = write_report(database, out, pool=False)
+    assert (restored.pages_written, restored.pages_kept) == (1, 4)
+    assert len(restored.problems) == 1 and "mini-00004" in restored.problems[0]
+
+
+def test_the_index_lists_the_matches_a_page_at_a_time(ladder: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    report = write_report(ladder, out, pool=False, page_size=4)
+    assert report.index_pages == 2
+    first, second = parse(out / "index.html"), parse(out / "index-2.html")
+
+    def listed(page: Node) -> list[int]:
+        rows = page.one("table", class_="matches").all("tr")
+        return [int(tr.attrs["id"].removeprefix("match-")) for tr in rows if "id" in tr.attrs]
+
+    assert listed(first) == [1, 2, 3, 4] and listed(second) == [5, 6]
+    assert first.one("a", rel="next").attrs["href"] == "index-2.html"
+    assert second.one("a", rel="prev").attrs["href"] == "index.html"
+    assert "matches 5–6 of 6" in second.one("nav", class_="pager").text()
+    assert not list(second.all("section", id="standings"))  # the standings and plot: page 1 only
+    data = ratings_data(first)
+    assert data["ks"] == list(range(1, 7))
+    for number, page in zip(data["numbers"], data["pages"], strict=True):
+        assert number in listed(first if page == 1 else second)
+    # Fewer pages next time (another page size here): the extra page goes.
+    assert write_report(ladder, out, pool=False).index_pages == 1
+    assert not (out / "index-2.html").exists()
+    assert not list(parse(out / "index.html").all("nav", class_="pager"))
+
+
+def test_the_plot_has_at_most_a_thousand_points_and_keeps_them_as_the_ladder_grows() -> None:
+    assert plotted(0) == [] and plotted(5) == [1, 2, 3, 4, 5]
+    assert plotted(1000) == list(range(1, 1001))
+    assert plotted(1001) == [*range(2, 1001, 2), 1001]
+    assert plotted(10_000) == [*range(16, 10_000, 16), 10_000]
+    for n in (1500, 2000, 4001, 9999):
+        ks = plotted(n)
+        assert len(ks) <= 1001 and ks[-1] == n and ks == sorted(set(ks))
+        # A point once computed stays: the next n's points but its last were there before.
+        assert set(plotted(n + 1)[:-1]) <= set(ks)

@@ -261,3 +261,19 @@ def test_the_event_line_is_the_records_json_line(tmp_path: Path, game: str) -> N
             assert path.read_text().count(to_json_line(record)) >= 1
             checked += 1
     assert checked > 10
+
+
+def test_lines_read_again_are_new_messages_as_parsed(record: Path, tmp_path: Path) -> None:
+    # Parsed lines are kept (issue 24.6): a reader gets copies, so what one caller changes no
+    # other one sees, and a copy of the record reads the same.
+    first, _ = read_all(record, strict=True)
+    expected = [r.SerializeToString() for r in first]
+    for line in first:
+        line.Clear()
+    again, _ = read_all(record, strict=True)
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes(record.read_bytes())
+    elsewhere, _ = read_all(copy, strict=True)
+    assert [r.SerializeToString() for r in again] == expected
+    assert [r.SerializeToString() for r in elsewhere] == expected
+    assert again[0].header.match_id and verify(copy).ok

@@ -25,6 +25,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import zlib
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -277,6 +278,76 @@ def test_a_bot_page_lists_its_matches(site: LadderSite, page: Any) -> None:
     assert page.title() == "croupier ladder · heuristic"
 
 
+def test_a_bot_s_matches_come_a_page_at_a_time(site: LadderSite, page: Any) -> None:
+    while len(_matches_of(site, "heuristic")) < 5:
+        site.committed(site.live_match())
+    # The API: newest first, `limit` from `offset`, of `total`; the pages tile the list.
+    first = site.json("/api/bots/heuristic?limit=2")
+    assert (first["offset"], first["limit"], len(first["matches"])) == (0, 2, 2)
+    numbers = [m["number"] for m in first["matches"]]
+    assert numbers == sorted(numbers, reverse=True)
+    total = first["total"]
+    seen: list[int] = []
+    for offset in range(0, total, 2):
+        part = site.json(f"/api/bots/heuristic?offset={offset}&limit=2")
+        seen += [m["number"] for m in part["matches"] if part["total"] == total]
+    if len(seen) == total:  # no commit meanwhile (the ladder runs): every match once
+        assert sorted(seen, reverse=True) == seen and len(set(seen)) == total
+    assert site.json("/api/bots/heuristic?limit=100000")["limit"] == 1000
+    for query in ("offset=-1", "limit=0", "offset=x", "limit=2.5"):
+        status, _, body = _exchange(site, "GET", f"/api/bots/heuristic?{query}")
+        name, _, value = query.partition("=")
+        assert status == 400, query
+        assert json.loads(body)["error"] == (
+            f"{name} must be a whole number from {1 if name == 'limit' else 0}, got {value!r}"
+        )
+    # The page: ?page=2 of 2 a page shows the 3rd and 4th newest, with links either way.
+    page.goto(f"{site.web}/bots/heuristic?page=2&size=2")
+    page.wait_for_selector("#pager a[rel=next]")
+    assert page.locator("#matches tbody tr").count() == 2
+    assert "matches 3–4 of " in (page.locator("#pager").text_content() or "")
+    assert page.locator("#pager a[rel=prev]").get_attribute("href") == "?page=1&size=2"
+    listed = page.locator("#matches tbody tr").evaluate_all(
+        "rows => rows.map((r) => r.dataset.match)"
+    )
+    assert set(listed) <= _matches_of(site, "heuristic")
+    page.click("#pager a[rel=prev]")
+    page.wait_for_url(re.compile(r"\?page=1&size=2$"))
+    page.wait_for_selector("#pager a[rel=next]")
+    assert page.locator("#pager a[rel=prev]").count() == 0
+
+
+def test_responses_are_gzipped_and_static_files_cached(site: LadderSite) -> None:
+    gzip = {"accept-encoding": "gzip"}
+    status, headers, body = _exchange(site, "GET", "/", headers=gzip)
+    assert status == 200 and headers["content-encoding"] == "gzip"
+    assert headers["cache-control"] == "no-cache" and headers["etag"].startswith('W/"')
+    page = zlib.decompress(body, wbits=31).decode()
+    assert page.startswith("<!doctype html>")
+    # The page names its static files by fingerprint: those are kept for a year.
+    script = re.search(r'src="(/static/site\.js\?v=[0-9a-f]+)"', page)
+    assert script is not None, page
+    status, headers, body = _exchange(site, "GET", script[1], headers=gzip)
+    assert status == 200 and headers["cache-control"] == "public, max-age=31536000, immutable"
+    assert zlib.decompress(body, wbits=31) == site.get("/static/site.js")
+    # Asked for without it (or with a stale one): revalidated, 304 with no body if unchanged.
+    for path in ("/static/site.js", "/static/site.js?v=0", "/matches/viewer.js"):
+        status, headers, _ = _exchange(site, "GET", path)
+        assert status == 200 and headers["cache-control"] == "no-cache", path
+        again = _exchange(site, "GET", path, headers={"if-none-match": headers["etag"]})
+        assert again[0] == 304 and again[2] == b"", path
+    # JSON and replays are gzipped too; without Accept-Encoding, nothing is.
+    played = site.committed(site.live_match())
+    for path in ("/api/contest", "/api/bots/heuristic", f"/matches/{played.match_id}.html"):
+        status, headers, body = _exchange(site, "GET", path, headers=gzip)
+        assert status == 200 and headers["content-encoding"] == "gzip", path
+        plain = _exchange(site, "GET", path)
+        assert "content-encoding" not in plain[1] and len(plain[2]) > len(body), path
+    # An event stream is never compressed: each beat must reach the page at once.
+    status, headers, _ = _exchange(site, "GET", "/events/contest", headers=gzip, stream=True)
+    assert status == 200 and "content-encoding" not in headers
+
+
 def _matches_of(site: LadderSite, bot: str) -> set[str]:
     return {p.match_id for p in site.played() if bot in site.bots_of(p.number)}
 
@@ -407,12 +478,26 @@ def _files(folder: Path) -> list[str]:
 
 def _request(site: LadderSite, method: str, path: str, body: bytes = b"") -> tuple[int, bytes]:
     """One request sent as written (http.client does not normalise `..`)."""
+    status, _, answer = _exchange(site, method, path, body)
+    return status, answer
+
+
+def _exchange(
+    site: LadderSite,
+    method: str,
+    path: str,
+    body: bytes = b"",
+    headers: dict[str, str] | None = None,
+    *,
+    stream: bool = False,
+) -> tuple[int, http.client.HTTPMessage, bytes]:
+    """One request: the status, the headers and the body as sent (none for a `stream`)."""
     url = urllib.parse.urlsplit(site.web)
     connection = http.client.HTTPConnection(url.hostname or "", url.port, timeout=10)
     try:
-        connection.request(method, path, body=body or None)
+        connection.request(method, path, body=body or None, headers=headers or {})
         response = connection.getresponse()
-        return response.status, response.read()
+        return response.status, response.headers, b"" if stream else response.read()
     finally:
         connection.close()
 

@@ -293,18 +293,39 @@ def standings_command(
 def verify_command(
     database: Annotated[Path, typer.Argument(help="A ladder database (SQLite).")],
     replay: Annotated[bool, typer.Option(help="Also re-run the engine on every record.")] = True,
+    workers: Annotated[
+        int | None, typer.Option(min=1, help="Processes replaying (default: one per CPU).")
+    ] = None,
+    cache: Annotated[
+        bool,
+        typer.Option(
+            help="Skip the replay of a record whose exact bytes (SHA-256) this croupier version "
+            "already replayed without a problem, as noted in your own cache "
+            "($XDG_CACHE_HOME/croupier/replayed.sqlite); every record is still read, hashed "
+            "and checked. --no-cache replays every record."
+        ),
+    ] = True,
 ) -> None:
     """Check the revealed seed against its SHA-256, every deal's seed, every record's hash and
     (with --replay) every record; exit 1 on any problem."""
     from referee.ladder import verify_ladder
     from referee.ladder.store import reporting_store_failures
+    from referee.ladder.verify import default_cache
 
     with user_errors(), reporting_store_failures(database), progress("verifying") as done:
-        check = verify_ladder(database, replay=replay, on_record=done)
+        check = verify_ladder(
+            database,
+            replay=replay,
+            on_record=done,
+            workers=workers,
+            cache=default_cache() if cache else None,
+        )
     for problem in check.problems:
         errors.print(problem, markup=False, highlight=False, soft_wrap=True)
     seed = "seed and deals checked" if check.seed_checked else "seed not revealed yet"
-    replayed = f", {check.records_verified} replayed" if replay else ""
+    cached = check.records_cached
+    before = f" ({cached} unchanged since an earlier replay)" if cached else ""
+    replayed = f", {check.records_verified} replayed{before}" if replay else ""
     console.print(
         f"{plural(check.matches, 'match', 'matches')}: records hashed{replayed}; {seed}; "
         f"{plural(len(check.problems), 'problem')}",
@@ -376,7 +397,8 @@ def report_command(
     console.print(
         f"{report.index}: {plural(report.matches, 'match', 'matches')}; "
         f"{plural(report.pages_written, 'match page')} written, "
-        f"{report.pages_kept} kept; {report.seconds:.1f} s",
+        f"{report.pages_kept} kept; {plural(report.index_pages, 'index page')}; "
+        f"{report.seconds:.1f} s",
         markup=False,
         highlight=False,
         soft_wrap=True,

@@ -9,8 +9,12 @@ The folder opens from disk, or from any static web server, with no network.
 
 Viewer pages are what cost (up to ~1.5 s each for long games), so a regeneration writes only the
 pages that are missing or whose committed record changed, and builds many at once in a process
-pool. `OUT_DIR/.croupier-report.json` remembers what each page was built from, and the ratings
-over time already computed, so reporting on a running ladder again costs only its new matches.
+pool. `OUT_DIR/.croupier-report.json` remembers what each page was built from (the committed
+SHA-256, and the record file's size and modification time), and the ratings over time already
+computed, so reporting on a running ladder again costs only its new matches; a record changed or
+gone since its page was built is checked again, and loses its page with a problem reported.
+The index lists PAGE_SIZE matches a page (index.html, index-2.html, ...), and the plot at most
+about PLOT_POINTS points (a point costs a fit over every match before it).
 """
 
 from __future__ import annotations
@@ -18,20 +22,22 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import multiprocessing
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from referee.errors import CroupierError
 from referee.ladder.model import MatchResult
+from referee.ladder.pool import cpu_count, process_pool
 from referee.ladder.ratings import Rating
 from referee.ladder.report_index import (
+    PAGE_SIZE,
     PAGES,
+    PLOT_POINTS,
     History,
     LadderData,
     Point,
@@ -49,7 +55,7 @@ from referee.viewer import load, write_assets, write_html
 
 #: What the last report into OUT_DIR built from what (see the module's docstring).
 CACHE = ".croupier-report.json"
-_CACHE_FORMAT = 1
+_CACHE_FORMAT = 2
 #: Seconds of work (estimated) from which a process pool pays for its start (~0.8 s for each
 #: spawned process to import croupier). Estimates, measured on 2 cores: a viewer page costs 3 to
 #: 10 us per byte of record (XIX 3, Xactika with 4 players 4, with 10 players 10); a point of
@@ -66,6 +72,8 @@ class PageOutcome:
     match_id: str
     written: bool
     problems: tuple[str, ...] = ()
+    #: The record's size and modification time (ns) when it was read for the page.
+    stat: tuple[int, int] = (0, 0)
     #: (step, seat, reason) of each fault, so the report links to the step it happened at.
     #: (step, seat, reason, wall ms, CPU ms or -1 when not recorded) of each fault.
     fault_steps: tuple[tuple[int, int, str, int, int], ...] = ()
@@ -86,6 +94,8 @@ class Report:
     processes: int
     seconds: float
     problems: list[str] = field(default_factory=list)
+    #: index.html and index-2.html, ...: the match list, PAGE_SIZE matches a page.
+    index_pages: int = 1
 
 
 def write_report(
@@ -97,6 +107,7 @@ def write_report(
     pool: bool | None = None,
     progress: Callable[[int, int], None] | None = None,
     revoked: frozenset[str] = frozenset(),
+    page_size: int = PAGE_SIZE,
 ) -> Report:
     """Write the report on the ladder in `database` (finished or still running) into `out`.
 
@@ -104,7 +115,8 @@ def write_report(
     `force`), by up to `workers` processes (default: one per CPU) when the work is worth a
     process pool (`pool`: None to estimate, True or False to decide). `progress(done, total)` is
     called as each page, and each chunk of the ratings over time, is done; bots in `revoked`
-    (a contest's revoked accounts) are marked in the standings. Raises CroupierError
+    (a contest's revoked accounts) are marked in the standings. The index lists `page_size`
+    matches a page. Raises CroupierError
     for a database that is not a ladder's or an `out` that cannot be written; a bad record is a
     problem in the report, not an error."""
     started = time.perf_counter()
@@ -129,21 +141,19 @@ def write_report(
     jobs = [
         played
         for played in data.played
-        if not (
-            _target(out, played).is_file()
-            and known_pages.get(played.match_id, {}).get("sha256") == played.record_sha256
-        )
+        if not _page_holds(out, played, known_pages.get(played.match_id))
     ]
     for played in jobs:
         known_pages.pop(played.match_id, None)
 
     order = data.commit_order()
     keys = [[result.match.number, sha] for result, sha in order]
+    ks = plotted(len(order))
     kept_points = _cached_points(cache.get("ratings"), plan, keys)
-    new_ks = list(range(len(kept_points) + 1, len(order) + 1))
+    new_ks = [k for k in ks if k not in kept_points]
     results = [result for result, _ in order]
 
-    processes = max(1, workers if workers is not None else _cpu_count())
+    processes = max(1, workers if workers is not None else cpu_count())
     if pool is None:
         pool = _estimate(jobs, plan, new_ks) >= PARALLEL_SECONDS
     use_pool = pool and processes > 1 and bool(jobs or new_ks)
@@ -165,28 +175,68 @@ def write_report(
                 work.built(played, build_page(played, _target(out, played)))
     finally:
         _save_cache(out, state)
-    new_points, outcomes = work.points, work.outcomes
-    points = [*kept_points, *(new_points[k] for k in new_ks)]
-    state["ratings"] = {"plan": plan.to_json(), "order": keys, "points": points}
+    points = {**kept_points, **work.points}
+    state["ratings"] = {
+        "plan": plan.to_json(),
+        "order": keys,
+        "points": [[k, points[k]] for k in ks],
+    }
     _save_cache(out, state)
 
-    by_id = {outcome.match_id: outcome for outcome in outcomes}
+    by_id = {outcome.match_id: outcome for outcome in work.outcomes}
     for played in data.played:
         outcome = by_id.get(played.match_id)
         if outcome is not None:
             report.problems.extend(outcome.problems)
             report.pages_written += outcome.written
+            if not outcome.written:  # built from a record that is no longer the committed one
+                with contextlib.suppress(OSError):
+                    _target(out, played).unlink()
         else:
             report.pages_kept += 1
             report.problems.extend(map(str, known_pages[played.match_id].get("problems", [])))
     history = History(
-        numbers=[result.match.number for result in results],
-        points=points,
+        numbers=[results[k - 1].match.number for k in ks],
+        points=[points[k] for k in ks],
+        ks=ks,
     )
-    page = render_index(data, history, known_pages, report.problems, revoked)
-    _write_atomically(report.index, page)
+    pages = render_index(data, history, known_pages, report.problems, revoked, page_size)
+    for name, page in pages.items():
+        _write_atomically(out / name, page)
+    for old in out.glob("index-*.html"):  # pages of a longer ladder written here before
+        if old.name not in pages:
+            with contextlib.suppress(OSError):
+                old.unlink()
+    report.index_pages = len(pages)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _page_holds(out: Path, played: Played, notes: Any) -> bool:
+    """Whether the match's page stands as built: it exists, was built from the record now
+    committed, and the record file has the size and modification time it had then (a record
+    changed, replaced or gone since is checked again, and loses its page if it fails)."""
+    if not isinstance(notes, dict) or notes.get("sha256") != played.record_sha256:
+        return False
+    if not _target(out, played).is_file():
+        return False
+    try:
+        stat = played.record.stat()
+    except OSError:
+        return False
+    return [stat.st_size, stat.st_mtime_ns] == notes.get("stat")
+
+
+def plotted(n: int) -> list[int]:
+    """The k (matches committed) of the plot's points: every k up to PLOT_POINTS matches, then
+    every 2nd, 4th, ... (the smallest power of two that keeps them under PLOT_POINTS) and the
+    last. A point costs a fit over the k matches before it, so all n of them would cost n²;
+    and a plot has no more pixels than that. Powers of two keep a point once computed."""
+    stride = 1
+    while n // stride > PLOT_POINTS:
+        stride *= 2
+    ks = list(range(stride, n + 1, stride))
+    return ks if not n or ks[-1:] == [n] else [*ks, n]
 
 
 # --- reading the database ---------------------------------------------------------------------
@@ -229,6 +279,7 @@ def build_page(played: Played, target: Path) -> PageOutcome:
     where = f"match {played.match_id}"
     record = played.record
     try:
+        stat = record.stat()
         data = record.read_bytes()
     except OSError as error:
         problem = f"{where}: cannot read its record {record.name!r}: {error.strerror}"
@@ -258,7 +309,7 @@ def build_page(played: Played, target: Path) -> PageOutcome:
         for fault in step.faults
     )
     problems = tuple(f"{where}: {problem}" for problem in timeline.problems)
-    return PageOutcome(played.match_id, True, problems, steps)
+    return PageOutcome(played.match_id, True, problems, (stat.st_size, stat.st_mtime_ns), steps)
 
 
 def _note(state: dict[str, Any], outcome: PageOutcome, played: Played) -> None:
@@ -267,6 +318,7 @@ def _note(state: dict[str, Any], outcome: PageOutcome, played: Played) -> None:
             "sha256": played.record_sha256,
             "page": page_name(played.match_id, played.number),
             "faults": [list(step) for step in outcome.fault_steps],
+            "stat": list(outcome.stat),
             "problems": list(outcome.problems),
         }
 
@@ -314,26 +366,19 @@ def _in_pool(
     jobs: list[Played],
     work: _Work,
 ) -> None:
-    """Rating chunks and pages in `processes` worker processes. Spawned, not forked: the
-    caller may hold threads (grpc, a test runner), which a fork would copy half-alive."""
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
-        try:
-            futures: dict[Future[Any], Played | None] = {
-                pool.submit(rating_points, plan, results[: max(chunk)], chunk): None
-                for chunk in chunks
-            }
-            for played in jobs:
-                futures[pool.submit(build_page, played, _target(work.out, played))] = played
-            for future in as_completed(futures):
-                match = futures[future]
-                if match is None:
-                    work.rated(future.result())
-                else:
-                    work.built(match, future.result())
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+    """Rating chunks and pages in `processes` worker processes."""
+    with process_pool(processes) as pool:
+        futures: dict[Future[Any], Played | None] = {
+            pool.submit(rating_points, plan, results[: max(chunk)], chunk): None for chunk in chunks
+        }
+        for played in jobs:
+            futures[pool.submit(build_page, played, _target(work.out, played))] = played
+        for future in as_completed(futures):
+            match = futures[future]
+            if match is None:
+                work.rated(future.result())
+            else:
+                work.built(match, future.result())
 
 
 # --- ratings over time ------------------------------------------------------------------------
@@ -357,26 +402,27 @@ def _point(rated: dict[str, Rating]) -> Point:
     }
 
 
-def _cached_points(cached: Any, plan: Plan, keys: list[list[Any]]) -> list[Point]:
-    """The cached points that still hold: those of the longest run of matches committed in
-    the same order as last time (a point depends only on the matches before it)."""
+def _cached_points(cached: Any, plan: Plan, keys: list[list[Any]]) -> dict[int, Point]:
+    """The cached points that still hold, by k: those within the longest run of matches
+    committed in the same order as last time (a point depends only on the matches before it)."""
     if not isinstance(cached, dict) or cached.get("plan") != plan.to_json():
-        return []
+        return {}
     order, points = cached.get("order"), cached.get("points")
     if not isinstance(order, list) or not isinstance(points, list):
-        return []
+        return {}
     same = 0
     for old, new in zip(order, keys, strict=False):
-        if old != new or same >= len(points):
+        if old != new:
             break
         same += 1
     try:
-        return [
-            {bot: (v[0], v[1], v[2], v[3], v[4]) for bot, v in point.items()}
-            for point in points[:same]
-        ]
-    except (AttributeError, IndexError, TypeError):
-        return []
+        return {
+            int(k): {bot: (v[0], v[1], v[2], v[3], v[4]) for bot, v in point.items()}
+            for k, point in points
+            if int(k) <= same
+        }
+    except (AttributeError, IndexError, TypeError, ValueError):
+        return {}
 
 
 # --- the cache --------------------------------------------------------------------------------
@@ -417,15 +463,3 @@ def _estimate(jobs: Sequence[Played], plan: Plan, new_ks: Sequence[int]) -> floa
         with contextlib.suppress(OSError):
             size += played.record.stat().st_size
     return size * _PAGE_COST + sum(new_ks) * _RATING_COST.get(plan.system, 5e-5)
-
-
-def _cpu_count() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
-# --- the page ---------------------------------------------------------------------------------
-
-#: Tableau 10: distinct, and readable on white; past ten bots the lines are dashed too.

@@ -35,6 +35,10 @@ from referee.version import VERSION
 
 #: The folder (inside OUT_DIR) that holds one viewer page per match.
 PAGES = "matches"
+#: Matches listed per index page (index.html, then index-2.html, ...).
+PAGE_SIZE = 100
+#: At most about this many points in the ratings plot (see report.plotted).
+PLOT_POINTS = 1000
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
 #: A point of the ratings over time: per rated bot, (value, low, high, mu, sigma), rounded as
 #: the standings round them (mu and sigma None for Elo).
@@ -68,11 +72,14 @@ def page_name(match_id: str, number: int) -> str:
 
 @dataclass(frozen=True, slots=True)
 class History:
-    """Every bot's rating after each committed match, in commit order."""
+    """Every bot's rating after committed matches, in commit order: after each one, or after
+    every 2nd, 4th, ... once there are more than PLOT_POINTS."""
 
     #: The schedule number of the match after which each point stands.
     numbers: list[int]
     points: list[Point]
+    #: How many matches were committed at each point (1, 2, 3, ... when every one is shown).
+    ks: list[int]
 
 
 PALETTE = (
@@ -110,32 +117,62 @@ def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
+def index_name(page: int) -> str:
+    """The file of the index's page `page` (from 1): index.html, index-2.html, ..."""
+    return "index.html" if page == 1 else f"index-{page}.html"
+
+
 def render_index(
     data: LadderData,
     history: History,
     pages: dict[str, Any],
     problems: Sequence[str],
     revoked: frozenset[str] = frozenset(),
-) -> str:
-    """The report's index.html as text. `pages` holds, per match id with a page, its notes
-    (the fault steps); matches without one are listed unlinked. Bots in `revoked` (a
-    contest's revoked accounts) are marked."""
+    page_size: int = PAGE_SIZE,
+) -> dict[str, str]:
+    """The report's index pages as text, by file name: index.html (the ladder, its standings,
+    the plot and the first `page_size` matches), then index-2.html, ... (the next ones each).
+    `pages` holds, per match id with a viewer page, its notes (the fault steps); matches
+    without one are listed unlinked. Bots in `revoked` (a contest's revoked accounts) are
+    marked."""
     standings = data.standings
     plan = standings.plan
     title = f"{plan.name} · {_game_title(plan.game)} ladder"
     colours = {row.bot: i for i, row in enumerate(standings.rows)}
+    count = max(1, math.ceil(len(data.played) / page_size))
+    out = {}
+    for page in range(1, count + 1):
+        listed = data.played[(page - 1) * page_size : page * page_size]
+        pager = _pager(page, count, page_size, len(data.played))
+        matches = [
+            '<section id="matches"><h2>Matches</h2>',
+            pager,
+            _matches_table(data, listed, pages, colours),
+            pager if len(listed) > 20 else "",
+            "</section>",
+        ]
+        if page == 1:
+            body = [
+                f"<header><h1>{_e(title)}</h1>{_summary(data)}</header>",
+                _problems(problems),
+                '<section id="standings"><h2>Standings</h2>',
+                _standings_table(standings, revoked),
+                f'<p class="note">{_e(_standings_note(standings))}</p></section>',
+                '<section id="ratings"><h2>Ratings over time</h2>',
+                _plot(plan, history, standings, colours, data, page_size),
+                "</section>",
+                *matches,
+            ]
+        else:
+            back = "<a href='index.html'>standings, ratings and problems</a>"
+            body = [f"<header><h1>{_e(title)}</h1><p class='note'>{back}</p></header>", *matches]
+        out[index_name(page)] = _document(f"{title} · page {page}" if page > 1 else title, body)
+    return out
+
+
+def _document(title: str, body: list[str]) -> str:
     body = [
-        f"<header><h1>{_e(title)}</h1>{_summary(data)}</header>",
-        _problems(problems),
-        '<section id="standings"><h2>Standings</h2>',
-        _standings_table(standings, revoked),
-        f'<p class="note">{_e(_standings_note(standings))}</p></section>',
-        '<section id="ratings"><h2>Ratings over time</h2>',
-        _plot(plan, history, standings, colours, data),
-        "</section>",
-        '<section id="matches"><h2>Matches</h2>',
-        _matches_table(data, pages, colours),
-        "</section>",
+        *body,
         f"<footer>written {_e(datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC'))} by croupier "
         f"{_e(VERSION)} (<code>croupier ladder report</code>); every page here works offline."
         "</footer>",
@@ -148,6 +185,34 @@ def render_index(
         + "\n".join(part for part in body if part)
         + f"\n<script>{_asset('report.js')}</script>\n</body>\n</html>\n"
     )
+
+
+def _pager(page: int, count: int, size: int, matches: int) -> str:
+    """Where this page's matches stand among all, with links to the first, previous, next and
+    last pages and to each page by number."""
+    if count == 1:
+        return ""
+    first, last = (page - 1) * size + 1, min(page * size, matches)
+
+    def link(target: int, text: str, rel: str = "") -> str:
+        if target == page or not 1 <= target <= count:
+            return f"<span class='off'>{_e(text)}</span>"
+        relation = f" rel='{rel}'" if rel else ""
+        return f"<a href='{index_name(target)}'{relation}>{_e(text)}</a>"
+
+    numbers = " ".join(
+        f"<b>{n}</b>" if n == page else link(n, str(n)) for n in _page_numbers(page, count)
+    )
+    return (
+        f"<nav class='pager'>matches {first}–{last} of {matches} · "
+        f"{link(1, '« first')} {link(page - 1, '‹ previous', 'prev')} {numbers} "
+        f"{link(page + 1, 'next ›', 'next')} {link(count, 'last »')}</nav>"
+    )
+
+
+def _page_numbers(page: int, count: int) -> list[int]:
+    """The pages to link by number: the first, the last, and a few around this one."""
+    return sorted({1, count, *range(max(1, page - 3), min(count, page + 3) + 1)})
 
 
 def _summary(data: LadderData) -> str:
@@ -282,12 +347,14 @@ def _plot(
     standings: Standings,
     colours: dict[str, int],
     data: LadderData,
+    page_size: int,
 ) -> str:
     """The ratings over time as inline SVG, drawn here (readable with scripts off); the
     script adds the cursor, the tooltip and the legend's toggles from the same JSON."""
     n = len(history.points)
     if n == 0:
         return "<p class='note'>No match is committed yet.</p>"
+    total = history.ks[-1]
     elo = plan.system == "elo"
     values = [p[0] for point in history.points for p in point.values()]
     if not values:
@@ -296,8 +363,11 @@ def _plot(
     y_low, y_high = y_ticks[0], y_ticks[-1]
     plot_w, plot_h = _W - _LEFT - _RIGHT, _H - _TOP - _BOTTOM
 
+    def x_at(k: int) -> float:  # after k matches committed -> x
+        return _LEFT + (plot_w * (k - 1) / (total - 1) if total > 1 else plot_w / 2)
+
     def x_of(i: int) -> float:  # point i (0-based) -> x
-        return _LEFT + (plot_w * i / (n - 1) if n > 1 else plot_w / 2)
+        return x_at(history.ks[i])
 
     def y_of(value: float) -> float:
         return _TOP + plot_h * (y_high - value) / (y_high - y_low)
@@ -317,9 +387,9 @@ def _plot(
             f"<line class='tick{zero}' x1='{_LEFT}' x2='{_W - _RIGHT}' y1='{y:.1f}' "
             f"y2='{y:.1f}'/><text class='ylabel' x='{_LEFT - 6}' y='{y + 4:.1f}'>{label}</text>"
         )
-    for tick in _ticks(1, n, min(10, max(n - 1, 1))):
-        if 1 <= tick <= n and tick == int(tick):
-            x = x_of(int(tick) - 1)
+    for tick in _ticks(1, total, min(10, max(total - 1, 1))):
+        if 1 <= tick <= total and tick == int(tick):
+            x = x_at(int(tick))
             svg.append(
                 f"<line class='tick' x1='{x:.1f}' x2='{x:.1f}' y1='{_TOP}' "
                 f"y2='{_TOP + plot_h}'/><text class='xlabel' x='{x:.1f}' "
@@ -382,11 +452,15 @@ def _plot(
         f"<rect id='hit' x='{_LEFT}' y='{_TOP}' width='{plot_w}' height='{plot_h}'/></svg>"
     )
     ids = {p.number: p.match_id for p in data.played}
+    where = {p.number: i // page_size + 1 for i, p in enumerate(data.played)}
     payload = {
         "system": plan.system,
-        "frame": {"left": _LEFT, "width": plot_w, "n": n},
+        "frame": {"left": _LEFT, "width": plot_w, "n": total},
+        "ks": history.ks,
         "numbers": history.numbers,
         "matches": [ids.get(number, "") for number in history.numbers],
+        # The index page listing each point's match.
+        "pages": [where.get(number, 1) for number in history.numbers],
         "series": series,
     }
     legend = "".join(
@@ -418,20 +492,22 @@ def _plot_caption(plan: Plan) -> str:
     return "openskill ordinal (mu - 3 sigma) after each committed match"
 
 
-def _matches_table(data: LadderData, pages: dict[str, Any], colours: dict[str, int]) -> str:
-    """Every committed match: its page, round, deal, seats (each a link to that seat's view),
-    result, faults (each a link to the step it happened at) and time."""
-    if not data.played:
+def _matches_table(
+    data: LadderData, listed: Sequence[Played], pages: dict[str, Any], colours: dict[str, int]
+) -> str:
+    """The `listed` committed matches: each one's page, round, deal, seats (each a link to that
+    seat's view), result, faults (each a link to the step it happened at) and time."""
+    if not listed:
         return "<p class='note'>No match is committed yet.</p>"
     out = [
-        "<p class='tools'><label>filter <input type='search' id='filter' "
+        "<p class='tools'><label>filter this page <input type='search' id='filter' "
         "placeholder='bot, match, fault…'></label> <span id='shown'></span></p>",
         "<table class='matches'><thead><tr><th class='num'>#</th><th class='text'>match</th>"
         "<th class='num'>round</th><th class='num'>deal</th><th class='text'>seats</th>"
         "<th class='text'>result</th><th class='text'>faults</th><th class='num'>seconds</th>"
         "</tr></thead><tbody>",
     ]
-    for played in data.played:
+    for played in listed:
         match = data.schedule[played.number]
         result = data.results[played.number]
         notes = pages.get(played.match_id)

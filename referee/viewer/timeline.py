@@ -133,6 +133,8 @@ class Timeline:
             events=tuple(e.payload for e in step.events if e.visible_to(viewer)),
         )
         table = self.view.table(context)
+        if not any(step.fault_counts):  # most steps: no table to copy (a report builds many)
+            return table
         return replace(table, seats=tuple(self._faults(box, step, viewer) for box in table.seats))
 
     @staticmethod

@@ -30,21 +30,25 @@
       key.addEventListener("mouseenter", () => { svg.classList.add("focus"); group.classList.add("focused"); });
       key.addEventListener("mouseleave", () => { svg.classList.remove("focus"); group.classList.remove("focused"); });
     }
+    // Point i stands after ks[i] matches; past a thousand, not every match has a point.
+    const xOf = (i) => frame.left + (frame.n < 2 ? frame.width / 2 : (frame.width * (data.ks[i] - 1)) / (frame.n - 1));
     function indexAt(event) {
       const point = new DOMPoint(event.clientX, event.clientY).matrixTransform(svg.getScreenCTM().inverse());
-      if (frame.n < 2) return 0;
-      const i = Math.round(((point.x - frame.left) / frame.width) * (frame.n - 1));
-      return Math.max(0, Math.min(frame.n - 1, i));
+      let best = 0;
+      for (let i = 1; i < data.ks.length; i++) {
+        if (Math.abs(xOf(i) - point.x) < Math.abs(xOf(best) - point.x)) best = i;
+      }
+      return best;
     }
     function show(event) {
       const i = indexAt(event);
-      const x = frame.left + (frame.n < 2 ? frame.width / 2 : (frame.width * i) / (frame.n - 1));
+      const x = xOf(i);
       cursor.setAttribute("x1", x);
       cursor.setAttribute("x2", x);
       cursor.style.visibility = "visible";
       tip.replaceChildren();
       const head = document.createElement("b");
-      head.textContent = `after ${i + 1} of ${frame.n} matches: #${data.numbers[i]} ${data.matches[i]}`;
+      head.textContent = `after ${data.ks[i]} of ${frame.n} matches: #${data.numbers[i]} ${data.matches[i]}`;
       tip.appendChild(head);
       const rows = data.series
         .map((s) => ({ s, v: s.values[i] }))
@@ -70,7 +74,13 @@
     }
     hit.addEventListener("mousemove", show);
     hit.addEventListener("mouseleave", () => { tip.hidden = true; cursor.style.visibility = "hidden"; });
-    hit.addEventListener("click", (event) => { location.hash = `match-${data.numbers[indexAt(event)]}`; });
+    hit.addEventListener("click", (event) => {
+      const i = indexAt(event);
+      const page = data.pages[i];
+      const hash = `#match-${data.numbers[i]}`;
+      if (page === 1) location.hash = hash;
+      else location.href = `index-${page}.html${hash}`;
+    });
   }
 
   function filter() {

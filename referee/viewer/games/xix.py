@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -26,8 +27,14 @@ def _obs(message: Message) -> pb.XixObservation:
     return message
 
 
+@functools.cache
+def _card(value: int) -> Card:
+    """A face-up card, made once per value (a report draws hundreds of thousands)."""
+    return Card(str(value))
+
+
 def _cards(values: Iterable[int]) -> tuple[Card, ...]:
-    return tuple(Card(str(value)) for value in values)
+    return tuple(map(_card, values))
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,14 +119,18 @@ class XixView:
             return Pile("strike row")
         state = context.state
         cards = []
+        if isinstance(state, XixState):  # which positions each seat knows, looked up once
+            known_to = [
+                [
+                    slot.HasField("known_value")
+                    for slot in _obs(context.observations[seat]).strike_row
+                ]
+                for seat in range(2)
+            ]
         for position, slot in enumerate(obs.strike_row):
             note = "slid" if slot.slid else ""
             if isinstance(state, XixState):
-                knowers = [
-                    str(seat)
-                    for seat in range(2)
-                    if _obs(context.observations[seat]).strike_row[position].HasField("known_value")
-                ]
+                knowers = [str(seat) for seat in range(2) if known_to[seat][position]]
                 known = f"known to {' '.join(knowers)}" if knowers else ""
                 note = " · ".join(n for n in (note, known) if n)
                 cards.append(Card(str(state.row[position]), down=True, note=note))

@@ -211,8 +211,37 @@
     return svg;
   }
 
+  // The bot's matches a page at a time, newest first: ?page=N (and ?size=M, 100 unless said).
+  const query = new URLSearchParams(location.search);
+  const whole = (text, fallback) => Math.max(1, Math.floor(Number(text)) || fallback);
+  const shownPage = whole(query.get("page"), 1);
+  const PAGE_SIZE = Math.min(whole(query.get("size"), 100), 1000);
+  const pageHref = (n) => `?page=${n}` + (query.has("size") ? `&size=${PAGE_SIZE}` : "");
+
+  function pager(data) {
+    const nav = $("pager");
+    nav.replaceChildren();
+    const pages = Math.max(1, Math.ceil(data.total / PAGE_SIZE));
+    if (pages === 1) return;
+    const first = data.offset + 1;
+    const last = data.offset + data.matches.length;
+    const go = (n, text, rel) => {
+      if (n < 1 || n > pages || n === shownPage) return el("span", text, "off");
+      const a = link(pageHref(n), text);
+      if (rel) a.rel = rel;
+      return a;
+    };
+    nav.append(
+      `matches ${first}–${last} of ${data.total} (newest first) · `,
+      go(1, "« newest"), " ", go(shownPage - 1, "‹ newer", "prev"), " ",
+      `page ${shownPage} of ${pages}`, " ",
+      go(shownPage + 1, "older ›", "next"), " ", go(pages, "oldest »"),
+    );
+  }
+
   async function showBot() {
-    const response = await fetch(`/api/bots/${encodeURIComponent(botName)}`);
+    const offset = (shownPage - 1) * PAGE_SIZE;
+    const response = await fetch(`/api/bots/${encodeURIComponent(botName)}?offset=${offset}&limit=${PAGE_SIZE}`);
     const data = await response.json();
     $("title").textContent = botName;
     document.title = `croupier ${data.kind || "contest"} · ${botName}`;
@@ -227,7 +256,7 @@
       data.state === "offline" && data.last_seen ? `seen ${ago(data.last_seen)} (${data.last_seen})` : "",
       r && r.rating !== null ? `rating ${r.text.rating} (${r.text.interval}), score ${r.text.score}` : "",
       r && provisional(r) ? "provisional rating (its interval is still wide next to the field's)" : "",
-      plural(data.matches.length, "match", "matches"),
+      plural(data.total, "match", "matches"),
       r ? `faults: ${faultText(r.faults)}` : "",
     ].filter(Boolean).join(" · ");
     const live = $("live-now");
@@ -260,6 +289,7 @@
       body.appendChild(tr);
     }
     $("matches").tBodies[0].replaceChildren(body);
+    pager(data);
     document.body.dataset.version = String(Number(document.body.dataset.version || 0) + 1);
   }
 
