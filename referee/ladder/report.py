@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any
 
 from referee.errors import CroupierError
-from referee.ladder import ratings
 from referee.ladder.model import MatchResult
 from referee.ladder.pool import cpu_count, process_pool
 from referee.ladder.ratings import Rating
@@ -48,7 +47,7 @@ from referee.ladder.report_index import (
 from referee.ladder.standings import (
     Plan,
     from_store,
-    ratings_of,
+    ratings_over,
 )
 from referee.ladder.store import Played, Store, StoreError, fault_name
 from referee.version import VERSION
@@ -409,17 +408,7 @@ def rating_points(
 ) -> list[tuple[int, Point]]:
     """The ratings over the first k of `results`, for each k: exactly what the standings
     would have shown once those matches were in. Runs in pool workers."""
-    ks = list(ks)
-    if plan.system != "elo" or not ks:
-        return [(k, _point(ratings_of(plan, results[:k]))) for k in ks]
-    # Elo's games made once for the longest prefix, not again for each point (most of the
-    # cost of a point): the first k results' games are the first upto[k] games.
-    games: list[ratings.Game] = []
-    upto = [0]
-    for result in results[: max(ks)]:
-        games += ratings.elo_games((result,), plan.duplicate)
-        upto.append(len(games))
-    return [(k, _point(ratings.elo(games[: upto[k]], plan.bots))) for k in ks]
+    return [(k, _point(rated)) for k, rated in ratings_over(plan, results, ks)]
 
 
 def _point(rated: dict[str, Rating]) -> Point:

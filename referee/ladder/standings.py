@@ -12,7 +12,7 @@ import io
 import json
 import math
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -184,6 +184,23 @@ def ratings_of(plan: Plan, results: Sequence[MatchResult]) -> dict[str, ratings.
     if plan.system == "elo":
         return ratings.elo(ratings.elo_games(results, plan.duplicate), plan.bots)
     return ratings.openskill(results, plan.duplicate, plan.rotations)
+
+
+def ratings_over(
+    plan: Plan, results: Sequence[MatchResult], ks: Iterable[int]
+) -> list[tuple[int, dict[str, ratings.Rating]]]:
+    """`ratings_of` the first k of `results`, for each k (a plot of ratings over time). Elo's
+    games are made once for the longest prefix, not again for each k (most of a point's cost):
+    the first k results' games are the first upto[k] games."""
+    ks = list(ks)
+    if plan.system != "elo" or not ks:
+        return [(k, ratings_of(plan, results[:k])) for k in ks]
+    games: list[ratings.Game] = []
+    upto = [0]
+    for result in results[: max(ks)]:
+        games += ratings.elo_games((result,), plan.duplicate)
+        upto.append(len(games))
+    return [(k, ratings.elo(games[: upto[k]], plan.bots)) for k in ks]
 
 
 def _round(value: float | None) -> float | None:

@@ -49,7 +49,7 @@ from referee.ladder.standings import (
     PROVISIONAL_LEGEND,
     Standings,
     from_store,
-    ratings_of,
+    ratings_over,
     row_text,
 )
 from referee.ladder.store import Played, Store, now
@@ -652,7 +652,7 @@ class Site:
         def fit() -> list[tuple[int, dict[str, Rating]]]:
             n = len(results)
             ks = sorted({max(1, round(n * i / PLOT_POINTS)) for i in range(1, PLOT_POINTS + 1)})
-            return [(k, ratings_of(plan, results[:k])) for k in (ks if n else [])]
+            return ratings_over(plan, results, ks if n else [])
 
         history = await trio.to_thread.run_sync(fit)
         self._ratings = (contest, history)
