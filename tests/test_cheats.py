@@ -359,7 +359,7 @@ def test_without_the_seccomp_filter_ptrace_and_namespaces_work(tmp_path: Path, n
     """Control: the real sandbox (its own uid, no capability) stops them only by its filter."""
     folder = escaper_folder(tmp_path)
     command = [PYTHON, str(folder / ESCAPERS.name), "probe", name]
-    protected, weakened = launched_twice(tmp_path, command, folder, without_seccomp)
+    protected, weakened = launched_twice(command, folder, without_seccomp)
     assert "CHEAT FAILED" in protected, protected
     assert "CHEAT WORKED" in weakened, weakened
 
@@ -459,12 +459,22 @@ def test_a_memory_backed_fill_counts_against_the_bots_memory(tmp_path: Path) -> 
 
 
 def launched_twice(
-    tmp_path: Path, command: list[str], cwd: Path, weaken: Callable[[list[str], Door], list[str]]
+    command: list[str], cwd: Path, weaken: Callable[[list[str], Door], list[str]]
 ) -> tuple[str, str]:
     """`command`'s output when launched as `croupier match` launches a bot (in the sandbox,
     with a door holding a live socket), and again with `weaken` applied to the launch."""
-    doors = tmp_path / "doors"
-    doors.mkdir(mode=0o700)
+    # A short folder, as the referee's own run folder is: a socket's path has at most 107 bytes,
+    # and pytest's tmp_path (with xdist's worker and a long test name) can pass that.
+    doors = Path(tempfile.mkdtemp(prefix="cr-doors-"))
+    try:
+        return _launch_twice(doors, command, cwd, weaken)
+    finally:
+        shutil.rmtree(doors, ignore_errors=True)
+
+
+def _launch_twice(
+    doors: Path, command: list[str], cwd: Path, weaken: Callable[[list[str], Door], list[str]]
+) -> tuple[str, str]:
     door = open_door(doors)
     outputs = []
     with socket.socket(socket.AF_UNIX) as listener:
@@ -506,7 +516,7 @@ def writable_door(argv: list[str], door: Door) -> list[str]:
 @pytest.mark.parametrize("name", ["hijack", "unlink"])
 def test_with_a_writable_socket_folder_the_socket_is_taken(tmp_path: Path, name: str) -> None:
     command = [PYTHON, str(COLLUDERS), "probe", name]
-    protected, weakened = launched_twice(tmp_path, command, ROOT, writable_door)
+    protected, weakened = launched_twice(command, ROOT, writable_door)
     assert "CHEAT FAILED" in protected, protected
     assert "CHEAT WORKED" in weakened, weakened
 
@@ -525,6 +535,6 @@ def test_in_a_shared_writable_folder_the_channel_carries(
 
 def test_without_the_seccomp_filter_locks_carry(tmp_path: Path) -> None:
     command = [PYTHON, str(COLLUDERS), "probe", "locks", str(COLLUDERS)]
-    protected, weakened = launched_twice(tmp_path, command, ROOT, without_seccomp)
+    protected, weakened = launched_twice(command, ROOT, without_seccomp)
     assert "CHEAT FAILED" in protected, protected
     assert "CHEAT WORKED" in weakened, weakened
