@@ -8,7 +8,12 @@ and tests/bots/misbehaving.py's out-of-range, stale, out-of-turn, other-match, h
 burst-flood modes. Prints the honest bots' faults (target 0), whether every record and the
 ladder database verify, the most matches seen at once, and the referee's peak RSS (VmHWM).
 
+With `--move-ms 100 --bank-ms 0` (issue 32) it plays at 100 ms a move with no bank, and with
+`--control` it first plays the honest bots alone for the same time, in the same run: the share of
+honest decisions that timed out, with and without the hostile bots, is the figure.
+
 Run: .venv/bin/python bench/hostile_mix.py [--seconds 60] [--honest 10] [--sessions 12]
+     [--move-ms 100 --bank-ms 0] [--control] [--profile FILE]
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from croupier.v1 import referee_pb2, referee_pb2_grpc
+from croupier.v1 import common_pb2, referee_pb2, referee_pb2_grpc
 from referee.contest.tokens import TokenStore
 from referee.match.records import read_all
 from referee.match.replay import verify
@@ -69,18 +74,38 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0, help="how long to play")
     parser.add_argument("--honest", type=int, default=10, help="honest accounts")
     parser.add_argument("--sessions", type=int, default=12, help="sessions per honest account")
+    parser.add_argument("--move-ms", type=int, default=1000, help="time per decision")
+    parser.add_argument("--bank-ms", type=int, default=10_000, help="time bank")
+    parser.add_argument(
+        "--control", action="store_true", help="first the honest bots alone, as a control"
+    )
+    parser.add_argument("--profile", type=Path, help="cProfile the referee into this file")
     args = parser.parse_args()
+    if args.control:
+        play(args, hostile=False)
+    play(args, hostile=True)
+
+
+def play(args: argparse.Namespace, *, hostile: bool) -> None:
     folder = Path(tempfile.mkdtemp(prefix="hostile-mix-"))
     store = TokenStore(folder / "contest.db")
     honest = {f"honest{i}": store.add(f"honest{i}") for i in range(args.honest)}
-    hostile = {kind: store.add(kind) for kind in HOSTILE_KINDS}
-    command = [CROUPIER, "serve", "--port", "0", "--db", str(folder / "contest.db")]
+    tokens = {kind: store.add(kind) for kind in HOSTILE_KINDS}
+    referee = [PYTHON, "-m", "cProfile", "-o", str(args.profile)] if args.profile else [CROUPIER]
+    if args.profile:
+        referee.append(str(ROOT / "referee" / "cli" / "__main__.py"))
+    command = [*referee, "serve", "--port", "0", "--db", str(folder / "contest.db")]
+    command += ["--move-ms", str(args.move_ms), "--bank-ms", str(args.bank_ms)]
     command += ["--records", str(folder / "records"), "--log-json", "--drain-seconds", "20"]
     command += ["--max-sessions-per-token", str(max(32, args.sessions))]
     with (folder / "serve.log").open("wb") as log:
         serve = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, cwd=ROOT)
     assert serve.stdout is not None
-    port = int(serve.stdout.readline().split(b"127.0.0.1:")[1].split()[0])
+    line = b""
+    while b"127.0.0.1:" not in line:  # serve says its seed's commitment first
+        line = serve.stdout.readline()
+        assert line, "the referee stopped before it listened"
+    port = int(line.split(b"127.0.0.1:")[1].split()[0])
     base = {**os.environ, "CROUPIER_ADDRESS": f"127.0.0.1:{port}"}
     quiet = subprocess.DEVNULL
 
@@ -92,9 +117,9 @@ def main() -> None:
         for token in honest.values()
     ]
     hostile_bots: list[tuple[list[str], dict[str, str], subprocess.Popen[bytes]]] = []
-    for kind, (script, mode, count, extra) in HOSTILE_KINDS.items():
+    for kind, (script, mode, count, extra) in HOSTILE_KINDS.items() if hostile else ():
         for _ in range(count):
-            argv, env = [PYTHON, script, mode], {"CROUPIER_TOKEN": hostile[kind], **extra}
+            argv, env = [PYTHON, script, mode], {"CROUPIER_TOKEN": tokens[kind], **extra}
             hostile_bots.append((argv, env, launch(argv, env)))
     started = time.monotonic()
     most = 0
@@ -129,7 +154,9 @@ def main() -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-    report(folder, set(honest), most, peak, restarts, serving_checks, serve.returncode, args)
+    report(
+        folder, set(honest), most, peak, restarts, serving_checks, serve.returncode, args, hostile
+    )
 
 
 def report(
@@ -141,28 +168,44 @@ def report(
     checks: Counter[str],
     code: int | None,
     args: argparse.Namespace,
+    hostile: bool,
 ) -> None:
     records = sorted((folder / "records").glob("*.jsonl"))
     honest_faults: Counter[str] = Counter()
+    honest_timeouts = honest_decisions = 0
     hostile_faults: Counter[str] = Counter()
     verified = 0
     for path in records:
         lines, _ = read_all(path, strict=True)
         names = [seat.name for seat in lines[0].header.seats]
         for line in lines:
-            if line.WhichOneof("line") == "fault":
+            kind = line.WhichOneof("line")
+            if kind == "action" and names[line.action.seat].split(" (")[0] in honest:
+                honest_decisions += 1
+            if kind == "fault":
                 name = names[line.fault.fault.seat]
                 account = name.split(" (")[0]
                 (honest_faults if account in honest else hostile_faults)[account] += 1
+                timeout = line.fault.fault.reason == common_pb2.FAULT_REASON_TIMEOUT
+                honest_timeouts += timeout and account in honest
         verified += verify(path).ok
     ladder = subprocess.run(
         [CROUPIER, "ladder", "verify", str(folder / "contest.db")],
         capture_output=True,
         text=True,
     )
-    print(f"hostile mix: {args.seconds:g} s, {len(honest)} honest accounts x {args.sessions}")
-    print(f"  sessions, {sum(n for *_, n, _ in HOSTILE_KINDS.values())} hostile processes")
-    print(f"  ({len(HOSTILE_KINDS)} kinds, {restarts} restarts); default clock; folder {folder}")
+    title = "hostile mix" if hostile else "control, honest bots only"
+    print(f"{title}: {args.seconds:g} s, {len(honest)} honest accounts x {args.sessions}")
+    if hostile:
+        print(f"  sessions, {sum(n for *_, n, _ in HOSTILE_KINDS.values())} hostile processes")
+        print(f"  ({len(HOSTILE_KINDS)} kinds, {restarts} restarts)")
+    print(f"  clock: {args.move_ms} ms a move, {args.bank_ms} ms bank; folder {folder}")
+    print(f"load average:              {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    share = honest_timeouts / honest_decisions if honest_decisions else 0.0
+    print(
+        f"honest timeouts:           {honest_timeouts} of {honest_decisions} decisions "
+        f"({share:.2%})"
+    )
     print(f"most matches at once:      {most}")
     print(f"records:                   {len(records)}, {verified} verify")
     print(f"ladder verify:             exit {ladder.returncode}: {ladder.stdout.strip()}")
