@@ -7,6 +7,7 @@ sees it.
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -216,3 +217,66 @@ def test_a_read_only_folder_is_one_line(tmp_path: Path) -> None:
         read_only, "doctor", "--game", "xix", "--keep", str(shut / "kept"), "--", *BOT.split()
     )
     assert_one_error(doctor, str(shut / "kept"), refused)
+
+
+#: What a `croupier` run may take in address space here: a command that refuses its input
+#: needs far less, and one that does not (an unbounded setting growing memory) fails at it
+#: instead of taking the machine's memory.
+CAPPED_BYTES = 4 * 1024**3
+
+
+def croupier_capped(*args: str, seconds: float = 60) -> subprocess.CompletedProcess[str]:
+    """`croupier` with its memory capped at CAPPED_BYTES and its time at `seconds`."""
+    import resource
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (CAPPED_BYTES, CAPPED_BYTES))
+
+    return subprocess.run(
+        [sys.executable, "-m", "referee.cli", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=seconds,
+        check=False,
+        preexec_fn=cap,
+    )
+
+
+TOO_LONG = str(2**32)  # one past the protocol's uint32 milliseconds
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["match", "xix", "--bot", BOT, "--games", str(10**12)], "--games 1000000000000"),
+        (["match", "xix", "--bot", BOT, "--concurrency", "100000"], "matches at once"),
+        (["match", "xix", "--bot", BOT, "--move-ms", TOO_LONG], f"--move-ms {TOO_LONG}"),
+        (["match", "xix", "--bot", BOT, "--bank-ms", TOO_LONG], f"--bank-ms {TOO_LONG}"),
+        (["serve", "--port", "0", "--bank-ms", TOO_LONG], f"--bank-ms {TOO_LONG}"),
+        (["doctor", "--game", "xix", "--move-ms", TOO_LONG, "--", *BOT.split()], "86400000 ms"),
+        (["ladder", "run", "examples/ladders/xix.toml", "--concurrency", "100000"], "per core"),
+    ],
+    ids=["games", "concurrency", "move", "bank", "serve", "doctor", "ladder"],
+)
+def test_absurd_settings_are_refused_in_one_line(args: list[str], expected: str) -> None:
+    """Issue 32.3: refused before anything starts, not at the first match or out of memory."""
+    assert_one_error(croupier_capped(*args), expected)
+
+
+def test_a_contest_file_with_an_absurd_bank_is_refused_at_its_line(tmp_path: Path) -> None:
+    contest = tmp_path / "contest.toml"
+    contest.write_text(f'game = "xix"\nport = 0\n[time_control]\nbank_ms = {TOO_LONG}\n')
+    assert_one_error(
+        croupier_capped("serve", str(contest)), f"{contest}:4: time_control.bank_ms: expected"
+    )
+
+
+def test_replay_refuses_a_fifo_and_a_device_before_reading(tmp_path: Path) -> None:
+    """Issue 32.3: a FIFO with no writer would block the open; /dev/zero never ends."""
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    for path in (str(fifo), "/dev/zero"):
+        for mode in ("--plain", "--verify"):
+            result = croupier_capped("replay", mode, path, seconds=30)
+            assert_one_error(result, f"{path!r} is not a regular file")

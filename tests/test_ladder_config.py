@@ -84,6 +84,12 @@ def test_defaults_and_placeholder(tmp_path: Path) -> None:
         (("matches_per_pairing = 4", 'matches_per_pairing = "four"'), "expected a whole number"),
         (('seed = "s"', 'seed = "s"\nconcurency = 2'), ":4: key 'concurency': unknown key"),
         (("move_ms = 500", "move_ms = -1"), ":6: key 'time_control.move_ms': expected at least 0"),
+        # issue 32.3: each setting bounded by what it can mean
+        (("move_ms = 500", "move_ms = 4294967296"), ":6: key 'time_control.move_ms': expected at"),
+        (("move_ms = 500", "bank_ms = 86400001"), ":6: key 'time_control.bank_ms': expected at"),
+        (("matches_per_pairing = 4", "matches_per_pairing = 1000000000000"), "1,000,000,000,000"),
+        (('seed = "s"', 'seed = "s"\nformat = "swiss"\nrounds = 250001'), "1,000,004 matches"),
+        (('seed = "s"', 'seed = "s"\nconcurrency = 100000'), ":4: key 'concurrency': expected at"),
         (('game = "xix"', 'game = "chess"'), ":1: key 'game': unknown game 'chess'"),
         (('game = "xix"', 'game = "xix"\nformat = "league"'), ":2: key 'format'"),
         (('env = { LEVEL = "3" }', "env = { LEVEL = 3 }"), ":15: key 'bot.env.LEVEL'"),
@@ -108,6 +114,22 @@ def test_mistakes_name_the_line_and_key(
         load(path)
     assert expected in str(error.value)
     assert str(error.value).startswith(str(path))
+
+
+def test_a_schedule_past_what_a_ladder_holds_is_refused_before_it_is_made(
+    tmp_path: Path,
+) -> None:
+    """Issue 32.3: 200 bots at 4 seats are 64,684,950 tables; the count is refused at load, so
+    nothing is made per table or match (listing them would take the machine's memory)."""
+    bots = "".join(
+        f'[[bot]]\nname = "b{n}"\ncommand = "{{python}} examples/python/random_bot.py"\n'
+        for n in range(200)
+    )
+    path = write(tmp_path, f'game = "xactika"\nmatches_per_pairing = 4\n{bots}')  # 4 seats
+    with pytest.raises(LadderConfigError) as error:
+        load(path)
+    refused = str(error.value)
+    assert "the schedule would hold 258,739,800 matches, more than the 1,000,000" in refused
 
 
 def test_the_cli_says_it_in_one_line_with_exit_2(tmp_path: Path) -> None:

@@ -325,6 +325,30 @@ def test_ctrl_c_keeps_what_is_committed_and_says_how_to_resume(tmp_path: Path) -
     assert "Traceback" not in resumed.output
 
 
+def test_ctrl_c_while_the_slots_start_ends_the_ladder_promptly(tmp_path: Path) -> None:
+    """Issue 32.3: SIGINT while many slots are still launching their bots ends the run soon,
+    with the usual resume line, rather than after every slot has started."""
+    path = xix_ladder(tmp_path, [HEURISTIC, RANDOM], "matches_per_pairing = 400\nconcurrency = 16")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "referee.cli", "ladder", "run", str(path), "--no-live"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    logs = tmp_path / "records" / "logs"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (logs.is_dir() and any(logs.iterdir())):
+        time.sleep(0.05)  # until the first slot launches its bots
+    process.send_signal(signal.SIGINT)
+    interrupted = time.monotonic()
+    out, err = process.communicate(timeout=60)
+    took = time.monotonic() - interrupted
+    assert process.returncode == 130, out + err
+    assert "Traceback" not in out + err
+    assert "resume with: croupier ladder run" in err
+    assert took < 20, f"{took:.1f} s from SIGINT to exit"
+
+
 def test_a_fixed_bot_command_resumes_the_ladder_and_says_what_changed(tmp_path: Path) -> None:
     # Issue 17 (docs/ladders.md: "fix it and run the ladder again to resume").
     broken = ("random", "examples/python/no_such_bot.py")

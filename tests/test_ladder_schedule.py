@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.ladder.config import LadderConfig, parse
+from referee.ladder.config import LadderConfig, parse, schedule_tables
 from referee.ladder.model import MatchResult, ScheduledMatch
 from referee.ladder.schedule import (
     Layout,
@@ -138,6 +138,29 @@ def test_gauntlet_meets_only_the_challengers(tmp_path: Path) -> None:
         frozenset({"new", "old1"}),
         frozenset({"new", "old2"}),
     }
+
+
+@pytest.mark.parametrize(
+    ("game", "bots", "extra", "options"),
+    [
+        ("xix", "a b c d e", "", ""),
+        ("xactika", "h r", "", "players = 4"),
+        ("textactoe", "a b c d e f", "", "players = 3"),
+        ("textactoe", "a b", "", "players = 5"),
+        ("xix", "new old1 old2 old3", 'format = "gauntlet"\nchallengers = ["new"]', ""),
+        ("xactika", "x y a b c", 'format = "gauntlet"\nchallengers = ["x", "y"]', "players = 3"),
+    ],
+)
+def test_the_tables_counted_at_load_are_the_tables_listed(
+    tmp_path: Path, game: str, bots: str, extra: str, options: str
+) -> None:
+    """The bound on a schedule's size (issue 32.3) counts tables without listing them."""
+    config = config_of(tmp_path, game, bots, extra, options)
+    champions = len(config.challengers)
+    listed = tables(config, entrants(config))
+    assert schedule_tables(len(config.bots), config.seats, champions) == len(listed)
+    per_table = config.matches_per_pairing
+    assert len(first_schedule(config, "m")) == len(listed) * per_table
 
 
 def result(match: ScheduledMatch, winner: str) -> MatchResult:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,14 @@ from croupier.bots import RandomBot
 from croupier.v1 import record_pb2
 from referee.games import get_game
 from referee.games.base import parse_options
-from referee.match.records import RecordReader, action_line, event_line, read_all, to_json_line
+from referee.match.records import (
+    MAX_RECORD_BYTES,
+    RecordReader,
+    action_line,
+    event_line,
+    read_all,
+    to_json_line,
+)
 from referee.match.replay import verify
 from referee.match.runner import MatchConfig, run_match
 from referee.match.seats import InProcessSeat
@@ -123,6 +131,21 @@ def test_verify_refuses_a_line_after_the_result(record: Path, copies: int) -> No
     assert report.problems == [f"record {len(records) + 1}: a 'result' line after the result"]
     write(record, [*records, records[3]])
     assert "after the result" in verify(record).problems[0]
+
+
+def test_what_is_no_record_file_is_refused_without_reading_it(record: Path, tmp_path: Path) -> None:
+    """Issue 32.3: a FIFO with no writer is refused, not waited on; a file past the bound is
+    refused by its size (here a sparse one: no byte of it is on disk or read)."""
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    huge = tmp_path / "huge.jsonl"
+    with huge.open("wb") as file:
+        file.truncate(MAX_RECORD_BYTES + 1)
+    for path, problem in ((fifo, "is not a regular file"), (huge, "is larger than 256 MiB")):
+        records, errors = read_all(path, strict=False)
+        assert records == []
+        assert errors[0].startswith(f"{str(path)!r} {problem}")
+    assert read_all(record, strict=True)[0]  # a real record still reads
 
 
 def test_a_huge_bad_line_is_quoted_in_short(record: Path) -> None:

@@ -20,6 +20,7 @@ from referee.cli.support import (
     named,
     option_pairs,
     reveal_seed,
+    time_control,
     user_errors,
     web_settings,
 )
@@ -160,7 +161,6 @@ def serve_command(
     from referee.contest.tokens import TokenStore
     from referee.games import get_game
     from referee.games.base import parse_options
-    from referee.match.clock import TimeControl
     from referee.transport import ServerSettings
     from referee.web import serve_site
 
@@ -170,6 +170,7 @@ def serve_command(
         serve_command(**settings)
         return
     with user_errors():
+        control = time_control(move_ms, bank_ms)
         chosen = get_game(game)
         if (tls_cert is None) != (tls_key is None):
             raise CroupierError("give both --tls-cert and --tls-key, or neither")
@@ -206,7 +207,7 @@ def serve_command(
             ),
             tokens=tokens,
             records=records,
-            time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms),
+            time_control=control,
             seed=master,
             matches=matches,
             max_faults=max_faults,

@@ -22,6 +22,7 @@ from referee.cli.support import (
     option_pairs,
     sandboxed,
     seed_lines,
+    time_control,
     user_errors,
 )
 from referee.errors import CroupierError
@@ -84,10 +85,10 @@ def doctor(
     from referee.games import get_game
     from referee.games.base import parse_options
     from referee.local.limits import Limits
-    from referee.match.clock import TimeControl
     from referee.match.seeds import new_master_seed
 
     with user_errors():
+        control = time_control(move_ms, bank_ms)
         chosen = get_game(game)
         raw = option_pairs(option or [], players)
         argv = parse_command(command)
@@ -99,7 +100,7 @@ def doctor(
                 argv=argv,
                 workdir=keep if keep is not None else Path(scratch),
                 matches=matches,
-                time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms),
+                time_control=control,
                 seed=master,
                 connect_timeout=connect_timeout,
                 sessions=sessions,

@@ -31,6 +31,7 @@ from referee.cli.support import (
     progress,
     user_errors,
     web_settings,
+    within,
 )
 from referee.errors import CroupierError
 from referee.text import plural
@@ -154,12 +155,15 @@ def run_command(
     from referee.cluster import on_cluster, venue_for
     from referee.ladder import Sprt, load, run_ladder
     from referee.ladder.store import reporting_store_failures
+    from referee.match.bounds import concurrency_problem
     from referee.web import run_ladder_with_site
 
     with user_errors():
         if web is None and (tls_cert is not None or tls_key is not None or insecure):
             raise CroupierError("--tls-cert, --tls-key and --insecure are for --web's site")
         site = web_settings(web, tls_cert, tls_key, insecure) if web is not None else None
+        if concurrency is not None:
+            within("--concurrency", concurrency, concurrency_problem)
         config = load(ladder)
         config = replace(
             config,

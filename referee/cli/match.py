@@ -19,7 +19,9 @@ from referee.cli.support import (
     option_pairs,
     reveal_seed,
     sandboxed,
+    time_control,
     user_errors,
+    within,
 )
 from referee.text import plural
 
@@ -89,9 +91,12 @@ def match(
     from referee.games.base import parse_options
     from referee.local.limits import Limits
     from referee.local.series import SeriesConfig
-    from referee.match.clock import TimeControl
+    from referee.match.bounds import concurrency_problem, series_matches_problem
 
     with user_errors():
+        within("--games", games, series_matches_problem)
+        within("--concurrency", concurrency, concurrency_problem)
+        control = time_control(move_ms, bank_ms)
         chosen = get_game(game)
         master = announce_seed(seed)
         config = SeriesConfig(
@@ -102,7 +107,7 @@ def match(
             seed=master,
             deck=_deck(deck),
             records=records,
-            time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms),
+            time_control=control,
             concurrency=concurrency,
             max_faults=max_faults,
             sandbox=sandboxed(sandbox),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import stat
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -54,6 +55,8 @@ def replay(
     from referee.match.replay import render
 
     with user_errors():
+        for record in records:
+            _refuse_no_file(record)
         if check:
             _verify(records, seed)
             return
@@ -76,6 +79,19 @@ def replay(
         _warn(records[0], problems)
 
 
+def _refuse_no_file(record: Path) -> None:
+    """A folder, a FIFO or a device (/dev/zero) is refused before it is opened: reading one
+    would never end, or never start. A missing path is left to the reader, which names it."""
+    try:
+        mode = record.stat().st_mode
+    except OSError:
+        return
+    if stat.S_ISDIR(mode):
+        raise CroupierError(f"{str(record)!r} is a folder: give record files ({record}/*.jsonl)")
+    if not stat.S_ISREG(mode):
+        raise CroupierError(f"{str(record)!r} is not a regular file (a pipe or a device)")
+
+
 def _warn(record: Path, problems: list[str]) -> None:
     """A record shown as far as it goes (exit 0) says what it could not show."""
     for problem in problems:
@@ -86,10 +102,6 @@ def _verify(records: list[Path], seed: int | None) -> None:
     from referee.match.replay import verify
 
     for record in records:  # a path that is no file is the user's mistake (exit 2), not a record's
-        if record.is_dir():
-            raise CroupierError(
-                f"{str(record)!r} is a folder: give record files ({record}/*.jsonl)"
-            )
         if not record.is_file():
             raise CroupierError(f"no record at {str(record)!r}")
     failed = 0

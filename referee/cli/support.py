@@ -20,6 +20,7 @@ from rich.console import Console
 from referee.errors import CroupierError
 
 if TYPE_CHECKING:
+    from referee.match.clock import TimeControl
     from referee.web import WebSettings
 
 EXIT_CHECK_FAILED = 1
@@ -250,6 +251,25 @@ Seed = Annotated[
         "the end); each match's seed is keyed by it."
     ),
 ]
+
+
+def time_control(move_ms: int, bank_ms: int) -> TimeControl:
+    """--move-ms and --bank-ms as a time control, each refused past what it can mean."""
+    from referee.match.bounds import time_problem
+    from referee.match.clock import TimeControl
+
+    return TimeControl(
+        move_ms=within("--move-ms", move_ms, time_problem),
+        bank_ms=within("--bank-ms", bank_ms, time_problem),
+    )
+
+
+def within(option: str, value: int, problem: Callable[[int], str | None]) -> int:
+    """`value` of `option` if `problem` finds nothing wrong with it (referee.match.bounds)."""
+    found = problem(value)
+    if found:
+        raise CroupierError(f"{option} {value!r}: {found}")
+    return value
 
 
 #: Addresses a server may listen on in plaintext without --insecure.

@@ -22,11 +22,13 @@ Relative paths start from the file's folder. A mistake names the file, the line 
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from referee.errors import CroupierError
 from referee.ladder.config import key_lines, unknown_key
+from referee.match.bounds import time_problem
 from referee.text import tidy_path
 
 #: Key (as written in the file) -> (expected type, the `serve` option it sets).
@@ -58,6 +60,8 @@ _TABLES: dict[str, dict[str, tuple[type, str]]] = {
     "web": {"host": (str, "web_host"), "port": (int, "web_port")},
 }
 _PATHS = {"tokens", "records", "tls_cert", "tls_key"}
+#: Options whose values are bounded by what they can mean (referee.match.bounds).
+_BOUNDS: dict[str, Callable[[int], str | None]] = {"move_ms": time_problem, "bank_ms": time_problem}
 
 
 class ContestFileError(CroupierError):
@@ -88,6 +92,10 @@ def load(path: Path) -> dict[str, Any]:
             raise fail(key, f"expected {expected.__name__}, got {value!r}")
         if expected is not bool and isinstance(value, bool):
             raise fail(key, f"expected {expected.__name__}, got {value!r}")
+        bound = _BOUNDS.get(option)
+        problem = bound(value) if bound is not None and isinstance(value, int) else None
+        if problem:
+            raise fail(key, f"{problem}, got {value!r}")
         settings[option] = tidy_path(path.parent / str(value)) if option in _PATHS else value
 
     for key, value in data.items():

@@ -51,6 +51,7 @@ from referee.local.sandbox import (
     refusals,
     socket_folder,
 )
+from referee.match.bounds import MAX_TIME_MS
 from referee.match.clock import Stopwatch, TimeControl
 from referee.match.lobby import PROTOCOL_VERSION, Lobby
 from referee.match.runner import MatchConfig, MatchOutcome, run_match
@@ -441,7 +442,7 @@ class _Doctor:
             grace = config.connect_timeout
             # The wait for the bot (and for news of its process) must not time it out.
             extra = round((grace + CRASH_GRACE_SECONDS + 1) * 1000)
-            control = TimeControl(control.move_ms, control.bank_ms + extra)
+            control = TimeControl(control.move_ms, min(control.bank_ms + extra, MAX_TIME_MS))
         remote = RemoteSeat(session, self.lobby, grace)
         timed = _TimedSeat(remote, replies, DROP_AT_REQUEST if drop else None)
         players[seat] = timed

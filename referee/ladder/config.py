@@ -28,6 +28,7 @@ from referee.games.base import Game, parse_options
 from referee.games.options import Options
 from referee.local.limits import Limits
 from referee.local.sandbox import default_enabled
+from referee.match.bounds import concurrency_problem, ladder_matches_problem, time_problem
 from referee.match.clock import TimeControl
 from referee.text import tidy_path
 
@@ -165,6 +166,20 @@ class LadderConfig:
                 for bot in self.bots
             ],
         }
+
+
+def schedule_tables(entrants: int, sides: int, champions: int = 0) -> int:
+    """How many tables a round-robin (or, with `champions`, a gauntlet) seats, counted, never
+    listed (as referee.ladder.schedule's `tables` does): every `sides`-group of the entrants, or
+    with fewer entrants than sides every multiset that seats each at least once. In a team game
+    tables of teams that share a bot are later dropped, so there it is an upper bound."""
+
+    def groups(pool: int, size: int) -> int:
+        return math.comb(pool, size) if pool >= size else math.comb(size - 1, size - pool)
+
+    if champions:
+        return champions * groups(entrants - champions, sides - 1)
+    return groups(entrants, sides)
 
 
 def team_game(game: Game, options: Options) -> bool:
@@ -360,8 +375,19 @@ class _Reader:
 
         time_table = self.value(data, (), "time_control", dict, {})
         self.check_keys(time_table, _TIME_KEYS, ("time_control",))
-        move_ms = self.value(time_table, ("time_control",), "move_ms", int, 1000, _at_least(0))
-        bank_ms = self.value(time_table, ("time_control",), "bank_ms", int, 10_000, _at_least(0))
+        move_ms = self.value(time_table, ("time_control",), "move_ms", int, 1000, time_problem)
+        bank_ms = self.value(time_table, ("time_control",), "bank_ms", int, 10_000, time_problem)
+        # The schedule's size, counted before anything is made per table or match.
+        competitors = teams if teams_game else tuple((bot,) for bot in names)
+        champions = sum(bool(set(c) & set(challengers)) for c in competitors)
+        tables = (
+            rounds * (entrants // sides)
+            if fmt is Format.SWISS
+            else schedule_tables(entrants, sides, champions)
+        )
+        problem = ladder_matches_problem(tables * matches)
+        if problem:
+            raise self.error(("matches_per_pairing",), problem)
 
         seed = self.value(data, (), "seed", str, None, _nonempty)  # type: ignore[arg-type]
         database = self.value(data, (), "database", str, f"ladder-out/{name}/ladder.sqlite")
@@ -378,7 +404,7 @@ class _Reader:
             challengers=challengers,
             teams=teams,
             duplicate=duplicate,
-            concurrency=self.value(data, (), "concurrency", int, 1, _at_least(1)),
+            concurrency=self.value(data, (), "concurrency", int, 1, concurrency_problem),
             seed=seed,
             database=root / database,
             records=root / records,

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 import trio
 
 from croupier.v1 import common_pb2
+from referee.errors import CroupierError
+from referee.match.bounds import time_problem
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,6 +19,13 @@ class TimeControl:
 
     move_ms: int = 1000
     bank_ms: int = 10_000
+
+    def __post_init__(self) -> None:
+        # The last guard: every entry point checks at parse time, where it can name a line.
+        for name, value in (("move_ms", self.move_ms), ("bank_ms", self.bank_ms)):
+            problem = time_problem(value)
+            if problem:
+                raise CroupierError(f"{name} {value!r}: {problem}")
 
     def to_proto(self) -> common_pb2.TimeControl:
         # An unlimited control leaves move_ms unset (the proto's "no limit"), never 0.

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
+import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +25,10 @@ from referee.errors import RecordError
 from referee.match.protojson import message_to_dict
 
 SCHEMA_VERSION = 1
+#: The largest record file read: a match's record is a few hundred kilobytes (a bot's message
+#: is capped at 64 KiB by default), so this is far past any real one and keeps a reader's
+#: memory bounded whatever file it is handed.
+MAX_RECORD_BYTES = 256 * 1024 * 1024
 #: Distinct record lines kept parsed, each up to PARSED_CHARS long (at most ~50 MB).
 PARSED_LINES = 16384
 PARSED_CHARS = 2000
@@ -163,9 +169,12 @@ class RecordReader:
 
     def __iter__(self) -> Iterator[record_pb2.Record]:
         try:
-            text = self.path.read_text(encoding="utf-8")
+            text = read_record_text(self.path)
         except (OSError, UnicodeDecodeError) as error:
             self.errors.append(f"cannot read record {str(self.path)!r}: {error}")
+            return
+        except RecordError as error:
+            self.errors.append(str(error))
             return
         lines = text.split("\n")
         complete = len(lines) - 1  # text after the last newline is an unfinished line
@@ -186,6 +195,25 @@ class RecordReader:
                 continue
             _fill_zeros(record)
             yield record
+
+
+def read_record_text(path: Path) -> str:
+    """A record file's text, refusing (RecordError) what is no regular file or is larger than
+    MAX_RECORD_BYTES. Opened without blocking, so a FIFO with no writer is refused, not waited
+    on; a device such as /dev/zero is refused before a byte is read."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(descriptor, "rb") as file:
+        found = os.fstat(descriptor)
+        if not stat.S_ISREG(found.st_mode):
+            raise RecordError(f"{str(path)!r} is not a regular file: give a record file")
+        data = b"" if found.st_size > MAX_RECORD_BYTES else file.read(MAX_RECORD_BYTES + 1)
+    if found.st_size > MAX_RECORD_BYTES or len(data) > MAX_RECORD_BYTES:  # or it grew
+        raise RecordError(
+            f"{str(path)!r} is larger than {MAX_RECORD_BYTES // (1024 * 1024)} MiB: no match's "
+            "record is"
+        )
+    # newlines as text mode reads them (Path.read_text, which this replaces)
+    return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _parse(line: str) -> record_pb2.Record:

@@ -1,0 +1,83 @@
+"""The largest settings that still mean something: times, match counts and concurrency.
+
+Every entry point (CLI options, ladder and contest files) refuses a value past these at parse
+time, with one line that names the bound and why, rather than failing at its first match or
+growing memory without end. Each `*_problem` returns that line's reason, or None when the value
+is within bounds; callers place it (a file's line and key, or an option's name).
+"""
+
+from __future__ import annotations
+
+import os
+
+#: The longest a decision's time (`move_ms`) or a seat's bank (`bank_ms`) may be: a day. The
+#: protocol carries both, and the deadline `move_ms + bank_ms`, as uint32 milliseconds (at most
+#: 49.7 days); a day each keeps their sum well inside, and no game's decision needs longer.
+MAX_TIME_MS = 24 * 60 * 60 * 1000
+
+#: The most matches a ladder's schedule holds: each is a row in its SQLite database and, while
+#: the ladder runs, an entry in memory (about a kilobyte), so a million is ~1 GB at most.
+MAX_LADDER_MATCHES = 1_000_000
+
+#: The most matches `croupier match` plays in one series: it keeps every outcome in memory for
+#: its table at the end; a longer series is a ladder's job (results in a database).
+MAX_SERIES_MATCHES = 100_000
+
+#: Matches at once per core at most. Each match at once needs its own bot processes (with
+#: their sandboxes and cgroups, per slot); past this many per core every bot waits for a CPU
+#: most of the time, so more only adds processes.
+MATCHES_PER_CORE = 16
+
+
+def time_problem(ms: int) -> str | None:
+    """Why `ms` cannot be a move time or a bank, or None."""
+    if ms < 0:
+        return "expected at least 0"
+    if ms > MAX_TIME_MS:
+        return f"expected at most {MAX_TIME_MS} ms (a day; the protocol carries uint32 ms)"
+    return None
+
+
+def ladder_matches_problem(count: int) -> str | None:
+    """Why a schedule of `count` matches is refused, or None."""
+    if count > MAX_LADDER_MATCHES:
+        return (
+            f"the schedule would hold {count:,} matches, more than the {MAX_LADDER_MATCHES:,} a "
+            "ladder holds (its database and memory grow with each)"
+        )
+    return None
+
+
+def series_matches_problem(count: int) -> str | None:
+    """Why a series of `count` matches is refused, or None."""
+    if count > MAX_SERIES_MATCHES:
+        return (
+            f"expected at most {MAX_SERIES_MATCHES:,} matches (a series keeps every outcome in "
+            "memory; run a ladder for more)"
+        )
+    return None
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+def max_concurrency() -> int:
+    """The most matches at once this machine can hold: MATCHES_PER_CORE per core."""
+    return MATCHES_PER_CORE * cores()
+
+
+def concurrency_problem(count: int) -> str | None:
+    """Why `count` matches at once is refused on this machine, or None."""
+    if count < 1:
+        return "expected at least 1"
+    cap = max_concurrency()
+    if count > cap:
+        return (
+            f"expected at most {cap} matches at once on this machine ({MATCHES_PER_CORE} per "
+            f"core, {cores()} cores: each needs its own bot processes)"
+        )
+    return None
