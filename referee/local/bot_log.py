@@ -103,23 +103,28 @@ class _Log:
         self.end = to
 
 
-#: The logs open now, by path.
-_open: dict[Path, _Log] = {}
+#: The logs open in this trio run (their locks are its own), by path.
+_OPEN: trio.lowlevel.RunVar[dict[Path, _Log]] = trio.lowlevel.RunVar("bot_logs")
 
 
 @contextlib.contextmanager
 def _shared(path: Path, cap: int) -> Iterator[_Log]:
+    try:
+        opened = _OPEN.get()
+    except LookupError:
+        opened = {}
+        _OPEN.set(opened)
     key = Path(os.path.abspath(path))
-    log = _open.get(key)
+    log = opened.get(key)
     if log is None:
-        log = _open[key] = _Log(path, cap)
+        log = opened[key] = _Log(path, cap)
     log.users += 1
     try:
         yield log
     finally:
         log.users -= 1
         if not log.users:
-            del _open[key]
+            del opened[key]
             os.close(log.fd)
 
 
