@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -150,6 +151,40 @@ def test_exhausting_a_limit_is_a_fault_of_its_own(
 ) -> None:
     log = play(tmp_path, cheat, games=1, extra=("--limit", limit))
     assert faults_by_bot(tmp_path / "records").get("cheater", [])[:1] == [reason], log
+
+
+MIB = 1024 * 1024
+
+
+def test_a_bot_that_prints_past_its_log_cap_plays_on(tmp_path: Path) -> None:
+    """Its log (capped at its disk limit) keeps its head, a line saying how much was cut, and its
+    latest output from a line's start; printing never kills the bot, as a full log file did."""
+    log = play(tmp_path, "chatter", "3", games=1, extra=("--limit", "disk_mb=1"))
+    assert "cheater" not in faults_by_bot(tmp_path / "records")
+    (path,) = (tmp_path / "records").glob("logs/*-bot0.log")
+    assert path.stat().st_size <= MIB
+    head, marker, tail = re.split(r"\n(\[\.\.\. \d+ bytes cut \.\.\.\])\n", log)
+    assert "chatter 000000000 " in head and "CHATTER ENDS" not in head
+    assert int(marker.split()[1]) >= 2 * MIB
+    assert tail.startswith("chatter ") and "CHATTER ENDS" in tail
+
+
+def test_a_bot_that_fills_its_scratch_after_a_full_log_is_a_disk_fault(tmp_path: Path) -> None:
+    log = play(tmp_path, "chatter_disk", "2", games=1, extra=("--limit", "disk_mb=1"))
+    assert faults_by_bot(tmp_path / "records").get("cheater", [])[:1] == ["disk"], log[-3000:]
+
+
+def test_a_ladder_whose_bot_log_is_full_starts_and_plays(tmp_path: Path) -> None:
+    """A log already past its cap (an earlier run's) is cut when the bot prints again."""
+    logs = tmp_path / "records" / "logs"
+    logs.mkdir(parents=True)
+    full = logs / "cheater-0.log"
+    full.write_bytes(b"an earlier run\n" + b"y" * (2 * MIB))
+    _, log = ladder(tmp_path, "chatter", "0", extra="[limits]\ndisk_mb = 1")
+    assert "cheater" not in faults_by_bot(tmp_path / "records")
+    assert full.stat().st_size <= MIB
+    assert log.startswith("an earlier run\n") and "bytes cut ...]" in log
+    assert "CHATTER ENDS" in log
 
 
 def test_nothing_outlives_the_bot(tmp_path: Path) -> None:

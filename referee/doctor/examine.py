@@ -39,6 +39,7 @@ from referee.doctor.checks import (
     Status,
 )
 from referee.local import spawn
+from referee.local.bot_log import bot_output
 from referee.local.doors import Door
 from referee.local.launcher import door_for, kill_group, launch_problem, log_tail
 from referee.local.limits import Limits, fault_of_exit
@@ -138,7 +139,7 @@ class _Bot:
         }
         while True:
             launch: Prepared | None = None
-            with self.log_path.open("ab") as log:
+            async with bot_output(self.log_path, self.limits.log_bytes) as log:
                 try:
                     problem = launch_problem(self.argv, None)
                     if problem is not None:
@@ -170,10 +171,10 @@ class _Bot:
                     if self.launches == 0:
                         task_status.started(False)
                     return
-            self.launches += 1
-            if self.launches == 1:
-                task_status.started(True)
-            code = await self.process.wait()
+                self.launches += 1
+                if self.launches == 1:
+                    task_status.started(True)
+                code = await self.process.wait()
             cgroups = launch.cgroups
             pids_hit = cgroups is not None and cgroups.hit()
             memory_hit = cgroups is not None and cgroups.memory_hit()

@@ -1,7 +1,8 @@
 """Matches among bot processes launched on this machine.
 
 - `launcher`: starts a bot's command with its addresses and CROUPIER_TOKEN, restarts it when it
-  exits, stops its whole process group, keeps its output;
+  exits, stops its whole process group, keeps its output (`bot_log`: through a pipe, into a log
+  kept to its cap);
 - `series`: `croupier match`: a loopback referee and N matches among launched bots;
 - `sandbox`: the bubblewrap sandbox a bot runs in, built from `view` (what it sees: an
   allow-list), `doors` (its own socket and user), `relay` (that socket on its own loopback, run

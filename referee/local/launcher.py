@@ -23,6 +23,7 @@ import trio
 from croupier.v1 import common_pb2
 from referee.errors import CroupierError
 from referee.local import spawn
+from referee.local.bot_log import bot_output
 from referee.local.doors import Door
 from referee.local.last_output import advice, read_output, telling
 from referee.local.limits import Limits, fault_of_exit
@@ -175,25 +176,24 @@ async def _run_once(bot: BotProcess, launch: Prepared, lobby: Lobby, done: trio.
                 f"lacks {lacking!r}"
             )
         argv = ["taskset", "--cpu-list", ",".join(map(str, sorted(bot.cpus))), *argv]
-    log = bot.log_path.open("ab") if bot.log_path is not None else subprocess.DEVNULL
-    try:
-        process = await spawn.start(
-            argv, env=launch.env, cwd=bot.cwd, output=log, pass_fds=launch.pass_fds
-        )
-    except (OSError, subprocess.SubprocessError) as error:
-        raise LaunchError(f"cannot start bot {bot.command!r}: {error}") from None
-    finally:
-        launch.close_fds()
-        if not isinstance(log, int):
-            log.close()
-    account = launch.cgroups.account if launch.cgroups is not None else None
-    group = BotProcessGroup(process.pid, ponder=bot.ponder, account=account)
-    lobby.attach(bot.token, group)
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(_stop_when_done, process, done)
-        code = await process.wait()
-        nursery.cancel_scope.cancel()
-    group.close()
+    async with contextlib.AsyncExitStack() as stack:
+        try:
+            log = await stack.enter_async_context(bot_output(bot.log_path, bot.limits.log_bytes))
+            process = await spawn.start(
+                argv, env=launch.env, cwd=bot.cwd, output=log, pass_fds=launch.pass_fds
+            )
+        except (OSError, subprocess.SubprocessError) as error:
+            raise LaunchError(f"cannot start bot {bot.command!r}: {error}") from None
+        finally:
+            launch.close_fds()
+        account = launch.cgroups.account if launch.cgroups is not None else None
+        group = BotProcessGroup(process.pid, ponder=bot.ponder, account=account)
+        lobby.attach(bot.token, group)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_stop_when_done, process, done)
+            code = await process.wait()
+            nursery.cancel_scope.cancel()
+        group.close()
     # What the bot started and left behind ends with its pid namespace (sandbox) or its pids
     # cgroup (BotCgroups.remove); its process group is killed only while its leader lives, as
     # a reaped leader's pid (hence group id) may already be another bot's.

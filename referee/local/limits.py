@@ -39,7 +39,8 @@ class Limits:
     #: RLIMIT_NPROC): gRPC runtimes start ~10-20 threads; 128 allows a worker pool, not a bomb.
     processes: int = 128
     #: Largest file the bot may write, MiB (RLIMIT_FSIZE); also the size of its scratch folders
-    #: (tmpfs, so memory): room for a cache or a log, not for filling the host's disk.
+    #: (tmpfs, so memory), and of its log, which the referee writes and cuts (see log_bytes):
+    #: room for a cache or a log, not for filling the host's disk.
     disk_mb: int = 64
     #: Open files and sockets (RLIMIT_NOFILE): a bot needs a handful; over it the bot's own
     #: open() fails (EMFILE), which is its error to handle, so no fault reason of its own.
@@ -68,6 +69,12 @@ class Limits:
                 )
             changes[key] = value
         return replace(self, **changes)
+
+    @property
+    def log_bytes(self) -> int:
+        """The cap of the bot's log (0: none): its output is kept to its head and latest part
+        (referee.local.bot_log), so it never kills the bot as a file of its own would."""
+        return self.disk_mb * MB
 
     def rlimits(self, *, nproc: bool, address_space: bool) -> list[tuple[int, int]]:
         """(resource, value) pairs to set in the child; RLIMIT_NPROC only when `nproc`, and

@@ -7,7 +7,8 @@ error kill the process, so that the referee must name the limit in the fault.
 
 Cheats: record FOLDER, database PATH, folder PATH, environ PID NAME, peek PID, home PATH, tcp
 PORT, deal, memory, processes, disk, cpu, orphan MARKER, ponder, relay (which then plays over its
-loopback TCP address, CROUPIER_TCP_ADDRESS, rather than its door).
+loopback TCP address, CROUPIER_TCP_ADDRESS, rather than its door), chatter MIB (prints that many
+MiB, then plays on), chatter_disk MIB (prints, then fills its scratch as `disk` does).
 """
 
 from __future__ import annotations
@@ -212,6 +213,19 @@ def exhaust_disk() -> None:
             filler.flush()
 
 
+def chatter(mebibytes: str) -> None:
+    """Print `mebibytes` MiB of numbered lines, then `CHATTER ENDS`: more than its log holds."""
+    line = "x" * 80
+    for number in range(int(float(mebibytes) * 1024 * 1024) // 100):
+        print(f"chatter {number:09d} {line}")
+    print("CHATTER ENDS", flush=True)
+
+
+def chatter_then_fill_disk(mebibytes: str) -> None:
+    chatter(mebibytes)
+    exhaust_disk()
+
+
 def exhaust_cpu() -> None:
     while True:
         pass
@@ -309,11 +323,13 @@ def cheat() -> None:
         "disk": exhaust_disk,
         "cpu": exhaust_cpu,
         "orphan": lambda: leave_orphan(ARGS[0]),
+        "chatter": lambda: chatter(ARGS[0]),
+        "chatter_disk": lambda: chatter_then_fill_disk(ARGS[0]),
     }
     try:
         cheats[CHEAT]()
     except BaseException as error:
-        if CHEAT in ("memory", "processes", "disk", "cpu"):
+        if CHEAT in ("memory", "processes", "disk", "cpu", "chatter_disk"):
             # The limit's error kills the bot, as it would an unprepared one: the referee must
             # name the limit in the fault.
             traceback.print_exc()
