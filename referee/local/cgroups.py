@@ -14,9 +14,15 @@
   kernel's pressure stall information): the clock never charges a bot for that wait
   (referee.match.processes, referee.match.clock.Stopwatch).
 
+- `freezer` stops everything the bot runs at once while pondering is off
+  (referee.match.processes): the account group itself (cgroup v2's `cgroup.freeze`), else a
+  group of cgroup v1's freezer hierarchy. A signal to the bot's process group would miss a child
+  that called setsid() or double-forked; the cgroup holds every descendant, wherever it went.
+
 Unprivileged, or where the kernel has neither, there are none: RLIMIT_NPROC limits processes
 (bwrap's user namespace makes it count the bot's own), the bot's CPU time is read from /proc,
-and a bot starved of CPU by other programs is charged as if it had it.
+a bot starved of CPU by other programs is charged as if it had it, and pondering is stopped by
+SIGSTOP of the bot's process group.
 """
 
 from __future__ import annotations
@@ -36,6 +42,8 @@ _PIDS_BASES = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))
 _MEMORY_BASES = (Path("/sys/fs/cgroup/memory"), Path("/sys/fs/cgroup"))
 #: Where the cgroup v2 (unified) hierarchy may be mounted: alone, or beside v1 (hybrid).
 _UNIFIED_BASES = (Path("/sys/fs/cgroup"), Path("/sys/fs/cgroup/unified"))
+#: cgroup v1's freezer hierarchy, for a machine whose unified hierarchy cannot freeze.
+_FREEZER_BASE = Path("/sys/fs/cgroup/freezer")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +54,8 @@ class BotCgroups:
     pids: Path | None
     account: Path | None
     memory: Path | None = None
+    #: Where the bot is frozen: `account` (v2's cgroup.freeze) or a v1 freezer group.
+    freezer: Path | None = None
 
     @classmethod
     def create(cls, process_limit: int, memory_mb: int = 0) -> BotCgroups | None:
@@ -66,12 +76,15 @@ class BotCgroups:
             "memory.swap.max": "0",
         }
         memory = _limited(_MEMORY_BASES, "memory", name, account, files) if memory_mb else None
-        if pids is None and account is None and memory is None:
+        freezer = account
+        if account is None or not (account / "cgroup.freeze").exists():
+            freezer = _make(_FREEZER_BASE if _is_hierarchy(_FREEZER_BASE) else None, name)
+        if pids is None and account is None and memory is None and freezer is None:
             return None
-        return cls(pids, account, memory)
+        return cls(pids, account, memory, freezer)
 
     def folders(self) -> list[Path]:
-        found = (self.pids, self.account, self.memory)
+        found = (self.pids, self.account, self.memory, self.freezer)
         return list(dict.fromkeys(p for p in found if p is not None))
 
     def enter(self) -> list[str]:
@@ -109,6 +122,10 @@ class BotCgroups:
         them (best effort: the kernel refuses while one is busy). Each process is pinned with a
         pidfd and checked to be still in the cgroup before the signal: pids are reused fast."""
         for folder in self.folders():
+            for file, value in (("cgroup.freeze", "0"), ("freezer.state", "THAWED")):
+                if (folder / file).exists():  # v1's frozen tasks do not die until thawed
+                    with contextlib.suppress(OSError):
+                        (folder / file).write_text(value)
             for pid in _read(folder / "cgroup.procs").split():
                 with contextlib.suppress(OSError, ValueError):
                     fd = os.pidfd_open(int(pid))
@@ -139,7 +156,7 @@ def _limited(
     """A cgroup of `controller` with its limit `files` written (those the hierarchy has: v1
     and v2 name them differently): v2's is the account group itself."""
     for base in bases:
-        if not (base / "cgroup.procs").exists():
+        if not _is_hierarchy(base):
             continue
         v2 = (base / "cgroup.controllers").exists()
         if v2 and controller not in _read(base / "cgroup.controllers").split():
@@ -160,6 +177,10 @@ def _limited(
             continue
         return path
     return None
+
+
+def _is_hierarchy(base: Path) -> bool:
+    return (base / "cgroup.procs").exists()
 
 
 def _make(base: Path | None, name: str) -> Path | None:
