@@ -137,7 +137,8 @@ async def _supervise(
             memory_hit = cgroups is not None and cgroups.memory_hit()
         finally:
             if cgroups is not None:
-                cgroups.remove()
+                with trio.CancelScope(shield=True):  # it waits for the bot's processes to end
+                    await trio.to_thread.run_sync(cgroups.remove)
         reason, detail = fault_of_exit(
             code, log_tail(bot.log_path), pids_hit=pids_hit, memory_hit=memory_hit
         )

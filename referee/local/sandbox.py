@@ -31,14 +31,13 @@ import shutil
 import stat
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee.errors import CroupierError
-from referee.local import relay, syscalls, view
+from referee.local import leftovers, relay, syscalls, view
 from referee.local.cgroups import BotCgroups
 from referee.local.doors import FOLDER_IN_SANDBOX, SOCKET_IN_SANDBOX, Door, open_door
 from referee.local.limits import MB, Limits
@@ -102,10 +101,9 @@ class Sandbox:
 @contextmanager
 def socket_folder() -> Iterator[Path]:
     """A private folder for the bots' doors, removed afterwards (short, as socket paths must
-    be: under 108 bytes)."""
-    with tempfile.TemporaryDirectory(prefix="croupier-") as folder:
-        os.chmod(folder, 0o700)
-        yield Path(folder)
+    be: under 108 bytes), and those a referee killed with -9 left (referee.local.leftovers)."""
+    with leftovers.temporary_folder("croupier-run") as folder:
+        yield folder
 
 
 @functools.cache
