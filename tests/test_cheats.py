@@ -35,6 +35,7 @@ from referee.local.doors import Door, open_door
 from referee.local.limits import Limits
 from referee.local.sandbox import Sandbox, prepare
 from referee.match.replay import verify
+from tests.cgroup_helpers import launch_cgroups
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -281,6 +282,30 @@ def test_a_bot_cannot_think_on_its_opponents_time(tmp_path: Path, ponder: bool) 
         assert "CHEAT WORKED: spun through" in log, log
     else:
         assert_refused(log)
+
+
+_LAUNCH_CGROUPS = launch_cgroups()
+
+
+@pytest.mark.skipif(
+    _LAUNCH_CGROUPS is None or _LAUNCH_CGROUPS.freezer is None,
+    reason="freezing a bot's cgroup takes root and a freezer (cgroup v2, or v1's)",
+)
+@pytest.mark.parametrize("escape", ["setsid", "double-fork"])
+def test_a_bots_escaped_child_cannot_think_on_its_opponents_time(
+    tmp_path: Path, escape: str
+) -> None:
+    """The ponder cheat's spinning done by a child that left the bot's process group (issue
+    32.2), which a SIGSTOP of the group misses: freezing the bot's cgroup stops it too."""
+    thinker = f"{ROOT / 'tests' / 'bots' / 'ponderer.py'} --think-ms 80"
+    _, log = ladder(tmp_path, f"ponder-{escape}", extra="ponder = false", honest=thinker)
+    assert_refused(log)
+
+
+def test_the_machines_cpu_counters_are_out_of_sight(tmp_path: Path) -> None:
+    """No live CPU counter (the machine's /proc/stat and the like, other bots' cgroups) by which
+    to time the other bots (issue 32.2)."""
+    assert_refused(play(tmp_path, "counters"))
 
 
 # --- Issue 30: undoing the sandbox (tests/bots/escapers.py) -------------------------------------

@@ -29,7 +29,6 @@ from referee.games import get_game
 from referee.games.base import parse_options
 from referee.ladder import load, run_ladder
 from referee.ladder.config import LadderConfigError, parse
-from referee.local.cgroups import BotCgroups
 from referee.local.launcher import BotProcess, LaunchError, supervise
 from referee.match.clock import LAG_ALLOWANCE_SECONDS, SeatClock, Stopwatch, TimeControl
 from referee.match.lobby import Lobby
@@ -37,6 +36,7 @@ from referee.match.priority import REFEREE_NICE
 from referee.match.replay import verify
 from referee.match.runner import MatchConfig, MatchOutcome, run_match
 from referee.match.sessions import RemoteSeat, Session
+from tests.cgroup_helpers import launch_cgroups
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = f"{sys.executable} {ROOT / 'examples' / 'python' / 'random_bot.py'}"
@@ -322,11 +322,8 @@ def test_no_time_limit_is_unset_not_zero() -> None:
 
 def _accounted() -> bool:
     """Whether launched bots get a cgroup v2 account here (as root, with pressure stall info)."""
-    cgroups = BotCgroups.create(0)
-    if cgroups is None:
-        return False
-    cgroups.remove()
-    return cgroups.account is not None
+    cgroups = launch_cgroups()
+    return cgroups is not None and cgroups.account is not None
 
 
 def rt_hog(core: int, burst: float, period: float, seconds: float, ready: Any) -> None:

@@ -138,7 +138,8 @@ async def _supervise(
             memory_hit = cgroups is not None and cgroups.memory_hit()
         finally:
             if cgroups is not None:
-                cgroups.remove()
+                with trio.CancelScope(shield=True):  # it waits for the bot's processes to end
+                    await trio.to_thread.run_sync(cgroups.remove)
         reason, detail = fault_of_exit(
             code, log_tail(bot.log_path), pids_hit=pids_hit, memory_hit=memory_hit
         )
@@ -186,11 +187,16 @@ async def _run_once(bot: BotProcess, launch: Prepared, lobby: Lobby, done: trio.
             raise LaunchError(f"cannot start bot {bot.command!r}: {error}") from None
         finally:
             launch.close_fds()
-        account = launch.cgroups.account if launch.cgroups is not None else None
-        group = BotProcessGroup(process.pid, ponder=bot.ponder, account=account)
+        cgroups = launch.cgroups
+        group = BotProcessGroup(
+            process.pid,
+            ponder=bot.ponder,
+            account=cgroups.account if cgroups is not None else None,
+            freezer=cgroups.freezer if cgroups is not None else None,
+        )
         lobby.attach(bot.token, group)
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(_stop_when_done, process, done)
+            nursery.start_soon(_stop_when_done, process, group, done)
             code = await process.wait()
             nursery.cancel_scope.cancel()
         group.close()
@@ -248,13 +254,14 @@ def log_tail(path: Path | None, lines: int = 20) -> list[str]:
 EXIT_GRACE_SECONDS = 5.0
 
 
-async def _stop_when_done(process: spawn.Child, done: trio.Event) -> None:
+async def _stop_when_done(process: spawn.Child, group: BotProcessGroup, done: trio.Event) -> None:
     """Once the referee is done with the bot, it has EXIT_GRACE_SECONDS to exit on its own."""
     try:
         await done.wait()
         await trio.sleep(EXIT_GRACE_SECONDS)
     finally:
         if process.returncode is None:
+            group.release()  # a task frozen by cgroup v1's freezer ignores SIGKILL until thawed
             kill_group(process.pid)
             process.kill()
             with trio.CancelScope(shield=True):

@@ -9,9 +9,10 @@ what it can see and why). Inside the sandbox it has:
   (referee.local.syscalls) refuses mounts, namespaces, ptrace, locks and the like;
 - an allow-listed view (referee.local.view): the system's runtime files, its runtime, its own
   folder, all read-only; nothing of the referee's exists in it to uncover;
-- new network, pid, ipc, uts and cgroup namespaces: no network, its own /proc; it reaches the
-  referee only through its own door (referee.local.doors), bound read-only at /run/croupier,
-  or through the relay (referee.local.relay) that listens on its loopback and joins the door;
+- new network, pid, ipc, uts and cgroup namespaces: no network, its own /proc (in which the
+  machine's CPU counters stand still, referee.local.view); it reaches the referee only through
+  its own door (referee.local.doors), bound read-only at /run/croupier, or through the relay
+  (referee.local.relay) that listens on its loopback and joins the door;
 - private, sized scratch: /tmp (HOME=/tmp/home), /dev/shm and /run, tmpfs counted in its
   memory cgroup where there is one, and each no larger than its disk limit;
 - a scrubbed environment: PATH, the locale, HOME/TMPDIR, the ladder file's `env`, CROUPIER_*;
@@ -30,14 +31,13 @@ import shutil
 import stat
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee.errors import CroupierError
-from referee.local import relay, syscalls, view
+from referee.local import leftovers, relay, syscalls, view
 from referee.local.cgroups import BotCgroups
 from referee.local.doors import FOLDER_IN_SANDBOX, SOCKET_IN_SANDBOX, Door, open_door
 from referee.local.limits import MB, Limits
@@ -101,10 +101,9 @@ class Sandbox:
 @contextmanager
 def socket_folder() -> Iterator[Path]:
     """A private folder for the bots' doors, removed afterwards (short, as socket paths must
-    be: under 108 bytes)."""
-    with tempfile.TemporaryDirectory(prefix="croupier-") as folder:
-        os.chmod(folder, 0o700)
-        yield Path(folder)
+    be: under 108 bytes), and those a referee killed with -9 left (referee.local.leftovers)."""
+    with leftovers.temporary_folder("croupier-run") as folder:
+        yield folder
 
 
 @functools.cache
@@ -204,8 +203,8 @@ def check_folder(folder: Path, sandbox: Sandbox, door: Door | None) -> None:
 class Prepared:
     """A bot's launch: the command (the bot's, inside prlimit and bwrap, inside a shell that
     joins its cgroups first), its environment, the cgroups to read and remove after, and the
-    file descriptors the command must inherit (bwrap's seccomp filter), which the caller
-    closes once the process has started."""
+    file descriptors the command must inherit (bwrap's seccomp filter, its still /proc files),
+    which the caller closes once the process has started."""
 
     argv: list[str]
     env: dict[str, str]
@@ -257,13 +256,28 @@ def prepare(
     scrubbed.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
     scrubbed |= {"HOME": HOME_IN_SANDBOX, "TMPDIR": "/tmp", "PYTHONUNBUFFERED": "1"}
     scrubbed |= {"PYTHONPATH": folder, **env, **croupier}
-    seccomp = syscalls.program_fd()
+    seccomp = _memory_file("croupier-seccomp", syscalls.program())
     wrapped[wrapped.index(_SECCOMP_FD)] = str(seccomp)
-    return Prepared([*prefix, *wrapped, *argv], scrubbed, cgroups, (seccomp,))
+    still = {path: _memory_file("croupier-proc", data) for path, data in view.still_proc()}
+    at = wrapped.index(_STILL_PROC)
+    wrapped[at : at + 1] = [a for p, fd in still.items() for a in ("--ro-bind-data", str(fd), p)]
+    fds = (seccomp, *still.values())
+    return Prepared([*prefix, *wrapped, *argv], scrubbed, cgroups, fds)
 
 
-#: Stands for the seccomp filter's descriptor in `_wrapper`'s arguments until it is opened.
+#: Stand for the seccomp filter's descriptor, and the still /proc files' (view.still_proc), in
+#: `_wrapper`'s arguments until they are opened.
 _SECCOMP_FD = "{seccomp}"
+_STILL_PROC = "{still proc}"
+
+
+def _memory_file(name: str, data: bytes) -> int:
+    """A memory file holding `data` from its start, for bwrap's `--seccomp FD` and
+    `--ro-bind-data FD` (bwrap reads it once; the caller closes it once bwrap has started)."""
+    fd = os.memfd_create(name, os.MFD_CLOEXEC)
+    os.write(fd, data)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
 
 
 def _wrapper(
@@ -287,11 +301,13 @@ def _wrapper(
     scratch = str(limits.disk_mb * MB if limits.disk_mb else 1024 * MB)
     # No --new-session: the launcher starts bwrap in a session of its own with no terminal
     # (spawn.start), which is what it guards against (TIOCSTI); bwrap's own setsid would take
-    # the bot out of the process group that the referee stops while pondering is off.
+    # the bot out of the process group that the referee stops while pondering is off where the
+    # bot has no freezer cgroup (referee.match.processes).
     wrapped = [bwrap, "--die-with-parent", *_privilege()]
     wrapped += ["--seccomp", _SECCOMP_FD, *view.system_arguments()]
     wrapped += ["--dev", "/dev", "--perms", "1777", "--size", scratch, "--tmpfs", "/dev/shm"]
-    wrapped += ["--proc", "/proc", "--perms", "1777", "--size", scratch, "--tmpfs", "/tmp"]
+    wrapped += ["--proc", "/proc", _STILL_PROC]
+    wrapped += ["--perms", "1777", "--size", scratch, "--tmpfs", "/tmp"]
     wrapped += ["--perms", "0777", "--dir", HOME_IN_SANDBOX]
     wrapped += ["--perms", "0755", "--size", str(MB), "--tmpfs", "/run"]
     if door is not None:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import errno
 import functools
-import os
 import tempfile
 
 from referee.errors import CroupierError
@@ -126,12 +125,3 @@ def program() -> bytes:
         rules.export_bpf(file)
         file.seek(0)
         return file.read()
-
-
-def program_fd() -> int:
-    """A new file descriptor holding the filter from its start, for bwrap's `--seccomp FD` (a
-    memory file: bwrap reads it once; the caller closes it once bwrap has started)."""
-    fd = os.memfd_create("croupier-seccomp", os.MFD_CLOEXEC)
-    os.write(fd, program())
-    os.lseek(fd, 0, os.SEEK_SET)
-    return fd

@@ -14,12 +14,17 @@ tmpfs holding only what a runtime needs, read-only:
   command names (a script, a class path), else its working folder.
 
 The records, the ladder database, the organiser's home, other bots' folders and the referee's
-processes are not in this view at all, so no unmount can reveal them.
+processes are not in this view at all, so no unmount can reveal them. Nor are the machine's live
+CPU counters, by which a bot could time other bots (how long an opponent thinks, whether a bot
+of another match is busy): /sys (the cgroups' cpu.stat) is not shown, and the /proc files that
+count the whole machine's CPU time (`STILL_PROC`) are shown still, as `still_proc` writes them.
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import shutil
 import sys
 from collections.abc import Sequence
@@ -192,3 +197,51 @@ def bind_arguments(folders: Sequence[Path], mounted: Sequence[str], cwd: Path) -
     for folder in folders:
         arguments += ["--ro-bind", str(folder), str(folder)]
     return arguments
+
+
+#: /proc files that count the whole machine's CPU time, or its tasks' waits, as it goes.
+STILL_PROC = (
+    "/proc/stat",
+    "/proc/schedstat",
+    "/proc/uptime",
+    "/proc/loadavg",
+    "/proc/interrupts",  # each core's timer ticks: more on a busy one
+    "/proc/softirqs",
+    "/proc/pressure/cpu",
+    "/proc/pressure/io",
+    "/proc/pressure/memory",
+    "/proc/pressure/irq",
+)
+
+
+@functools.cache
+def still_proc() -> tuple[tuple[str, bytes], ...]:
+    """What the bot reads in each of `STILL_PROC` that exists here: the same lines with every
+    count 0, so that a runtime still finds its cores in /proc/stat (glibc and Node count them
+    there where /sys is not shown), and nothing moves."""
+    found: dict[str, bytes] = {}
+    for name in STILL_PROC:
+        try:
+            text = Path(name).read_text()
+        except OSError:
+            continue
+        if name == "/proc/loadavg":
+            found[name] = b"0.00 0.00 0.00 1/1 1\n"
+        elif name == "/proc/uptime":
+            found[name] = b"0.00 0.00\n"
+        else:
+            found[name] = "".join(_zeroed(line) for line in text.splitlines()).encode()
+    return tuple(found.items())
+
+
+def _zeroed(line: str) -> str:
+    """A counters line, spaced as it was, with every count 0 (`some avg10=0.00 ... total=0`);
+    /proc/stat's boot time, no counter, is kept."""
+    if line.startswith("btime"):
+        return line + "\n"
+    return _COUNT.sub(lambda count: "0.00" if "." in count[0] else "0", line) + "\n"
+
+
+#: A count: a number alone, or after an `=` (not the 0 of `cpu0`, the 10 of `avg10`, nor an
+#: interrupt's number, `9:`, or its trigger, `9-edge`).
+_COUNT = re.compile(r"(?<=[\s=])\d+(?:\.\d+)?(?=\s|$)")

@@ -8,6 +8,12 @@ pending. A bot that connects on its own (a contest) has none: its CPU time is un
 With a cgroup v2 account of the bot (referee.local.cgroups, as root), both its CPU time and the
 time it waited for a CPU are read from the kernel's counters for everything the bot runs;
 without one, the CPU time is summed over its process tree from /proc and the wait is unknown.
+
+With pondering off, the bot is stopped by freezing its cgroup (cgroup v2's `cgroup.freeze`, or
+v1's `freezer.state`), which holds every process it started, a child that called setsid() or
+double-forked included; only where it has no freezer group is its process group sent SIGSTOP,
+which such a child escapes. A frozen process uses no CPU and is not waiting for one, so neither
+its CPU count nor its pressure stall count grows: the clock charges it nothing.
 """
 
 from __future__ import annotations
@@ -25,6 +31,9 @@ TREE_REFRESH_SECONDS = 0.1
 #: How long a count read from the bot's cgroup is used again rather than read anew (seconds):
 #: well below what a decision's figures are rounded to.
 COUNTER_REUSE_SECONDS = 0.0005
+#: A freezer cgroup's file, and what freezes and thaws it: cgroup v2's, then v1's.
+_V2_FREEZE = ("cgroup.freeze", b"1", b"0")
+_V1_FREEZE = ("freezer.state", b"FROZEN", b"THAWED")
 
 
 def _cpu_clock(pid: int) -> int:
@@ -53,14 +62,17 @@ def _children(pid: int) -> list[int]:
 class BotProcessGroup:
     """A launched bot: the leader of its own process group (started with a new session).
 
-    `ponder = False` keeps the group stopped (SIGSTOP) unless a request of one of its sessions is
-    pending, so a bot that plays in several matches at once runs while any of them waits on it.
+    `ponder = False` keeps the bot stopped (frozen, else SIGSTOP) unless a request of one of its
+    sessions is pending, so a bot that plays in several matches at once runs while any of them
+    waits on it.
     """
 
     pid: int
     ponder: bool = True
     #: The bot's cgroup v2 folder (cpu.stat, cpu.pressure), if it has one.
     account: Path | None = None
+    #: The bot's freezer cgroup (v2's cgroup.freeze or v1's freezer.state), if it has one.
+    freezer: Path | None = None
     #: Requests of this bot pending now (across its sessions).
     pending: int = 0
     stopped: bool = False
@@ -68,6 +80,8 @@ class BotProcessGroup:
     _tree_read: float = -1.0
     _files: dict[str, int] = field(default_factory=dict)
     _counts: dict[str, tuple[float, float]] = field(default_factory=dict)
+    #: The open freezer file, and what to write in it to freeze and to thaw.
+    _freezing: tuple[int, bytes, bytes] | None = None
 
     def cpu_seconds(self) -> float | None:
         """CPU seconds used so far by the bot and its descendants (its cgroup's count, else
@@ -122,6 +136,7 @@ class BotProcessGroup:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self._files.clear()
+        self._freezing = None
 
     def _descendants(self) -> list[int]:
         found: list[int] = []
@@ -136,7 +151,7 @@ class BotProcessGroup:
         """A request to the bot is about to be sent: it runs (again)."""
         self.pending += 1
         if self.stopped:
-            self._signal(signal.SIGCONT)
+            self._stop(False)  # before the request leaves: its clock starts on a running bot
             self.stopped = False
 
     def moved(self) -> None:
@@ -149,15 +164,28 @@ class BotProcessGroup:
         """Without pondering, stop the bot if none of its requests is pending (from its match's
         start on, so that it does not think on the first mover's time either)."""
         if not self.ponder and self.pending == 0 and not self.stopped:
-            self._signal(signal.SIGSTOP)
+            self._stop(True)
             self.stopped = True
 
     def release(self) -> None:
         """The bot must run freely again (its match or its session ended)."""
         if self.stopped:
-            self._signal(signal.SIGCONT)
+            self._stop(False)
             self.stopped = False
 
-    def _signal(self, signum: int) -> None:
-        with contextlib.suppress(OSError):  # the group is gone: its sessions learn it anyway
-            os.killpg(self.pid, signum)
+    def _stop(self, stop: bool) -> None:
+        """Freeze (thaw) the bot's cgroup, else SIGSTOP (SIGCONT) its process group. A freeze
+        completes asynchronously, as the kernel reaches each task: it is not waited for, since
+        what the bot runs meanwhile is on nobody's clock. Refused, the bot is gone: its sessions
+        learn it anyway."""
+        with contextlib.suppress(OSError):
+            if self.freezer is None:
+                os.killpg(self.pid, signal.SIGSTOP if stop else signal.SIGCONT)
+                return
+            if self._freezing is None:  # the file stays open, as the counters' do
+                v2 = (self.freezer / "cgroup.freeze").exists()
+                name, frozen, thawed = _V2_FREEZE if v2 else _V1_FREEZE
+                fd = self._files[name] = os.open(self.freezer / name, os.O_WRONLY)
+                self._freezing = (fd, frozen, thawed)
+            fd, frozen, thawed = self._freezing
+            os.write(fd, frozen if stop else thawed)

@@ -6,18 +6,23 @@ code 42 (a crash the test sees as a fault). The limit cheats (memory, processes,
 error kill the process, so that the referee must name the limit in the fault.
 
 Cheats: record FOLDER, database PATH, folder PATH, environ PID NAME, peek PID, home PATH, tcp
-PORT, deal, memory, processes, disk, cpu, orphan MARKER, ponder, relay (which then plays over its
-loopback TCP address, CROUPIER_TCP_ADDRESS, rather than its door), chatter MIB (prints that many
-MiB, then plays on), chatter_disk MIB (prints, then fills its scratch as `disk` does).
+PORT, deal, memory, processes, disk, cpu, orphan MARKER, ponder, ponder-setsid, ponder-double-fork
+(ponder's spinning done by a child that left the bot's process group: by setsid(), or by a new
+process group and a second fork), counters (the machine's or other bots' live CPU counters),
+relay (which then plays over its loopback TCP address, CROUPIER_TCP_ADDRESS, rather than its
+door), chatter MIB (prints that many MiB, then plays on), chatter_disk MIB (prints, then fills its
+scratch as `disk` does).
 """
 
 from __future__ import annotations
 
 import contextlib
+import mmap
 import os
 import random
 import socket
 import sqlite3
+import struct
 import subprocess
 import sys
 import threading
@@ -117,14 +122,73 @@ class Spinner(threading.Thread):
         return pause
 
 
+class EscapedSpinner:
+    """A Spinner in a child process out of the bot's process group (`how`: "setsid", or
+    "double-fork": a process group of its own, then a grandchild the bot does not parent), so
+    that a SIGSTOP of the bot's group misses it. Its pauses are read from the kernel: the wall
+    time since the last look less the CPU time the spinner had meanwhile (its process CPU
+    clock). It ends when the bot does."""
+
+    def __init__(self, how: str) -> None:
+        shared = mmap.mmap(-1, 8)  # the spinner's pid, which it writes once
+        bot = os.getpid()
+        child = os.fork()
+        if child == 0:
+            try:
+                if how == "setsid":
+                    os.setsid()
+                else:
+                    os.setpgid(0, 0)
+                    if os.fork() != 0:
+                        os._exit(0)  # the grandchild spins on, reparented away from the bot
+                struct.pack_into("q", shared, 0, os.getpid())
+                spin(bot)
+            finally:
+                os._exit(0)
+        if how != "setsid":
+            os.waitpid(child, 0)
+        while not struct.unpack_from("q", shared, 0)[0]:
+            time.sleep(0.001)
+        pid = int(struct.unpack_from("q", shared, 0)[0])
+        self.clock = ((~pid) << 3) | 2  # Linux's CPU-time clock of process `pid`
+        self.wall, self.cpu = time.monotonic(), time.clock_gettime(self.clock)
+
+    def start(self) -> None:
+        """(Spinning since the fork.)"""
+
+    def since(self) -> float:
+        """As Spinner.since, but the time the spinner did not run in all since the last call."""
+        wall, cpu = time.monotonic(), time.clock_gettime(self.clock)
+        pause = (wall - self.wall) - (cpu - self.cpu)
+        self.wall, self.cpu = wall, cpu
+        return max(0.0, pause)
+
+
+def spin(bot: int) -> None:
+    """Keep a CPU busy until the bot is gone."""
+    spins = 0
+    while True:
+        spins += 1
+        if spins % 1_000_000 == 0 and not _alive(bot):
+            os._exit(0)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 class PonderWatch:
     """Judges the ponder cheat over the decisions that followed the opponent's time (a gap of
     at least OPPONENT_GAP between this bot's reply and its next request in the same match)."""
 
     OPPONENT_GAP = 0.06
 
-    def __init__(self) -> None:
-        self.spinner = Spinner()
+    def __init__(self, spinner: Spinner | EscapedSpinner) -> None:
+        self.spinner = spinner
         self.spinner.start()
         self.replied = 0.0
         self.stopped = 0
@@ -231,6 +295,42 @@ def exhaust_cpu() -> None:
         pass
 
 
+#: Files that count CPU time as it goes: the machine's, and other bots' cgroups'.
+COUNTERS = (
+    "/proc/stat",
+    "/proc/schedstat",
+    "/proc/uptime",
+    "/proc/loadavg",
+    "/proc/interrupts",
+    "/proc/softirqs",
+    "/proc/pressure/cpu",
+    "/sys/fs/cgroup/cpu.stat",
+)
+
+
+def read_counters() -> None:
+    """Live CPU counters, by which a bot could time other bots: worked if any moves while the
+    bot spins for a moment."""
+    paths = [Path(name) for name in COUNTERS]
+    for pattern in ("/sys/fs/cgroup/*/cpu.stat", "/sys/fs/cgroup/unified/*/cpu.stat"):
+        paths += sorted(Path("/").glob(pattern.lstrip("/")))[:20]
+    before = {path: _read_or_empty(path) for path in paths}
+    end = time.process_time() + 0.3
+    while time.process_time() < end:
+        pass
+    moved = [str(p) for p in paths if before[p] and _read_or_empty(p) != before[p]]
+    if moved:
+        worked(f"live CPU counters in {moved}")
+    failed(f"no live CPU counter among {len(paths)} files")
+
+
+def _read_or_empty(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
 def leave_orphan(marker: str) -> None:
     """A child in its own session (out of the bot's process group): it must not outlive the
     bot, which plays on and exits when the run ends."""
@@ -272,7 +372,11 @@ class Cheater(croupier.Bot):
 
 
 _tried: list[str] = []
-_ponder = PonderWatch() if CHEAT == "ponder" else None
+_ponder = None
+if CHEAT == "ponder":
+    _ponder = PonderWatch(Spinner())
+elif CHEAT.startswith("ponder-"):  # before croupier.run starts a thread: a fork keeps just one
+    _ponder = PonderWatch(EscapedSpinner(CHEAT.removeprefix("ponder-")))
 
 
 _guessed: set[str] = set()
@@ -325,6 +429,7 @@ def cheat() -> None:
         "orphan": lambda: leave_orphan(ARGS[0]),
         "chatter": lambda: chatter(ARGS[0]),
         "chatter_disk": lambda: chatter_then_fill_disk(ARGS[0]),
+        "counters": read_counters,
     }
     try:
         cheats[CHEAT]()
