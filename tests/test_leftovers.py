@@ -69,7 +69,9 @@ def referee(records: Path) -> Iterator[subprocess.Popen[bytes]]:
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
-        while len(groups_of(process.pid)) < 2 or not socket_folders_of(process.pid):
+        while len({g.name for g in groups_of(process.pid)}) < 2 or not socket_folders_of(
+            process.pid
+        ):  # both bots' groups
             assert process.poll() is None and time.monotonic() < deadline, "no bot launched"
             time.sleep(0.05)
         yield process
@@ -103,4 +105,5 @@ def test_the_next_start_removes_what_a_killed_referee_left(tmp_path: Path) -> No
         assert groups_of(killed.pid) == set()
         assert socket_folders_of(killed.pid) == set()
         assert running.poll() is None
-        assert (groups_of(running.pid), socket_folders_of(running.pid)) == ours
+        # The running referee's own are all still there (it may have made more since).
+        assert ours[0] <= groups_of(running.pid) and ours[1] == socket_folders_of(running.pid)
