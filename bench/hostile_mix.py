@@ -59,7 +59,13 @@ HOSTILE_KINDS: dict[str, tuple[str, str, int, dict[str, str]]] = {
     "othermatch": (BAD, "other_match", 4, {}),
     "huge": (BAD, "huge", 2, {}),
     "burst": (BAD, "flood", 2, {}),
+    # Issue 32.1's kinds: bots that reconnect at once mid-match, and a revoked account whose
+    # bots keep coming back (the bench restarts each within a second).
+    "reconnect": (BAD, "reconnect", 4, {}),
+    "revoked": (HOSTILE, "slow", 8, {}),
 }
+#: Kinds whose account is revoked before the bots start.
+REVOKED = {"revoked"}
 
 
 def status(pid: int, field: str) -> int:
@@ -91,6 +97,8 @@ def play(args: argparse.Namespace, *, hostile: bool) -> None:
     store = TokenStore(folder / "contest.db")
     honest = {f"honest{i}": store.add(f"honest{i}") for i in range(args.honest)}
     tokens = {kind: store.add(kind) for kind in HOSTILE_KINDS}
+    for kind in REVOKED:
+        store.revoke(kind)
     referee = [PYTHON, "-m", "cProfile", "-o", str(args.profile)] if args.profile else [CROUPIER]
     if args.profile:
         referee.append(str(ROOT / "referee" / "cli" / "__main__.py"))
