@@ -8,18 +8,9 @@ work worth that (a few seconds or more).
 from __future__ import annotations
 
 import multiprocessing
-import os
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
-
-
-def cpu_count() -> int:
-    """The CPUs this process may run on: the default number of workers."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 @contextmanager

@@ -32,7 +32,7 @@ from typing import Any
 
 from referee.errors import CroupierError
 from referee.ladder.model import MatchResult
-from referee.ladder.pool import cpu_count, process_pool
+from referee.ladder.pool import process_pool
 from referee.ladder.ratings import Rating
 from referee.ladder.report_index import (
     PAGE_SIZE,
@@ -50,6 +50,7 @@ from referee.ladder.standings import (
     ratings_over,
 )
 from referee.ladder.store import Played, Store, StoreError, fault_name
+from referee.match.bounds import cores
 from referee.version import VERSION
 from referee.viewer import load, write_assets, write_html
 
@@ -155,7 +156,7 @@ def write_report(
     new_ks = [k for k in ks if k not in kept_points]
     results = [result for result, _ in order]
 
-    processes = max(1, workers if workers is not None else cpu_count())
+    processes = max(1, workers if workers is not None else cores())
     if pool is None:
         pool = _estimate(jobs, plan, new_ks) >= PARALLEL_SECONDS
     use_pool = pool and processes > 1 and bool(jobs or new_ks)

@@ -25,10 +25,11 @@ from pathlib import Path
 from google.protobuf import json_format
 
 from croupier.v1 import record_pb2
-from referee.ladder.pool import cpu_count, process_pool
+from referee.ladder.pool import process_pool
 from referee.ladder.schedule import commitment, derive_seed
 from referee.ladder.standings import Standings, from_store
 from referee.ladder.store import Store
+from referee.match.bounds import cores
 from referee.match.replay import verify
 from referee.version import VERSION
 
@@ -173,7 +174,7 @@ def verify_ladder(
             for number, match_id, path, digest in committed
         ]
         total = len(checks)
-        processes = min(max(1, workers if workers is not None else cpu_count()), total or 1)
+        processes = min(max(1, workers if workers is not None else cores()), total or 1)
         replays = sum(c.replay and not c.cached for c in checks)
         found: dict[int, RecordFound] = {}
         if on_record is not None:
