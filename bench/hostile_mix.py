@@ -5,8 +5,11 @@ The hostile kinds: flooders (60 KB messages at 400 a second, never asked for), i
 Hello.name is an honest account's), droppers (drop their connection mid-match), crashers (exit
 mid-match; restarted), slow bots (1.5 s a move), garbage senders, streams that never say Hello,
 and tests/bots/misbehaving.py's out-of-range, stale, out-of-turn, other-match, huge and
-burst-flood modes. Prints the honest bots' faults (target 0), whether every record and the
-ladder database verify, the most matches seen at once, and the referee's peak RSS (VmHWM).
+burst-flood modes; for issue 32, bots that reconnect at once, a revoked account's bots coming
+back, bots that reply twice, one account playing from two places at once (each reply sent on
+both connections) and slowloris connections that never finish the HTTP/2 preface. Prints the
+honest bots' faults (target 0), whether every record and the ladder database verify, the most
+matches seen at once, and the referee's peak RSS (VmHWM).
 
 With `--move-ms 100 --bank-ms 0` (issue 32) it plays at 100 ms a move with no bank, and with
 `--control` it first plays the honest bots alone for the same time, in the same run: the share of
@@ -63,6 +66,9 @@ HOSTILE_KINDS: dict[str, tuple[str, str, int, dict[str, str]]] = {
     # bots keep coming back (the bench restarts each within a second).
     "reconnect": (BAD, "reconnect", 4, {}),
     "revoked": (HOSTILE, "slow", 8, {}),
+    "twice": (HOSTILE, "twice", 4, {}),
+    "twoplaces": (HOSTILE, "two_places", 4, {}),
+    "slowloris": (HOSTILE, "slowloris", 2, {"HOSTILE_STREAMS": "50", "HOSTILE_SECONDS": "1"}),
 }
 #: Kinds whose account is revoked before the bots start.
 REVOKED = {"revoked"}

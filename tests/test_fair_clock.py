@@ -146,10 +146,6 @@ def test_the_referees_own_lag_is_not_charged(tmp_path: Path) -> None:
     assert all(int(a.get("elapsedMs", 0)) < 300 for a in stalled), stalled  # type: ignore[call-overload]
 
 
-# Measured on this kernel (6.18): the bot's reply reaches its socket during the stall, but gRPC's
-# poller reports it only ~8 ms after the loop resumes, so the loop's polls cannot bound its
-# arrival; it fails on the commit before the sandbox work too. Issue 32 (honest clocks) takes it.
-@pytest.mark.xfail(reason="gRPC reports a reply only after the stalled loop resumes (issue 32)")
 def test_a_reply_is_not_charged_for_the_loop_being_busy_when_it_came(tmp_path: Path) -> None:
     # Seat 0 thinks 50 ms; 20 ms into each of its first 4 decisions the referee's loop is busy
     # for 600 ms (twice the move time), so its reply waits in gRPC until the loop polls again.
@@ -413,6 +409,19 @@ def test_what_a_starved_bot_is_charged() -> None:
     # Unknown wait (no cgroup account): the wall time, as before.
     watch.starved_before = watch.starved_after = None
     assert watch.charged(1.0) == pytest.approx(0.25)
+
+
+def test_a_reply_the_loop_saw_late_is_still_charged_its_cpu_time() -> None:
+    """The loop's poll bounds a reply's arrival only by the poll before; when that was before
+    the request left (the loop kept off the cores while the bot thought), the bot is charged
+    the CPU time it used, within its budget, rather than nothing."""
+    watch = Stopwatch(0.1, trio.CancelScope())
+    watch.sent = watch.arrived = 10.0  # the arrival's bound, clamped to the request leaving
+    watch.cpu_before, watch.cpu_after = 1.0, 1.06
+    assert watch.charged(0.5) == pytest.approx(0.06)
+    watch.cpu_after = 3.0  # two busy seconds: charged its budget, not a timeout made by the floor
+    assert watch.charged(0.5) == pytest.approx(0.1)
+    assert watch.charged(0.04) == pytest.approx(0.04)  # never more than the runner saw
 
 
 def test_the_referee_outranks_its_bots_for_the_cpu(tmp_path: Path) -> None:

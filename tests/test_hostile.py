@@ -218,6 +218,28 @@ def test_the_account_names_the_seat_everywhere_not_the_bots_own_name(tmp_path: P
     assert opened == {("honest0", "random"), ("impostor", "honest0")}
 
 
+def test_twice_two_places_and_slowloris_cost_honest_bots_nothing(tmp_path: Path) -> None:
+    """Issue 32.1's last kinds: a bot that sends every reply twice (out of turn), one account on
+    two connections that sends each reply on both (another match's ids), and raw connections
+    that never finish the HTTP/2 preface. Each is faulted in its own name; honest bots are not,
+    and the referee keeps serving."""
+    tokens = accounts(tmp_path, "alice", "carol", "twice", "twin", "loris")
+    with referee(tmp_path) as serving:
+        serving.bot(HOSTILE, tokens["loris"], "slowloris", HOSTILE_STREAMS="30")
+        serving.bot(RANDOM, tokens["alice"])
+        serving.bot(RANDOM, tokens["carol"])
+        serving.bot(HOSTILE, tokens["twice"], "twice")
+        serving.bot(HOSTILE, tokens["twin"], "two_places")
+        done = serving.wait_for(8, timeout=120)
+    faults = seat_faults(done)
+    honest = {name: f for name, f in faults.items() if name.split(" (")[0] in {"alice", "carol"}}
+    assert honest and not any(honest.values()), honest
+    twice = [fault for name, f in faults.items() if name.startswith("twice") for fault in f]
+    assert common_pb2.FAULT_REASON_OUT_OF_TURN in {fault.reason for fault in twice}, faults
+    twin = [fault for name, f in faults.items() if name.startswith("twin") for fault in f]
+    assert twin, faults  # replies to the other connection's match land as faults of its own
+
+
 def first_loss(faults: list[common_pb2.Fault]) -> list[common_pb2.FaultReason]:
     """The reasons from the first crash or disconnect on: what was recorded once a bot was lost."""
     lost = {common_pb2.FAULT_REASON_DISCONNECTED, common_pb2.FAULT_REASON_CRASHED}

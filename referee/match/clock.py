@@ -101,7 +101,9 @@ class Stopwatch:
     Where the kernel counts the time the bot's processes waited for a CPU (another program, or
     other bots, busy on the cores), that wait is not charged either: the bot is charged the
     time it had, `wall - starved`, but never less than the CPU time it used (so that a bot
-    cannot earn time by starving itself with more busy threads than cores).
+    cannot earn time by starving itself with more busy threads than cores). That CPU floor
+    holds wherever the CPU time is known, so a bot also earns nothing by keeping the referee's
+    own loop off the cores while it thinks.
     """
 
     budget: float
@@ -150,7 +152,15 @@ class Stopwatch:
             return 0.0 if self.stamped else elapsed
         end = self.arrived if self.arrived is not None else time.perf_counter()
         wall = end - self.sent
-        return max(0.0, min(elapsed, wall - self.starved_seconds(wall)))
+        had = wall - self.starved_seconds(wall)
+        cpu = self.cpu_seconds()
+        if cpu is not None:
+            # The CPU time the bot used on its turn is time it had, however late the referee's
+            # loop saw the reply (a loop kept off the cores, by load or by a bot that hogs
+            # them, bounds the arrival only by the poll before). Capped at the budget, so that
+            # what the loop could not see never makes a timeout on its own.
+            had = max(had, min(cpu, self.budget))
+        return max(0.0, min(elapsed, had))
 
     def starved_seconds(self, wall: float | None = None) -> float:
         """Of the bot's wall time (from the request leaving to the reply arriving), the part it

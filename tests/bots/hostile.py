@@ -10,12 +10,16 @@ HOSTILE_STREAMS streams that send nothing and close their side after HOSTILE_SEC
 plays, then on its third request drops its connection and stays away for HOSTILE_SECONDS;
 `exit_late` then exits with code 3.
 `garbage`: answers every request with bytes that are no protobuf message. `slow`: answers every
-request after HOSTILE_SECONDS.
+request after HOSTILE_SECONDS. `twice`: plays, sending every reply twice. `two_places`: plays on
+two connections at once under one token, and sends every reply on both (one of them is another
+match's). `slowloris`: holds HOSTILE_STREAMS raw connections open, each sending the HTTP/2
+preface one byte every HOSTILE_SECONDS and reopening when the referee closes it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
 import sys
@@ -26,7 +30,10 @@ import grpc
 
 from croupier.v1 import referee_pb2
 
-MODES = {"flood", "impostor", "no_hello", "silent", "drop", "exit_late", "garbage", "slow"}
+MODES = {
+    *("flood", "impostor", "no_hello", "silent", "drop", "exit_late", "garbage", "slow"),
+    *("twice", "two_places", "slowloris"),
+}
 
 
 def setting(name: str, default: str) -> str:
@@ -96,10 +103,17 @@ async def drain(call: grpc.aio.StreamStreamCall[bytes, referee_pb2.RefereeMessag
         pass
 
 
-async def play(channel: grpc.aio.Channel, mode: str) -> None:
-    """Play matches as asked, misbehaving as MODE says, until the referee says Goodbye."""
+async def play(
+    channel: grpc.aio.Channel,
+    mode: str,
+    twins: list[grpc.aio.StreamStreamCall[bytes, referee_pb2.RefereeMessage]] | None = None,
+) -> None:
+    """Play matches as asked, misbehaving as MODE says, until the referee says Goodbye. With
+    `twins`, every reply also goes to each of the other calls there (see `two_places`)."""
     rng = random.Random(1)
     call = open_play(channel)
+    if twins is not None:
+        twins.append(call)
     await call.write(hello(setting("NAME", mode) if mode == "impostor" else mode))
     requests = 0
     while isinstance(message := await call.read(), referee_pb2.RefereeMessage):
@@ -126,6 +140,46 @@ async def play(channel: grpc.aio.Channel, mode: str) -> None:
         if mode == "slow":
             await asyncio.sleep(float(setting("SECONDS", "2")))
         await call.write(reply(request, index))
+        if mode == "twice":
+            await call.write(reply(request, index))
+        for twin in twins or ():
+            if twin is not call:
+                with contextlib.suppress(grpc.aio.AioRpcError, asyncio.InvalidStateError):
+                    await twin.write(reply(request, index))
+
+
+async def two_places() -> None:
+    """One account's bot on two connections at once, each reply sent on both."""
+    address = os.environ["CROUPIER_ADDRESS"]
+    twins: list[grpc.aio.StreamStreamCall[bytes, referee_pb2.RefereeMessage]] = []
+    async with (
+        grpc.aio.insecure_channel(address) as one,
+        grpc.aio.insecure_channel(
+            address, options=(("grpc.use_local_subchannel_pool", 1),)
+        ) as other,
+    ):
+        await asyncio.gather(play(one, "two_places", twins), play(other, "two_places", twins))
+
+
+async def slowloris() -> None:
+    """Raw connections that never finish the HTTP/2 preface, one byte at a time."""
+    host, port = os.environ["CROUPIER_ADDRESS"].rsplit(":", 1)
+    preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+    pause = float(setting("SECONDS", "1"))
+
+    async def one() -> None:
+        while True:
+            try:
+                _, writer = await asyncio.open_connection(host, int(port))
+                for byte in preface[:-1]:  # never the last byte
+                    writer.write(bytes([byte]))
+                    await writer.drain()
+                    await asyncio.sleep(pause)
+                await asyncio.sleep(3600)
+            except OSError:
+                await asyncio.sleep(pause)
+
+    await asyncio.gather(*(one() for _ in range(int(setting("STREAMS", "20")))))
 
 
 async def unhello(channel: grpc.aio.Channel, mode: str) -> None:
@@ -148,6 +202,12 @@ async def unhello(channel: grpc.aio.Channel, mode: str) -> None:
 
 
 async def main(mode: str) -> None:
+    if mode == "slowloris":
+        await slowloris()
+        return
+    if mode == "two_places":
+        await two_places()
+        return
     async with grpc.aio.insecure_channel(os.environ["CROUPIER_ADDRESS"]) as channel:
         if mode == "flood":
             await flood(channel)
