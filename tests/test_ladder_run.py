@@ -327,7 +327,9 @@ def test_ctrl_c_keeps_what_is_committed_and_says_how_to_resume(tmp_path: Path) -
 
 def test_ctrl_c_while_the_slots_start_ends_the_ladder_promptly(tmp_path: Path) -> None:
     """Issue 32.3: SIGINT while many slots are still launching their bots ends the run soon,
-    with the usual resume line, rather than after every slot has started."""
+    with the usual resume line, rather than after every slot has started: launches still
+    waiting their turn are withdrawn (before the fix all 32 bots started: 1.3 s here, 6.7 s at
+    concurrency 32; now about 4, in 0.05 s)."""
     path = xix_ladder(tmp_path, [HEURISTIC, RANDOM], "matches_per_pairing = 400\nconcurrency = 16")
     process = subprocess.Popen(
         [sys.executable, "-m", "referee.cli", "ladder", "run", str(path), "--no-live"],
@@ -346,7 +348,9 @@ def test_ctrl_c_while_the_slots_start_ends_the_ladder_promptly(tmp_path: Path) -
     assert process.returncode == 130, out + err
     assert "Traceback" not in out + err
     assert "resume with: croupier ladder run" in err
-    assert took < 20, f"{took:.1f} s from SIGINT to exit"
+    assert took < 10, f"{took:.1f} s from SIGINT to exit"
+    started = len(list(logs.iterdir()))
+    assert started < 2 * 16, f"all {started} bots started after Ctrl-C"
 
 
 def test_a_fixed_bot_command_resumes_the_ladder_and_says_what_changed(tmp_path: Path) -> None:

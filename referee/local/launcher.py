@@ -118,19 +118,7 @@ async def _supervise(
         "CROUPIER_SESSIONS": str(bot.sessions),
     }
     while not done.is_set():
-        try:
-            launch = prepare(
-                bot.argv(),
-                cwd=bot.cwd,
-                env=bot.env,
-                croupier=croupier,
-                limits=bot.limits,
-                sandbox=bot.sandbox,
-                door=door,
-                own_folder=bot.own_folder,
-            )
-        except SandboxError as error:
-            raise LaunchError(f"cannot start bot {bot.command!r}: {error}") from None
+        launch = await _prepared(bot, croupier, door)
         cgroups = launch.cgroups
         try:
             code = await _run_once(bot, launch, lobby, done)
@@ -159,6 +147,44 @@ async def _supervise(
                 + last_words(bot)
             )
         bot.restarts += 1
+
+
+#: Launches prepared at once (each a few ms of file-system work, on a thread of its own).
+_PREPARING = trio.lowlevel.RunVar[trio.CapacityLimiter]("preparing")
+
+
+async def _prepared(bot: BotProcess, croupier: dict[str, str], door: Door | None) -> Prepared:
+    """The bot's launch (sandbox.prepare), made off the event loop: it checks folders and
+    creates cgroups, tens of ms on a busy machine, which on the loop would be every running
+    match's lag at every launch and restart. Waiting for a turn can be cancelled (Ctrl-C while
+    many slots start); a launch under way finishes, and its caller removes what it made."""
+    try:
+        limiter = _PREPARING.get()
+    except LookupError:
+        limiter = trio.CapacityLimiter(2)
+        _PREPARING.set(limiter)
+
+    def call() -> Prepared:
+        return prepare(
+            bot.argv(),
+            cwd=bot.cwd,
+            env=bot.env,
+            croupier=croupier,
+            limits=bot.limits,
+            sandbox=bot.sandbox,
+            door=door,
+            own_folder=bot.own_folder,
+        )
+
+    await limiter.acquire()  # the wait that Ctrl-C may cut short
+    try:
+        with trio.CancelScope(shield=True):  # what it creates is then removed by the caller
+            launch = await trio.to_thread.run_sync(call)
+    except SandboxError as error:
+        raise LaunchError(f"cannot start bot {bot.command!r}: {error}") from None
+    finally:
+        limiter.release()
+    return launch
 
 
 async def _run_once(bot: BotProcess, launch: Prepared, lobby: Lobby, done: trio.Event) -> int:

@@ -9,11 +9,12 @@ The process is then waited for through a pidfd, as trio's own processes are on L
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import IO
 
@@ -86,5 +87,23 @@ async def start(
         )
 
     future = _STARTER.submit(popen)
-    popened = await trio.to_thread.run_sync(future.result)
+    try:
+        popened = await trio.to_thread.run_sync(future.result, abandon_on_cancel=True)
+    except trio.Cancelled:
+        # Ctrl-C while many slots launch: a launch still queued is withdrawn, and one already
+        # under way is killed as soon as it exists, so that nobody waits for the whole queue.
+        if not future.cancel():
+            future.add_done_callback(_kill_unwanted)
+        raise
     return Child(popened)
+
+
+def _kill_unwanted(future: Future[subprocess.Popen[bytes]]) -> None:
+    """Kill the session of a process whose launch was cancelled while it started; the starter
+    thread reaps it (this may run on the caller's thread, which must not wait)."""
+    if future.cancelled() or future.exception() is not None:
+        return
+    popened = future.result()
+    with contextlib.suppress(OSError):
+        os.killpg(popened.pid, signal.SIGKILL)
+    _STARTER.submit(popened.wait)
