@@ -16,7 +16,7 @@ With `--move-ms 100 --bank-ms 0` (issue 32) it plays at 100 ms a move with no ba
 honest decisions that timed out, with and without the hostile bots, is the figure.
 
 Run: .venv/bin/python bench/hostile_mix.py [--seconds 60] [--honest 10] [--sessions 12]
-     [--move-ms 100 --bank-ms 0] [--control] [--profile FILE]
+     [--move-ms 100 --bank-ms 0] [--control] [--hostile-nice 19] [--profile FILE]
 """
 
 from __future__ import annotations
@@ -92,6 +92,13 @@ def main() -> None:
         "--control", action="store_true", help="first the honest bots alone, as a control"
     )
     parser.add_argument("--profile", type=Path, help="cProfile the referee into this file")
+    parser.add_argument(
+        "--hostile-nice",
+        type=int,
+        default=0,
+        help="niceness of the hostile bots (19: they take no CPU from honest bots, so that what "
+        "honest bots lose is lost in the referee)",
+    )
     args = parser.parse_args()
     if args.control:
         play(args, hostile=False)
@@ -133,7 +140,8 @@ def play(args: argparse.Namespace, *, hostile: bool) -> None:
     hostile_bots: list[tuple[list[str], dict[str, str], subprocess.Popen[bytes]]] = []
     for kind, (script, mode, count, extra) in HOSTILE_KINDS.items() if hostile else ():
         for _ in range(count):
-            argv, env = [PYTHON, script, mode], {"CROUPIER_TOKEN": tokens[kind], **extra}
+            argv = ["nice", "-n", str(args.hostile_nice), PYTHON, script, mode]
+            env = {"CROUPIER_TOKEN": tokens[kind], **extra}
             hostile_bots.append((argv, env, launch(argv, env)))
     started = time.monotonic()
     most = 0
@@ -213,7 +221,8 @@ def report(
     if hostile:
         print(f"  sessions, {sum(n for *_, n, _ in HOSTILE_KINDS.values())} hostile processes")
         print(f"  ({len(HOSTILE_KINDS)} kinds, {restarts} restarts)")
-    print(f"  clock: {args.move_ms} ms a move, {args.bank_ms} ms bank; folder {folder}")
+    print(f"  clock: {args.move_ms} ms a move, {args.bank_ms} ms bank; hostile bots at nice")
+    print(f"  {args.hostile_nice}; folder {folder}")
     print(f"load average:              {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     share = honest_timeouts / honest_decisions if honest_decisions else 0.0
     print(
