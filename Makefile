@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint proto bench clean install chromium node-deps sandbox-deps language-deps other-languages buf
+.PHONY: demo test lint proto bench clean install chromium node-deps sandbox-deps language-deps other-languages buf check
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -87,7 +87,16 @@ other-languages: language-deps
 	$(MAKE) -C examples/java
 
 test: $(STAMP) lint chromium node-deps sandbox-deps other-languages
-	$(BIN)/python -m pytest -n 2 -q
+	$(BIN)/python -m pytest -n 2 -q --durations=15
+
+# The inner loop: the linters that need no npm, and the tests that need nothing `make install`
+# does not bring (no browser, Node, compilers, nor the sandbox escape suites).
+check: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
+	$(BIN)/python -m pytest -n 2 -q -m "not system" --durations=15
 
 # buf (npm @bufbuild/buf, pinned in tools/package-lock.json) lints the protos and checks them
 # against the previous release's (buf.yaml says which rules and why the exceptions).

@@ -39,15 +39,6 @@ from referee.viewer import load as load_timeline
 from referee.viewer import render_html, viewer_data
 from tests.viewer_helpers import page_data
 
-try:  # the viewer tests' headless chromium (that module skips itself without playwright)
-    from tests.test_viewer_browser import browser
-except pytest.skip.Exception:
-
-    @pytest.fixture
-    def browser() -> Any:
-        pytest.skip("playwright is not installed")
-
-
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
 

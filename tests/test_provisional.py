@@ -22,15 +22,6 @@ from referee.ladder.standings import PROVISIONAL_LEGEND
 from tests.test_contest_pairing import one_leaves
 from tests.test_ladder_report import check_standings, parse
 
-try:  # the viewer tests' headless chromium (that module skips itself without playwright)
-    from tests.test_viewer_browser import browser
-except pytest.skip.Exception:
-
-    @pytest.fixture(scope="module")
-    def browser() -> Any:
-        pytest.skip("playwright is not installed")
-
-
 CROUPIER = str(Path(sys.executable).parent / "croupier")
 MATCHES = 12
 runner = CliRunner()

@@ -11,8 +11,6 @@ test-output/viewer/GAME.png (or under $CROUPIER_TEST_OUTPUT).
 from __future__ import annotations
 
 import os
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,18 +21,8 @@ from tests.viewer_helpers import MATCHES, play
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = Path(os.environ.get("CROUPIER_TEST_OUTPUT", ROOT / "test-output")) / "viewer"
-#: Chromium as root needs --no-sandbox; the rest keeps a headless run quiet and offline.
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 OPTIONS = {game: options for game, (options, _) in MATCHES.items()}
 OPTIONS["xactika"] = {"players": "10", "rounds": "8"}
 
@@ -53,21 +41,6 @@ _READ = """() => ({
   caption: [...document.querySelectorAll("#caption li:not(.quiet)")].map((li) => li.textContent),
   result: document.getElementById("result").textContent,
 })"""
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if CHROMIUM is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is missing: `make test` installs it (apt-get install chromium)")
-        pytest.skip("chromium is not installed (`make chromium` installs it)")
-    with sync_api.sync_playwright() as playwright:
-        # Playwright gives the browser a fresh temporary profile (--user-data-dir) of its own.
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 def _expected(timeline: Timeline, index: int, viewer: int | None) -> dict[str, Any]:

@@ -40,15 +40,6 @@ from tests.tls_helpers import make_ca_and_server_cert
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
-try:  # the viewer tests' headless chromium (that module skips itself without playwright)
-    from tests.test_viewer_browser import browser
-except pytest.skip.Exception:
-
-    @pytest.fixture
-    def browser() -> Any:
-        pytest.skip("playwright is not installed")
-
-
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 CROUPIER = str(Path(PYTHON).parent / "croupier")
@@ -181,18 +172,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
             bot.kill()
             bot.wait()
         assert code == 0, (folder / "serve.log").read_text()
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    # Playwright evaluates its wait conditions as strings, which the site's CSP forbids;
-    # test_pages_keep_to_their_content_security_policy loads pages under it.
-    page = browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield page
-    page.close()
-    assert errors == []
 
 
 def test_standings_update_without_a_reload(site: Site, page: Any) -> None:

@@ -42,20 +42,6 @@ from referee.match.records import read_all
 from tests.cluster_helpers import children
 from tests.tls_helpers import make_ca_and_server_cert
 
-try:  # the viewer tests' chromium, and the contest site tests' page on it (or skips)
-    from tests.test_viewer_browser import browser
-    from tests.test_web import page
-except pytest.skip.Exception:
-
-    @pytest.fixture
-    def browser() -> Any:
-        pytest.skip("playwright is not installed")
-
-    @pytest.fixture
-    def page() -> Any:
-        pytest.skip("playwright is not installed")
-
-
 ROOT = Path(__file__).resolve().parent.parent
 CROUPIER = str(Path(sys.executable).parent / "croupier")
 OUTPUT = Path(os.environ.get("CROUPIER_TEST_OUTPUT", ROOT / "test-output")) / "web"
