@@ -4,6 +4,7 @@ The packages form layers; each may import only those below it (`make lint` check
 import-linter, see docs/architecture.md):
 
     cli                                   the `croupier` command: parses, calls, prints
+    web                                   the live site beside a contest or a ladder
     doctor | contest | cluster            bot checks; `croupier serve`; ladders on Dask
     ladder                                schedules, ratings, SQLite, the ladder runner
     local | viewer                        launched bot processes and `croupier match`; replays

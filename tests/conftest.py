@@ -84,6 +84,5 @@ _SYSTEM_MODULES = {
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        module = item.module.__name__.rsplit(".", 1)[-1] if item.module else ""
-        if module in _SYSTEM_MODULES or "browser" in getattr(item, "fixturenames", ()):
+        if item.path.stem in _SYSTEM_MODULES or "browser" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.system)

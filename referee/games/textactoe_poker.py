@@ -84,16 +84,6 @@ def parse_card(text: str) -> int | None:
     return _BY_TEXT.get(text)
 
 
-def rank_of(card: int) -> int:
-    """0 for a 2 up to 12 for an ace; only for standard cards."""
-    return card >> 2
-
-
-def suit_of(card: int) -> int:
-    """0..3 for C D H S; only for standard cards."""
-    return card & 3
-
-
 def _value(ranks: tuple[int, ...], suited: bool) -> HandValue:
     """The value of five ranks (ascending, 0..12, at most four alike), all one suit or not.
 

@@ -120,11 +120,6 @@ def cards_text(cards: Sequence[int]) -> list[str]:
 _SEATS: Final = tuple(frozenset({seat}) for seat in range(4))
 
 
-def side_of(seat: int) -> int:
-    """A seat's side: its team in 4-player games (seats 0+2, 1+3), itself in 2-player games."""
-    return seat & 1
-
-
 def side_seats(players: int, side: int) -> tuple[int, ...]:
     return tuple(range(side, players, 2))
 
