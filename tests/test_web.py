@@ -19,7 +19,6 @@ import signal
 import ssl
 import subprocess
 import sys
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -33,9 +32,8 @@ import pytest
 
 from referee.contest.tokens import TokenStore
 from referee.ladder.store import Played, Store
-from referee.match.glyphs import readable
-from referee.match.records import read_all
 from tests.pipes import drain
+from tests.site_helpers import check_only_public, listen
 from tests.tls_helpers import make_ca_and_server_cert
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -344,38 +342,8 @@ def test_a_replay_opens_and_its_record_downloads(site: Site, page: Any) -> None:
 def test_a_live_match_page_receives_only_public_information(site: Site) -> None:
     """Everything a live match's page received, raw from its event stream, against the record:
     no private event (a hand dealt, a peek) and no card in any hand ever shows."""
-    for _ in range(10):  # a match still live when the stream opens (it may end meanwhile)
-        match_id, received, raw = _listen(site)
-        if received[0]["kind"] != "gone":
-            break
-    kinds = [message["kind"] for message in received]
-    assert kinds[0] == "start" and kinds[-1] == "end" and "table" in kinds
-    played = site.committed(match_id)
-    records = read_all(played.record, strict=True)[0]
-    private = [
-        r.event.event.text
-        for r in records
-        if r.WhichOneof("line") == "event" and not r.event.public
-    ]
-    public = [
-        r.event.event.text for r in records if r.WhichOneof("line") == "event" and r.event.public
-    ]
-    assert any(" is dealt " in text for text in private)
-    blob = "".join(raw)
-    for text in private:
-        assert text not in blob
-    # The page got every public event, in order, with the seats' bots named; nothing else.
-    events = [
-        # a seat's name may hold parentheses itself: "alice (random)"
-        re.sub(r"(seat \d+) \((?:[^()]|\([^()]*\))*\)", r"\1", m["text"])
-        for m in received
-        if m["kind"] == "event"
-    ]
-    assert events == [readable("xix", text) for text in public]
-    hands = [seat["hand"] for m in received if m["kind"] == "table" for seat in m["seats"]]
-    assert any(hands)
-    for hand in hands:
-        assert all(card["t"] == "" for card in hand)  # backs only
+    match_id, received, raw = listen(site)
+    blob = check_only_public(received, raw, site.committed(match_id).record)
     for token in site.tokens.values():
         assert token not in blob
     # The seats' clocks: each bank only ever shrinks, and a seat is seen deciding.
@@ -384,29 +352,6 @@ def test_a_live_match_page_receives_only_public_information(site: Site) -> None:
     for seat in range(2):
         banks = [m["seats"][seat]["bank_ms"] for m in clocks]
         assert banks == sorted(banks, reverse=True)
-
-
-def _listen(site: Site) -> tuple[str, list[dict[str, Any]], list[str]]:
-    """A live match's event stream, raw and parsed, from its opening to its end."""
-    match_id = site.live_match()
-    received: list[dict[str, Any]] = []
-    raw: list[str] = []
-
-    def listen() -> None:
-        with urllib.request.urlopen(f"{site.web}/events/live/{match_id}", timeout=60) as stream:
-            for line in stream:
-                text = line.decode()
-                raw.append(text)
-                if text.startswith("data: "):
-                    received.append(json.loads(text[6:]))
-                    if received[-1]["kind"] in {"end", "gone"}:
-                        return
-
-    listener = threading.Thread(target=listen)
-    listener.start()
-    listener.join(timeout=90)
-    assert not listener.is_alive()
-    return match_id, received, raw
 
 
 def test_pages_keep_to_their_content_security_policy(site: Site, browser: Any) -> None:

@@ -20,7 +20,6 @@ import signal
 import ssl
 import subprocess
 import sys
-import threading
 import time
 import urllib.error
 import urllib.parse
@@ -37,9 +36,8 @@ from typer.testing import CliRunner
 
 from referee.cli import app
 from referee.ladder.store import Played, Store
-from referee.match.glyphs import readable
-from referee.match.records import read_all
 from tests.cluster_helpers import children
+from tests.site_helpers import check_only_public, listen
 from tests.tls_helpers import make_ca_and_server_cert
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -363,63 +361,15 @@ def test_a_replay_opens_and_its_record_downloads(site: LadderSite, page: Any) ->
 def test_a_live_match_page_receives_only_public_information(site: LadderSite) -> None:
     """Everything a live ladder match's page received, raw from its event stream, against the
     record: no private event (a hand dealt, a peek), no card in any hand, no bot's token."""
-    for _ in range(10):  # a match still live when the stream opens (it may end meanwhile)
-        match_id, received, raw = _listen(site)
-        if received[0]["kind"] != "gone":
-            break
-    kinds = [message["kind"] for message in received]
-    assert kinds[0] == "start" and kinds[-1] == "end" and "table" in kinds
+    match_id, received, raw = listen(site)
     played = site.committed(match_id)
-    records = read_all(played.record, strict=True)[0]
-    private = [
-        r.event.event.text
-        for r in records
-        if r.WhichOneof("line") == "event" and not r.event.public
-    ]
-    public = [
-        r.event.event.text for r in records if r.WhichOneof("line") == "event" and r.event.public
-    ]
-    assert any(" is dealt " in text for text in private)
-    blob = "".join(raw)
-    for text in private:
-        assert text not in blob
-    events = [
-        re.sub(r"(seat \d+) \([^()]*\)", r"\1", m["text"]) for m in received if m["kind"] == "event"
-    ]
-    assert events == [readable("xix", text) for text in public]
-    hands = [seat["hand"] for m in received if m["kind"] == "table" for seat in m["seats"]]
-    assert any(hands)
-    for hand in hands:
-        assert all(card["t"] == "" for card in hand)  # backs only
+    blob = check_only_public(received, raw, played.record)
     assert received[0]["names"] == list(site.bots_of(played.number))
     assert len(site.tokens) >= len(BOTS)
     pages = [site.get(path) for path in ("/", "/api/contest", "/api/bots/steady")]
     for token in site.tokens:
         assert token not in blob
         assert all(token.encode() not in body for body in pages)
-
-
-def _listen(site: LadderSite) -> tuple[str, list[dict[str, Any]], list[str]]:
-    """A live match's event stream, raw and parsed, from its opening to its end."""
-    match_id = site.live_match()
-    received: list[dict[str, Any]] = []
-    raw: list[str] = []
-
-    def listen() -> None:
-        with urllib.request.urlopen(f"{site.web}/events/live/{match_id}", timeout=60) as stream:
-            for line in stream:
-                text = line.decode()
-                raw.append(text)
-                if text.startswith("data: "):
-                    received.append(json.loads(text[6:]))
-                    if received[-1]["kind"] in {"end", "gone"}:
-                        return
-
-    listener = threading.Thread(target=listen)
-    listener.start()
-    listener.join(timeout=90)
-    assert not listener.is_alive()
-    return match_id, received, raw
 
 
 def _routes(match_id: str) -> list[str]:
