@@ -29,6 +29,7 @@ from referee.ladder import load, run_ladder, verify_ladder
 from referee.ladder.config import LadderConfig, parse
 from referee.ladder.store import Store
 from referee.match.records import read_all
+from tests.cluster_helpers import committed
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "ladders"
@@ -100,14 +101,6 @@ def test_example_ladders_rank_the_heuristic_first(tmp_path: Path, name: str) -> 
     check = verify_ladder(config.database)
     assert check.ok, check.problems
     assert check.records_verified == len(schedule)
-
-
-def committed(database: Path) -> int:
-    try:
-        with sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=5) as db:
-            return int(db.execute("SELECT count(*) FROM matches").fetchone()[0])
-    except sqlite3.Error:
-        return 0
 
 
 def test_kill_minus_nine_at_random_moments_then_resume(tmp_path: Path) -> None:
