@@ -183,8 +183,9 @@ def schedule_tables(entrants: int, sides: int, champions: int = 0) -> int:
 
 
 def team_game(game: Game, options: Options) -> bool:
-    """Xeri with four players is played by two teams (XERI-R1): seats 0+2 against 1+3."""
-    return game.id == "xeri" and game.seat_count(options) == 4
+    """Whether the game is played by teams at these options' seat count (Xeri with four players,
+    XERI-R1)."""
+    return game.info.sides(game.seat_count(options)) is not None
 
 
 def rotations(game: Game, options: Options) -> int:
