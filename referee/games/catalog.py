@@ -28,7 +28,8 @@ class Deck(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Teams:
-    """At `seats` players the game is played by teams: `sides[k]` the seats of team k."""
+    """At `seats` players the game is played by teams: `sides[k]` the seats of team k. (A
+    ladder seats two teams of two: referee.ladder.config reads teams as pairs of bots.)"""
 
     seats: int
     sides: tuple[tuple[int, ...], ...]
