@@ -99,6 +99,7 @@ def test_defaults_and_placeholder(tmp_path: Path) -> None:
         (('[[bot]]\nname = "b"', '[[bot]]\nnome = "b"'), "(did you mean 'name'?)"),
         (('seed = "s"', 'seed = "s"\n[options]\nplayers = 4'), ":5: key 'options.players'"),
         (('seed = "s"', 'seed = "s"\nrounds = 3'), ":4: key 'rounds': only a Swiss"),
+        (('seed = "s"', 'seed = "s"\nteams = [["a", "b"]]'), "only for team games (xeri with 4"),
         (('seed = "s"', 'seed = "s"\nformat = "gauntlet"'), "needs `challengers`"),
         (('seed = "s"', 'seed = "s'), ":3: not valid TOML"),
         (('seed = "s"', 'seed = "s"\nconcurrency = = 2'), ":4: not valid TOML"),

@@ -11,8 +11,9 @@ from google.protobuf.message import Message
 
 from referee.games import get_game
 from referee.games.base import Shuffle, State, parse_options
+from referee.games.catalog import CATALOG
 from referee.games.xix import XixState
-from referee.match.public import PRIVATE, public_observation
+from referee.match.public import public_observation
 from referee.viewer import spectator_table
 from referee.viewer.games import Context, view_for
 from referee.viewer.model import Table
@@ -61,12 +62,12 @@ def leaves(message: Message, prefix: str = "") -> Iterator[tuple[str, str, objec
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_every_private_field_is_named_right_and_never_shown(game_id: str) -> None:
     states = list(playout(game_id, seed=7))
-    assert PRIVATE[game_id] <= field_names(states[0][0].observation(0).DESCRIPTOR)
+    assert CATALOG[game_id].private_fields <= field_names(states[0][0].observation(0).DESCRIPTOR)
     for state, seats in states[:: max(1, len(states) // 60)]:
         public = getattr(public_observation(game_id, state, seats), game_id)
         observations = [state.observation(seat) for seat in range(seats)]
         for path, name, value in leaves(public):
-            assert name not in PRIVATE[game_id], path
+            assert name not in CATALOG[game_id].private_fields, path
             for seen in observations:  # what a spectator sees, every seat sees alike
                 assert _at(seen, path) == value, path
 

@@ -2,11 +2,11 @@
 
 Each game is a pure state machine (`base`: the engine API; `checked`: the path the referee always
 uses; `frozen`: fast copies of the engines' immutable states). `catalog` says what each game is
-(title, rules version, options) without its engine; an engine module, with its lookup tables and
-protocol messages, is imported when its game is first asked for, so a command that plays one game
-loads one engine and `croupier games` loads none. May import: `referee.errors`, the generated
-`croupier.v1` messages and the standard library's pure parts; never an event loop, grpc, a clock,
-randomness or files (`make lint` checks it).
+(title, rules version, options, deck, teams, private fields) without its engine; an engine module,
+with its lookup tables and protocol messages, is imported when its game is first asked for, so a
+command that plays one game loads one engine and `croupier games` loads none. May import:
+`referee.errors`, the generated `croupier.v1` messages and the standard library's pure parts;
+never an event loop, grpc, a clock, randomness or files (`make lint` checks it).
 """
 
 from __future__ import annotations

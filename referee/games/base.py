@@ -14,6 +14,7 @@ from typing import Protocol, TypeAlias
 
 from google.protobuf.message import Message
 
+from referee.games.catalog import GameInfo
 from referee.games.options import Options, OptionSpec
 
 
@@ -113,6 +114,12 @@ class Game(Protocol):
 
     @property
     def id(self) -> str: ...
+
+    @property
+    def info(self) -> GameInfo:
+        """Its catalogue entry: the facts code outside the engine asks about a game (its deck,
+        teams, private fields), so that no code tests a game's id."""
+        ...
 
     @property
     def title(self) -> str: ...

@@ -1,39 +1,74 @@
-"""What each game is, apart from its rules: its id, title, rules version and options.
+"""What each game is, apart from its rules: its id, title, rules version, options and the facts
+the rest of the referee asks about a game (its deck, its teams, its private fields).
 
-`croupier games`, help texts and option checks read this catalogue without importing an engine
-(its rules, lookup tables and protocol messages); each engine takes these from here, so they are
-said once.
+`croupier games`, help texts, option checks, ladders, spectators and viewers read this catalogue
+without importing an engine (its rules, lookup tables and protocol messages); each engine takes
+these from here (`Game.info`), so they are said once, and a new game is a new entry here and no
+test of its id anywhere else (as OpenSpiel's `GameType` describes a game to the code around it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
+from enum import StrEnum
 from types import MappingProxyType
 from typing import Final
 
 from referee.games.options import OptionSpec
 
 
+class Deck(StrEnum):
+    """The cards a game deals, which says how their text forms print and draw."""
+
+    XIX = "xix"  # numbers 1..18
+    XACTIKA = "xactika"  # four shape counts, "1321"
+    STANDARD = "standard"  # rank and suit, "TD"; jokers "X1", "X2"
+
+
+@dataclass(frozen=True, slots=True)
+class Teams:
+    """At `seats` players the game is played by teams: `sides[k]` the seats of team k. (A
+    ladder seats two teams of two: referee.ladder.config reads teams as pairs of bots.)"""
+
+    seats: int
+    sides: tuple[tuple[int, ...], ...]
+
+
 @dataclass(frozen=True, slots=True)
 class GameInfo:
-    """A game as `croupier games` lists it; `rules_version` is written into every record."""
+    """A game as `croupier games` lists it; `rules_version` is written into every record.
+
+    `private_fields` names the observation fields (at any depth) that hold what only some seats
+    may know: a spectator never sees them (referee.match.public). `teams` lists the seat counts at
+    which the game is played by teams; at any other count each seat plays for itself.
+    """
 
     id: str
     title: str
     rules_version: str
+    _: KW_ONLY
+    deck: Deck
+    private_fields: frozenset[str]
     option_specs: tuple[OptionSpec, ...] = ()
+    teams: tuple[Teams, ...] = ()
 
     def option(self, name: str) -> OptionSpec:
         """The spec of the option `name` (a catalogue's own, known to exist)."""
         return next(spec for spec in self.option_specs if spec.name == name)
+
+    def sides(self, seats: int) -> tuple[tuple[int, ...], ...] | None:
+        """The teams' seats at this seat count, or None if each seat plays for itself."""
+        return next((teams.sides for teams in self.teams if teams.seats == seats), None)
 
 
 XACTIKA: Final = GameInfo(
     "xactika",
     "Xactika",
     "xactika-1",
-    (
+    deck=Deck.XACTIKA,
+    private_fields=frozenset({"seat", "hand"}),
+    option_specs=(
         # XAC-R3: at most 10 players, as 8 * 10 = 80 < 81 cards.
         OptionSpec("players", 4, "number of players (XAC-R3)", minimum=2, maximum=10),
         OptionSpec(
@@ -46,7 +81,9 @@ XERI: Final = GameInfo(
     "xeri",
     "Xeri",
     "xeri-1",
-    (
+    deck=Deck.STANDARD,
+    private_fields=frozenset({"seat", "team", "hand"}),
+    option_specs=(
         OptionSpec("players", 2, "2 players, or 4 in two teams (XERI-R1)", choices=(2, 4)),
         OptionSpec(
             "rounds",
@@ -65,16 +102,26 @@ XERI: Final = GameInfo(
             "var_cumulative_151", False, "V5: race to 151 cumulative points (XERI-R14); no rounds"
         ),
     ),
+    teams=(Teams(4, ((0, 2), (1, 3))),),  # XERI-R1: partners sit opposite
 )
 
 #: No options: target 19 and stakes 3/5/8 are fixed.
-XIX: Final = GameInfo("xix", "XIX", "xix-2.0")
+#: Both players can know a strike-row card's value (`known_value`) and a spectator still may not.
+XIX: Final = GameInfo(
+    "xix",
+    "XIX",
+    "xix-2.0",
+    deck=Deck.XIX,
+    private_fields=frozenset({"seat", "hand", "known_value"}),
+)
 
 TEXTACTOE: Final = GameInfo(
     "textactoe",
     "Tex-Tac-Toe",
     "textactoe-1",
-    (
+    deck=Deck.STANDARD,
+    private_fields=frozenset({"seat", "stash", "committed"}),
+    option_specs=(
         OptionSpec("players", 2, "number of players (TTT-R17)", minimum=2, maximum=6),
         OptionSpec("jokers", False, "add the jokers X1 and X2 as wild cards (TTT-R4)"),
         OptionSpec(

@@ -26,7 +26,7 @@ from typing import Final, TypeVar
 from croupier.v1 import textactoe_pb2 as pb
 from referee.errors import InvalidActionError
 from referee.games.base import Action, ChanceOutcome, Event, Pick, Result, Shuffle, rank_by_score
-from referee.games.catalog import TEXTACTOE
+from referee.games.catalog import TEXTACTOE, GameInfo
 from referee.games.frozen import replacer, slot_setters
 from referee.games.options import Options, OptionSpec
 from referee.games.textactoe_events import (
@@ -805,6 +805,7 @@ class TexTacToe:
     """The Tex-Tac-Toe game: options players (2..6), jokers, max_turns_per_hand."""
 
     id: str = TEXTACTOE.id
+    info: GameInfo = TEXTACTOE
     title: str = TEXTACTOE.title
     rules_version: str = TEXTACTOE.rules_version
     option_specs: tuple[OptionSpec, ...] = TEXTACTOE.option_specs

@@ -23,7 +23,7 @@ from typing import Final
 from croupier.v1 import xactika_pb2 as pb
 from referee.errors import InvalidActionError
 from referee.games.base import Action, ChanceOutcome, Event, Pick, Result, Shuffle, rank_by_score
-from referee.games.catalog import XACTIKA
+from referee.games.catalog import XACTIKA, GameInfo
 from referee.games.frozen import slot_setters
 from referee.games.options import Options, OptionSpec
 
@@ -595,6 +595,7 @@ class Xactika:
     """The Xactika game ("Play to Bid", XAC-R9): options `players` and `rounds`."""
 
     id: str = XACTIKA.id
+    info: GameInfo = XACTIKA
     title: str = XACTIKA.title
     rules_version: str = XACTIKA.rules_version
     option_specs: tuple[OptionSpec, ...] = XACTIKA.option_specs

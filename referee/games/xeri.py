@@ -22,7 +22,7 @@ from typing import Final
 from croupier.v1 import xeri_pb2 as pb
 from referee.errors import InvalidActionError
 from referee.games.base import Action, ChanceOutcome, Event, Pick, Result, Shuffle
-from referee.games.catalog import XERI
+from referee.games.catalog import XERI, GameInfo
 from referee.games.frozen import replacer, slot_setters
 from referee.games.options import Options, OptionSpec
 
@@ -793,6 +793,7 @@ class Xeri:
     """The Xeri game: `players` 2 or 4, `rounds`, and the five variations (all off)."""
 
     id: str = XERI.id
+    info: GameInfo = XERI
     title: str = XERI.title
     rules_version: str = XERI.rules_version
     option_specs: tuple[OptionSpec, ...] = XERI.option_specs

@@ -20,7 +20,7 @@ from typing import Final, TypeVar
 from croupier.v1 import xix_pb2 as pb
 from referee.errors import InvalidActionError
 from referee.games.base import Action, ChanceOutcome, Event, Pick, Result, Shuffle
-from referee.games.catalog import XIX
+from referee.games.catalog import XIX, GameInfo
 from referee.games.frozen import slot_setters
 from referee.games.options import Options, OptionSpec
 
@@ -589,6 +589,7 @@ class Xix:
     """The XIX game: no options (target 19 and stakes 3/5/8 are fixed)."""
 
     id: str = XIX.id
+    info: GameInfo = XIX
     title: str = XIX.title
     rules_version: str = XIX.rules_version
     option_specs: tuple[OptionSpec, ...] = XIX.option_specs

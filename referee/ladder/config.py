@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 from referee.errors import CroupierError
 from referee.games import get_game
 from referee.games.base import Game, parse_options
+from referee.games.catalog import CATALOG
 from referee.games.options import Options
 from referee.local.limits import Limits
 from referee.local.sandbox import default_enabled
@@ -183,8 +184,9 @@ def schedule_tables(entrants: int, sides: int, champions: int = 0) -> int:
 
 
 def team_game(game: Game, options: Options) -> bool:
-    """Xeri with four players is played by two teams (XERI-R1): seats 0+2 against 1+3."""
-    return game.id == "xeri" and game.seat_count(options) == 4
+    """Whether the game is played by teams at these options' seat count (Xeri with four players,
+    XERI-R1)."""
+    return game.info.sides(game.seat_count(options)) is not None
 
 
 def rotations(game: Game, options: Options) -> int:
@@ -516,7 +518,12 @@ class _Reader:
     ) -> tuple[tuple[str, str], ...]:
         raw = self.value(data, (), "teams", list, [])
         if raw and not teams_game:
-            raise self.error(("teams",), "teams are only for team games (xeri with 4 players)")
+            games = ", ".join(
+                f"{info.id} with {teams.seats} players"
+                for info in CATALOG.values()
+                for teams in info.teams
+            )
+            raise self.error(("teams",), f"teams are only for team games ({games})")
         if not teams_game:
             return ()
         teams: list[tuple[str, str]] = []

@@ -50,9 +50,7 @@ class Layout:
     @classmethod
     def of(cls, game: Game, options: Options) -> Layout:
         seats = game.seat_count(options)
-        if team_game(game, options):
-            return cls(seats, ((0, 2), (1, 3)))  # XERI-R1: partners sit opposite
-        return cls(seats, tuple((seat,) for seat in range(seats)))
+        return cls(seats, game.info.sides(seats) or tuple((seat,) for seat in range(seats)))
 
     @property
     def rotations(self) -> int:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from referee.games.catalog import CATALOG, Deck
 from referee.games.xactika import SHAPES as SHAPE_NAMES
 
 #: Xactika's shapes (ball, cube, cone, star), in the order of a card code's digits.
@@ -17,7 +18,6 @@ SUITS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 _XACTIKA_CARD = re.compile(r"\b([123])([123])([123])([123])\b")
 _XACTIKA_CALL = re.compile(r"\b([1-3])(" + "|".join(SHAPE_NAMES) + r")\b")
 _STANDARD_CARD = re.compile(r"\b([2-9TJQKA])([CDHS])\b")
-_STANDARD_GAMES = frozenset({"xeri", "textactoe"})
 
 
 def xactika_card(code: str) -> str:
@@ -25,10 +25,12 @@ def xactika_card(code: str) -> str:
 
 
 def readable(game: str, text: str) -> str:
-    """`text` (an action's or event's) with every card in it in its glyph form."""
-    if game == "xactika":
+    """`text` (an action's or event's) with every card in it in its glyph form, as the game's deck
+    prints; an unknown game's `text` as it is."""
+    deck = CATALOG[game].deck if game in CATALOG else None
+    if deck is Deck.XACTIKA:
         text = _XACTIKA_CARD.sub(lambda m: xactika_card(m.group(0)), text)
         return _XACTIKA_CALL.sub(lambda m: m.group(1) + SHAPES[SHAPE_NAMES.index(m.group(2))], text)
-    if game in _STANDARD_GAMES:
+    if deck is Deck.STANDARD:
         return _STANDARD_CARD.sub(lambda m: m.group(1) + SUITS[m.group(2)], text)
     return text

@@ -1,11 +1,12 @@
 """What a spectator may see: the seats' observations less every private field.
 
 Two rules, each a guard for the other. A field any seat holds privately (a hand, a card it
-peeked at, the cards it set face down) is cleared by name: two seats may each know a card and a
-spectator still may not (both XIX players can peek at one strike-row position). And a field on
-which the seats' observations differ is cleared too, so a private field a game adds later does
-not leak while it is missing from PRIVATE. Messages are compared field by field, and repeated
-messages of the same length element by element, so a strike row keeps its public slots.
+peeked at, the cards it set face down) is cleared by name, as the game's `private_fields` in
+referee.games.catalog lists them: two seats may each know a card and a spectator still may not
+(both XIX players can peek at one strike-row position). And a field on which the seats'
+observations differ is cleared too, so a private field a game adds later does not leak while it
+is missing from that list. Messages are compared field by field, and repeated messages of the
+same length element by element, so a strike row keeps its public slots.
 """
 
 from __future__ import annotations
@@ -16,20 +17,14 @@ from google.protobuf.message import Message
 
 from croupier.v1 import game_pb2
 from referee.games.base import State
-
-#: Per game, the observation fields (at any depth) that hold what only some seats may know.
-PRIVATE: dict[str, frozenset[str]] = {
-    "xix": frozenset({"seat", "hand", "known_value"}),
-    "xactika": frozenset({"seat", "hand"}),
-    "xeri": frozenset({"seat", "team", "hand"}),
-    "textactoe": frozenset({"seat", "stash", "committed"}),
-}
+from referee.games.catalog import CATALOG
 
 
 def public_observation(game_id: str, state: State, seats: int) -> game_pb2.Observation:
-    """What a spectator may see of `state`: the seats' common observation, less PRIVATE."""
+    """What a spectator may see of `state`: the seats' common observation, less the game's
+    private fields."""
     shared = common([state.observation(s) for s in range(seats)])
-    _scrub(shared, PRIVATE[game_id])
+    _scrub(shared, CATALOG[game_id].private_fields)
     wrapper = game_pb2.Observation()
     getattr(wrapper, game_id).CopyFrom(shared)
     return wrapper

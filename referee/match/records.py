@@ -19,6 +19,7 @@ from types import TracebackType
 from typing import IO, Self
 
 from google.protobuf import json_format
+from google.protobuf.message import Message
 
 from croupier.v1 import game_pb2, record_pb2
 from referee.errors import RecordError
@@ -249,12 +250,35 @@ def _fill_zeros(record: record_pb2.Record) -> None:
             for seat in seats:
                 if not seat.HasField("team"):
                     seat.team = 0
-    elif kind == "event" and record.event.event.WhichOneof("game") == "textactoe":
-        payload = record.event.event.textactoe
-        if payload.WhichOneof("kind") == "hand_scored":
-            scored = payload.hand_scored
-            if not scored.tie and not scored.HasField("seat"):  # a winner, and it was seat 0
-                scored.seat = 0
+    elif kind == "event":
+        event = record.event.event
+        game = event.WhichOneof("game")
+        for name in _winner_kinds(game):
+            payload = getattr(event, game)  # a game with such kinds: never None here
+            if payload.HasField(name):
+                scored = getattr(payload, name)
+                if not scored.tie and not scored.HasField("seat"):  # a winner, and it was seat 0
+                    scored.seat = 0
+
+
+@functools.cache
+def _winner_kinds(game: str | None) -> tuple[str, ...]:
+    """The game's events that name a winner (Tex-Tac-Toe's hand_scored): a `tie` flag and an
+    optional `seat`, unset only on a tie. Read from the schema once per game, so no game is
+    named here and another game's events cost a lookup."""
+    if game is None:
+        return ()
+    payload = getattr(game_pb2.Event(), game)
+    return tuple(
+        field.name
+        for field in payload.DESCRIPTOR.fields
+        if field.message_type is not None and _names_winner(getattr(payload, field.name))
+    )
+
+
+def _names_winner(kind: Message) -> bool:
+    fields = kind.DESCRIPTOR.fields_by_name
+    return "tie" in fields and "seat" in fields and fields["seat"].has_presence
 
 
 def read_all(path: Path, *, strict: bool) -> tuple[list[record_pb2.Record], list[str]]:

@@ -21,11 +21,10 @@ from typing import Any
 import orjson
 
 from referee.errors import CroupierError
+from referee.games.catalog import CATALOG
 from referee.match.glyphs import readable
 from referee.version import VERSION
 from referee.viewer.timeline import StepKind, Timeline
-
-_TITLES = {"xix": "XIX", "xactika": "Xactika", "xeri": "Xeri", "textactoe": "Tex-Tac-Toe"}
 
 
 class _Parts:
@@ -73,7 +72,7 @@ def viewer_data(timeline: Timeline) -> dict[str, Any]:
     return {
         "format": 1,
         "game": header.game,
-        "title": _TITLES.get(header.game, header.game),
+        "title": CATALOG[header.game].title if header.game in CATALOG else header.game,
         "match": header.match_id,
         "rules": header.rules_version,
         "options": dict(sorted(header.options.items())),

@@ -14,13 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-
-class Deck(StrEnum):
-    """How a card's text form is drawn."""
-
-    XIX = "xix"  # numbers 1..18
-    XACTIKA = "xactika"  # four shape counts, "1321"
-    STANDARD = "standard"  # rank and suit, "TD"; jokers "X1", "X2"
+from referee.games.catalog import Deck as Deck  # re-exported: a table draws its game's deck
 
 
 class Layout(StrEnum):

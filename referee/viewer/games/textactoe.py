@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from google.protobuf.message import Message
 
 from croupier.v1 import textactoe_pb2 as pb
+from referee.games.catalog import TEXTACTOE
 from referee.games.textactoe import GRID_SIZE, STASH_SIZE, TexTacToeState
 from referee.games.textactoe_poker import card_text
 from referee.viewer.games.base import Context, Position, points
@@ -39,7 +40,7 @@ def category_text(category: int) -> str:
 
 @dataclass(frozen=True, slots=True)
 class TexTacToeView:
-    deck: Deck = Deck.STANDARD
+    deck: Deck = TEXTACTOE.deck
     major: str = "hand"
     minor: str = "turn"
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from google.protobuf.message import Message
 
 from croupier.v1 import xactika_pb2 as pb
+from referee.games.catalog import XACTIKA
 from referee.games.xactika import HAND_SIZE, XactikaState
 from referee.viewer.games.base import Context, Position, points
 from referee.viewer.model import Card, Deck, Pile, SeatBox, Table, backs
@@ -40,7 +41,7 @@ def hand_size(obs: pb.XactikaObservation, seat: int) -> int:
 
 @dataclass(frozen=True, slots=True)
 class XactikaView:
-    deck: Deck = Deck.XACTIKA
+    deck: Deck = XACTIKA.deck
     major: str = "round"
     minor: str = "trick"
 

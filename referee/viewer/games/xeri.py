@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from google.protobuf.message import Message
 
 from croupier.v1 import xeri_pb2 as pb
+from referee.games.catalog import XERI
 from referee.games.xeri import CARD_TEXT, HAND_SIZE, PLAYS_PER_ROUND, XeriState
 from referee.viewer.games.base import Context, Position, points
 from referee.viewer.model import Card, Deck, Pile, SeatBox, Table, backs
@@ -23,7 +24,7 @@ def _down(cards: tuple[int, ...]) -> tuple[Card, ...]:
 
 @dataclass(frozen=True, slots=True)
 class XeriView:
-    deck: Deck = Deck.STANDARD
+    deck: Deck = XERI.deck
     major: str = "round"
     minor: str = "deal"
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from google.protobuf.message import Message
 
 from croupier.v1 import xix_pb2 as pb
+from referee.games.catalog import XIX
 from referee.games.xix import TARGET, XixState
 from referee.viewer.games.base import Context, Position
 from referee.viewer.model import BACK, Card, Deck, Pile, SeatBox, Table, backs
@@ -79,7 +80,7 @@ class _Public:
 
 @dataclass(frozen=True, slots=True)
 class XixView:
-    deck: Deck = Deck.XIX
+    deck: Deck = XIX.deck
     major: str = "exchange"
     minor: str = "trick"
 
