@@ -518,8 +518,8 @@ class TexTacToeState:
     # --- showdown ------------------------------------------------------------------------------
 
     def _showdown(self) -> TexTacToeState:
-        """Every seat has committed: the hands are shown and scored, the line of the best hand
-        leaves the grid, and the next hand begins or the game ends."""
+        """Every seat has committed: the hands are shown and scored, the winner's line (the
+        caller's on a tie) leaves the grid, and the next hand begins or the game ends."""
         # TTT-R7: only a line of three face-up positions counts.
         shown = tuple(
             stack if up else () for stack, up in zip(self.grid, self.face_up, strict=True)
@@ -527,12 +527,19 @@ class TexTacToeState:
         lines = eligible_lines(shown)
         best = self._best_hands(lines)
         scores, cleared_by, scored = self._score_hand(best)
-        line = best[cleared_by][0]
+        events = [*self.events, self._showdown_event(best, dict(lines)), scored]
+        return self._clear_line(best[cleared_by][0], cleared_by, scores, events)
+
+    def _clear_line(
+        self, line: int, cleared_by: int, scores: tuple[int, ...], events: list[Event]
+    ) -> TexTacToeState:
+        """After the showdown's `events`, `line` leaves the grid and the committed cards go home;
+        the grid is refilled for the next hand, which the seat left of `cleared_by` starts, unless
+        the pile is too short and the game is over."""
         # TTT-R13: the winning line's stacks leave the grid, every card beneath the tops too.
         positions = LINES[line]
         cleared = tuple(card for p in positions for card in self.grid[p])
-        showdown = self._showdown_event(best, dict(lines))
-        events = [*self.events, showdown, scored, _cleared_event(line, cleared)]
+        events.append(_cleared_event(line, cleared))
         # TTT-R14: the committed cards return to their owners' stashes.
         stashes = tuple(
             _add(stash, *pair) for stash, pair in zip(self.stashes, self.committed, strict=True)
