@@ -11,6 +11,7 @@ from croupier.v1 import xactika_pb2
 from referee.errors import IllegalActionError, InvalidActionError, InvalidChanceError
 from referee.games import checked, get_game
 from referee.games.base import parse_options
+from referee.games.frozen import evolver
 from referee.games.xactika import (
     CALL_BY_TEXT,
     CARD_BY_TEXT,
@@ -18,7 +19,6 @@ from referee.games.xactika import (
     Phase,
     Table,
     XactikaState,
-    _state,
     round_points,
     trick_winner,
 )
@@ -245,11 +245,13 @@ def test_the_last_round_ends_the_game_and_ties_share_the_win() -> None:
 
 
 def test_a_shared_win_is_a_shared_first_rank() -> None:
-    state = XactikaState(Table(3, 1, 1, 0, (), (0, 0, 0), (5, 2, 5)), Phase.OVER)
+    table = Table(players=3, rounds=1, round=1, bids=(0, 0, 0), scores=(5, 2, 5))
+    state = XactikaState(table=table, phase=Phase.OVER)
     result = state.result()
     assert result.ranks == (1, 3, 1)  # XAC-R8: no tie-break
     assert result.text == "seats 0 and 2 share the win with 5 points (scores 5 2 5)"
-    state = XactikaState(Table(4, 1, 1, 0, (), (0,) * 4, (-3, -3, -3, -4)), Phase.OVER)
+    table = Table(players=4, rounds=1, round=1, bids=(0,) * 4, scores=(-3, -3, -3, -4))
+    state = XactikaState(table=table, phase=Phase.OVER)
     assert state.result().text == (
         "seats 0, 1 and 2 share the win with -3 points (scores -3 -3 -3 -4)"
     )
@@ -320,9 +322,11 @@ def test_observation_during_a_trick() -> None:
     assert obs.tricks_played == 1
 
 
-def test_fast_constructor_builds_the_same_state() -> None:
-    state = act(start(2, 1, stack(HANDS, dealer=1)), "bid 3", "bid 4", "lead 3333 3ball")
-    values = [getattr(state, f.name) for f in fields(XactikaState) if f.name != "_legal"]
-    rebuilt = _state(*values)
-    assert rebuilt == XactikaState(*values) == state
+def test_fast_evolve_builds_the_same_state() -> None:
+    dealt = start(2, 1, stack(HANDS, dealer=1))
+    dealt.legal_actions()  # cached in the state: the evolved one must not keep it
+    state = act(dealt, "bid 3", "bid 4", "lead 3333 3ball")
+    values = {f.name: getattr(state, f.name) for f in fields(XactikaState) if f.name != "_legal"}
+    rebuilt = evolver(XactikaState)(dealt, **values)
+    assert rebuilt == XactikaState(**values) == state
     assert [a.text for a in rebuilt.legal_actions()] == legal(state)

@@ -21,13 +21,13 @@ from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
 from itertools import combinations
-from typing import Final, TypeVar
+from typing import TYPE_CHECKING, Final, TypeVar
 
 from croupier.v1 import textactoe_pb2 as pb
 from referee.errors import InvalidActionError
 from referee.games.base import Action, ChanceOutcome, Event, Pick, Result, Shuffle, rank_by_score
 from referee.games.catalog import TEXTACTOE, GameInfo
-from referee.games.frozen import replacer, slot_setters
+from referee.games.frozen import evolver
 from referee.games.options import Options, OptionSpec
 from referee.games.textactoe_events import (
     answered_events,
@@ -54,6 +54,7 @@ from referee.games.textactoe_poker import (
     JOKER_DECK,
     STANDARD_DECK,
     Category,
+    HandValue,
     card_text,
     card_texts,
     cards_text,
@@ -232,7 +233,7 @@ _RESPONSE_CONCEDED: Final = Response.CONCEDED
 _RESPONSE_NONE: Final = Response.NONE
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TexTacToeState:
     """A Tex-Tac-Toe position.
 
@@ -323,7 +324,7 @@ class TexTacToeState:
         if self.phase is _PHASE_DEAL:
             assert isinstance(outcome, tuple)
             deck = tuple(_card(text) for text in outcome)
-            return _replace(self, phase=_PHASE_FIRST_PLAYER, pile=deck, events=())
+            return _evolve(self, phase=_PHASE_FIRST_PLAYER, pile=deck, events=())
         assert isinstance(outcome, int)
         return self._deal(outcome)
 
@@ -354,7 +355,7 @@ class TexTacToeState:
                 ),
             ),
         ]
-        return _replace(
+        return _evolve(
             self,
             phase=_PHASE_TURN,
             grid=tuple((card,) for card in deck[:GRID_SIZE]),
@@ -390,7 +391,9 @@ class TexTacToeState:
         seat = self.to_move_seat
         events = revealed_events(seat, position, self.grid[position][0])
         face_up = _set(self.face_up, position, True)
-        return self._turn_done(seat, events, self.grid, face_up, self.stashes, self.pile)
+        return self._turn_done(
+            seat, events, grid=self.grid, face_up=face_up, stashes=self.stashes, pile=self.pile
+        )
 
     def _draw(
         self, seat: int, stash: tuple[int, ...], pile: tuple[int, ...]
@@ -405,7 +408,9 @@ class TexTacToeState:
         played = played_event(seat, card, position)
         stashes, pile, drew = self._draw(seat, _remove(self.stashes[seat], card), self.pile)
         grid = _set(self.grid, position, (*self.grid[position], card))
-        return self._turn_done(seat, (played, drew), grid, self.face_up, stashes, pile)
+        return self._turn_done(
+            seat, (played, drew), grid=grid, face_up=self.face_up, stashes=stashes, pile=pile
+        )
 
     def _discard(self, card: int) -> TexTacToeState:
         seat = self.to_move_seat
@@ -414,12 +419,15 @@ class TexTacToeState:
         stash = _remove(self.stashes[seat], card)
         stashes, pile, drew = self._draw(seat, stash, (*self.pile, card))
         events = (discarded, detail, drew)
-        return self._turn_done(seat, events, self.grid, self.face_up, stashes, pile)
+        return self._turn_done(
+            seat, events, grid=self.grid, face_up=self.face_up, stashes=stashes, pile=pile
+        )
 
     def _turn_done(
         self,
         seat: int,
         events: tuple[Event, ...],
+        *,
         grid: tuple[tuple[int, ...], ...],
         face_up: tuple[bool, ...],
         stashes: tuple[tuple[int, ...], ...],
@@ -428,25 +436,15 @@ class TexTacToeState:
         """A reveal, play or discard is over, leaving this grid, these stashes and this pile: the
         next seat's turn, or the next challenger's."""
         turn = self.phase is _PHASE_TURN
-        state = _state(
-            self.players,
-            self.jokers,
-            self.max_turns,
-            self.phase,
-            grid,
-            face_up,
-            stashes,
-            pile,
-            self.removed,
-            self.scores,
-            (seat + 1) % self.players if turn else seat,
-            self.starter,
-            self.hand,
-            self.turns + 1,
-            self.caller,
-            self.responses,
-            self.committed,
-            events,
+        state = _evolve(
+            self,
+            grid=grid,
+            face_up=face_up,
+            stashes=stashes,
+            pile=pile,
+            to_move_seat=(seat + 1) % self.players if turn else seat,
+            turns=self.turns + 1,
+            events=events,
         )
         return state if turn else state._next_extra_turn(after=seat)
 
@@ -457,7 +455,7 @@ class TexTacToeState:
     def _call(self, pair: tuple[int, ...]) -> TexTacToeState:
         seat = self.to_move_seat
         events = (called_event(seat), commit_detail_event(seat, pair))
-        return _replace(
+        return _evolve(
             self,
             phase=_PHASE_RESPOND,
             caller=seat,
@@ -477,9 +475,9 @@ class TexTacToeState:
         events = answered_events(seat, challenge)
         after = (seat + 1) % self.players
         if after != self.caller:
-            return _replace(self, responses=responses, events=events, to_move_seat=after)
+            return _evolve(self, responses=responses, events=events, to_move_seat=after)
         # TTT-R17: every seat has answered; the challengers' extra turns come first, in order.
-        state = _replace(self, phase=_PHASE_EXTRA_TURN, responses=responses, events=events)
+        state = _evolve(self, phase=_PHASE_EXTRA_TURN, responses=responses, events=events)
         return state._next_extra_turn(after=self.caller)
 
     def _next_extra_turn(self, after: int) -> TexTacToeState:
@@ -492,7 +490,7 @@ class TexTacToeState:
             if self.responses[seat] is not _RESPONSE_CHALLENGED:
                 continue
             if self._can_take_extra_turn():
-                return _replace(
+                return _evolve(
                     self, phase=_PHASE_EXTRA_TURN, to_move_seat=seat, events=tuple(events)
                 )
             events.append(
@@ -501,12 +499,12 @@ class TexTacToeState:
                     pb.TexTacToeEvent(extra_turn_skipped=pb.TexTacToeExtraTurnSkipped(seat=seat)),
                 )
             )
-        return _replace(self, phase=_PHASE_COMMIT, to_move_seat=order[0], events=tuple(events))
+        return _evolve(self, phase=_PHASE_COMMIT, to_move_seat=order[0], events=tuple(events))
 
     def _commit(self, pair: tuple[int, ...]) -> TexTacToeState:
         seat = self.to_move_seat
         after = (seat + 1) % self.players
-        state = _replace(
+        state = _evolve(
             self,
             committed=_set(self.committed, seat, pair),
             stashes=_set(
@@ -520,16 +518,113 @@ class TexTacToeState:
     # --- showdown ------------------------------------------------------------------------------
 
     def _showdown(self) -> TexTacToeState:
+        """Every seat has committed: the hands are shown and scored, the winner's line (the
+        caller's on a tie) leaves the grid, and the next hand begins or the game ends."""
+        # TTT-R7: only a line of three face-up positions counts.
+        shown = tuple(
+            stack if up else () for stack, up in zip(self.grid, self.face_up, strict=True)
+        )
+        lines = eligible_lines(shown)
+        best = self._best_hands(lines)
+        scores, cleared_by, scored = self._score_hand(best)
+        events = [*self.events, self._showdown_event(best, dict(lines)), scored]
+        return self._clear_line(best[cleared_by][0], cleared_by, scores, events)
+
+    def _clear_line(
+        self, line: int, cleared_by: int, scores: tuple[int, ...], events: list[Event]
+    ) -> TexTacToeState:
+        """After the showdown's `events`, `line` leaves the grid and the committed cards go home;
+        the grid is refilled for the next hand, which the seat left of `cleared_by` starts, unless
+        the pile is too short and the game is over."""
+        # TTT-R13: the winning line's stacks leave the grid, every card beneath the tops too.
+        positions = LINES[line]
+        cleared = tuple(card for p in positions for card in self.grid[p])
+        events.append(_cleared_event(line, cleared))
+        # TTT-R14: the committed cards return to their owners' stashes.
+        stashes = tuple(
+            _add(stash, *pair) for stash, pair in zip(self.stashes, self.committed, strict=True)
+        )
+        face_up = tuple(up and p not in positions for p, up in enumerate(self.face_up))
+        pile = self.pile
+        over = len(pile) < len(positions)
+        if over:
+            # TTT-R15, TTT-R16: the pile cannot refill the grid; the game is over.
+            events.append(_game_ended_event(len(pile), scores))
+            grid = tuple(() if p in positions else stack for p, stack in enumerate(self.grid))
+            starter = self.starter
+        else:
+            # TTT-R15: refill in ascending position order from the top of the pile, face down.
+            refill = dict(zip(positions, pile, strict=False))
+            grid = tuple(
+                (refill[p],) if p in refill else stack for p, stack in enumerate(self.grid)
+            )
+            pile = pile[len(positions) :]
+            # TTT-R17: left of the winner (the loser, with two players), left of the caller on a
+            # tie.
+            starter = (cleared_by + 1) % self.players
+            events += next_hand_events(line, len(pile), self.hand + 1, starter)
+        n = self.players
+        return _evolve(
+            self,
+            phase=_PHASE_OVER if over else _PHASE_TURN,
+            grid=grid,
+            face_up=face_up,
+            stashes=stashes,
+            pile=pile,
+            removed=(*self.removed, *cleared),
+            scores=scores,
+            to_move_seat=-1 if over else starter,
+            starter=starter,
+            hand=self.hand + 1,
+            turns=0,
+            caller=-1,
+            responses=(_RESPONSE_NONE,) * n,
+            committed=((),) * n,
+            events=tuple(events),
+        )
+
+    def _best_hands(
+        self, lines: list[tuple[int, tuple[int, ...]]]
+    ) -> dict[int, tuple[int, HandValue]]:
+        """Each seat's best of `lines` and its hand value (TTT-R10), the caller's first, then
+        clockwise."""
         n, caller = self.players, self.caller
-        grid = tuple(stack if up else () for stack, up in zip(self.grid, self.face_up, strict=True))
-        lines = eligible_lines(grid)
-        line_tops = dict(lines)
-        order = [(caller + k) % n for k in range(n)]
-        best = {seat: best_of_lines(self.committed[seat], lines) for seat in order}  # TTT-R10
+        return {
+            seat: best_of_lines(self.committed[seat], lines)
+            for seat in ((caller + k) % n for k in range(n))
+        }
+
+    def _score_hand(
+        self, best: dict[int, tuple[int, HandValue]]
+    ) -> tuple[tuple[int, ...], int, Event]:
+        """The scores after the hand, the seat whose line is cleared, and the event that says so.
+
+        The unique best hand scores (TTT-R11), double for the caller if anyone challenged
+        (TTT-R17); a tie scores nothing and clears the caller's line (TTT-R12, TTT-R17).
+        """
+        top = max(value for _, value in best.values())
+        winners = [seat for seat, (_, value) in best.items() if value == top]
+        scores = self.scores
+        if len(winners) > 1:
+            return scores, self.caller, _tie_event(winners, top[0], scores)
+        winner = winners[0]
+        challenged = _RESPONSE_CHALLENGED in self.responses
+        points = hand_points(top[0], challenged, winner == self.caller)
+        scores = _set(scores, winner, scores[winner] + points)
+        doubled = challenged and winner == self.caller
+        return (
+            scores,
+            winner,
+            _won_event(winner, points=points, category=top[0], doubled=doubled, scores=scores),
+        )
+
+    def _showdown_event(
+        self, best: dict[int, tuple[int, HandValue]], line_tops: dict[int, tuple[int, ...]]
+    ) -> Event:
+        """Every seat's committed cards, its best line with the line's top cards, and the hand."""
         hands = []
         texts = []
-        for seat in order:
-            number, value = best[seat]
+        for seat, (number, value) in best.items():
             committed, tops = self.committed[seat], line_tops[number]
             hands.append(
                 pb.TexTacToeShowdownHand(
@@ -546,118 +641,9 @@ class TexTacToeState:
                 f"seat {seat} {cards_text(committed)} + line {number} "
                 f"({cards_text(tops)}): {describe(value)}"
             )
-        events = [
-            *self.events,
-            Event(
-                f"showdown: {'; '.join(texts)}",
-                pb.TexTacToeEvent(showdown=pb.TexTacToeShowdown(hands=hands)),
-            ),
-        ]
-        top = max(value for _, value in best.values())
-        winners = [seat for seat in order if best[seat][1] == top]
-        challenged = _RESPONSE_CHALLENGED in self.responses
-        scores = self.scores
-        if len(winners) == 1:
-            winner = winners[0]
-            points = hand_points(top[0], challenged, winner == caller)  # TTT-R11, TTT-R17
-            scores = _set(scores, winner, scores[winner] + points)
-            doubled = challenged and winner == caller
-            events.append(
-                Event(
-                    f"seat {winner} wins the hand with {category_name(top[0])} for {points} "
-                    f"points{' (doubled)' if doubled else ''} "
-                    f"(scores {'-'.join(map(str, scores))})",
-                    pb.TexTacToeEvent(
-                        hand_scored=pb.TexTacToeHandScored(
-                            seat=winner,
-                            points=points,
-                            category=category_proto(top[0]),
-                            doubled=doubled,
-                            scores=scores,
-                        )
-                    ),
-                )
-            )
-            cleared_by = winner
-        else:
-            # TTT-R12, TTT-R17: a tie scores nothing and clears the caller's line.
-            tied = " and ".join(f"seat {seat}" for seat in sorted(winners))
-            events.append(
-                Event(
-                    f"{tied} tie with {category_name(top[0])}: nobody scores",
-                    pb.TexTacToeEvent(
-                        hand_scored=pb.TexTacToeHandScored(
-                            tie=True, category=category_proto(top[0]), scores=scores
-                        )
-                    ),
-                )
-            )
-            cleared_by = caller
-        # TTT-R13: the winning line's stacks leave the grid, every card beneath the tops too.
-        line = best[cleared_by][0]
-        positions = LINES[line]
-        cleared = tuple(card for p in positions for card in self.grid[p])
-        events.append(
-            Event(
-                f"line {line} (positions {' '.join(map(str, positions))}) is cleared: "
-                f"{cards_text(cleared)}",
-                pb.TexTacToeEvent(
-                    line_cleared=pb.TexTacToeLineCleared(
-                        line=line, positions=positions, cards=card_texts(cleared)
-                    )
-                ),
-            )
-        )
-        # TTT-R14: the committed cards return to their owners' stashes.
-        stashes = tuple(
-            _add(stash, *pair) for stash, pair in zip(self.stashes, self.committed, strict=True)
-        )
-        face_up = tuple(up and p not in positions for p, up in enumerate(self.face_up))
-        pile = self.pile
-        over = len(pile) < len(positions)
-        if over:
-            # TTT-R15, TTT-R16: the pile cannot refill the grid; the game is over.
-            events.append(
-                Event(
-                    f"the game ends: the draw pile has {len(pile)} cards "
-                    f"(scores {'-'.join(map(str, scores))})",
-                    pb.TexTacToeEvent(
-                        game_ended=pb.TexTacToeGameEnded(draw_pile_size=len(pile), scores=scores)
-                    ),
-                )
-            )
-            grid_after = tuple(() if p in positions else self.grid[p] for p in range(GRID_SIZE))
-            starter = self.starter
-        else:
-            # TTT-R15: refill in ascending position order from the top of the pile, face down.
-            refill = dict(zip(positions, pile, strict=False))
-            grid_after = tuple(
-                (refill[p],) if p in refill else stack for p, stack in enumerate(self.grid)
-            )
-            pile = pile[len(positions) :]
-            # TTT-R17: left of the winner (the loser, with two players), left of the caller on a
-            # tie.
-            starter = (cleared_by + 1) % n
-            events += next_hand_events(line, len(pile), self.hand + 1, starter)
-        return _state(
-            self.players,
-            self.jokers,
-            self.max_turns,
-            _PHASE_OVER if over else _PHASE_TURN,
-            grid_after,
-            face_up,
-            stashes,
-            pile,
-            (*self.removed, *cleared),
-            scores,
-            -1 if over else starter,
-            starter,
-            self.hand + 1,
-            0,
-            -1,
-            (_RESPONSE_NONE,) * n,
-            ((),) * n,
-            tuple(events),
+        return Event(
+            f"showdown: {'; '.join(texts)}",
+            pb.TexTacToeEvent(showdown=pb.TexTacToeShowdown(hands=hands)),
         )
 
     # --- views ---------------------------------------------------------------------------------
@@ -731,73 +717,68 @@ def _removed_entry(removed: tuple[int, ...]) -> bytes:
     return pb.TexTacToeObservation(removed=card_texts(removed)).SerializeToString()
 
 
-# States are built with the slots' own stores (see referee/games/frozen.py): a turn's or a
-# showdown's with all their fields, the rarer transitions through a fast `replace`.
-_replace: Final = replacer(TexTacToeState)
-_NEW: Final = object.__new__
-(
-    _SET_PLAYERS,
-    _SET_JOKERS,
-    _SET_MAX_TURNS,
-    _SET_PHASE,
-    _SET_GRID,
-    _SET_FACE_UP,
-    _SET_STASHES,
-    _SET_PILE,
-    _SET_REMOVED,
-    _SET_SCORES,
-    _SET_TO_MOVE,
-    _SET_STARTER,
-    _SET_HAND,
-    _SET_TURNS,
-    _SET_CALLER,
-    _SET_RESPONSES,
-    _SET_COMMITTED,
-    _SET_EVENTS,
-) = slot_setters(TexTacToeState)
+# A showdown's events depend on the whole table: built each time (the others are cached, see
+# textactoe_events).
 
 
-def _state(
-    players: int,
-    jokers: bool,
-    max_turns: int,
-    phase: Phase,
-    grid: tuple[tuple[int, ...], ...],
-    face_up: tuple[bool, ...],
-    stashes: tuple[tuple[int, ...], ...],
-    pile: tuple[int, ...],
-    removed: tuple[int, ...],
-    scores: tuple[int, ...],
-    to_move_seat: int,
-    starter: int,
-    hand: int,
-    turns: int,
-    caller: int,
-    responses: tuple[Response, ...],
-    committed: tuple[tuple[int, ...], ...],
-    events: tuple[Event, ...],
-) -> TexTacToeState:
-    """TexTacToeState(...) with these fields (in their order), built fast."""
-    state: TexTacToeState = _NEW(TexTacToeState)
-    _SET_PLAYERS(state, players)
-    _SET_JOKERS(state, jokers)
-    _SET_MAX_TURNS(state, max_turns)
-    _SET_PHASE(state, phase)
-    _SET_GRID(state, grid)
-    _SET_FACE_UP(state, face_up)
-    _SET_STASHES(state, stashes)
-    _SET_PILE(state, pile)
-    _SET_REMOVED(state, removed)
-    _SET_SCORES(state, scores)
-    _SET_TO_MOVE(state, to_move_seat)
-    _SET_STARTER(state, starter)
-    _SET_HAND(state, hand)
-    _SET_TURNS(state, turns)
-    _SET_CALLER(state, caller)
-    _SET_RESPONSES(state, responses)
-    _SET_COMMITTED(state, committed)
-    _SET_EVENTS(state, events)
-    return state
+def _won_event(
+    winner: int, *, points: int, category: Category, doubled: bool, scores: tuple[int, ...]
+) -> Event:
+    return Event(
+        f"seat {winner} wins the hand with {category_name(category)} for {points} "
+        f"points{' (doubled)' if doubled else ''} "
+        f"(scores {'-'.join(map(str, scores))})",
+        pb.TexTacToeEvent(
+            hand_scored=pb.TexTacToeHandScored(
+                seat=winner,
+                points=points,
+                category=category_proto(category),
+                doubled=doubled,
+                scores=scores,
+            )
+        ),
+    )
+
+
+def _tie_event(winners: list[int], category: Category, scores: tuple[int, ...]) -> Event:
+    tied = " and ".join(f"seat {seat}" for seat in sorted(winners))
+    return Event(
+        f"{tied} tie with {category_name(category)}: nobody scores",
+        pb.TexTacToeEvent(
+            hand_scored=pb.TexTacToeHandScored(
+                tie=True, category=category_proto(category), scores=scores
+            )
+        ),
+    )
+
+
+def _cleared_event(line: int, cleared: tuple[int, ...]) -> Event:
+    positions = LINES[line]
+    return Event(
+        f"line {line} (positions {' '.join(map(str, positions))}) is cleared: "
+        f"{cards_text(cleared)}",
+        pb.TexTacToeEvent(
+            line_cleared=pb.TexTacToeLineCleared(
+                line=line, positions=positions, cards=card_texts(cleared)
+            )
+        ),
+    )
+
+
+def _game_ended_event(pile_size: int, scores: tuple[int, ...]) -> Event:
+    return Event(
+        f"the game ends: the draw pile has {pile_size} cards (scores {'-'.join(map(str, scores))})",
+        pb.TexTacToeEvent(
+            game_ended=pb.TexTacToeGameEnded(draw_pile_size=pile_size, scores=scores)
+        ),
+    )
+
+
+# Transitions copy a state with their changes, fast (see referee/games/frozen.py).
+if TYPE_CHECKING:
+    from dataclasses import replace as _evolve
+else:
+    _evolve = evolver(TexTacToeState)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from enum import Enum
 from functools import lru_cache
 from itertools import product
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from croupier.v1 import xactika_pb2 as pb
 from referee.errors import InvalidActionError
 from referee.games.base import Action, ChanceOutcome, Event, Pick, Result, Shuffle, rank_by_score
 from referee.games.catalog import XACTIKA, GameInfo
-from referee.games.frozen import slot_setters
+from referee.games.frozen import evolver, slot_store
 from referee.games.options import Options, OptionSpec
 
 HAND_SIZE: Final = 8  # also the number of tricks per round and the largest bid
@@ -212,7 +212,7 @@ def _won_event(seat: int, card: int, taken: int) -> Event:
     return event
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Table:
     """The part of a position that changes at most once per bid or per round: the settings, the
     round and its dealer, the undealt cards, the bids (-1: not yet) and the total scores.
@@ -239,7 +239,7 @@ _PHASE_OVER: Final = Phase.OVER
 _PHASE_PLAY: Final = Phase.PLAY
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class XactikaState:
     """An Xactika position. Cards are ints (see CARD_TEXT); hands are ascending tuples.
 
@@ -345,8 +345,10 @@ class XactikaState:
             table = self.table
             scores = (0,) * table.players
             return XactikaState(
-                Table(table.players, table.rounds, dealer=outcome, scores=scores),
-                _PHASE_DEAL,
+                table=Table(
+                    players=table.players, rounds=table.rounds, dealer=outcome, scores=scores
+                ),
+                phase=_PHASE_DEAL,
                 events=(event,),
             )
         assert isinstance(outcome, tuple)
@@ -379,17 +381,18 @@ class XactikaState:
             payload.dealt.hand.extend(texts)
             events.append(Event(f"seat {seat} is dealt {' '.join(texts)}", payload, _SEATS[seat]))
         first = (dealer + 1) % n
-        return XactikaState(
-            Table(n, table.rounds, round_number, dealer, deck[dealt:], (-1,) * n, table.scores),
-            _PHASE_BID,
-            first,
-            tuple(hands),
-            first,
-            -1,
-            (),
-            (0,) * n,
-            (),
-            tuple(events),
+        return _evolve(
+            self,
+            table=_evolve_table(table, round=round_number, set_aside=deck[dealt:], bids=(-1,) * n),
+            phase=_PHASE_BID,
+            to_move_seat=first,
+            hands=tuple(hands),
+            leader=first,
+            call=-1,
+            trick=(),
+            taken=(0,) * n,
+            played=(),
+            events=tuple(events),
         )
 
     def apply(self, action: Action) -> XactikaState:
@@ -404,17 +407,15 @@ class XactikaState:
         bids = (*t.bids[:seat], bid, *t.bids[seat + 1 :])
         done = seat == t.dealer  # the dealer bids last
         # After the bids the seat left of the dealer (the leader since the deal) leads.
-        return _state(
-            Table(t.players, t.rounds, t.round, t.dealer, t.set_aside, bids, t.scores),
-            _PHASE_PLAY if done else _PHASE_BID,
-            self.leader if done else (seat + 1) % t.players,
-            self.hands,
-            self.leader,
-            -1,
-            (),
-            self.taken,
-            (),
-            (_bid_event(seat, bid),),
+        return _evolve(
+            self,
+            table=_evolve_table(t, bids=bids),
+            phase=_PHASE_PLAY if done else _PHASE_BID,
+            to_move_seat=self.leader if done else (seat + 1) % t.players,
+            call=-1,
+            trick=(),
+            played=(),
+            events=(_bid_event(seat, bid),),
         )
 
     def _play(self, card: int, call: int) -> XactikaState:
@@ -430,18 +431,16 @@ class XactikaState:
         else:
             call = self.call
             event = _played_event(seat, card)
+        # A play is legal in the play phase only, which it leaves as it is until the round's end.
         if len(trick) < n:
-            return _state(
-                self.table,
-                _PHASE_PLAY,
-                (seat + 1) % n,
-                hands,
-                self.leader,
-                call,
-                trick,
-                self.taken,
-                played,
-                (event,),
+            return _evolve(
+                self,
+                to_move_seat=(seat + 1) % n,
+                hands=hands,
+                call=call,
+                trick=trick,
+                played=played,
+                events=(event,),
             )
         position = trick_winner(call, trick)
         winner = (self.leader + position) % n
@@ -450,8 +449,16 @@ class XactikaState:
         won = _won_event(winner, trick[position], count)
         if len(played) < HAND_SIZE * n:
             # The winner leads the next trick.
-            return _state(
-                self.table, _PHASE_PLAY, winner, hands, winner, -1, (), taken, played, (event, won)
+            return _evolve(
+                self,
+                to_move_seat=winner,
+                hands=hands,
+                leader=winner,
+                call=-1,
+                trick=(),
+                taken=taken,
+                played=played,
+                events=(event, won),
             )
         return self._score(hands, taken, played, (event, won))
 
@@ -477,17 +484,17 @@ class XactikaState:
         over = t.round >= t.rounds  # XAC-R7
         # XAC-R1: the deal passes to the left for the next round.
         dealer = t.dealer if over else (t.dealer + 1) % t.players
-        return XactikaState(
-            Table(t.players, t.rounds, t.round, dealer, t.set_aside, t.bids, scores),
-            _PHASE_OVER if over else _PHASE_DEAL,
-            -1,
-            hands,
-            self.leader,
-            -1,
-            (),
-            taken,
-            played,
-            (*events, scored),
+        return _evolve(
+            self,
+            table=_evolve_table(t, dealer=dealer, scores=scores),
+            phase=_PHASE_OVER if over else _PHASE_DEAL,
+            to_move_seat=-1,
+            hands=hands,
+            call=-1,
+            trick=(),
+            taken=taken,
+            played=played,
+            events=(*events, scored),
         )
 
     def observation(self, seat: int) -> pb.XactikaObservation:
@@ -542,52 +549,15 @@ def _bids_and_call(bids: tuple[int, ...], call: int) -> bytes:
     return part.SerializeToString()
 
 
-# The frozen dataclass's generated __init__ sets each field through object.__setattr__, which
-# costs about five times a plain slot store; a trick's transitions build states with the slots'
-# own setters instead (referee/games/frozen.py). The value is the same as XactikaState(...)
-# (tests/test_xactika_rules.py).
-_NEW: Final = object.__new__
-(
-    _SET_TABLE,
-    _SET_PHASE,
-    _SET_TO_MOVE,
-    _SET_HANDS,
-    _SET_LEADER,
-    _SET_CALL,
-    _SET_TRICK,
-    _SET_TAKEN,
-    _SET_PLAYED,
-    _SET_EVENTS,
-    _SET_LEGAL,
-) = slot_setters(XactikaState)
-
-
-def _state(
-    table: Table,
-    phase: Phase,
-    to_move_seat: int,
-    hands: tuple[tuple[int, ...], ...],
-    leader: int,
-    call: int,
-    trick: tuple[int, ...],
-    taken: tuple[int, ...],
-    played: tuple[int, ...],
-    events: tuple[Event, ...],
-) -> XactikaState:
-    """XactikaState(...) with these fields, built fast for the hot path."""
-    state: XactikaState = _NEW(XactikaState)
-    _SET_TABLE(state, table)
-    _SET_PHASE(state, phase)
-    _SET_TO_MOVE(state, to_move_seat)
-    _SET_HANDS(state, hands)
-    _SET_LEADER(state, leader)
-    _SET_CALL(state, call)
-    _SET_TRICK(state, trick)
-    _SET_TAKEN(state, taken)
-    _SET_PLAYED(state, played)
-    _SET_EVENTS(state, events)
-    _SET_LEGAL(state, None)
-    return state
+# Transitions copy a state with their changes, fast (see referee/games/frozen.py); the legal
+# actions' cache is stored into a state once built.
+if TYPE_CHECKING:
+    from dataclasses import replace as _evolve
+    from dataclasses import replace as _evolve_table
+else:
+    _evolve = evolver(XactikaState)
+    _evolve_table = evolver(Table)
+_SET_LEGAL: Final = slot_store(XactikaState, "_legal")
 
 
 @dataclass(frozen=True, slots=True)
@@ -604,7 +574,9 @@ class Xactika:
         return options.integer("players")
 
     def new_game(self, options: Options) -> XactikaState:
-        return XactikaState(Table(options.integer("players"), options.integer("rounds")))
+        return XactikaState(
+            table=Table(players=options.integer("players"), rounds=options.integer("rounds"))
+        )
 
     def parse_action(self, text: str) -> XactikaAction:
         match = _ACTION_RE.fullmatch(text.strip())

@@ -17,13 +17,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache, lru_cache
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from croupier.v1 import xeri_pb2 as pb
 from referee.errors import InvalidActionError
 from referee.games.base import Action, ChanceOutcome, Event, Pick, Result, Shuffle
 from referee.games.catalog import XERI, GameInfo
-from referee.games.frozen import replacer, slot_setters
+from referee.games.frozen import evolver
 from referee.games.options import Options, OptionSpec
 
 RANKS: Final = "23456789TJQKA"
@@ -231,7 +231,7 @@ _PHASE_RESHUFFLE: Final = Phase.RESHUFFLE
 _PHASE_SHUFFLE: Final = Phase.SHUFFLE
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class XeriState:
     """A Xeri position. `pile` is bottom first; `stock` is top first (during the cut, the whole
     deck). `captured` and `xeris` are per side and keep the last round's values until the next
@@ -305,14 +305,14 @@ class XeriState:
             return self._shuffled(order)
         if self.config.cut_reveal:
             order = (*order, self.bottom)  # XERI-R12: the shown card stays at the bottom.
-        return _replace(self, pile=order[:PILE_SIZE], stock=order[PILE_SIZE:])._lay_pile([])
+        return _evolve(self, pile=order[:PILE_SIZE], stock=order[PILE_SIZE:])._lay_pile([])
 
     def _reshuffled(self) -> tuple[int, ...]:
         """The cards a pile redeal shuffles: the stock, less the shown bottom card (V1)."""
         return self.stock[:-1] if self.config.cut_reveal else self.stock
 
     def _next_round(self, dealer: int, number: int, events: tuple[Event, ...]) -> XeriState:
-        return _replace(
+        return _evolve(
             self,
             phase=_PHASE_SHUFFLE,
             dealer=dealer,
@@ -327,7 +327,7 @@ class XeriState:
             f"round {self.round}: seat {self.dealer} deals",
             pb.XeriEvent(round_started=pb.XeriRoundStarted(round=self.round, dealer=self.dealer)),
         )
-        fresh = _replace(
+        fresh = _evolve(
             self,
             deal=0,
             hands=((),) * self.config.players,
@@ -356,8 +356,8 @@ class XeriState:
             )
         )
         if moved:
-            return _replace(self, phase=_PHASE_CUT, stock=deck, events=tuple(events))
-        return _replace(self, bottom=bottom)._deal_round(deck, events)
+            return _evolve(self, phase=_PHASE_CUT, stock=deck, events=tuple(events))
+        return _evolve(self, bottom=bottom)._deal_round(deck, events)
 
     def _deal_round(self, deck: tuple[int, ...], events: list[Event]) -> XeriState:
         players = self.config.players
@@ -365,7 +365,7 @@ class XeriState:
         hands = deal_hands(deck, players, self.dealer)
         stock = deck[dealt + PILE_SIZE :]
         events.extend(_dealt_events(hands, 1, len(stock)))
-        state = _replace(
+        state = _evolve(
             self, deal=1, hands=hands, pile=deck[dealt : dealt + PILE_SIZE], stock=stock
         )
         return state._lay_pile(events)
@@ -377,7 +377,7 @@ class XeriState:
         fault = "" if self.config.lenient_pile else pile_fault(pile)
         if not fault:
             first = (self.dealer + 1) % self.config.players
-            return _replace(self, phase=_PHASE_PLAY, to_move_seat=first, events=tuple(events))
+            return _evolve(self, phase=_PHASE_PLAY, to_move_seat=first, events=tuple(events))
         events.append(
             Event(
                 f"the pile {' '.join(cards_text(pile))} is rejected ({fault}): "
@@ -390,7 +390,7 @@ class XeriState:
         stock = self.stock
         # The shown bottom card (V1) stays last; the rest is shuffled anyway.
         pending = (*stock[:-1], *pile, stock[-1])
-        return _replace(self, phase=_PHASE_RESHUFFLE, pile=(), stock=pending, events=tuple(events))
+        return _evolve(self, phase=_PHASE_RESHUFFLE, pile=(), stock=pending, events=tuple(events))
 
     # Play.
 
@@ -455,37 +455,38 @@ class XeriState:
             if events is None:
                 events = list(played)
             if not stock:
-                return self._end_round(hands, pile, captured, xeris, last_capturer, plays, events)
+                return self._end_round(
+                    hands=hands,
+                    pile=pile,
+                    captured=captured,
+                    xeris=xeris,
+                    last_capturer=last_capturer,
+                    plays=plays,
+                    events=events,
+                )
             # XERI-R3: a new deal in the same order; play goes on unbroken (left of the dealer).
             hands = deal_hands(stock, players, self.dealer)
             stock = stock[HAND_SIZE * players :]
             deal += 1
             events.extend(_dealt_events(hands, deal, len(stock)))
-        return _state(
-            config,
-            _PHASE_PLAY,
-            self.dealer,
-            self.round,
-            deal,
-            hands,
-            pile,
-            stock,
-            self.bottom,
-            captured,
-            xeris,
-            (),
-            last_capturer,
-            (seat + 1) % players,
-            plays,
-            self.points,
-            self.round_wins,
-            self.target,
-            -1,
-            played if events is None else tuple(events),
+        # A play is legal in the play phase only, where nothing is unclaimed and nobody has won.
+        return _evolve(
+            self,
+            deal=deal,
+            hands=hands,
+            pile=pile,
+            stock=stock,
+            captured=captured,
+            xeris=xeris,
+            last_capturer=last_capturer,
+            to_move_seat=(seat + 1) % players,
+            plays=plays,
+            events=played if events is None else tuple(events),
         )
 
     def _end_round(
         self,
+        *,
         hands: tuple[tuple[int, ...], ...],
         pile: tuple[int, ...],
         captured: tuple[tuple[int, ...], tuple[int, ...]],
@@ -551,7 +552,7 @@ class XeriState:
                 pb.XeriEvent(round_scored=scored),
             )
         )
-        ended = _replace(
+        ended = _evolve(
             self,
             hands=hands,
             pile=(),
@@ -567,19 +568,17 @@ class XeriState:
         winner, over, target = self._game_winner(points, round_wins, events)
         if not over:
             dealer = (self.dealer + 1) % players  # XERI-R2: the deal passes clockwise
-            return _replace(ended, target=target)._next_round(dealer, self.round + 1, tuple(events))
+            return _evolve(ended, target=target)._next_round(dealer, self.round + 1, tuple(events))
         game_over = pb.XeriGameOver(points=points, round_wins=round_wins)
         if winner >= 0:
             game_over.winner = winner
         events.append(
             Event(
-                _result_text(config, winner, points, round_wins, target),
+                _result_text(config, winner, points=points, round_wins=round_wins, target=target),
                 pb.XeriEvent(game_over=game_over),
             )
         )
-        return _replace(
-            ended, phase=_PHASE_OVER, winner=winner, target=target, events=tuple(events)
-        )
+        return _evolve(ended, phase=_PHASE_OVER, winner=winner, target=target, events=tuple(events))
 
     def _game_winner(
         self, points: tuple[int, int], round_wins: tuple[int, int], events: list[Event]
@@ -652,7 +651,13 @@ class XeriState:
         return Result(
             scores=tuple(self.points[seat & 1] for seat in range(players)),
             ranks=tuple(side_ranks[seat & 1] for seat in range(players)),
-            text=_result_text(config, winner, self.points, self.round_wins, self.target),
+            text=_result_text(
+                config,
+                winner,
+                points=self.points,
+                round_wins=self.round_wins,
+                target=self.target,
+            ),
             teams=tuple(seat & 1 for seat in range(players)) if players == 4 else None,
         )
 
@@ -666,79 +671,11 @@ def _played_events(seat: int, card: int) -> tuple[Event]:
     return (Event(f"seat {seat} plays {text}", payload),)
 
 
-# States are built with the slots' own stores (see referee/games/frozen.py): a play with all its
-# fields, the rarer transitions through a fast `replace`.
-_replace: Final = replacer(XeriState)
-_NEW: Final = object.__new__
-(
-    _SET_CONFIG,
-    _SET_PHASE,
-    _SET_DEALER,
-    _SET_ROUND,
-    _SET_DEAL,
-    _SET_HANDS,
-    _SET_PILE,
-    _SET_STOCK,
-    _SET_BOTTOM,
-    _SET_CAPTURED,
-    _SET_XERIS,
-    _SET_UNCLAIMED,
-    _SET_LAST_CAPTURER,
-    _SET_TO_MOVE,
-    _SET_PLAYS,
-    _SET_POINTS,
-    _SET_ROUND_WINS,
-    _SET_TARGET,
-    _SET_WINNER,
-    _SET_EVENTS,
-) = slot_setters(XeriState)
-
-
-def _state(
-    config: XeriConfig,
-    phase: Phase,
-    dealer: int,
-    round: int,
-    deal: int,
-    hands: tuple[tuple[int, ...], ...],
-    pile: tuple[int, ...],
-    stock: tuple[int, ...],
-    bottom: int,
-    captured: tuple[tuple[int, ...], tuple[int, ...]],
-    xeris: tuple[tuple[int, ...], tuple[int, ...]],
-    unclaimed: tuple[int, ...],
-    last_capturer: int,
-    to_move_seat: int,
-    plays: int,
-    points: tuple[int, int],
-    round_wins: tuple[int, int],
-    target: int,
-    winner: int,
-    events: tuple[Event, ...],
-) -> XeriState:
-    """XeriState(...) with these fields (in their order), built fast for a play."""
-    state: XeriState = _NEW(XeriState)
-    _SET_CONFIG(state, config)
-    _SET_PHASE(state, phase)
-    _SET_DEALER(state, dealer)
-    _SET_ROUND(state, round)
-    _SET_DEAL(state, deal)
-    _SET_HANDS(state, hands)
-    _SET_PILE(state, pile)
-    _SET_STOCK(state, stock)
-    _SET_BOTTOM(state, bottom)
-    _SET_CAPTURED(state, captured)
-    _SET_XERIS(state, xeris)
-    _SET_UNCLAIMED(state, unclaimed)
-    _SET_LAST_CAPTURER(state, last_capturer)
-    _SET_TO_MOVE(state, to_move_seat)
-    _SET_PLAYS(state, plays)
-    _SET_POINTS(state, points)
-    _SET_ROUND_WINS(state, round_wins)
-    _SET_TARGET(state, target)
-    _SET_WINNER(state, winner)
-    _SET_EVENTS(state, events)
-    return state
+# Transitions copy a state with their changes, fast (see referee/games/frozen.py).
+if TYPE_CHECKING:
+    from dataclasses import replace as _evolve
+else:
+    _evolve = evolver(XeriState)
 
 
 @lru_cache(maxsize=4096)
@@ -774,6 +711,7 @@ def _better(pair: tuple[int, int]) -> int:
 def _result_text(
     config: XeriConfig,
     winner: int,
+    *,
     points: tuple[int, int],
     round_wins: tuple[int, int],
     target: int,

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from enum import Enum
 from functools import cache, lru_cache
 from itertools import product
-from typing import Final, TypeVar
+from typing import TYPE_CHECKING, Final, TypeVar
 
 from croupier.v1 import xix_pb2 as pb
 from referee.errors import InvalidActionError
 from referee.games.base import Action, ChanceOutcome, Event, Pick, Result, Shuffle
 from referee.games.catalog import XIX, GameInfo
-from referee.games.frozen import slot_setters
+from referee.games.frozen import evolver
 from referee.games.options import Options, OptionSpec
 
 CARDS: Final = tuple(range(1, 19))
@@ -147,7 +147,7 @@ _PHASE_STRIKE: Final = Phase.STRIKE
 _PHASE_TRADE: Final = Phase.TRADE
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class XixState:
     """A XIX position. Hands are ascending tuples; `known[s][p]` is what seat s knows of row p."""
 
@@ -207,24 +207,7 @@ class XixState:
         event = Event(
             f"seat {leader} leads first", pb.XixEvent(first_leader=pb.XixFirstLeader(seat=leader))
         )
-        return _state(
-            _PHASE_PLAY,
-            self.hands,
-            self.row,
-            self.slid,
-            self.known,
-            self.discard,
-            leader,
-            leader,
-            self.trick,
-            self.strikes,
-            self.scores,
-            self.played,
-            self.pool,
-            self.exchange,
-            self.loser,
-            (event,),
-        )
+        return _evolve(self, phase=_PHASE_PLAY, to_move_seat=leader, leader=leader, events=(event,))
 
     def _deal(self, deck: tuple[int, ...]) -> XixState:
         # XIX-R1: cards 1-12 alternate seat 0, seat 1; 13-17 fill the strike row; 18 is discarded.
@@ -237,23 +220,13 @@ class XixState:
             )
             for seat, hand in enumerate(hands)
         )
-        return _state(
-            _PHASE_FIRST_LEADER,
-            hands,
-            deck[12:17],
-            self.slid,
-            self.known,
-            deck[17],
-            self.to_move_seat,
-            self.leader,
-            self.trick,
-            self.strikes,
-            self.scores,
-            self.played,
-            self.pool,
-            self.exchange,
-            self.loser,
-            events,
+        return _evolve(
+            self,
+            phase=_PHASE_FIRST_LEADER,
+            hands=hands,
+            row=deck[12:17],
+            discard=deck[17],
+            events=events,
         )
 
     def apply(self, action: Action) -> XixState:
@@ -272,44 +245,26 @@ class XixState:
         hands = _per_seat(self.hands, seat, _remove(self.hands[seat], card))
         played = (*self.played, card)
         if not self.trick:
-            return _state(
-                self.phase,
-                hands,
-                self.row,
-                self.slid,
-                self.known,
-                self.discard,
-                1 - seat,
-                self.leader,
-                (card,),
-                self.strikes,
-                self.scores,
-                played,
-                self.pool,
-                self.exchange,
-                self.loser,
-                _played_events(seat, card),
+            return _evolve(
+                self,
+                hands=hands,
+                to_move_seat=1 - seat,
+                trick=(card,),
+                played=played,
+                events=_played_events(seat, card),
             )
         lead = self.trick[0]
         taker = trick_taker(self.leader, lead, card)
         # The taker leads next (XIX-R4); first the other seat takes its strike (XIX-R5).
-        return _state(
-            _PHASE_STRIKE,
-            hands,
-            self.row,
-            self.slid,
-            self.known,
-            self.discard,
-            1 - taker,
-            taker,
-            (),
-            self.strikes,
-            self.scores,
-            played,
-            self.pool,
-            self.exchange,
-            self.loser,
-            _trick_events(seat, lead, card, taker),
+        return _evolve(
+            self,
+            phase=_PHASE_STRIKE,
+            hands=hands,
+            to_move_seat=1 - taker,
+            leader=taker,
+            trick=(),
+            played=played,
+            events=_trick_events(seat, lead, card, taker),
         )
 
     def _strike(self, position: int) -> XixState:
@@ -320,23 +275,14 @@ class XixState:
         known = _per_seat(self.known, seat, _set(self.known[seat], position, value))
         events = _strike_events(seat, position, count, value)
         if count < STRIKES_TO_LOSE:
-            return _state(
-                _PHASE_PLAY,
-                self.hands,
-                self.row,
-                _set(self.slid, position, True),
-                known,
-                self.discard,
-                self.leader,
-                self.leader,
-                self.trick,
-                strikes,
-                self.scores,
-                self.played,
-                self.pool,
-                self.exchange,
-                self.loser,
-                events,
+            return _evolve(
+                self,
+                phase=_PHASE_PLAY,
+                slid=_set(self.slid, position, True),
+                known=known,
+                to_move_seat=self.leader,
+                strikes=strikes,
+                events=events,
             )
         # XIX-R7: the third strike ends the exchange; the other seat scores the stakes.
         winner = 1 - seat
@@ -348,23 +294,18 @@ class XixState:
         )
         over = scores[winner] >= TARGET  # XIX-R8: no draft or trade after the final exchange.
         # XIX-R9: otherwise the loser drafts first from the cards played in the exchange.
-        return _state(
-            _PHASE_OVER if over else _PHASE_DRAFT,
-            self.hands,
-            self.row,
-            _UNSLID,  # XIX-R6: slid cards are pushed back into the row.
-            known,
-            self.discard,
-            -1 if over else seat,
-            self.leader,
-            self.trick,
-            (0, 0),
-            scores,
-            self.played,
-            self.pool if over else tuple(sorted(self.played)),
-            self.exchange + 1,
-            seat,
-            (*events, won),
+        return _evolve(
+            self,
+            phase=_PHASE_OVER if over else _PHASE_DRAFT,
+            slid=_UNSLID,  # XIX-R6: slid cards are pushed back into the row.
+            known=known,
+            to_move_seat=-1 if over else seat,
+            strikes=(0, 0),
+            scores=scores,
+            pool=self.pool if over else tuple(sorted(self.played)),
+            exchange=self.exchange + 1,
+            loser=seat,
+            events=(*events, won),
         )
 
     def _draft(self, card: int) -> XixState:
@@ -372,23 +313,14 @@ class XixState:
         hands = _per_seat(self.hands, seat, _add(self.hands[seat], card))
         pool = _remove(self.pool, card)
         # XIX-R10: the trade is mandatory for the loser once the pool is empty.
-        return _state(
-            self.phase if pool else _PHASE_TRADE,
-            hands,
-            self.row,
-            self.slid,
-            self.known,
-            self.discard,
-            1 - seat if pool else self.loser,
-            self.leader,
-            self.trick,
-            self.strikes,
-            self.scores,
-            self.played if pool else (),
-            pool,
-            self.exchange,
-            self.loser,
-            _drafted_events(seat, card),
+        return _evolve(
+            self,
+            phase=self.phase if pool else _PHASE_TRADE,
+            hands=hands,
+            to_move_seat=1 - seat if pool else self.loser,
+            played=self.played if pool else (),
+            pool=pool,
+            events=_drafted_events(seat, card),
         )
 
     def _trade(self, position: int, card: int) -> XixState:
@@ -413,23 +345,14 @@ class XixState:
             ),
         )
         # XIX-R4: the exchange's winner took its last trick, so it leads the next exchange.
-        return _state(
-            _PHASE_PLAY,
-            _per_seat(self.hands, seat, hand),
-            _set(self.row, position, card),
-            self.slid,
-            known,
-            self.discard,
-            self.leader,
-            self.leader,
-            self.trick,
-            self.strikes,
-            self.scores,
-            self.played,
-            self.pool,
-            self.exchange,
-            self.loser,
-            events,
+        return _evolve(
+            self,
+            phase=_PHASE_PLAY,
+            hands=_per_seat(self.hands, seat, hand),
+            row=_set(self.row, position, card),
+            known=known,
+            to_move_seat=self.leader,
+            events=events,
         )
 
     def observation(self, seat: int) -> pb.XixObservation:
@@ -523,65 +446,11 @@ def _drafted_events(seat: int, card: int) -> tuple[Event]:
     return (Event(f"seat {seat} drafts {card}", payload),)
 
 
-# Transitions build states with the slots' own stores (see referee/games/frozen.py), every field.
-_NEW: Final = object.__new__
-(
-    _SET_PHASE,
-    _SET_HANDS,
-    _SET_ROW,
-    _SET_SLID,
-    _SET_KNOWN,
-    _SET_DISCARD,
-    _SET_TO_MOVE,
-    _SET_LEADER,
-    _SET_TRICK,
-    _SET_STRIKES,
-    _SET_SCORES,
-    _SET_PLAYED,
-    _SET_POOL,
-    _SET_EXCHANGE,
-    _SET_LOSER,
-    _SET_EVENTS,
-) = slot_setters(XixState)
-
-
-def _state(
-    phase: Phase,
-    hands: tuple[tuple[int, ...], tuple[int, ...]],
-    row: tuple[int, ...],
-    slid: tuple[bool, ...],
-    known: tuple[tuple[int, ...], tuple[int, ...]],
-    discard: int,
-    to_move_seat: int,
-    leader: int,
-    trick: tuple[int, ...],
-    strikes: tuple[int, int],
-    scores: tuple[int, int],
-    played: tuple[int, ...],
-    pool: tuple[int, ...],
-    exchange: int,
-    loser: int,
-    events: tuple[Event, ...],
-) -> XixState:
-    """XixState(...) with these fields (in their order), built fast for the transitions."""
-    state: XixState = _NEW(XixState)
-    _SET_PHASE(state, phase)
-    _SET_HANDS(state, hands)
-    _SET_ROW(state, row)
-    _SET_SLID(state, slid)
-    _SET_KNOWN(state, known)
-    _SET_DISCARD(state, discard)
-    _SET_TO_MOVE(state, to_move_seat)
-    _SET_LEADER(state, leader)
-    _SET_TRICK(state, trick)
-    _SET_STRIKES(state, strikes)
-    _SET_SCORES(state, scores)
-    _SET_PLAYED(state, played)
-    _SET_POOL(state, pool)
-    _SET_EXCHANGE(state, exchange)
-    _SET_LOSER(state, loser)
-    _SET_EVENTS(state, events)
-    return state
+# Transitions copy a state with their changes, fast (see referee/games/frozen.py).
+if TYPE_CHECKING:
+    from dataclasses import replace as _evolve
+else:
+    _evolve = evolver(XixState)
 
 
 @dataclass(frozen=True, slots=True)
