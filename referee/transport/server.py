@@ -1,25 +1,18 @@
-"""The gRPC service: bot sessions (Play), the game list, health checking and reflection.
-
-Handlers run on the asyncio loop and hand everything to the trio side through the trio token;
-the trio side sends back by putting on the stream's asyncio queue, which is safe because trio runs
-as a guest on the same thread. Play's requests arrive as raw bytes: a message that does not parse
-is the bot's fault (recorded by its seat), not a broken stream.
+"""The gRPC server's lifecycle: its settings, listening (TCP, TLS, a sandboxed bot's Unix socket),
+health checking, reflection, graceful shutdown, and the service that routes each RPC: bot
+sessions to referee.transport.play, spectators to referee.transport.watch, the game list here.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import socket
-import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
 import trio
-from google.protobuf.message import DecodeError
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 
@@ -28,21 +21,14 @@ from referee.errors import CroupierError
 from referee.games import GAMES
 from referee.games.options import format_value
 from referee.match.lobby import Lobby
-from referee.match.logrates import LogLimiter, host_of
-from referee.match.sessions import (
-    MAX_QUEUED_BYTES_PER_BOT,
-    MAX_QUEUED_MESSAGES,
-    Backlog,
-    Ending,
-    Session,
-)
-from referee.match.spectators import LiveMatch, LiveMatches
-from referee.transport.host import arrival_bound, call_asyncio, polls
+from referee.match.sessions import MAX_QUEUED_BYTES_PER_BOT, MAX_QUEUED_MESSAGES
+from referee.match.spectators import LiveMatches
+from referee.transport.host import call_asyncio
+from referee.transport.play import PlayService
 from referee.transport.reflection import V1, V1ALPHA, ReflectionServicer
-from referee.version import VERSION
+from referee.transport.watch import WatchService
 
 SERVICE = "croupier.v1.Referee"
-log = logging.getLogger("croupier.referee")
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,59 +112,9 @@ def check_free(host: str, port: int) -> None:
                 ) from None
 
 
-async def _story(live: LiveMatch) -> AsyncIterator[referee_pb2.WatchMessage]:
-    """A live match's public messages from its start, until it ends."""
-    queue: asyncio.Queue[referee_pb2.WatchMessage | None] = asyncio.Queue()
-    live.watch(queue.put_nowait)
-    try:
-        while (message := await queue.get()) is not None:
-            yield message
-    finally:
-        live.unwatch(queue.put_nowait)
-
-
-def bearer_token(metadata: Sequence[tuple[str, str | bytes]] | grpc.aio.Metadata | None) -> str:
-    for key, value in metadata or ():
-        if key == "authorization":
-            text = value.decode() if isinstance(value, bytes) else value
-            if text.startswith("Bearer "):
-                return text.removeprefix("Bearer ").strip()
-    return ""
-
-
-class ToTrio:
-    """Calls from the transport's asyncio side into the referee's trio run, in order. Each trio
-    wake-up is a system call and a trip through trio's entry queue; under load many replies come
-    in between two of trio's turns, so calls queued meanwhile share one wake-up. (asyncio and the
-    trio guest run on the same thread: `soon` and `_run` never interleave.)"""
-
-    def __init__(self, token: trio.lowlevel.TrioToken) -> None:
-        self.token = token
-        self.pending: list[tuple[Callable[..., object], tuple[object, ...]]] = []
-
-    def soon(self, function: Callable[..., object], *args: object) -> None:
-        self.pending.append((function, args))
-        if len(self.pending) == 1:
-            self.token.run_sync_soon(self._run)
-
-    def _run(self) -> None:
-        batch, self.pending = self.pending, []
-        for function, args in batch:
-            function(*args)
-
-
-@dataclass(slots=True)
-class _Asked:
-    """ActionRequests sent on one stream and not yet matched by a message from the bot: that
-    many messages are replies the referee asked for, exempt from the rate limit. Counting, not
-    parsing, keeps the read path cheap; a bot's message sent in place of a reply uses the credit
-    and is judged by its seat as usual."""
-
-    unanswered: int = 0
-
-
 class RefereeService:
-    """Implements croupier.v1.Referee on grpc.aio for one lobby."""
+    """Implements croupier.v1.Referee on grpc.aio for one lobby: its bots' streams (Play), its
+    spectators (Watch, ListMatches) and the game list."""
 
     def __init__(
         self,
@@ -189,187 +125,8 @@ class RefereeService:
         door: str = "",
     ) -> None:
         self.lobby = lobby
-        #: The door this service answers at ("": the referee's main address); the lobby
-        #: accepts a token only at its own (see serve_door).
-        self.door = door
-        self.live = live
-        self.settings = settings
-        self.trio_token = trio_token
-        self.to_trio = ToTrio(trio_token)
-        self.open_streams: dict[str, int] = {}
-        #: Lines a bot can provoke (refusals, streams without Hello), rate-limited per bot.
-        self.notes = LogLimiter(log, per_second=settings.log_lines_per_second)
-        #: What each bot's open sessions hold unread, together (dropped with its last stream).
-        self.backlogs: dict[str, Backlog] = {}
-
-    async def play(
-        self, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext[bytes, object]
-    ) -> AsyncIterator[referee_pb2.RefereeMessage]:
-        """A bot's session: authenticate, count it against its token's limit, then serve it.
-
-        The token is checked once the first message (Hello) has arrived: a refusal before the
-        client's first write completes reaches the client as INTERNAL, not as the reason. A
-        stream without a first message is logged (rate-limited) and let go.
-        """
-        peer = context.peer()
-        wait = self.settings.hello_timeout_seconds
-        first: bytes | None = None
-        try:
-            first = await asyncio.wait_for(anext(aiter(requests)), wait)
-        except StopAsyncIteration:
-            silence = "the stream ended before its first message"
-        except TimeoutError:
-            silence = f"no first message within {wait:g} s"
-        token = bearer_token(context.invocation_metadata())
-        identity = self.lobby.identity(token, self.door)
-        if identity is None:
-            self.notes.info(host_of(peer), "refused", peer=peer, why="bad token")
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, self.lobby.refusal(token))
-            return
-        account = self.lobby.label(identity)
-        if first is None:
-            self.notes.info(account, "no hello", bot=account, peer=peer, why=silence)
-            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, silence)
-            return
-        limit = self.settings.max_sessions_per_token
-        if self.open_streams.get(identity, 0) >= limit:
-            why = f"session limit: at most {limit} open sessions per token"
-            self.notes.info(account, "refused", bot=account, peer=peer, why=why)
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, why)
-        self.open_streams[identity] = self.open_streams.get(identity, 0) + 1
-        try:
-            async for message in self._session(identity, first, requests, context):
-                yield message
-        finally:
-            self.open_streams[identity] -= 1
-            if not self.open_streams[identity]:
-                del self.open_streams[identity]
-                self.backlogs.pop(identity, None)
-
-    async def _session(
-        self,
-        identity: str,
-        first: bytes,
-        requests: AsyncIterator[bytes],
-        context: grpc.aio.ServicerContext[bytes, object],
-    ) -> AsyncIterator[referee_pb2.RefereeMessage]:
-        hello = _parse(first)
-        if hello is None or hello.WhichOneof("kind") != "hello":
-            account = self.lobby.label(identity)
-            kind = hello.WhichOneof("kind") if hello is not None else "undecodable bytes"
-            why = f"the first message is {kind or 'empty'}, not Hello"
-            self.notes.info(account, "no hello", bot=account, peer=context.peer(), why=why)
-            await context.abort(
-                grpc.StatusCode.INVALID_ARGUMENT, "the first message of a session must be Hello"
-            )
-            return
-        refusal = self.lobby.refuse_hello(identity, hello.hello)
-        if refusal is not None:
-            account = self.lobby.label(identity)  # never the token itself
-            self.notes.info(account, "refused", bot=account, peer=context.peer(), why=refusal)
-            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, refusal)
-            return
-        outbound: asyncio.Queue[referee_pb2.RefereeMessage | Ending] = asyncio.Queue()
-        backlog = self.backlogs.setdefault(
-            identity, Backlog(limit_bytes=self.settings.max_queued_bytes_per_bot)
-        )
-        session = Session(
-            token=identity,
-            hello=hello.hello,
-            send=outbound.put_nowait,
-            finish=outbound.put_nowait,
-            account=self.lobby.label(identity),
-            max_queued=self.settings.max_queued_messages,
-            backlog=backlog,
-            polls=polls,
-        )
-        log.info(
-            "session opened",
-            extra={
-                "session": session.id,
-                "bot": session.account,
-                "bot_name": session.name,
-                "peer": context.peer(),
-            },
-        )
-        yield referee_pb2.RefereeMessage(
-            welcome=referee_pb2.Welcome(
-                session_id=session.id, referee_version=VERSION, protocol_version=session.protocol
-            )
-        )
-        self.to_trio.soon(self.lobby.open, session)
-        asked = _Asked()
-        reader = asyncio.ensure_future(self._read(requests, session, outbound, asked))
-        ending = Ending("the stream ended")
-        try:
-            while not isinstance(message := await outbound.get(), Ending):
-                if message.WhichOneof("kind") == "action_request":
-                    asked.unanswered += 1
-                session.leaving(message)  # a request's clock starts as gRPC takes it
-                yield message
-            ending = message
-        except BaseException:
-            reader.cancel()
-            raise
-        finally:
-            self.to_trio.soon(session.close, ending.reason)
-            log.info(
-                "session closed",
-                extra={"session": session.id, "bot": session.account, "why": ending.reason},
-            )
-        try:
-            if ending.status != "OK":
-                await context.abort(grpc.StatusCode[ending.status], ending.reason)
-        finally:
-            reader.cancel()  # only now: cancelling a pending read first fails the call (INTERNAL)
-
-    async def _read(
-        self,
-        requests: AsyncIterator[bytes],
-        session: Session,
-        outbound: asyncio.Queue[referee_pb2.RefereeMessage | Ending],
-        asked: _Asked,
-    ) -> None:
-        detail = "the bot closed its stream"
-        rate = self.settings.max_messages_per_second
-        allowance = float(self.settings.message_burst)
-        last = time.perf_counter()
-        limited = False
-        try:
-            async for raw in requests:
-                # a reply's clock stops when it came in, not when the loop got round to it
-                came = arrival_bound()
-                if limited:  # the stream is ending; keep reading so the status gets through
-                    continue
-                if asked.unanswered > 0:  # the answer to a request (or in its place): free
-                    asked.unanswered -= 1
-                    self.to_trio.soon(session.deliver, raw, session.arriving(came))
-                    continue
-                now = time.perf_counter()
-                allowance = min(self.settings.message_burst, allowance + (now - last) * rate)
-                last = now
-                if allowance < 1:  # end the stream
-                    detail = f"rate limit: more than {rate:g} unasked messages per second"
-                    goodbye = referee_pb2.Goodbye(reason=detail)
-                    outbound.put_nowait(referee_pb2.RefereeMessage(goodbye=goodbye))
-                    outbound.put_nowait(Ending(detail, "RESOURCE_EXHAUSTED"))
-                    limited = True
-                    continue
-                allowance -= 1
-                self.to_trio.soon(session.deliver, raw, session.arriving(came))
-        except Exception as error:
-            detail = f"stream error: {error}"
-        finally:
-            self.to_trio.soon(session.close, detail)
-            # The bot's side is over: end ours too (the core keeps its own status, if any).
-            outbound.put_nowait(Ending(detail))
-
-    async def list_matches(
-        self,
-        request: referee_pb2.ListMatchesRequest,
-        context: grpc.aio.ServicerContext[object, object],
-    ) -> referee_pb2.ListMatchesResponse:
-        return self.live.listing()
+        self.players = PlayService(lobby, settings, trio_token, door)
+        self.spectators = WatchService(live)
 
     async def list_games(
         self,
@@ -378,56 +135,17 @@ class RefereeService:
     ) -> referee_pb2.ListGamesResponse:
         return list_games(self.lobby.games)
 
-    async def watch(
-        self, request: referee_pb2.WatchRequest, context: grpc.aio.ServicerContext[object, object]
-    ) -> AsyncIterator[referee_pb2.WatchMessage]:
-        if request.follow:
-            await context.send_initial_metadata(())  # the spectator knows it is following
-            async for message in self._follow(request.bot):
-                yield message
-            return
-        live = self.live.get(request.match_id)
-        if live is None:
-            await context.abort(
-                grpc.StatusCode.NOT_FOUND, f"no live match {request.match_id!r} (see ListMatches)"
-            )
-            return
-        async for message in _story(live):
-            yield message
-
-    async def _follow(self, bot: str) -> AsyncIterator[referee_pb2.WatchMessage]:
-        """One match after another, each whole: the oldest not yet shown, or the next to open."""
-        seen: set[str] = set()
-        opened = asyncio.Event()
-
-        def opener(live: LiveMatch) -> None:
-            opened.set()
-
-        while True:
-            live = self.live.next_unseen(seen, bot)
-            if live is None:
-                opened.clear()
-                self.live.openers.append(opener)
-                try:
-                    await opened.wait()
-                finally:
-                    self.live.openers.remove(opener)
-                continue
-            seen.add(live.start.match_id)
-            async for message in _story(live):
-                yield message
-
     def handler(self) -> grpc.GenericRpcHandler:
         return grpc.method_handlers_generic_handler(
             SERVICE,
             {
                 "Play": grpc.stream_stream_rpc_method_handler(
-                    self.play,
-                    request_deserializer=None,  # raw bytes: see _parse
+                    self.players.play,
+                    request_deserializer=None,  # raw bytes: see play._parse
                     response_serializer=referee_pb2.RefereeMessage.SerializeToString,
                 ),
                 "Watch": grpc.unary_stream_rpc_method_handler(
-                    self.watch,
+                    self.spectators.watch,
                     request_deserializer=referee_pb2.WatchRequest.FromString,
                     response_serializer=referee_pb2.WatchMessage.SerializeToString,
                 ),
@@ -437,21 +155,12 @@ class RefereeService:
                     response_serializer=referee_pb2.ListGamesResponse.SerializeToString,
                 ),
                 "ListMatches": grpc.unary_unary_rpc_method_handler(
-                    self.list_matches,
+                    self.spectators.list_matches,
                     request_deserializer=referee_pb2.ListMatchesRequest.FromString,
                     response_serializer=referee_pb2.ListMatchesResponse.SerializeToString,
                 ),
             },
         )
-
-
-def _parse(raw: bytes) -> referee_pb2.BotMessage | None:
-    message = referee_pb2.BotMessage()
-    try:
-        message.ParseFromString(raw)
-    except DecodeError:
-        return None
-    return message
 
 
 def list_games(only: frozenset[str] = frozenset()) -> referee_pb2.ListGamesResponse:
