@@ -20,7 +20,7 @@ from referee.ladder.view import Kind, RefereeView
 from referee.match.spectators import LiveMatch, LiveMatches
 from referee.web import WebSettings, serve_site
 from referee.web.server import STALL_SECONDS
-from referee.web.site import VIEWER_SECONDS, VIEWER_WRITES
+from referee.web.snapshot import VIEWER_SECONDS, VIEWER_WRITES
 
 GAME = get_game("xix")
 #: The viewers' connections, closed when their test ends.

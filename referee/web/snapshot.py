@@ -1,0 +1,292 @@
+"""What the site shows of a contest or ladder as a whole: readings of its database (standings,
+matches played, rating histories) and who is connected, published as one snapshot for every
+viewer. A reading happens in a worker thread, at most every SNAPSHOT_SECONDS and less often when
+readings are slow (`Spacing`); commits and new matches ask for one sooner.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import AsyncGenerator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import trio
+from starlette.requests import Request
+from starlette.responses import Response
+
+from referee.ladder.model import MatchResult
+from referee.ladder.ratings import Rating
+from referee.ladder.spacing import Spacing
+from referee.ladder.standings import (
+    PROVISIONAL_LEGEND,
+    Standings,
+    from_store,
+    ratings_over,
+    row_text,
+)
+from referee.ladder.store import Played, Store, now
+from referee.ladder.view import RefereeView
+from referee.match.spectators import LiveMatch
+from referee.web.live import Beat, event_stream, json_text, named, seat_names, sse
+
+#: How often the snapshot looks at who is connected; commits and new matches push it sooner,
+#: but it is rebuilt at most every SNAPSHOT_SECONDS (each rebuild reads the database and refits
+#: the ratings, in a worker thread that still shares the interpreter with the referee).
+PRESENCE_SECONDS = 1.0
+SNAPSHOT_SECONDS = 2.0
+#: The snapshot is built at most this often.
+PUBLISH_SECONDS = 0.25
+#: A standings viewer gets the snapshot at most this often (the latest one) ...
+VIEWER_SECONDS = 1.0
+#: ... and all of them together at most this many a second: with more viewers, each gets it
+#: less often (100 viewers: every 2 s).
+VIEWER_WRITES = 50
+#: Finished matches listed on the front page.
+RECENT = 20
+#: Points in a bot's rating-over-time plot (sampled evenly over the committed matches).
+PLOT_POINTS = 60
+
+
+@dataclass(frozen=True, slots=True)
+class _Contest:
+    """One reading of the contest database (taken in a worker thread)."""
+
+    standings: Standings
+    played: list[Played]
+    results: dict[int, MatchResult]
+    #: When each bot's latest match was committed (UTC, ISO 8601).
+    last_played: dict[str, str]
+
+
+def _read(database: Path) -> _Contest:
+    store = Store(database, create=False)
+    try:
+        with store.snapshot():
+            results = store.results()
+            standings = from_store(store, results)
+            played = store.played()
+    finally:
+        store.close()
+    by_number = {r.match.number: r for r in results}
+    last_played: dict[str, str] = {}
+    for match in played:
+        for bot in by_number[match.number].match.bots if match.number in by_number else ():
+            last_played[bot] = max(last_played.get(bot, ""), match.finished_at)
+    return _Contest(standings, played, by_number, last_played)
+
+
+class Snapshots:
+    """The site's reading of the database and its snapshot, kept fresh by `run` while the site
+    is served."""
+
+    def __init__(self, view: RefereeView) -> None:
+        self.view = view
+        self.game = view.game
+        self.contest: _Contest | None = None
+        self.snapshot = "{}"
+        self.version = 0
+        self._stale = True
+        #: Readings of the database (each reads every result and refits the ratings).
+        self._reads = Spacing(SNAPSHOT_SECONDS)
+        self._reading = trio.Lock()
+        self._poke = trio.Event()
+        self._ratings: tuple[_Contest | None, list[tuple[int, dict[str, Rating]]]] = (None, [])
+        #: The snapshot as a standings viewer gets it (encoded once per version).
+        self.snapshot_event = b""
+        #: The bots connected at the last snapshot, and when the site saw each one leave.
+        self._online: set[str] = set()
+        self._left: dict[str, str] = {}
+        self._standings_beat = Beat(VIEWER_SECONDS, VIEWER_WRITES)
+        view.committed.append(self._on_commit)
+        view.live.openers.append(self._on_open)
+
+    def _on_commit(self) -> None:
+        self._stale = True
+        self._poke.set()
+
+    def _on_open(self, live: LiveMatch) -> None:
+        self._poke.set()
+
+    async def run(self) -> None:
+        """Publish a snapshot on each commit or new match, and each second (who is connected);
+        the database is read again at most every SNAPSHOT_SECONDS, and less often once a reading
+        is slow (`Spacing`). Runs the standings viewers' beat too."""
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._standings_beat.run)
+            while True:
+                now = trio.current_time()
+                if self._stale and self._reads.due(now) and self.view.database is not None:
+                    self._stale = False
+                    await self.read_database()
+                self.publish(self._snapshot())
+                wait = PRESENCE_SECONDS
+                if self._stale:
+                    wait = max(0.0, self._reads.next_at() - trio.current_time())
+                with trio.move_on_after(wait):
+                    await self._poke.wait()
+                self._poke = trio.Event()
+                await trio.sleep(PUBLISH_SECONDS)  # pokes come in bursts: one for a burst
+
+    async def read_database(self, unless_since: float = math.inf) -> None:
+        """Read the database, unless a reading began at or after `unless_since` (one reading
+        serves every request that waited for it)."""
+        assert self.view.database is not None
+        async with self._reading:
+            if self._reads.began >= unless_since:
+                return
+            began = trio.current_time()
+            self.contest = await trio.to_thread.run_sync(_read, self.view.database)
+            self._reads.ran(began, trio.current_time())
+
+    def publish(self, snapshot: str) -> None:
+        if snapshot != self.snapshot:
+            self.snapshot = snapshot
+            self.snapshot_event = sse(snapshot, "snapshot").encode()
+            self.version += 1
+
+    def _snapshot(self) -> str:
+        presence = self.view.presence()
+        revoked = self.view.revoked
+        rows: list[dict[str, Any]] = []
+        info: dict[str, Any] = {
+            "kind": str(self.view.kind),
+            "name": self.view.name,
+            "game": self.game.id,
+            "title": self.game.title,
+            "options": self.view.options.as_text(),
+            "watchable": self.view.watchable,
+        }
+        recent: list[dict[str, Any]] = []
+        now_online = {bot for bot, here in presence.items() if here.sessions}
+        for bot in self._online - now_online:
+            self._left[bot] = now()
+        self._online = now_online
+        if self.contest is not None:
+            standings = self.contest.standings
+            elo = standings.plan.system == "elo"
+            rows = [asdict(row) | {"text": row_text(row, elo)} for row in standings.rows]
+            info |= {
+                "rating": standings.plan.system,
+                "matches_done": standings.matches_done,
+                "matches_planned": self.view.planned,
+                "format": standings.plan.format,
+                "duplicate": standings.plan.duplicate,
+                "sprt": standings.sprt,
+                "seed_sha256": standings.seed_sha256,
+                "seed": standings.seed,
+                "finished": standings.finished,
+                "provisional_legend": PROVISIONAL_LEGEND,
+            }
+            recent = [self.played(p) for p in reversed(self.contest.played[-RECENT:])]
+        listed = {row["bot"] for row in rows}
+        rows += [
+            {"rank": None, "bot": bot, "matches": 0, "faults": {}}
+            for bot in presence
+            if bot not in listed
+        ]
+        for row in rows:
+            here = presence.get(row["bot"])
+            row["sessions"] = here.sessions if here else 0
+            row["playing"] = here.playing if here else 0
+            row["state"] = here.state if here else "offline"
+            row["revoked"] = row["bot"] in revoked
+            row["last_seen"] = None if row["bot"] in now_online else self.last_seen(row["bot"])
+        live = [
+            {"match": m.start.match_id, "bots": seat_names(self.view, m)}
+            for m in self.view.live.matches.values()
+        ]
+        return json_text({"contest": info, "standings": rows, "live": live, "recent": recent})
+
+    def played(self, played: Played) -> dict[str, Any]:
+        assert self.contest is not None
+        result = self.contest.results.get(played.number)
+        bots = list(result.match.bots) if result is not None else []
+        return {
+            "number": played.number,
+            "match": played.match_id,
+            "bots": bots,
+            "result": named(played.result, bots),
+            "ranks": list(result.ranks) if result is not None else [],
+            "scores": list(result.scores) if result is not None else [],
+            "faults": [  # one entry per seat and reason, counted (not its name N times)
+                {
+                    "seat": seat,
+                    "bot": bots[seat] if seat < len(bots) else "",
+                    "reason": reason,
+                    "detail": details[0],
+                    "count": len(details),
+                }
+                for (seat, reason), details in played.fault_groups().items()
+            ],
+            "termination": played.termination,
+            "seconds": played.seconds,
+            "finished_at": played.finished_at,
+        }
+
+    def last_seen(self, bot: str) -> str | None:
+        """When a bot that is not connected was last seen: when the site saw it leave, or its
+        latest match if the site never saw it (UTC, ISO 8601)."""
+        played = self.contest.last_played.get(bot, "") if self.contest is not None else ""
+        return max(self._left.get(bot, ""), played) or None
+
+    def knows(self, bot: str) -> bool:
+        """Whether `bot` has a place here: in the standings (a ladder's bots, a contest's
+        accounts that played), connected now, or revoked."""
+        if bot in self.view.presence() or bot in self.view.revoked:
+            return True
+        contest = self.contest
+        return contest is not None and (
+            bot in contest.standings.plan.bots or bot in contest.last_played
+        )
+
+    async def history(self, contest: _Contest) -> list[tuple[int, dict[str, Rating]]]:
+        """Every bot's rating after k committed matches, for up to PLOT_POINTS values of k
+        spread over the contest; refitted once per reading of the database, for all bots."""
+        if self._ratings[0] is contest:
+            return self._ratings[1]
+        plan = contest.standings.plan
+        ordered = sorted(contest.played, key=lambda p: (p.finished_at, p.number))
+        results = [contest.results[p.number] for p in ordered if p.number in contest.results]
+
+        def fit() -> list[tuple[int, dict[str, Rating]]]:
+            n = len(results)
+            ks = sorted({max(1, round(n * i / PLOT_POINTS)) for i in range(1, PLOT_POINTS + 1)})
+            return ratings_over(plan, results, ks if n else [])
+
+        history = await trio.to_thread.run_sync(fit)
+        self._ratings = (contest, history)
+        return history
+
+    async def events(self, request: Request) -> Response:
+        async def stream() -> AsyncGenerator[bytes, None]:
+            version = -1
+            with self._standings_beat.joined():
+                while True:
+                    # The latest snapshot on each beat: with many matches at once it changes
+                    # many times a second.
+                    yield self.snapshot_event if version != self.version else b""
+                    version = self.version
+                    await self._standings_beat.wait()
+
+        return event_stream(stream())
+
+    async def committed(self, match_id: str) -> Played | None:
+        """The committed match; if it is not known yet, as a reading of the database begun
+        after the request finds it, so a link followed just after its commit never misses it.
+        Such readings wait their turn (at most one a second, shared by every request waiting),
+        so requests for unknown matches cannot keep the site reading."""
+        found = self._find(match_id)
+        if found is None and self.view.database is not None:
+            asked = trio.current_time()
+            while self._reads.began < asked:
+                await trio.sleep_until(self._reads.next_at(least=1.0))
+                await self.read_database(unless_since=asked)
+            found = self._find(match_id)
+        return found
+
+    def _find(self, match_id: str) -> Played | None:
+        if self.contest is None:
+            return None
+        return next((p for p in self.contest.played if p.match_id == match_id), None)
