@@ -3,7 +3,10 @@ reports, so that "1 match" and "2 matches" read the same everywhere."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+
+_SEAT = re.compile(r"\bseat (\d+)\b")
 
 
 def plural(count: int, noun: str, nouns: str | None = None) -> str:
@@ -19,3 +22,13 @@ def tidy_path(path: Path) -> Path:
     full = path.resolve()
     here = Path.cwd()
     return full.relative_to(here) if not path.is_absolute() and full.is_relative_to(here) else full
+
+
+def named(text: str, names: list[str]) -> str:
+    """`seat 1` as `seat 1 (alice)`: a spectator reads bots, not seat numbers."""
+
+    def name(match: re.Match[str]) -> str:
+        seat = int(match.group(1))
+        return f"{match.group(0)} ({names[seat]})" if seat < len(names) else match.group(0)
+
+    return _SEAT.sub(name, text)

@@ -21,10 +21,10 @@ import typer
 from referee.cli.cluster import cluster_app
 from referee.cli.contest import serve_command, token_app
 from referee.cli.doctor import doctor
+from referee.cli.epilog import DONE, epilog
 from referee.cli.ladder import ladder_app
 from referee.cli.match import games, match
 from referee.cli.replay import replay
-from referee.cli.support import DONE, epilog
 from referee.cli.watch import watch_command
 
 app = typer.Typer(

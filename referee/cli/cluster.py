@@ -15,7 +15,8 @@ from typing import Annotated, Any
 
 import typer
 
-from referee.cli.support import DONE, console, epilog, user_errors
+from referee.cli.consoles import console, user_errors
+from referee.cli.epilog import DONE, epilog
 from referee.text import plural
 
 cluster_app = typer.Typer(

@@ -9,22 +9,13 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from referee.cli.support import (
-    DONE,
-    LOOPBACK,
-    BankMs,
-    MoveMs,
-    announce_seed,
-    console,
-    epilog,
-    named,
-    option_pairs,
-    reveal_seed,
-    time_control,
-    user_errors,
-    web_settings,
-)
+from referee.cli.consoles import console, user_errors
+from referee.cli.epilog import DONE, epilog
+from referee.cli.options import BankMs, MoveMs, option_pairs, time_control
+from referee.cli.seeds import announce_seed, reveal_seed
+from referee.cli.web_settings import LOOPBACK, web_settings
 from referee.errors import CroupierError
+from referee.text import named
 
 if TYPE_CHECKING:
     from referee.match.runner import MatchOutcome

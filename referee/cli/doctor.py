@@ -10,21 +10,10 @@ from typing import Annotated
 
 import typer
 
-from referee.cli.support import (
-    EXIT_CHECK_FAILED,
-    LIMIT_HELP,
-    SANDBOX_HELP,
-    BankMs,
-    MoveMs,
-    Seed,
-    console,
-    limit_pairs,
-    option_pairs,
-    sandboxed,
-    seed_lines,
-    time_control,
-    user_errors,
-)
+from referee.cli.bot_limits import LIMIT_HELP, SANDBOX_HELP, limit_pairs, sandboxed
+from referee.cli.consoles import EXIT_CHECK_FAILED, console, user_errors
+from referee.cli.options import BankMs, MoveMs, option_pairs, time_control
+from referee.cli.seeds import Seed, seed_lines
 from referee.errors import CroupierError
 
 

@@ -19,20 +19,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from referee.cli.support import (
-    DONE,
-    EXIT_CHECK_FAILED,
-    LIMIT_HELP,
-    SANDBOX_HELP,
-    console,
-    epilog,
-    errors,
-    limit_pairs,
-    progress,
-    user_errors,
-    web_settings,
-    within,
-)
+from referee.cli.bot_limits import LIMIT_HELP, SANDBOX_HELP, limit_pairs
+from referee.cli.consoles import EXIT_CHECK_FAILED, console, errors, progress, user_errors
+from referee.cli.epilog import DONE, epilog
+from referee.cli.options import within
+from referee.cli.web_settings import web_settings
 from referee.errors import CroupierError
 from referee.text import plural
 

@@ -20,7 +20,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from referee.cli.support import Pace, console, errors
+from referee.cli.consoles import Pace, console, errors
 from referee.ladder import LadderObserver, Standings, StartInfo
 from referee.ladder.standings import table
 from referee.text import plural

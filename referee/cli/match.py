@@ -7,22 +7,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from referee.cli.support import (
-    LIMIT_HELP,
-    SANDBOX_HELP,
-    BankMs,
-    Seed,
-    announce_seed,
-    console,
-    errors,
-    limit_pairs,
-    option_pairs,
-    reveal_seed,
-    sandboxed,
-    time_control,
-    user_errors,
-    within,
-)
+from referee.cli.bot_limits import LIMIT_HELP, SANDBOX_HELP, limit_pairs, sandboxed
+from referee.cli.consoles import console, errors, user_errors
+from referee.cli.options import BankMs, option_pairs, time_control, within
+from referee.cli.seeds import Seed, announce_seed, reveal_seed
 from referee.text import plural
 
 if TYPE_CHECKING:

@@ -9,13 +9,7 @@ from typing import Annotated
 
 import typer
 
-from referee.cli.support import (
-    EXIT_CHECK_FAILED,
-    console,
-    errors,
-    progress,
-    user_errors,
-)
+from referee.cli.consoles import EXIT_CHECK_FAILED, console, errors, progress, user_errors
 from referee.errors import CroupierError
 
 

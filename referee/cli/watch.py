@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from referee.cli.support import console, named, user_errors
+from referee.cli.consoles import console, user_errors
 from referee.errors import CroupierError
+from referee.text import named
 
 if TYPE_CHECKING:
     from croupier.v1 import referee_pb2

@@ -11,7 +11,6 @@ every viewer at the same point. The runner calls nothing here: viewers read a ma
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import AsyncGenerator, Iterator
 from contextlib import aclosing, contextmanager
@@ -28,6 +27,7 @@ from referee.games import get_game
 from referee.ladder.view import RefereeView
 from referee.match.glyphs import readable
 from referee.match.spectators import LiveMatch
+from referee.text import named
 from referee.viewer import spectator_table
 from referee.viewer.games import view_for
 
@@ -43,8 +43,6 @@ KEEPALIVE_SECONDS = 15.0
 
 KEEPALIVE = b": keep-alive\n\n"
 
-_SEAT = re.compile(r"\bseat (\d+)\b")
-
 
 def sse(data: str, event: str = "message") -> str:
     return f"event: {event}\ndata: {data}\n\n"
@@ -57,16 +55,6 @@ def json_text(value: object) -> str:
 def seat_names(view: RefereeView, live: LiveMatch) -> list[str]:
     """The accounts at a live match's seats (the names bots chose, outside a contest)."""
     return view.tables.get(live.start.match_id) or list(live.start.seat_names)
-
-
-def named(text: str, names: list[str]) -> str:
-    """`seat 1` as `seat 1 (alice)`: a spectator reads bots, not seat numbers."""
-
-    def name(match: re.Match[str]) -> str:
-        seat = int(match.group(1))
-        return f"{match.group(0)} ({names[seat]})" if seat < len(names) else match.group(0)
-
-    return _SEAT.sub(name, text)
 
 
 class Beat:

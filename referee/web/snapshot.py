@@ -29,7 +29,8 @@ from referee.ladder.standings import (
 from referee.ladder.store import Played, Store, now
 from referee.ladder.view import RefereeView
 from referee.match.spectators import LiveMatch
-from referee.web.live import Beat, event_stream, json_text, named, seat_names, sse
+from referee.text import named
+from referee.web.live import Beat, event_stream, json_text, seat_names, sse
 
 #: How often the snapshot looks at who is connected; commits and new matches push it sooner,
 #: but it is rebuilt at most every SNAPSHOT_SECONDS (each rebuild reads the database and refits
