@@ -10,8 +10,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any, Protocol
 
-from referee.match.glyphs import readable
 from referee.match.records import read_all
+from referee.viewer.glyphs import readable
 
 
 class LiveSite(Protocol):

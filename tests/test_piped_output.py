@@ -15,9 +15,9 @@ from croupier.bots import RandomBot
 from referee.games import get_game
 from referee.games.base import parse_options
 from referee.match.clock import TimeControl
-from referee.match.glyphs import readable
 from referee.match.runner import MatchConfig, run_match
 from referee.match.seats import InProcessSeat
+from referee.viewer.glyphs import readable
 from tests.cluster_helpers import ROOT
 
 

@@ -28,11 +28,11 @@ from referee.games.xactika import CARD_TEXT as XACTIKA_CARDS
 from referee.games.xactika import XactikaState
 from referee.games.xeri import XeriState
 from referee.games.xix import XixState
-from referee.match.replay import render
 from referee.match.runner import MatchConfig, run_match
 from referee.match.seats import InProcessSeat
 from referee.viewer import StepKind, Timeline, load, render_html, viewer_data
 from referee.viewer.games import GenericView, view_for
+from referee.viewer.plain import render
 from referee.viewer.stepper import Stepper
 from referee.viewer.terminal import table_renderable
 from tests.viewer_helpers import MATCHES, PlayedMatch, cards_in, play

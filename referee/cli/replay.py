@@ -46,7 +46,7 @@ def replay(
     (truncated records do not), 2 bad input (no such file, a folder, not a record).
     """
     from referee import viewer
-    from referee.match.replay import render
+    from referee.viewer.plain import render
 
     with user_errors():
         for record in records:

@@ -86,7 +86,7 @@ def watch_command(
 
 def lines(messages: Iterable[referee_pb2.WatchMessage]) -> Iterable[str]:
     """A line per match start, public event and result (tables are for terminals)."""
-    from referee.match.glyphs import readable
+    from referee.viewer.glyphs import readable
 
     game, names = "", list[str]()
     for message in messages:
@@ -109,7 +109,7 @@ def draw(messages: Iterable[referee_pb2.WatchMessage], screen: Console = console
     from rich.text import Text
 
     from referee import viewer
-    from referee.match.glyphs import readable
+    from referee.viewer.glyphs import readable
     from referee.viewer.terminal import table_renderable
 
     game, names = "", list[str]()

@@ -1,4 +1,5 @@
-"""Replaying records: verify one against the engine, and render it as text for a person.
+"""Replaying records: re-run one through the engine (`Replayer`, which the viewers share) and
+verify it. Rendering a record for a person is the viewer's (referee.viewer.plain).
 
 Verification re-runs the engine on the recorded chance and actions (no seed, no RNG) and compares
 every recorded outcome: the legal action at each index, every event and who saw it, the faults'
@@ -9,7 +10,6 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,8 +18,7 @@ from referee.errors import CroupierError
 from referee.games import checked, get_game
 from referee.games.base import ChanceOutcome, State, parse_options
 from referee.match import protocol
-from referee.match.glyphs import readable
-from referee.match.records import read_all, read_to_show
+from referee.match.records import read_all
 from referee.match.runner import draw_chance
 
 
@@ -184,79 +183,3 @@ def verify(path: Path, seed: int | None = None) -> Verification:
     if records[-1].WhichOneof("line") != "result":
         report.problems.append("the record ends before the result")
     return report
-
-
-def decision_times(action: record_pb2.ActionRecord) -> str:
-    """A decision's recorded times, e.g. ` · 12 ms, cpu 3 ms`: wall time far above CPU time on
-    a timeout tells a starved bot from a slow one. Empty when nothing was measured."""
-    cpu = action.cpu_ms if action.HasField("cpu_ms") else None
-    starved = action.starved_ms if action.HasField("starved_ms") else 0
-    if not action.elapsed_ms and cpu is None and not action.lag_ms and not starved:
-        return ""
-    parts = [f"{action.elapsed_ms} ms"]
-    if cpu is not None:
-        parts.append(f"cpu {cpu} ms")
-    if starved:
-        parts.append(f"waited {starved} ms for a CPU (not charged)")
-    if action.lag_ms:
-        parts.append(f"referee lag {action.lag_ms} ms")
-    return " · " + ", ".join(parts)
-
-
-def render(
-    path: Path, seat: int | None = None, warn: Callable[[str], None] | None = None
-) -> Iterator[str]:
-    """The record as text lines: omniscient, or exactly what `seat` saw (its events and actions).
-    What cannot be read (a truncated tail, a bad line) is skipped and passed to `warn`; a file
-    with no header raises RecordError."""
-    records, problems = read_to_show(path)
-    for problem in problems:
-        if warn is not None:
-            warn(problem)
-    header = records[0].header
-    names = [s.name for s in header.seats]
-    if seat is not None and not 0 <= seat < len(names):
-        raise CroupierError(f"seat {seat!r} does not exist: this match has {len(names)} seats")
-    options = ", ".join(f"{k}={v}" for k, v in sorted(header.options.items())) or "default options"
-    yield f"{header.game} ({header.rules_version}), match {header.match_id}, {options}"
-    yield "seats: " + ", ".join(f"{i}={name}" for i, name in enumerate(names))
-    if seat is not None:
-        yield f"as seen by seat {seat} ({names[seat]})"
-    restating: int | None = None  # the seat whose action line was just printed
-    for record in records[1:]:
-        kind = record.WhichOneof("line")
-        if kind == "event":
-            line = record.event
-            text = readable(header.game, line.event.text)
-            said, restating = restating, None
-            if said is not None and line.event.text.startswith(f"seat {said} "):
-                continue  # the action's own event says again what its line said: once is enough
-            if seat is None:
-                who = "" if line.public else " [seat " + ",".join(map(str, line.seats)) + " only]"
-                yield f"  {text}{who}"
-            elif line.public or seat in line.seats:
-                yield f"  {text}"
-        elif kind == "chance" and seat is None:
-            chance = record.chance
-            if chance.WhichOneof("outcome") == "deck":
-                deck = readable(header.game, " ".join(chance.deck.cards))
-                yield f"chance {chance.label}: {deck}"
-            else:
-                yield f"chance {chance.label}: {chance.pick}"
-        elif kind == "action" and seat in (None, record.action.seat):
-            action = record.action
-            note = " (played by the referee)" if action.defaulted else ""
-            times = decision_times(action)
-            text = readable(header.game, action.text)
-            yield f"seat {action.seat} {names[action.seat]}: {text}{note}{times}"
-            restating = action.seat
-        elif kind == "fault" and (seat is None or seat == record.fault.fault.seat):
-            fault = record.fault.fault
-            reason = common_pb2.FaultReason.Name(fault.reason)
-            retired = " - retired" if record.fault.retired else ""
-            yield f"fault seat {fault.seat}: {reason} {fault.detail}{retired}"
-        elif kind == "result":
-            result = record.result.result
-            yield f"result: {result.text}"
-            for s in result.seats:
-                yield f"  seat {s.seat} {s.name}: score {s.score}, rank {s.rank}, faults {s.faults}"

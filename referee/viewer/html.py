@@ -22,8 +22,8 @@ import orjson
 
 from referee.errors import CroupierError
 from referee.games.catalog import CATALOG
-from referee.match.glyphs import readable
 from referee.version import VERSION
+from referee.viewer.glyphs import readable
 from referee.viewer.timeline import StepKind, Timeline
 
 

@@ -11,7 +11,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from referee.match.glyphs import SHAPES, SUITS
+from referee.viewer.glyphs import SHAPES, SUITS
 from referee.viewer.model import Card, Deck, Layout, Pile, SeatBox, Table
 
 _SUITS = {suit: (glyph, "red" if suit in "DH" else "black") for suit, glyph in SUITS.items()}

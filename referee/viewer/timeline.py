@@ -18,11 +18,12 @@ from google.protobuf.message import Message
 from croupier.v1 import common_pb2, record_pb2
 from referee.errors import CroupierError
 from referee.games.base import State
-from referee.match.glyphs import readable
 from referee.match.records import read_to_show
-from referee.match.replay import Replayer, decision_times
+from referee.match.replay import Replayer
 from referee.viewer.games import Context, GameView, Position, view_for
+from referee.viewer.glyphs import readable
 from referee.viewer.model import SeatBox, Table
+from referee.viewer.plain import decision_times
 
 
 class StepKind(StrEnum):

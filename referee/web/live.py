@@ -25,11 +25,11 @@ from croupier.v1 import referee_pb2
 from referee.errors import CroupierError
 from referee.games import get_game
 from referee.ladder.view import RefereeView
-from referee.match.glyphs import readable
 from referee.match.spectators import LiveMatch
 from referee.text import named
 from referee.viewer import spectator_table
 from referee.viewer.games import view_for
+from referee.viewer.glyphs import readable
 
 #: A live match's clocks, once built, serve every viewer for this long (a beat's viewers).
 CLOCK_REUSE_SECONDS = 0.05
