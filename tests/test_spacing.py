@@ -3,7 +3,7 @@ the ratings): at most every `least` seconds, and at most a `share` of the time o
 
 from __future__ import annotations
 
-from referee.ladder.spacing import SHARE, Spacing
+from referee.spacing import SHARE, Spacing
 
 
 def test_a_quick_job_runs_every_least_seconds_and_first_at_once() -> None:

@@ -24,10 +24,10 @@ from referee.games.base import Game
 from referee.games.options import Options
 from referee.ladder import schedule as planning
 from referee.ladder.model import ScheduledMatch
-from referee.ladder.spacing import Spacing
 from referee.ladder.standings import Plan, Standings, compute
 from referee.ladder.store import Finished, Store, now
 from referee.match.runner import MatchOutcome
+from referee.spacing import Spacing
 
 log = logging.getLogger("croupier.referee")
 

@@ -18,7 +18,6 @@ from starlette.responses import Response
 
 from referee.ladder.model import MatchResult
 from referee.ladder.ratings import Rating
-from referee.ladder.spacing import Spacing
 from referee.ladder.standings import (
     PROVISIONAL_LEGEND,
     Standings,
@@ -29,6 +28,7 @@ from referee.ladder.standings import (
 from referee.ladder.store import Played, Store, now
 from referee.ladder.view import RefereeView
 from referee.match.spectators import LiveMatch
+from referee.spacing import Spacing
 from referee.text import named
 from referee.web.live import Beat, event_stream, json_text, seat_names, sse
 
