@@ -1,4 +1,5 @@
-"""Replays people can look at: the terminal stepper and the self-contained HTML viewer.
+"""Replays people can look at: the terminal stepper, the self-contained HTML viewer, and a
+record as plain text (`plain`), cards drawn as glyphs (`glyphs`) in all three.
 
 `timeline.load` re-runs a record through the engine; each game's view (`viewer.games`) turns the
 observations at every step into a table model (`viewer.model`) that the terminal (rich, Textual)
