@@ -29,7 +29,7 @@ from referee.games import GAMES
 from referee.games.options import format_value
 from referee.match.lobby import Lobby
 from referee.match.logrates import LogLimiter, host_of
-from referee.match.sessions import (
+from referee.match.session import (
     MAX_QUEUED_BYTES_PER_BOT,
     MAX_QUEUED_MESSAGES,
     Backlog,
@@ -274,7 +274,7 @@ class RefereeService:
             identity, Backlog(limit_bytes=self.settings.max_queued_bytes_per_bot)
         )
         session = Session(
-            token=identity,
+            identity=identity,
             hello=hello.hello,
             send=outbound.put_nowait,
             finish=outbound.put_nowait,
