@@ -168,6 +168,7 @@ class DecisionTimer:
     stamped: bool = False
     #: Seconds the bot's deadline moved out so far for its wait for a CPU (see `is_up`).
     forgiven: float = 0.0
+    #: Where the bot's counts are read (see `count_from`).
     meter: CpuMeter | None = None
 
     @classmethod
@@ -175,7 +176,8 @@ class DecisionTimer:
         """The clock of a decision asked now, with the seat's budget (call inside trio)."""
         now = trio.current_time()
         budget = clock.budget_seconds()
-        return cls(budget, clock.allowed_ms, now, trio.CancelScope(deadline=now + budget))
+        scope = trio.CancelScope(deadline=now + budget)
+        return cls(budget=budget, allowed_ms=clock.allowed_ms, started=now, scope=scope)
 
     def measure_at_transport(self) -> None:
         """Called by a seat whose transport stamps `left` and `arrival`: the runner's deadline
@@ -192,6 +194,11 @@ class DecisionTimer:
         """The earliest a reply arriving at the transport can have come: `stamp`, but never
         before its request left."""
         return stamp if self.sent is None else max(stamp, self.sent)
+
+    def answered(self, arrived: float) -> None:
+        """The seat read the bot's reply, which arrived at the transport at `arrived` (the
+        stamp `arrival` returned): the bot's time stops there."""
+        self.arrived = arrived
 
     def count_from(self, meter: CpuMeter | None) -> None:
         """Before the request: read the bot's CPU and starved counts, where it has a `meter`."""

@@ -168,7 +168,7 @@ class RemoteSeat:
                     if reply is None:
                         continue  # a late reply to a request that already timed out
                     answered = True
-                    timer.arrived = arrived
+                    timer.answered(arrived)
                     return reply.action_index
                 await self._end_if_up(timer)
         finally:
