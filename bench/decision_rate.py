@@ -33,10 +33,10 @@ from referee.games import get_game
 from referee.games.base import parse_options
 from referee.local.launcher import BotProcess, supervise
 from referee.local.sandbox import Sandbox, socket_folder
-from referee.match.clock import Stopwatch, TimeControl
+from referee.match.clock import DecisionTimer, TimeControl
 from referee.match.lobby import Lobby
+from referee.match.remote_seat import RemoteSeat
 from referee.match.runner import MatchConfig, run_match
-from referee.match.sessions import RemoteSeat
 
 ROOT = Path(__file__).resolve().parent.parent
 BOT = f"{sys.executable} {ROOT / 'examples' / 'python' / 'random_bot.py'}"
@@ -49,9 +49,9 @@ class TimedSeat(RemoteSeat):
 
     latencies: list[float]
 
-    async def act(self, request: referee_pb2.ActionRequest, watch: Stopwatch) -> int:
+    async def act(self, request: referee_pb2.ActionRequest, timer: DecisionTimer) -> int:
         started = time.perf_counter()
-        index = await super().act(request, watch)
+        index = await super().act(request, timer)
         self.latencies.append(time.perf_counter() - started)
         return index
 

@@ -34,8 +34,8 @@ from referee.local.launcher import BotProcess, supervise
 from referee.match.clock import TimeControl
 from referee.match.lobby import Lobby
 from referee.match.priority import REFEREE_NICE
+from referee.match.remote_seat import RemoteSeat
 from referee.match.runner import MatchConfig, run_match
-from referee.match.sessions import RemoteSeat
 
 ROOT = Path(__file__).resolve().parent.parent
 BOT = f"{sys.executable} {ROOT / 'examples' / 'python' / 'random_bot.py'}"

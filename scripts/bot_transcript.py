@@ -25,9 +25,9 @@ from referee import transport
 from referee.games import get_game
 from referee.games.base import parse_options
 from referee.match.lobby import Lobby
+from referee.match.remote_seat import RemoteSeat
 from referee.match.replay import verify
 from referee.match.runner import MatchConfig, run_match
-from referee.match.sessions import RemoteSeat
 from referee.transport.host import call_asyncio
 
 GAME = "xactika"

@@ -30,12 +30,13 @@ from referee.games.base import parse_options
 from referee.ladder import load, run_ladder
 from referee.ladder.config import LadderConfigError, parse
 from referee.local.launcher import BotProcess, LaunchError, supervise
-from referee.match.clock import LAG_ALLOWANCE_SECONDS, SeatClock, Stopwatch, TimeControl
+from referee.match.clock import LAG_ALLOWANCE_SECONDS, DecisionTimer, SeatClock, TimeControl
 from referee.match.lobby import Lobby
 from referee.match.priority import REFEREE_NICE
+from referee.match.remote_seat import RemoteSeat
 from referee.match.replay import verify
 from referee.match.runner import MatchConfig, MatchOutcome, run_match
-from referee.match.sessions import RemoteSeat, Session
+from referee.match.session import Session
 from tests.cgroup_helpers import launch_cgroups
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -397,31 +398,31 @@ def test_a_bot_starved_of_cpu_is_not_charged_for_the_wait(tmp_path: Path) -> Non
 
 def test_what_a_starved_bot_is_charged() -> None:
     """Wall time less the wait for a CPU, never less than the CPU time used (in seconds)."""
-    watch = Stopwatch(0.1, trio.CancelScope())
-    watch.sent, watch.arrived = 10.0, 10.25
-    watch.starved_before, watch.starved_after = 5.0, 5.2
-    watch.cpu_before, watch.cpu_after = 1.0, 1.01
-    assert watch.charged(1.0) == pytest.approx(0.05)  # 250 ms, 200 of them waiting: 50 ms
+    timer = DecisionTimer(0.1)
+    timer.sent, timer.arrived = 10.0, 10.25
+    timer.starved_before, timer.starved_after = 5.0, 5.2
+    timer.cpu_before, timer.cpu_after = 1.0, 1.01
+    assert timer.charged(1.0) == pytest.approx(0.05)  # 250 ms, 200 of them waiting: 50 ms
     # A bot that starves itself (more busy threads than cores) earns nothing: it used more CPU
     # than the wall time, so it is charged the wall time.
-    watch.starved_after, watch.cpu_after = 5.25, 1.5
-    assert watch.charged(1.0) == pytest.approx(0.25)
+    timer.starved_after, timer.cpu_after = 5.25, 1.5
+    assert timer.charged(1.0) == pytest.approx(0.25)
     # Unknown wait (no cgroup account): the wall time, as before.
-    watch.starved_before = watch.starved_after = None
-    assert watch.charged(1.0) == pytest.approx(0.25)
+    timer.starved_before = timer.starved_after = None
+    assert timer.charged(1.0) == pytest.approx(0.25)
 
 
 def test_a_reply_the_loop_saw_late_is_still_charged_its_cpu_time() -> None:
     """The loop's poll bounds a reply's arrival only by the poll before; when that was before
     the request left (the loop kept off the cores while the bot thought), the bot is charged
     the CPU time it used, within its budget, rather than nothing."""
-    watch = Stopwatch(0.1, trio.CancelScope())
-    watch.sent = watch.arrived = 10.0  # the arrival's bound, clamped to the request leaving
-    watch.cpu_before, watch.cpu_after = 1.0, 1.06
-    assert watch.charged(0.5) == pytest.approx(0.06)
-    watch.cpu_after = 3.0  # two busy seconds: charged its budget, not a timeout made by the floor
-    assert watch.charged(0.5) == pytest.approx(0.1)
-    assert watch.charged(0.04) == pytest.approx(0.04)  # never more than the runner saw
+    timer = DecisionTimer(0.1)
+    timer.sent = timer.arrived = 10.0  # the arrival's bound, clamped to the request leaving
+    timer.cpu_before, timer.cpu_after = 1.0, 1.06
+    assert timer.charged(0.5) == pytest.approx(0.06)
+    timer.cpu_after = 3.0  # two busy seconds: charged its budget, not a timeout made by the floor
+    assert timer.charged(0.5) == pytest.approx(0.1)
+    assert timer.charged(0.04) == pytest.approx(0.04)  # never more than the runner saw
 
 
 def test_the_referee_outranks_its_bots_for_the_cpu(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ from referee.contest.tokens import TokenStore
 from referee.match.lobby import Lobby
 from referee.match.records import read_all
 from referee.match.replay import verify
-from referee.match.sessions import Backlog, Closed, Session
+from referee.match.session import Backlog, Closed, Session
 from referee.transport import ServerSettings
 from tests.pipes import drain
 from tests.test_contest import Contest, run_contest
@@ -415,7 +415,7 @@ async def test_what_a_bot_holds_unread_is_capped_per_session_and_per_bot() -> No
 
     def session() -> Session:
         return Session(
-            token="t",
+            identity="t",
             hello=referee_pb2.Hello(name="flood"),
             send=sent.append,
             finish=lambda _: None,

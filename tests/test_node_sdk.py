@@ -24,10 +24,10 @@ from referee.games.base import parse_options
 from referee.local.series import SeriesConfig, Standing, play_series
 from referee.match.clock import TimeControl
 from referee.match.lobby import Lobby
+from referee.match.remote_seat import RemoteSeat
 from referee.match.replay import verify
 from referee.match.runner import MatchConfig, MatchOutcome, run_match
 from referee.match.seats import InProcessSeat, Seat
-from referee.match.sessions import RemoteSeat
 from tests.node_support import NODE_RANDOM, ROOT, node_or_skip
 from tests.tls_helpers import make_ca_and_server_cert
 

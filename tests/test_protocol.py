@@ -17,9 +17,9 @@ from referee.games.base import parse_options
 from referee.local.launcher import BotProcess, supervise
 from referee.match.clock import TimeControl
 from referee.match.lobby import Lobby
+from referee.match.remote_seat import RemoteSeat
 from referee.match.replay import verify
 from referee.match.runner import MatchConfig, MatchOutcome, run_match
-from referee.match.sessions import RemoteSeat
 
 ROOT = Path(__file__).resolve().parent.parent
 BAD = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'misbehaving.py'}"

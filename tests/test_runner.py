@@ -14,7 +14,7 @@ from croupier.bots import RandomBot
 from croupier.v1 import common_pb2, referee_pb2
 from referee.games import get_game
 from referee.games.base import parse_options
-from referee.match.clock import Stopwatch, TimeControl
+from referee.match.clock import DecisionTimer, TimeControl
 from referee.match.replay import verify
 from referee.match.runner import MatchConfig, run_match
 from referee.match.seats import InProcessSeat
@@ -38,11 +38,20 @@ class TimedSeat:
     async def end(self, end: referee_pb2.MatchEnd) -> None:
         pass
 
-    async def act(self, request: referee_pb2.ActionRequest, watch: Stopwatch) -> int:
+    async def act(self, request: referee_pb2.ActionRequest, timer: DecisionTimer) -> int:
         self.clocks.append(request)
         delay = self.delays[len(self.clocks) - 1] if len(self.clocks) <= len(self.delays) else 0
         await trio.sleep(delay)
         return len(request.legal_actions) - 1
+
+
+class ShieldedSeat(TimedSeat):
+    """A TimedSeat whose reply comes however late: the runner's deadline does not cut it."""
+
+    async def act(self, request: referee_pb2.ActionRequest, timer: DecisionTimer) -> int:
+        with trio.CancelScope(shield=True):  # a scope that may swallow: mypy wants the return after
+            index = await super().act(request, timer)
+        return index  # noqa: RET504
 
 
 @pytest.fixture
@@ -74,6 +83,22 @@ async def test_bank_pays_for_overage_then_runs_out(
         timed.clocks[4].request_id,
     ]
     assert verify(tmp_path / "m.jsonl").ok
+
+
+async def test_a_timeout_names_the_budget_the_bot_had(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    """The budget in a timeout's detail is the one the bot was asked with (move plus bank),
+    not what is left once the overrun emptied the bank. (The reply comes after the budget, as
+    one on its way at a remote seat's deadline does: a shielded seat stands for it here.)"""
+    timed = ShieldedSeat([0.5])
+    control = TimeControl(move_ms=100, bank_ms=50)
+    config = MatchConfig(GAME, OPTIONS, seed=1, match_id="budget", time_control=control)
+    outcome = await run_match(config, [timed, InProcessSeat(RandomBot(1))], tmp_path / "m.jsonl")
+    first = outcome.faults[0]
+    assert first.request_id == timed.clocks[0].request_id
+    assert first.reason == common_pb2.FAULT_REASON_TIMEOUT
+    assert first.detail == "no reply within 150 ms (move 100 ms plus bank)"
 
 
 async def test_faults_play_the_default_action_and_retire_the_seat(

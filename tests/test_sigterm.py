@@ -17,12 +17,12 @@ from croupier.v1 import common_pb2, referee_pb2
 from referee import transport
 from referee.games import get_game
 from referee.games.base import parse_options
-from referee.match.clock import Stopwatch
+from referee.match.clock import DecisionTimer
 from referee.match.lobby import Lobby
+from referee.match.remote_seat import RemoteSeat
 from referee.match.replay import verify
 from referee.match.runner import MatchConfig, MatchOutcome, run_match
 from referee.match.seats import InProcessSeat, Seat
-from referee.match.sessions import RemoteSeat
 from tests.node_support import NODE_RANDOM, node_or_skip
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,13 +47,13 @@ class _SignallingSeat:
     async def end(self, end: referee_pb2.MatchEnd) -> None:
         await self.inner.end(end)
 
-    async def act(self, request: referee_pb2.ActionRequest, watch: Stopwatch) -> int:
+    async def act(self, request: referee_pb2.ActionRequest, timer: DecisionTimer) -> int:
         self.requests += 1
         if self.requests == SIGNAL_AT:
             for _ in range(self.signals):
                 os.kill(self.pid, signal.SIGTERM)
                 await trio.sleep(0.2)  # the second one after the first is handled
-        return await self.inner.act(request, watch)
+        return await self.inner.act(request, timer)
 
 
 def play_and_stop(

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from referee.match.sessions import Session
+from referee.match.session import Session
 
 
 class Pacing:
@@ -88,24 +88,24 @@ def choose_table(
         return list(idle[:seats]) if len(idle) >= seats else None
     first_per_bot: dict[str, Session] = {}
     for session in idle:
-        first_per_bot.setdefault(session.token, session)
+        first_per_bot.setdefault(session.identity, session)
     if len(first_per_bot) < seats:
         return None
     count = pacing.counts
-    waiting = sorted(first_per_bot.values(), key=lambda s: count[s.token])  # stable: oldest
+    waiting = sorted(first_per_bot.values(), key=lambda s: count[s.identity])  # stable: oldest
     head = waiting[0]
-    if not pacing.free(head.token):
+    if not pacing.free(head.identity):
         return None  # the fewest among the idle is not free: no idle bot is
-    rating = ratings.get(head.token, 0.0)
+    rating = ratings.get(head.identity, 0.0)
     others = sorted(
         waiting[1:],
         key=lambda s: (
-            meetings[frozenset((head.token, s.token))],
-            count[s.token],
-            abs(ratings.get(s.token, 0.0) - rating),
+            meetings[frozenset((head.identity, s.identity))],
+            count[s.identity],
+            abs(ratings.get(s.identity, 0.0) - rating),
         ),
     )
-    free = [s for s in others if pacing.free(s.token)]
+    free = [s for s in others if pacing.free(s.identity)]
     if len(free) >= seats - 1:
         return [head, *free[: seats - 1]]
     behind = pacing.behind()
@@ -113,6 +113,6 @@ def choose_table(
     if not behind <= idle_bots or len(behind) > seats:
         return None
     # Every bot at the floor sits, so no one's lead grows: the rest of the seats go by preference.
-    table = [head, *(s for s in others if s.token in behind)]
-    table += [s for s in others if s.token not in behind][: seats - len(table)]
+    table = [head, *(s for s in others if s.identity in behind)]
+    table += [s for s in others if s.identity not in behind][: seats - len(table)]
     return table

@@ -27,9 +27,10 @@ from referee.games.options import Options
 from referee.ladder.view import Kind, Presence, RefereeView
 from referee.match.clock import TimeControl
 from referee.match.lobby import ANYONE, Lobby
+from referee.match.remote_seat import RemoteSeat
 from referee.match.runner import MatchConfig, MatchOutcome, run_match
 from referee.match.seeds import derive_seed
-from referee.match.sessions import RemoteSeat, Session
+from referee.match.session import Session
 from referee.match.spectators import LiveMatches
 from referee.transport import ServerControl, ServerSettings, serve
 
@@ -209,12 +210,12 @@ class _Referee:
             for session in table:
                 idle.remove(session)
             if self.pacing is not None:
-                self.pacing.seated(s.token for s in table)
+                self.pacing.seated(s.identity for s in table)
             matches.start_soon(self.play, index, table)
 
     async def play(self, index: int, sessions: list[Session]) -> None:
         config = self.config
-        bots = [s.token for s in sessions]
+        bots = [s.identity for s in sessions]
         if self.book is not None:
             scheduled = await trio.to_thread.run_sync(self.book.seat, bots)
             match_id, seed = f"contest-{scheduled.number:05d}", scheduled.seed

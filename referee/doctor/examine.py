@@ -53,18 +53,13 @@ from referee.local.sandbox import (
     socket_folder,
 )
 from referee.match.bounds import MAX_TIME_MS
-from referee.match.clock import Stopwatch, TimeControl
+from referee.match.clock import DecisionTimer, TimeControl
 from referee.match.lobby import PROTOCOL_VERSION, Lobby
+from referee.match.remote_seat import CRASH_GRACE_SECONDS, RemoteSeat
 from referee.match.runner import MatchConfig, MatchOutcome, run_match
 from referee.match.seats import InProcessSeat, Seat
 from referee.match.seeds import derive_seed
-from referee.match.sessions import (
-    CRASH_GRACE_SECONDS,
-    Ending,
-    RemoteSeat,
-    Session,
-    protocol_of,
-)
+from referee.match.session import Ending, Session, protocol_of
 from referee.text import plural
 from referee.transport import ServerSettings
 
@@ -250,15 +245,15 @@ class _TimedSeat:
     async def end(self, end: referee_pb2.MatchEnd) -> None:
         await self.inner.end(end)
 
-    async def act(self, request: referee_pb2.ActionRequest, watch: Stopwatch) -> int:
+    async def act(self, request: referee_pb2.ActionRequest, timer: DecisionTimer) -> int:
         self.requests += 1
         started = trio.current_time()
         if self.requests == self.drop_at:
             self.inner.session.finish(Ending(DROP_REASON, "UNAVAILABLE"))
-            index = await self.inner.act(request, watch)
+            index = await self.inner.act(request, timer)
             self.recovered_after = trio.current_time() - started
             return index
-        index = await self.inner.act(request, watch)
+        index = await self.inner.act(request, timer)
         self.replies_ms.append((trio.current_time() - started) * 1000)
         return index
 

@@ -42,8 +42,8 @@ from referee.local.launcher import BotProcess, supervise
 from referee.local.sandbox import Sandbox, check_bwrap, socket_folder
 from referee.local.view import bot_folder
 from referee.match.lobby import Lobby
+from referee.match.remote_seat import RemoteSeat
 from referee.match.runner import MatchConfig, run_match
-from referee.match.sessions import RemoteSeat
 from referee.transport import ServerSettings, serve
 
 

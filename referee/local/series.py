@@ -27,9 +27,9 @@ from referee.local.limits import Limits
 from referee.local.sandbox import Sandbox, check_bwrap, default_enabled, socket_folder
 from referee.match.clock import TimeControl
 from referee.match.lobby import Lobby
+from referee.match.remote_seat import RemoteSeat
 from referee.match.runner import MatchConfig, MatchOutcome, run_match
 from referee.match.seeds import derive_seed
-from referee.match.sessions import RemoteSeat
 from referee.transport import ServerSettings, serve
 
 

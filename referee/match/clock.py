@@ -1,10 +1,17 @@
-"""Time control: a budget per decision plus a bank drawn on for overage (kaggle-style)."""
+"""Time control: a budget per decision plus a bank drawn on for overage (kaggle-style).
+
+Every rule of what time a bot pays for lives here: the budget and the bank (`SeatClock`), and a
+decision's clock (`DecisionTimer`): the lag allowance, the forgiveness of a wait for a CPU, the CPU
+floor and the moment the bot's time is up. The remote seat waits and reports what its transport
+saw; the runner judges a decision from the `DecisionTime` the timer returns.
+"""
 
 from __future__ import annotations
 
 import math
 import time
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import trio
 
@@ -49,11 +56,17 @@ class SeatClock:
     def start(cls, control: TimeControl) -> SeatClock:
         return cls(control, float(control.bank_ms))
 
+    @property
+    def allowed_ms(self) -> float:
+        """The move time plus what is left of the bank (unbounded when unlimited: see
+        `budget_seconds`)."""
+        return self.control.move_ms + self.bank_ms
+
     def budget_seconds(self) -> float:
         """How long the seat may take for the next decision (inf when unlimited)."""
         if self.control.unlimited:
             return math.inf
-        return (self.control.move_ms + self.bank_ms) / 1000
+        return self.allowed_ms / 1000
 
     def charge(self, elapsed_ms: float) -> bool:
         """Charge a decision's time; False when it overran the budget (the bank is then empty)."""
@@ -80,35 +93,69 @@ class SeatClock:
 
 
 #: The most a decision's deadline moves for the referee's own lag and for the time the bot waited
-#: for a CPU (see `Stopwatch`): a referee that is stuck longer than this, or a machine so loaded
-#: that a bot waits longer, still ends the decision, so no match stalls for ever.
+#: for a CPU (see `DecisionTimer`): a referee that is stuck longer than this, or a machine so
+#: loaded that a bot waits longer, still ends the decision, so no match stalls for ever.
 LAG_ALLOWANCE_SECONDS = 1.0
 #: The least a starved bot's deadline moves at a time: a bot starved only a little is not
 #: checked again and again.
 STARVED_STEP_SECONDS = 0.001
 
 
+class CpuMeter(Protocol):
+    """The counts of a launched bot's processes (referee.match.processes.BotProcessGroup)."""
+
+    def cpu_seconds(self) -> float | None: ...
+
+    def starved_seconds(self) -> float | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionTime:
+    """How one decision's time went, read once its wait is over: what the runner judges."""
+
+    #: The bot's budget when it was asked (move time plus bank), in ms.
+    allowed_ms: float
+    #: Time charged to the bot: from its request leaving to its reply arriving, less its wait
+    #: for a CPU, never less than the CPU time it used (within its budget).
+    charged_ms: float
+    #: The referee's own lag around it (never charged): asking to sending, arrival to use.
+    lag_ms: int
+    #: The bot's process tree's CPU time meanwhile, where known.
+    cpu_ms: int | None
+    #: Of its wall time, how long it waited for a CPU (not charged), where known.
+    starved_ms: int | None
+    #: The bot's time was measured at the transport and was not up: if no reply came, the
+    #: referee's own lag past LAG_ALLOWANCE_SECONDS ended the decision, not the bot's clock.
+    cut_by_lag: bool
+
+
 @dataclass(slots=True, eq=False)
-class Stopwatch:
-    """One decision's times, so that a bot is charged only for the time it had.
+class DecisionTimer:
+    """One decision's clock: every rule of what time a bot pays for, and when its time is up.
 
-    The runner asks at `asked`. A seat whose bot is behind a transport stamps `sent` when the
-    transport hands the request to gRPC and `arrived` when the reply came in there; the time
-    before `sent` and after `arrived` is the referee's own lag (its loop busy with other
-    matches), never charged to the bot. Stamps are `time.perf_counter()` seconds because the
-    transport stamps them outside trio; `scope` is the runner's cancel scope around the decision.
+    The runner starts it (`start`) and waits inside `scope`, whose deadline is the bot's
+    budget; it reads the verdict's figures from `result()` once the wait is over. A seat whose
+    bot is behind a transport says so (`measure_at_transport`): the transport then stamps when
+    the request left (`left`) and the earliest its reply can have arrived (`arrival`), and the
+    time before the one and after the other is the referee's own lag (its loop busy with other
+    matches), never charged; the runner's deadline moves out by LAG_ALLOWANCE_SECONDS to allow
+    for it, and the seat ends the wait itself when `is_up()` says so (`expire`). Stamps are
+    `time.perf_counter()` seconds because the transport stamps them outside trio.
 
-    Where the kernel counts the time the bot's processes waited for a CPU (another program, or
-    other bots, busy on the cores), that wait is not charged either: the bot is charged the
-    time it had, `wall - starved`, but never less than the CPU time it used (so that a bot
-    cannot earn time by starving itself with more busy threads than cores). That CPU floor
-    holds wherever the CPU time is known, so a bot also earns nothing by keeping the referee's
-    own loop off the cores while it thinks.
+    Where the kernel counts the time the bot's processes waited for a CPU (`count_from`:
+    another program, or other bots, busy on the cores), that wait is not charged either: the
+    deadline moves out by it, and the bot is charged the time it had, `wall - starved`, but
+    never less than the CPU time it used (so that a bot cannot earn time by starving itself with
+    more busy threads than cores). That CPU floor holds wherever the CPU time is known, so a bot
+    also earns nothing by keeping the referee's own loop off the cores while it thinks.
     """
 
+    #: Seconds the bot may take (inf when unlimited), and the same in ms for the verdict.
     budget: float
-    scope: trio.CancelScope
-    asked: float = field(default_factory=time.perf_counter)
+    allowed_ms: float = math.inf
+    #: When the runner asked (trio time), and its wait: the seat's `expire` cancels it.
+    started: float = 0.0
+    scope: trio.CancelScope = field(default_factory=trio.CancelScope)
     sent: float | None = None
     arrived: float | None = None
     #: The bot's process tree's CPU seconds before the request and after the reply, if known.
@@ -117,34 +164,90 @@ class Stopwatch:
     #: The bot's count of seconds waiting for a CPU before the request and after the reply.
     starved_before: float | None = None
     starved_after: float | None = None
-    #: True once a seat took on stamping `sent` and `arrived` (see `allow_lag`).
+    #: True once a seat took on stamping `sent` and `arrived` (see `measure_at_transport`).
     stamped: bool = False
-    #: Seconds the bot's deadline moved out so far for its wait for a CPU (see `starved`).
+    #: Seconds the bot's deadline moved out so far for its wait for a CPU (see `is_up`).
     forgiven: float = 0.0
+    #: Where the bot's counts are read (see `count_from`).
+    meter: CpuMeter | None = None
 
-    def allow_lag(self) -> None:
-        """Called by a seat that stamps `sent` and `arrived`: the runner's deadline moves out by
-        LAG_ALLOWANCE_SECONDS, and the seat keeps the bot to `due()` within it."""
+    @classmethod
+    def start(cls, clock: SeatClock) -> DecisionTimer:
+        """The clock of a decision asked now, with the seat's budget (call inside trio)."""
+        now = trio.current_time()
+        budget = clock.budget_seconds()
+        scope = trio.CancelScope(deadline=now + budget)
+        return cls(budget=budget, allowed_ms=clock.allowed_ms, started=now, scope=scope)
+
+    def measure_at_transport(self) -> None:
+        """Called by a seat whose transport stamps `left` and `arrival`: the runner's deadline
+        moves out by LAG_ALLOWANCE_SECONDS, and the seat keeps the bot to `is_up` within it."""
         self.stamped = True
         self.scope.deadline += LAG_ALLOWANCE_SECONDS
 
-    def due(self) -> float:
-        """When the bot's time is up (perf_counter seconds): its budget from when the request
-        left, or from now while it has not left yet."""
-        start = self.sent if self.sent is not None else time.perf_counter()
-        return start + self.budget + self.forgiven
+    def left(self) -> None:
+        """The transport handed the request to gRPC: the bot's time starts (the first time)."""
+        if self.sent is None:
+            self.sent = time.perf_counter()
 
-    def starved(self, starved_now: float | None, cpu_now: float | None) -> bool:
-        """At the deadline, given the bot's counts now: True if it moved out because the bot
-        waited for a CPU for part of its time (then the seat waits on to the new `due()`)."""
-        if self.sent is None or starved_now is None or self.starved_before is None:
+    def arrival(self, stamp: float) -> float:
+        """The earliest a reply arriving at the transport can have come: `stamp`, but never
+        before its request left."""
+        return stamp if self.sent is None else max(stamp, self.sent)
+
+    def answered(self, arrived: float) -> None:
+        """The seat read the bot's reply, which arrived at the transport at `arrived` (the
+        stamp `arrival` returned): the bot's time stops there."""
+        self.arrived = arrived
+
+    def count_from(self, meter: CpuMeter | None) -> None:
+        """Before the request: read the bot's CPU and starved counts, where it has a `meter`."""
+        self.meter = meter
+        if meter is not None:
+            self.cpu_before = meter.cpu_seconds()
+            self.starved_before = meter.starved_seconds()
+
+    def count_to(self) -> None:
+        """After the reply (or the wait's end): read the bot's counts again."""
+        if self.meter is not None:
+            self.cpu_after = self.meter.cpu_seconds()
+            self.starved_after = self.meter.starved_seconds()
+
+    def seconds_left(self) -> float:
+        """Seconds until the bot's time is up as it stands: its budget from when the request
+        left (or from now while it has not left yet), moved out by what was forgiven."""
+        return self._due() - time.perf_counter()
+
+    def remaining_ms(self, deadline_ms: int) -> int:
+        """What is left of a request's `deadline_ms` now (to send it again after a reconnect)."""
+        return max(0, deadline_ms - round((trio.current_time() - self.started) * 1000))
+
+    def is_up(self) -> bool:
+        """Whether the bot's time is up now. If the bot waited for a CPU for part of it, its
+        deadline moves out instead (then not up), by at least STARVED_STEP_SECONDS a time."""
+        if time.perf_counter() < self._due():
             return False
-        wall = time.perf_counter() - self.sent
-        forgiven = _forgiven(wall, starved_now - self.starved_before, self._cpu(cpu_now))
-        if forgiven < self.forgiven + STARVED_STEP_SECONDS:
-            return False
-        self.forgiven = forgiven
-        return True
+        return not self._forgive_starving()
+
+    def expire(self) -> None:
+        """The bot's time is up and nothing of it is on its way: end the runner's wait (the
+        runner then records the timeout, or the cause that came first)."""
+        self.scope.cancel()
+
+    def result(self) -> DecisionTime:
+        """The decision's figures, once the runner's wait is over."""
+        total = trio.current_time() - self.started
+        charged = self.charged(total)
+        starved = self.starved_seconds() if self.starved_after is not None else None
+        cpu = self.cpu_seconds()
+        return DecisionTime(
+            allowed_ms=self.allowed_ms,
+            charged_ms=charged * 1000,
+            lag_ms=max(0, round((total - charged - (starved or 0.0)) * 1000)),
+            cpu_ms=None if cpu is None else round(cpu * 1000),
+            starved_ms=None if starved is None else round(starved * 1000),
+            cut_by_lag=self.stamped and charged * 1000 < self.allowed_ms,
+        )
 
     def charged(self, elapsed: float) -> float:
         """Seconds to charge the bot, given the `elapsed` seconds the runner saw (the bound)."""
@@ -175,6 +278,28 @@ class Stopwatch:
 
     def cpu_seconds(self) -> float | None:
         return self._cpu(self.cpu_after)
+
+    def _due(self) -> float:
+        start = self.sent if self.sent is not None else time.perf_counter()
+        return start + self.budget + self.forgiven
+
+    def _forgive_starving(self) -> bool:
+        """At the deadline: True if it moved out because the bot waited for a CPU for part of
+        its time (then `is_up` is asked again at the new deadline)."""
+        meter = self.meter
+        if self.sent is None or meter is None or self.starved_before is None:
+            return False
+        starved_now = meter.starved_seconds()
+        if starved_now is None:
+            return False
+        wall = time.perf_counter() - self.sent
+        forgiven = _forgiven(
+            wall, starved_now - self.starved_before, self._cpu(meter.cpu_seconds())
+        )
+        if forgiven < self.forgiven + STARVED_STEP_SECONDS:
+            return False
+        self.forgiven = forgiven
+        return True
 
     def _cpu(self, cpu_now: float | None) -> float | None:
         if self.cpu_before is None or cpu_now is None:

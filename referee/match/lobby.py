@@ -15,7 +15,8 @@ import trio
 
 from croupier.v1 import common_pb2, referee_pb2
 from referee.match.processes import BotProcessGroup
-from referee.match.sessions import RemoteSeat, Session, protocol_of
+from referee.match.remote_seat import RemoteSeat
+from referee.match.session import Session, protocol_of
 
 #: The pool key for sessions when all wait in one pool (a referee that seats whoever is idle).
 ANYONE = "*"
@@ -145,9 +146,9 @@ class Lobby:
     def open(self, session: Session) -> None:
         """A new authenticated session: to a seat waiting for its bot, else to its pool."""
         self.sessions_opened += 1
-        session.process = self._processes.get(session.token)
-        sessions = self.by_identity.setdefault(session.token, [])
-        if session.token not in self._admitted:
+        session.process = self._processes.get(session.identity)
+        sessions = self.by_identity.setdefault(session.identity, [])
+        if session.identity not in self._admitted:
             # Only a launched (admitted) bot's process can exit under a closed session that a
             # seat still holds (see process_exited); other closed sessions are let go.
             sessions[:] = [s for s in sessions if not s.closed.is_set()]
@@ -155,7 +156,7 @@ class Lobby:
         if self.closing:
             session.end(self.closing)
             return
-        for seat in self._in_play.get(session.token, ()):
+        for seat in self._in_play.get(session.identity, ()):
             if seat.offer(session):
                 return
         self.give_back(session)
@@ -163,7 +164,7 @@ class Lobby:
     def give_back(self, session: Session) -> None:
         """A session that finished a match waits for the next one (dropped if it closed)."""
         if not session.closed.is_set():
-            self._pool(session.token)[0].send_nowait(session)
+            self._pool(session.identity)[0].send_nowait(session)
 
     async def take(self, identity: str = ANYONE) -> Session:
         """The next idle, still-open session for `identity` (or from the shared pool)."""
@@ -186,10 +187,10 @@ class Lobby:
 
     def enlist(self, seat: RemoteSeat) -> None:
         """The seat is in a match: a new session of its bot may take it back."""
-        self._in_play.setdefault(seat.session.token, []).append(seat)
+        self._in_play.setdefault(seat.session.identity, []).append(seat)
 
     def release(self, seat: RemoteSeat) -> None:
-        seats = self._in_play.get(seat.session.token, [])
+        seats = self._in_play.get(seat.session.identity, [])
         if seat in seats:
             seats.remove(seat)
 

@@ -18,14 +18,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-import trio
-
 from croupier.v1 import common_pb2, game_pb2, record_pb2, referee_pb2
 from referee.games import checked
 from referee.games.base import Action, ChanceOutcome, Event, Game, Pick, Shuffle, State
 from referee.games.options import Options
 from referee.match import protocol
-from referee.match.clock import SeatClock, Stopwatch, TimeControl
+from referee.match.clock import DecisionTimer, SeatClock, TimeControl
 from referee.match.public import public_observation
 from referee.match.records import SCHEMA_VERSION, RecordWriter, action_line, event_line
 from referee.match.seats import Seat, SeatFault, cause_of_silence
@@ -221,9 +219,9 @@ class _Match:
         )
 
     async def decide(self, state: State, seat: int, legal: Sequence[Action]) -> Decision:
-        """Ask the seat for an action index, charging its clock only for the time its bot had
-        (see Stopwatch): the deadline starts at the budget and a remote seat moves it out by
-        the referee's measured lag, at most LAG_ALLOWANCE_SECONDS."""
+        """Ask the seat for an action index and judge the answer. When the bot's time is up,
+        and what it is charged, is its `DecisionTimer`'s to say (referee.match.clock); the
+        verdict (a timeout, an illegal index, the cause a seat offers) is made here."""
         if self.retired[seat]:
             return Decision(0, True)
         clock = self.clocks[seat]
@@ -240,31 +238,22 @@ class _Match:
         self.flush()  # every line before the request is on file before it leaves
         if self.live is not None:
             self.live.asked(seat, clock.bank_ms)
-        started = trio.current_time()
         index: int | None = None
         failure: SeatFault | None = None
-        with trio.move_on_at(started + clock.budget_seconds()) as scope:
-            watch = Stopwatch(clock.budget_seconds(), scope)
+        timer = DecisionTimer.start(clock)
+        with timer.scope:
             try:
-                index = await self.seats[seat].act(request, watch)
+                index = await self.seats[seat].act(request, timer)
             except SeatFault as error:
                 failure = error
         if failure is None and index is None:  # cut off by the clock: the bot may have gone first
             failure = cause_of_silence(self.seats[seat])
-        total = trio.current_time() - started
-        charged = watch.charged(total)
-        elapsed_ms = charged * 1000
-        starved = watch.starved_seconds() if watch.starved_after is not None else None
-        starved_ms = None if starved is None else round(starved * 1000)
-        lag_ms = max(0, round((total - charged - (starved or 0.0)) * 1000))
-        cpu = watch.cpu_seconds()
-        cpu_ms = None if cpu is None else round(cpu * 1000)
-        allowed_ms = clock.control.move_ms + clock.bank_ms
-        if failure is None and not clock.charge(elapsed_ms):
-            budget = clock.control.move_ms + clock.bank_ms
+        spent = timer.result()
+        if failure is None and not clock.charge(spent.charged_ms):
             failure = SeatFault(
                 common_pb2.FAULT_REASON_TIMEOUT,
-                f"no reply within {budget:.0f} ms (move {clock.control.move_ms} ms plus bank)",
+                f"no reply within {spent.allowed_ms:.0f} ms "
+                f"(move {clock.control.move_ms} ms plus bank)",
             )
         if self.live is not None:
             self.live.answered(seat, clock.bank_ms)
@@ -273,16 +262,16 @@ class _Match:
                 common_pb2.FAULT_REASON_ILLEGAL_ACTION,
                 f"action index {index!r} is out of range 0..{len(legal) - 1}",
             )
+        times = (round(spent.charged_ms), spent.lag_ms, spent.cpu_ms, spent.starved_ms)
         if failure is not None or index is None:
-            if failure is None and watch.stamped and elapsed_ms < allowed_ms:
-                # the bot still had time: the referee's own lag passed LAG_ALLOWANCE_SECONDS
-                detail = f"no reply: the referee's own lag of {lag_ms} ms ended the decision"
+            if failure is None and spent.cut_by_lag:  # the bot still had time
+                detail = f"no reply: the referee's own lag of {spent.lag_ms} ms ended the decision"
                 failure = SeatFault(common_pb2.FAULT_REASON_TIMEOUT, detail)
             failure = failure or SeatFault(common_pb2.FAULT_REASON_TIMEOUT, "no reply")
             if not failure.repeat:  # a loss is charged once, not at every decision it costs
                 self.fault(seat, failure.reason, failure.detail, request_id, final=failure.final)
-            return Decision(0, True, round(elapsed_ms), lag_ms, cpu_ms, starved_ms)
-        return Decision(index, False, round(elapsed_ms), lag_ms, cpu_ms, starved_ms)
+            return Decision(0, True, *times)
+        return Decision(index, False, *times)
 
     async def run(self) -> MatchOutcome:
         config = self.config

@@ -7,7 +7,7 @@ from typing import Protocol
 
 from croupier.bot import Bot
 from croupier.v1 import common_pb2, referee_pb2
-from referee.match.clock import Stopwatch
+from referee.match.clock import DecisionTimer
 
 
 class SeatFault(Exception):
@@ -45,12 +45,13 @@ class Seat(Protocol):
 
     async def start(self, start: referee_pb2.MatchStart) -> None: ...
 
-    async def act(self, request: referee_pb2.ActionRequest, watch: Stopwatch) -> int:
+    async def act(self, request: referee_pb2.ActionRequest, timer: DecisionTimer) -> int:
         """The index of the chosen legal action. The runner applies the deadline around it.
 
         The request carries the events the seat may see since its previous message. A seat
-        whose bot is behind a transport stamps `watch` so that the referee's own lag is not
-        charged to the bot; others may ignore it."""
+        whose bot is behind a transport has `timer` measure there, so that the referee's own
+        lag is not charged to the bot, and ends the wait when `timer` says the time is up;
+        others may ignore it."""
         ...
 
     async def end(self, end: referee_pb2.MatchEnd) -> None: ...
@@ -74,7 +75,7 @@ class InProcessSeat:
     async def start(self, start: referee_pb2.MatchStart) -> None:
         self.bot.on_match_start(start)
 
-    async def act(self, request: referee_pb2.ActionRequest, watch: Stopwatch) -> int:
+    async def act(self, request: referee_pb2.ActionRequest, timer: DecisionTimer) -> int:
         try:
             for event in request.events:
                 self.bot.on_event(event)

@@ -23,7 +23,7 @@ from google.protobuf.message import DecodeError
 from croupier.v1 import referee_pb2
 from referee.match.lobby import Lobby
 from referee.match.logrates import LogLimiter, host_of
-from referee.match.sessions import Backlog, Ending, Session
+from referee.match.session import Backlog, Ending, Session
 from referee.transport.host import arrival_bound, polls
 from referee.version import VERSION
 
@@ -167,7 +167,7 @@ class PlayService:
             identity, Backlog(limit_bytes=self.settings.max_queued_bytes_per_bot)
         )
         session = Session(
-            token=identity,
+            identity=identity,
             hello=hello.hello,
             send=outbound.put_nowait,
             finish=outbound.put_nowait,

@@ -21,7 +21,7 @@ from referee.errors import CroupierError
 from referee.games import GAMES
 from referee.games.options import format_value
 from referee.match.lobby import Lobby
-from referee.match.sessions import MAX_QUEUED_BYTES_PER_BOT, MAX_QUEUED_MESSAGES
+from referee.match.session import MAX_QUEUED_BYTES_PER_BOT, MAX_QUEUED_MESSAGES
 from referee.match.spectators import LiveMatches
 from referee.transport.host import call_asyncio
 from referee.transport.play import PlayService
