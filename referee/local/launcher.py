@@ -27,9 +27,9 @@ from referee.local.bot_log import bot_output
 from referee.local.doors import Door
 from referee.local.last_output import advice, read_output, telling
 from referee.local.limits import Limits, fault_of_exit
+from referee.local.processes import BotProcessGroup
 from referee.local.sandbox import Prepared, Sandbox, SandboxError, prepare
 from referee.match.lobby import Lobby
-from referee.match.processes import BotProcessGroup
 from referee.transport import serve_door
 
 

@@ -2,8 +2,9 @@
 
 - `runner`: drives a match (chance from its seed, a request per decision, the checked apply,
   events to each seat, the record); `seats`: the Seat interface and in-process seats;
-  `sessions`: a bot's session and its RemoteSeat (what the gRPC stream feeds); `lobby`: sessions
-  waiting to be seated; `clock`: time control and a seat's clock (where a timeout is decided);
+  `sessions`: a bot's session and its RemoteSeat (what the gRPC stream feeds); `launched`: what
+  a seat sees of a launched bot's process (a protocol); `lobby`: sessions waiting to be seated;
+  `clock`: time control and a seat's clock (where a timeout is decided);
   `protocol`: engine values to protobuf messages; `spectators`: live matches for Watch;
   `records`: the JSON Lines record writer and reader (`protojson`: its fast JSON mapping);
   `replay`: re-running a record through the engine and checking it; `seeds`: match seeds.

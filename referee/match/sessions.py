@@ -20,8 +20,8 @@ from google.protobuf.message import DecodeError
 
 from croupier.v1 import common_pb2, referee_pb2
 from referee.match.clock import Stopwatch
+from referee.match.launched import LaunchedBot
 from referee.match.logrates import LogLimiter
-from referee.match.processes import BotProcessGroup
 from referee.match.seats import SeatFault
 
 #: How long a seat whose stream closed waits to learn whether its process died (a crash) rather
@@ -119,8 +119,8 @@ class Session:
     #: than were taken, one is on its way, and a seat waits for it rather than time the bot out.
     arrivals: int = 0
     taken: int = 0
-    #: The bot's launched process, if the referee launched it (see referee.match.processes).
-    process: BotProcessGroup | None = None
+    #: The bot's launched process, if the referee launched it (see referee.match.launched).
+    process: LaunchedBot | None = None
     #: How many times the transport's loop has polled for I/O (None: unknown): a seat whose
     #: bot's time is up lets it poll twice more, so that a reply already in is seen.
     polls: Callable[[], int | None] = lambda: None
