@@ -55,7 +55,8 @@ from referee.local.sandbox import (
 from referee.match.bounds import MAX_TIME_MS
 from referee.match.clock import Stopwatch, TimeControl
 from referee.match.lobby import PROTOCOL_VERSION, Lobby
-from referee.match.runner import MatchConfig, MatchOutcome, run_match
+from referee.match.runner import MatchOutcome
+from referee.match.seating import play_match, seated
 from referee.match.seats import InProcessSeat, Seat
 from referee.match.seeds import derive_seed
 from referee.match.sessions import (
@@ -433,10 +434,7 @@ class _Doctor:
         seats = config.game.seat_count(config.options)
         seat = index % seats
         replies: list[float] = []
-        players: list[Seat] = [
-            InProcessSeat(RandomBot(seed=derive_seed(config.seed, index) + other), "random")
-            for other in range(seats)
-        ]
+        players = self.random_players(index)
         control = config.time_control
         grace = 0.0
         if drop:
@@ -444,25 +442,39 @@ class _Doctor:
             # The wait for the bot (and for news of its process) must not time it out.
             extra = round((grace + CRASH_GRACE_SECONDS + 1) * 1000)
             control = TimeControl(control.move_ms, min(control.bank_ms + extra, MAX_TIME_MS))
-        remote = RemoteSeat(session, self.lobby, grace)
-        timed = _TimedSeat(remote, replies, DROP_AT_REQUEST if drop else None)
-        players[seat] = timed
-        match_id = f"{config.game.id}-doctor-{index:02d}"
-        match_config = MatchConfig(
-            game=config.game,
-            options=config.options,
-            seed=derive_seed(config.seed, index),
-            match_id=match_id,
-            time_control=control,
-            max_faults=config.max_faults,
-        )
-        outcome = await run_match(match_config, players, config.workdir / f"{match_id}.jsonl")
+        # The doctor keeps the session for its next match (a bot plays them all on one).
+        async with seated([session], self.lobby, grace=grace, leave=_kept) as (remote,):
+            timed = _TimedSeat(remote, replies, DROP_AT_REQUEST if drop else None)
+            players[seat] = timed
+            outcome = await self.play_match(index, players, control)
         if drop:  # the session that took the seat back waits for the next match
             await self.settle(remote.session)
             self.lobby.give_back(remote.session)
         played = _Played(index, seat, remote.session.id, outcome, replies)
         played.recovered_after = timed.recovered_after
         return played
+
+    def random_players(self, index: int) -> list[Seat]:
+        """Random bots in every seat of match `index`, for the bot's sessions to replace."""
+        config = self.config
+        return [
+            InProcessSeat(RandomBot(seed=derive_seed(config.seed, index) + other), "random")
+            for other in range(config.game.seat_count(config.options))
+        ]
+
+    async def play_match(
+        self, index: int, players: list[Seat], control: TimeControl | None = None
+    ) -> MatchOutcome:
+        """Match `index` among `players`, its record in the doctor's folder."""
+        match_id = f"{self.config.game.id}-doctor-{index:02d}"
+        return await play_match(
+            self.config,
+            players,
+            seed=derive_seed(self.config.seed, index),
+            match_id=match_id,
+            record=self.config.workdir / f"{match_id}.jsonl",
+            time_control=control,
+        )
 
     async def watch_hang_up(self, session: Session) -> None:
         with trio.move_on_after(HANG_UP_WATCH_SECONDS):
@@ -621,23 +633,11 @@ class _Doctor:
         taken = [await self.lobby.take(self.token) for _ in sessions]
         seats = config.game.seat_count(config.options)
         index = len(self.played) + 1
-        players: list[Seat] = [
-            InProcessSeat(RandomBot(seed=derive_seed(config.seed, index) + other), "random")
-            for other in range(seats)
-        ]
-        remote = [RemoteSeat(s, self.lobby, 0.0) for s in taken[:seats]]
-        players[: len(remote)] = remote
-        match_id = f"{config.game.id}-doctor-{index:02d}"
-        match_config = MatchConfig(
-            game=config.game,
-            options=config.options,
-            seed=derive_seed(config.seed, index),
-            match_id=match_id,
-            time_control=config.time_control,
-            max_faults=config.max_faults,
-        )
-        outcome = await run_match(match_config, players, config.workdir / f"{match_id}.jsonl")
-        for session in taken:
+        players = self.random_players(index)
+        async with seated(taken[:seats], self.lobby) as remote:
+            players[: len(remote)] = remote
+            outcome = await self.play_match(index, players)
+        for session in taken[seats:]:
             self.lobby.give_back(session)
         lost = [f for f in outcome.faults if f.seat < len(remote) and f.reason in _LOST_REASONS]
         if lost:
@@ -647,11 +647,11 @@ class _Doctor:
             if (back := await self.next_session(config.connect_timeout)) is not None:
                 self.lobby.give_back(back)
             return
-        seated = ", ".join(str(seat) for seat in range(len(remote)))
+        in_seats = ", ".join(str(seat) for seat in range(len(remote)))
         self.note(
             CheckName.SESSIONS,
             Status.PASS,
-            f"{wanted} sessions open at once (CROUPIER_SESSIONS={wanted}); in seats {seated} of "
+            f"{wanted} sessions open at once (CROUPIER_SESSIONS={wanted}); in seats {in_seats} of "
             "one match they played it to the end",
         )
 
@@ -736,6 +736,10 @@ class _Doctor:
             f"{len(replies)} replies, median {median:.1f} ms, slowest {slowest:.1f} ms, "
             f"against {limit}",
         )
+
+
+def _kept(session: Session) -> None:
+    """After a match, the doctor keeps the session: it plays the next match on it too."""
 
 
 def _describe(fault: common_pb2.Fault) -> str:

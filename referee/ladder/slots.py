@@ -42,8 +42,7 @@ from referee.local.launcher import BotProcess, supervise
 from referee.local.sandbox import Sandbox, check_bwrap, socket_folder
 from referee.local.view import bot_folder
 from referee.match.lobby import Lobby
-from referee.match.runner import MatchConfig, run_match
-from referee.match.sessions import RemoteSeat
+from referee.match.seating import play_match, seated, take_sessions
 from referee.transport import ServerSettings, serve
 
 
@@ -191,22 +190,18 @@ class _Referee:
 
     async def _play(self, match: ScheduledMatch, slot: _Slot) -> Finished:
         config = self.config
-        sessions = []
-        try:
-            for bot in match.bots:
-                process = slot.processes[bot]
-                with trio.move_on_after(config.connect_timeout):
-                    sessions.append(await self.lobby.take(process.token))
-                    continue
-                raise LadderError(
-                    f"bot {bot!r} did not connect within {config.connect_timeout:g} s; "
-                    f"see {process.log_path}"
-                )
-            seats = []
-            for bot, session in zip(match.bots, sessions, strict=True):
-                seat = RemoteSeat(session)
-                seat.name = bot  # the ladder's name for the bot, in the record and MatchStart
-                seats.append(seat)
+
+        def late(seat: int) -> LadderError:
+            bot = match.bots[seat]
+            return LadderError(
+                f"bot {bot!r} did not connect within {config.connect_timeout:g} s; "
+                f"see {slot.processes[bot].log_path}"
+            )
+
+        tokens = [slot.processes[bot].token for bot in match.bots]
+        sessions = await take_sessions(self.lobby, tokens, config.connect_timeout, late)
+        # The ladder's name for each bot, in the record and MatchStart.
+        async with seated(sessions, self.lobby, names=match.bots) as seats:
             identifier = match_id(config, match.number)
             final = record_path(config, match.number)
             partial = partial_path(final)
@@ -215,24 +210,16 @@ class _Referee:
             bots = set(match.bots)
             self.playing.update(bots)
             try:
-                outcome = await run_match(
-                    MatchConfig(
-                        game=config.game,
-                        options=config.options,
-                        seed=match.seed,
-                        match_id=identifier,
-                        time_control=config.time_control,
-                        max_faults=config.max_faults,
-                    ),
+                outcome = await play_match(
+                    config,
                     seats,
-                    partial,
-                    self.view.live if self.view is not None else None,
+                    seed=match.seed,
+                    match_id=identifier,
+                    record=partial,
+                    live=self.view.live if self.view is not None else None,
                 )
             finally:
                 self.playing.subtract(bots)
-        finally:
-            for session in sessions:
-                self.lobby.give_back(session)
         return Finished(
             match=match,
             match_id=identifier,
