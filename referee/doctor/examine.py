@@ -1,7 +1,8 @@
 """The bot doctor: a conformance check a bot author runs before a contest.
 
 `croupier doctor --game G -- CMD...` launches the bot as a contest does (CROUPIER_ADDRESS,
-CROUPIER_TOKEN and CROUPIER_SESSIONS, 2 by default, in its environment), serves it a referee on a
+CROUPIER_TOKEN and CROUPIER_SESSIONS, 2 by default, in its environment; through the supervisor
+a ladder runs its bots with, referee.local.launcher), serves it a referee on a
 loopback port, seats it against in-process random bots in every seat in turn, drops its
 connection in the middle of a match to see it come back, seats its sessions together in one
 match (a bot that handles only one session would stall a ladder), and finally says Goodbye.
@@ -18,11 +19,12 @@ contest launcher restarts a bot; the report says which (a remote bot has no laun
 
 from __future__ import annotations
 
+import math
 import os
+import shlex
 import statistics
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
 
 import trio
 
@@ -38,17 +40,10 @@ from referee.doctor.checks import (
     DoctorReport,
     Status,
 )
-from referee.local import spawn
-from referee.local.bot_log import bot_output
-from referee.local.doors import Door
-from referee.local.launcher import door_for, kill_group, launch_problem, log_tail
-from referee.local.limits import Limits, fault_of_exit
+from referee.local.launcher import BotProcess, LaunchError, log_tail, supervise
 from referee.local.sandbox import (
-    Prepared,
     Sandbox,
-    SandboxError,
     check_bwrap,
-    prepare,
     refusals,
     socket_folder,
 )
@@ -101,106 +96,6 @@ class _WatchingLobby(Lobby):
         self.presented.append(token)
         self._trio_token.run_sync_soon(self.first_attempt.set)
         return super().identity(token, door)
-
-
-@dataclass(eq=False)
-class _Bot:
-    """The bot's process, restarted when it exits (as the contest launcher does) once allowed."""
-
-    argv: tuple[str, ...]
-    token: str
-    log_path: Path
-    lobby: Lobby
-    sandbox: Sandbox
-    limits: Limits
-    sessions: int = 1
-    env: Mapping[str, str] = field(default_factory=dict)
-    process: spawn.Child | None = None
-    launch_error: str = ""
-    exits: list[int] = field(default_factory=list)
-    launches: int = 0
-    restart: bool = False
-    stopping: bool = False
-    #: Set when the process has exited and will not be restarted.
-    gone: trio.Event = field(default_factory=trio.Event)
-
-    async def supervise(
-        self, address: str, *, task_status: trio.TaskStatus[bool] = trio.TASK_STATUS_IGNORED
-    ) -> None:
-        async with door_for(self.sandbox, self.lobby, self.token) as door:
-            await self._supervise(address, door, task_status)
-
-    async def _supervise(
-        self, address: str, door: Door | None, task_status: trio.TaskStatus[bool]
-    ) -> None:
-        croupier = {
-            **self.sandbox.addresses(address),
-            "CROUPIER_TOKEN": self.token,
-            "CROUPIER_SESSIONS": str(self.sessions),
-        }
-        while True:
-            launch: Prepared | None = None
-            async with bot_output(self.log_path, self.limits.log_bytes) as log:
-                try:
-                    problem = launch_problem(self.argv, None)
-                    if problem is not None:
-                        raise OSError(problem)  # noqa: TRY301 (one path for every start failure)
-                    launch = prepare(
-                        self.argv,
-                        cwd=None,
-                        env=self.env,
-                        croupier=croupier,
-                        limits=self.limits,
-                        sandbox=self.sandbox,
-                        door=door,
-                    )
-                    try:
-                        self.process = await spawn.start(
-                            launch.argv,
-                            env=launch.env,
-                            cwd=None,
-                            output=log,
-                            pass_fds=launch.pass_fds,
-                        )
-                    finally:
-                        launch.close_fds()
-                except (OSError, SandboxError) as error:
-                    if launch is not None and launch.cgroups is not None:
-                        launch.cgroups.remove()
-                    self.launch_error = str(error)
-                    self.gone.set()
-                    if self.launches == 0:
-                        task_status.started(False)
-                    return
-                self.launches += 1
-                if self.launches == 1:
-                    task_status.started(True)
-                code = await self.process.wait()
-            cgroups = launch.cgroups
-            pids_hit = cgroups is not None and cgroups.hit()
-            memory_hit = cgroups is not None and cgroups.memory_hit()
-            if cgroups is not None:
-                cgroups.remove()
-            self.exits.append(code)
-            reason, detail = fault_of_exit(
-                code, log_tail(self.log_path), pids_hit=pids_hit, memory_hit=memory_hit
-            )
-            self.lobby.process_exited(self.token, detail, reason)
-            if self.stopping or not self.restart or self.launches > MAX_RESTARTS:
-                self.gone.set()
-                return
-
-    def running(self) -> bool:
-        return self.process is not None and self.process.returncode is None
-
-    async def kill(self) -> None:
-        self.stopping = True
-        if self.running():
-            assert self.process is not None
-            kill_group(self.process.pid)
-            self.process.kill()
-            with trio.CancelScope(shield=True):
-                await self.process.wait()
 
 
 @dataclass
@@ -289,16 +184,22 @@ class _Doctor:
         self.log_path = config.workdir / "bot.log"
         self.log_path.write_bytes(b"")
         self.sandbox = Sandbox(enabled=config.sandbox, secrets=(config.workdir,))
-        self.bot = _Bot(
-            config.argv,
-            self.token,
-            self.log_path,
-            self.lobby,
-            self.sandbox,
-            config.limits,
-            config.sessions,
-            config.env,
+        self.bot = BotProcess(
+            command=shlex.join(config.argv),
+            token=self.token,
+            log_path=self.log_path,
+            sessions=config.sessions,
+            max_restarts=0,  # until the bot has connected (see _run)
+            env=dict(config.env),
+            limits=config.limits,
+            sandbox=self.sandbox,
         )
+        #: Set when the doctor is done with the bot (Goodbye): it is not restarted after that.
+        self.stopping = trio.Event()
+        #: Set when the bot's process has exited and will not be restarted.
+        self.gone = trio.Event()
+        #: Why the bot's first process could not start.
+        self.launch_error = ""
         self.checks: dict[CheckName, Check] = {}
         self.played: list[_Played] = []
         self.session: Session | None = None
@@ -322,13 +223,35 @@ class _Doctor:
         async def take() -> None:
             found.append(await self.lobby.take(self.token))
 
-        await _first(timeout, take, self.bot.gone.wait)
+        await _first(timeout, take, self.gone.wait)
         return found[0] if found else None
 
     def exit_detail(self) -> str:
-        if self.bot.exits:
-            return f"the process exited with code {self.bot.exits[-1]}"
+        if self.bot.exit_codes:
+            return f"the process exited with code {self.bot.exit_codes[-1]}"
         return "the process is still running"
+
+    async def keep_running(
+        self, address: str, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        """The bot under the launcher's supervisor, as a ladder runs it, until the doctor is
+        done with it; `gone` once its process is over for good. The goodbye check times the
+        bot's exit, so the supervisor waits for it without end (cancelled, it kills the bot)."""
+        try:
+            await supervise(
+                self.bot,
+                address,
+                self.lobby,
+                self.stopping,
+                exit_grace=math.inf,
+                task_status=task_status,
+            )
+        except LaunchError as error:  # it cannot start, or keeps exiting: the checks say so
+            self.launch_error = error.problem
+            if self.bot.pid is None:  # its first process never started
+                task_status.started()
+        finally:
+            self.gone.set()
 
     async def run(self, nursery: trio.Nursery) -> None:
         with socket_folder() as folder:
@@ -346,15 +269,14 @@ class _Doctor:
     async def _run(self, nursery: trio.Nursery) -> None:
         settings = ServerSettings(grace_seconds=0)
         async with transport.serve(self.lobby, settings) as port:
-            started = await nursery.start(self.bot.supervise, f"127.0.0.1:{port}")
-            if not started:
-                self.note(CheckName.STARTS, Status.FAIL, f"cannot start: {self.bot.launch_error}")
+            await nursery.start(self.keep_running, f"127.0.0.1:{port}")
+            if self.bot.pid is None:
+                self.note(CheckName.STARTS, Status.FAIL, f"cannot start: {self.launch_error}")
                 return
-            pid = self.bot.process.pid if self.bot.process is not None else "?"
-            self.note(CheckName.STARTS, Status.PASS, f"process {pid} started")
+            self.note(CheckName.STARTS, Status.PASS, f"process {self.bot.pid} started")
             if not await self.connect():
                 return
-            self.bot.restart = True  # from now on, as the contest launcher does
+            self.bot.max_restarts = MAX_RESTARTS  # from now on, as the contest launcher does
             await self.play_matches()
             if len(self.played) == self.config.match_count():
                 await self.reconnect()
@@ -366,9 +288,7 @@ class _Doctor:
     async def connect(self) -> bool:
         config = self.config
         launched = trio.current_time()
-        if not await _first(
-            config.connect_timeout, self.lobby.first_attempt.wait, self.bot.gone.wait
-        ):
+        if not await _first(config.connect_timeout, self.lobby.first_attempt.wait, self.gone.wait):
             self.note(
                 CheckName.CONNECTS,
                 Status.FAIL,
@@ -561,8 +481,8 @@ class _Doctor:
         session = await self.next_session(self.config.connect_timeout)
         if session is None:
             return  # the bot is gone: "several matches" says why
-        launches = self.bot.launches
-        exits = len(self.bot.exits)
+        restarts = self.bot.restarts
+        exits = len(self.bot.exit_codes)
         played = await self.play_one(len(self.played), session, drop=True)
         if played.recovered_after is None:
             faults = played.faults()
@@ -576,11 +496,11 @@ class _Doctor:
             )
             return  # what follows the drop is no evidence about time or legality
         self.played.append(played)
-        restarted = self.bot.launches > launches
+        restarted = self.bot.restarts > restarts
         if restarted:
             how = (
-                f"the bot did not reconnect by itself: it exited (code {self.bot.exits[exits]}), "
-                "the doctor restarted it, and it"
+                "the bot did not reconnect by itself: it exited "
+                f"(code {self.bot.exit_codes[exits]}), the doctor restarted it, and it"
             )
         else:
             how = "the bot reconnected by itself and"
@@ -656,22 +576,22 @@ class _Doctor:
         )
 
     async def goodbye(self) -> None:
-        self.bot.stopping = True
+        self.stopping.set()
         if self.lobby.active(self.token) == 0:
             self.note(CheckName.GOODBYE, Status.SKIP, "the bot has no open session to end")
             return
         said = trio.current_time()
         self.lobby.end_all("the doctor is done")
         with trio.move_on_after(self.config.goodbye_grace):
-            await self.bot.gone.wait()
-        if not self.bot.gone.is_set():
+            await self.gone.wait()
+        if not self.gone.is_set():
             self.note(
                 CheckName.GOODBYE,
                 Status.FAIL,
                 f"still running {self.config.goodbye_grace:g} s after Goodbye; a contest kills it",
             )
             return
-        code = self.bot.exits[-1]
+        code = self.bot.exit_codes[-1]
         took = trio.current_time() - said
         status = Status.PASS if code == 0 else Status.FAIL
         self.note(CheckName.GOODBYE, status, f"exited with code {code}, {took:.2f} s after Goodbye")
@@ -756,7 +676,6 @@ async def examine(config: DoctorConfig) -> DoctorReport:
         try:
             await doctor.run(nursery)
         finally:
-            await doctor.bot.kill()
-            nursery.cancel_scope.cancel()
+            nursery.cancel_scope.cancel()  # the bot's process group is killed
     doctor.finish_stats()
     return doctor.report()
