@@ -8,8 +8,8 @@ a bot process starved of CPU (its `cpu_ms` then stays low). Prints the decisions
 faults (target 0), and percentiles of the charged time (elapsed_ms), the referee's lag (lag_ms),
 the bots' CPU time (cpu_ms) and their wait for a CPU, not charged (starved_ms; as root, with
 cgroup v2), read back from the records. The referee raises its priority where it may
-(referee.match.priority): `--same-priority` keeps it at the bots', to compare; `--gc-default`
-runs it without its gc tuning.
+(referee.transport.host.raise_priority): `--same-priority` keeps it at the bots', to compare;
+`--gc-default` runs it without its gc tuning.
 
 Run: .venv/bin/python bench/fair_clock.py [--seconds 30] [--hogs 2] [--matches 100]
 """
@@ -33,9 +33,9 @@ from referee.games.base import parse_options
 from referee.local.launcher import BotProcess, supervise
 from referee.match.clock import TimeControl
 from referee.match.lobby import Lobby
-from referee.match.priority import REFEREE_NICE
 from referee.match.remote_seat import RemoteSeat
 from referee.match.runner import MatchConfig, run_match
+from referee.transport.host import REFEREE_NICE
 
 ROOT = Path(__file__).resolve().parent.parent
 BOT = f"{sys.executable} {ROOT / 'examples' / 'python' / 'random_bot.py'}"

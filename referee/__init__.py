@@ -11,5 +11,6 @@ import-linter, see docs/architecture.md):
     transport                             gRPC (the only package that imports grpc)
     match                                 one match: runner, seats, sessions, clocks, records
     games                                 pure game engines
+    tomlfile                              the reader of ladder and contest files
     errors, version                       what every layer shares
 """

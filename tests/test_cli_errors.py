@@ -268,7 +268,7 @@ def test_a_contest_file_with_an_absurd_bank_is_refused_at_its_line(tmp_path: Pat
     contest = tmp_path / "contest.toml"
     contest.write_text(f'game = "xix"\nport = 0\n[time_control]\nbank_ms = {TOO_LONG}\n')
     assert_one_error(
-        croupier_capped("serve", str(contest)), f"{contest}:4: time_control.bank_ms: expected"
+        croupier_capped("serve", str(contest)), f"{contest}:4: key 'time_control.bank_ms': expected"
     )
 
 

@@ -128,17 +128,30 @@ def test_a_bad_contest_file_names_the_line_and_key(tmp_path: Path) -> None:
     contest.write_text('game = "xix"\n[limits]\nmax_fault = 2\n')
     result = runner.invoke(app, ["serve", str(contest)])
     assert result.exit_code == 2
-    assert f"{contest}:3: limits.max_fault: unknown key (did you mean 'max_faults'?)" in " ".join(
-        result.output.split()
-    )
+    said = " ".join(result.output.split())
+    assert f"{contest}:3: key 'limits.max_fault': unknown key (did you mean 'max_faults'?)" in said
     contest.write_text('game = "xix"\ndatabse = "c.db"\n')
     result = runner.invoke(app, ["serve", str(contest)])
     assert result.exit_code == 2
-    assert "databse: unknown key (did you mean 'database'?)" in result.output
+    assert "key 'databse': unknown key (did you mean 'database'?)" in result.output
     contest.write_text('game = "xix"\nport = "fifty"\n')
     result = runner.invoke(app, ["serve", str(contest)])
     assert result.exit_code == 2
-    assert "port: expected int, got 'fifty'" in result.output
+    assert "key 'port': expected a whole number, got 'fifty'" in result.output
+
+
+def test_a_contest_file_is_read_as_a_ladder_file_is(tmp_path: Path) -> None:
+    """One reader, one format (issue 25.5): a contest file that is not TOML is refused at its
+    line, and one that is not text in one line, as a ladder file is."""
+    contest = tmp_path / "contest.toml"
+    contest.write_text('game = "xix"\nport = = 1\n')
+    result = runner.invoke(app, ["serve", str(contest)])
+    assert result.exit_code == 2
+    assert f"{contest}:2: not valid TOML: " in " ".join(result.output.split())
+    contest.write_bytes(b'game = "\xff"\n')
+    result = runner.invoke(app, ["serve", str(contest)])
+    assert result.exit_code == 2
+    assert f"cannot read contest file {str(contest)!r}: " in " ".join(result.output.split())
 
 
 def test_a_contest_files_paths_have_no_dot_dot(

@@ -3,6 +3,7 @@ in each way (tests/bots/broken_bot.py) on exactly the check that names that defe
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 from pathlib import Path
@@ -91,6 +92,19 @@ def test_each_defect_fails_its_own_check(tmp_path: Path, mode: str) -> None:
             assert set(failing) & {C.CONNECTS, C.AUTHENTICATES, C.RECONNECT}, (mode, check)
     for record in tmp_path.glob("*.jsonl"):
         assert verify(record).ok, record
+
+
+def test_the_doctor_runs_its_bot_as_a_ladder_does(tmp_path: Path) -> None:
+    """One supervisor (issue 25.5): the bot is launched and attached to the lobby as a ladder's
+    bots are, so that each decision of its seat records the bot's CPU time (cpuMs)."""
+    report = examine_broken("good", tmp_path)
+    assert report.ok
+    record = (tmp_path / "xix-doctor-00.jsonl").read_text()
+    lines = [json.loads(line) for line in record.splitlines()]
+    actions = [line["action"] for line in lines if "action" in line]
+    bot = [action for action in actions if action.get("seat", 0) == 0]  # its seat in match 1
+    assert bot and all("cpuMs" in action for action in bot), bot
+    assert not any("cpuMs" in action for action in actions if action.get("seat", 0) != 0)
 
 
 def doctor(*args: str) -> tuple[int, str]:

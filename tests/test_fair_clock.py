@@ -32,11 +32,11 @@ from referee.ladder.config import LadderConfigError, parse
 from referee.local.launcher import BotProcess, LaunchError, supervise
 from referee.match.clock import LAG_ALLOWANCE_SECONDS, DecisionTimer, SeatClock, TimeControl
 from referee.match.lobby import Lobby
-from referee.match.priority import REFEREE_NICE
 from referee.match.remote_seat import RemoteSeat
 from referee.match.replay import verify
 from referee.match.runner import MatchConfig, MatchOutcome, run_match
 from referee.match.session import Session
+from referee.transport.host import REFEREE_NICE
 from tests.cgroup_helpers import launch_cgroups
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -429,10 +429,10 @@ def test_the_referee_outranks_its_bots_for_the_cpu(tmp_path: Path) -> None:
     """Where it may (root), the referee raises its priority and starts its bots at nice 0."""
     script = (
         "import subprocess\n"
-        "from referee.match import priority\n"
+        "from referee.transport import host\n"
         "from referee.local.limits import Limits\n"
         "from referee.local.sandbox import Sandbox, prepare\n"
-        "priority.raise_own()\n"
+        "host.raise_priority()\n"
         "import os; print(os.getpriority(os.PRIO_PROCESS, 0))\n"
         "argv = ['sh', '-c', 'cut -d\" \" -f19 /proc/self/stat']\n"
         "launch = prepare(argv, cwd=None, env={}, croupier={}, limits=Limits(),"

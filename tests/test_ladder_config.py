@@ -11,7 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from referee.cli import app
-from referee.ladder.config import Format, LadderConfigError, Launch, key_lines, load, parse
+from referee.ladder.config import Format, LadderConfigError, Launch, load, parse
+from referee.tomlfile import key_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples" / "ladders").glob("*.toml"))

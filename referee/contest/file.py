@@ -16,20 +16,21 @@
                                   # max_message_bytes, drain_seconds, max_lead
     [web]                         # host, port: the contest's web site (serve --web)
 
-Relative paths start from the file's folder. A mistake names the file, the line and the key.
+Relative paths start from the file's folder. A mistake names the file, the line and the key, as
+in a ladder file (referee.tomlfile reads both).
 """
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from referee import tomlfile
 from referee.errors import CroupierError
-from referee.ladder.config import key_lines, unknown_key
 from referee.match.bounds import time_problem
 from referee.text import tidy_path
+from referee.tomlfile import TomlReader
 
 #: Key (as written in the file) -> (expected type, the `serve` option it sets).
 _TOP: dict[str, tuple[type, str]] = {
@@ -70,50 +71,30 @@ class ContestFileError(CroupierError):
 
 def load(path: Path) -> dict[str, Any]:
     """The `serve` options the file sets, by option name."""
-    try:
-        text = path.read_text(encoding="utf-8")
-        data = tomllib.loads(text)
-    except OSError as error:
-        raise ContestFileError(f"cannot read contest file {str(path)!r}: {error}") from None
-    except tomllib.TOMLDecodeError as error:
-        raise ContestFileError(f"{path}: not valid TOML: {error}") from None
-    lines = key_lines(text)
-
-    def fail(key: tuple[str, ...], problem: str) -> ContestFileError:
-        line = lines.get(key)
-        where = f"{path}:{line}" if line is not None else str(path)
-        return ContestFileError(f"{where}: {'.'.join(key)}: {problem}")
-
+    text = tomlfile.read(path, "contest", ContestFileError)
+    data = tomlfile.parse(text, path, ContestFileError)
+    reader = TomlReader(path, text, ContestFileError)
     settings: dict[str, Any] = {}
 
-    def take(key: tuple[str, ...], value: object, expected: type, option: str) -> None:
-        number = expected is float and isinstance(value, int) and not isinstance(value, bool)
-        if not isinstance(value, expected) and not number:
-            raise fail(key, f"expected {expected.__name__}, got {value!r}")
-        if expected is not bool and isinstance(value, bool):
-            raise fail(key, f"expected {expected.__name__}, got {value!r}")
-        bound = _BOUNDS.get(option)
-        problem = bound(value) if bound is not None and isinstance(value, int) else None
-        if problem:
-            raise fail(key, f"{problem}, got {value!r}")
+    def take(table: dict[str, Any], where: tuple[str, ...], key: str) -> None:
+        expected, option = (_TABLES[where[0]] if where else _TOP)[key]
+        value = reader.value(table, where, key, expected, check=_BOUNDS.get(option))
         settings[option] = tidy_path(path.parent / str(value)) if option in _PATHS else value
 
+    reader.check_keys(data, sorted([*_TOP, *_TABLES, "options"]), ())
     for key, value in data.items():
         if key == "options":
             if not isinstance(value, dict):
-                raise fail((key,), "expected a table of game options")
+                raise reader.error((key,), "expected a table of game options")
             settings["option"] = [f"{name}={_text(v)}" for name, v in value.items()]
         elif key in _TABLES:
             if not isinstance(value, dict):
-                raise fail((key,), "expected a table")
-            for inner, inner_value in value.items():
-                if inner not in _TABLES[key]:
-                    raise fail((key, inner), unknown_key(inner, sorted(_TABLES[key])))
-                take((key, inner), inner_value, *_TABLES[key][inner])
-        elif key in _TOP:
-            take((key,), value, *_TOP[key])
+                raise reader.error((key,), "expected a table")
+            reader.check_keys(value, sorted(_TABLES[key]), (key,))
+            for inner in value:
+                take(value, (key,), inner)
         else:
-            raise fail((key,), unknown_key(key, sorted([*_TOP, *_TABLES, "options"])))
+            take(data, (), key)
     if "web_host" in settings or "web_port" in settings:
         host = settings.pop("web_host", "127.0.0.1")
         settings["web"] = f"{host}:{settings.pop('web_port', 8080)}"

@@ -27,8 +27,8 @@ from referee.games.options import Options
 from referee.ladder.view import Kind, Presence, RefereeView
 from referee.match.clock import TimeControl
 from referee.match.lobby import ANYONE, Lobby
-from referee.match.remote_seat import RemoteSeat
-from referee.match.runner import MatchConfig, MatchOutcome, run_match
+from referee.match.runner import MatchOutcome
+from referee.match.seating import play_match, seated
 from referee.match.seeds import derive_seed
 from referee.match.session import Session
 from referee.match.spectators import LiveMatches
@@ -221,28 +221,21 @@ class _Referee:
             match_id, seed = f"contest-{scheduled.number:05d}", scheduled.seed
         else:
             match_id, seed = f"{config.game.id}-{index:05d}", derive_seed(config.seed, index)
-        match_config = MatchConfig(
-            game=config.game,
-            options=config.options,
-            seed=seed,
-            match_id=match_id,
-            time_control=config.time_control,
-            max_faults=config.max_faults,
-        )
         path = self.records / f"{match_id}.jsonl" if self.records is not None else None
-        remote = [RemoteSeat(s, self.lobby, config.reconnect_grace) for s in sessions]
-        if self.accounts is not None:
-            for seat, session in zip(remote, sessions, strict=True):
-                seat.name = account_name(session)
+        names = [account_name(s) for s in sessions] if self.accounts is not None else None
         log.info("match started", extra={"match": match_id, "bots": [s.account for s in sessions]})
         started = trio.current_time()
         self.view.tables[match_id] = bots
+        grace = config.reconnect_grace
         try:
-            outcome = await run_match(match_config, remote, path, self.live)
+            async with seated(
+                sessions, self.lobby, grace=grace, names=names, leave=self.release
+            ) as seats:
+                outcome = await play_match(
+                    config, seats, seed=seed, match_id=match_id, record=path, live=self.live
+                )
         finally:
             del self.view.tables[match_id]
-            for seat in remote:
-                self.release(seat.session)
         if self.book is not None:
             seconds = trio.current_time() - started
             await trio.to_thread.run_sync(self.book.commit, scheduled, outcome, seconds)

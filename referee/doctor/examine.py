@@ -1,7 +1,8 @@
 """The bot doctor: a conformance check a bot author runs before a contest.
 
 `croupier doctor --game G -- CMD...` launches the bot as a contest does (CROUPIER_ADDRESS,
-CROUPIER_TOKEN and CROUPIER_SESSIONS, 2 by default, in its environment), serves it a referee on a
+CROUPIER_TOKEN and CROUPIER_SESSIONS, 2 by default, in its environment; through the supervisor
+a ladder runs its bots with, referee.local.launcher), serves it a referee on a
 loopback port, seats it against in-process random bots in every seat in turn, drops its
 connection in the middle of a match to see it come back, seats its sessions together in one
 match (a bot that handles only one session would stall a ladder), and finally says Goodbye.
@@ -18,11 +19,12 @@ contest launcher restarts a bot; the report says which (a remote bot has no laun
 
 from __future__ import annotations
 
+import math
 import os
+import shlex
 import statistics
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
 
 import trio
 
@@ -38,17 +40,10 @@ from referee.doctor.checks import (
     DoctorReport,
     Status,
 )
-from referee.local import spawn
-from referee.local.bot_log import bot_output
-from referee.local.doors import Door
-from referee.local.launcher import door_for, kill_group, launch_problem, log_tail
-from referee.local.limits import Limits, fault_of_exit
+from referee.local.launcher import BotProcess, LaunchError, log_tail, supervise
 from referee.local.sandbox import (
-    Prepared,
     Sandbox,
-    SandboxError,
     check_bwrap,
-    prepare,
     refusals,
     socket_folder,
 )
@@ -56,7 +51,8 @@ from referee.match.bounds import MAX_TIME_MS
 from referee.match.clock import DecisionTimer, TimeControl
 from referee.match.lobby import PROTOCOL_VERSION, Lobby
 from referee.match.remote_seat import CRASH_GRACE_SECONDS, RemoteSeat
-from referee.match.runner import MatchConfig, MatchOutcome, run_match
+from referee.match.runner import MatchOutcome
+from referee.match.seating import play_match, seated
 from referee.match.seats import InProcessSeat, Seat
 from referee.match.seeds import derive_seed
 from referee.match.session import Ending, Session, protocol_of
@@ -95,106 +91,6 @@ class _WatchingLobby(Lobby):
         self.presented.append(token)
         self._trio_token.run_sync_soon(self.first_attempt.set)
         return super().identity(token, door)
-
-
-@dataclass(eq=False)
-class _Bot:
-    """The bot's process, restarted when it exits (as the contest launcher does) once allowed."""
-
-    argv: tuple[str, ...]
-    token: str
-    log_path: Path
-    lobby: Lobby
-    sandbox: Sandbox
-    limits: Limits
-    sessions: int = 1
-    env: Mapping[str, str] = field(default_factory=dict)
-    process: spawn.Child | None = None
-    launch_error: str = ""
-    exits: list[int] = field(default_factory=list)
-    launches: int = 0
-    restart: bool = False
-    stopping: bool = False
-    #: Set when the process has exited and will not be restarted.
-    gone: trio.Event = field(default_factory=trio.Event)
-
-    async def supervise(
-        self, address: str, *, task_status: trio.TaskStatus[bool] = trio.TASK_STATUS_IGNORED
-    ) -> None:
-        async with door_for(self.sandbox, self.lobby, self.token) as door:
-            await self._supervise(address, door, task_status)
-
-    async def _supervise(
-        self, address: str, door: Door | None, task_status: trio.TaskStatus[bool]
-    ) -> None:
-        croupier = {
-            **self.sandbox.addresses(address),
-            "CROUPIER_TOKEN": self.token,
-            "CROUPIER_SESSIONS": str(self.sessions),
-        }
-        while True:
-            launch: Prepared | None = None
-            async with bot_output(self.log_path, self.limits.log_bytes) as log:
-                try:
-                    problem = launch_problem(self.argv, None)
-                    if problem is not None:
-                        raise OSError(problem)  # noqa: TRY301 (one path for every start failure)
-                    launch = prepare(
-                        self.argv,
-                        cwd=None,
-                        env=self.env,
-                        croupier=croupier,
-                        limits=self.limits,
-                        sandbox=self.sandbox,
-                        door=door,
-                    )
-                    try:
-                        self.process = await spawn.start(
-                            launch.argv,
-                            env=launch.env,
-                            cwd=None,
-                            output=log,
-                            pass_fds=launch.pass_fds,
-                        )
-                    finally:
-                        launch.close_fds()
-                except (OSError, SandboxError) as error:
-                    if launch is not None and launch.cgroups is not None:
-                        launch.cgroups.remove()
-                    self.launch_error = str(error)
-                    self.gone.set()
-                    if self.launches == 0:
-                        task_status.started(False)
-                    return
-                self.launches += 1
-                if self.launches == 1:
-                    task_status.started(True)
-                code = await self.process.wait()
-            cgroups = launch.cgroups
-            pids_hit = cgroups is not None and cgroups.hit()
-            memory_hit = cgroups is not None and cgroups.memory_hit()
-            if cgroups is not None:
-                cgroups.remove()
-            self.exits.append(code)
-            reason, detail = fault_of_exit(
-                code, log_tail(self.log_path), pids_hit=pids_hit, memory_hit=memory_hit
-            )
-            self.lobby.process_exited(self.token, detail, reason)
-            if self.stopping or not self.restart or self.launches > MAX_RESTARTS:
-                self.gone.set()
-                return
-
-    def running(self) -> bool:
-        return self.process is not None and self.process.returncode is None
-
-    async def kill(self) -> None:
-        self.stopping = True
-        if self.running():
-            assert self.process is not None
-            kill_group(self.process.pid)
-            self.process.kill()
-            with trio.CancelScope(shield=True):
-                await self.process.wait()
 
 
 @dataclass
@@ -283,16 +179,22 @@ class _Doctor:
         self.log_path = config.workdir / "bot.log"
         self.log_path.write_bytes(b"")
         self.sandbox = Sandbox(enabled=config.sandbox, secrets=(config.workdir,))
-        self.bot = _Bot(
-            config.argv,
-            self.token,
-            self.log_path,
-            self.lobby,
-            self.sandbox,
-            config.limits,
-            config.sessions,
-            config.env,
+        self.bot = BotProcess(
+            command=shlex.join(config.argv),
+            token=self.token,
+            log_path=self.log_path,
+            sessions=config.sessions,
+            max_restarts=0,  # until the bot has connected (see _run)
+            env=dict(config.env),
+            limits=config.limits,
+            sandbox=self.sandbox,
         )
+        #: Set when the doctor is done with the bot (Goodbye): it is not restarted after that.
+        self.stopping = trio.Event()
+        #: Set when the bot's process has exited and will not be restarted.
+        self.gone = trio.Event()
+        #: Why the bot's first process could not start.
+        self.launch_error = ""
         self.checks: dict[CheckName, Check] = {}
         self.played: list[_Played] = []
         self.session: Session | None = None
@@ -316,13 +218,35 @@ class _Doctor:
         async def take() -> None:
             found.append(await self.lobby.take(self.token))
 
-        await _first(timeout, take, self.bot.gone.wait)
+        await _first(timeout, take, self.gone.wait)
         return found[0] if found else None
 
     def exit_detail(self) -> str:
-        if self.bot.exits:
-            return f"the process exited with code {self.bot.exits[-1]}"
+        if self.bot.exit_codes:
+            return f"the process exited with code {self.bot.exit_codes[-1]}"
         return "the process is still running"
+
+    async def keep_running(
+        self, address: str, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        """The bot under the launcher's supervisor, as a ladder runs it, until the doctor is
+        done with it; `gone` once its process is over for good. The goodbye check times the
+        bot's exit, so the supervisor waits for it without end (cancelled, it kills the bot)."""
+        try:
+            await supervise(
+                self.bot,
+                address,
+                self.lobby,
+                self.stopping,
+                exit_grace=math.inf,
+                task_status=task_status,
+            )
+        except LaunchError as error:  # it cannot start, or keeps exiting: the checks say so
+            self.launch_error = error.problem
+            if self.bot.pid is None:  # its first process never started
+                task_status.started()
+        finally:
+            self.gone.set()
 
     async def run(self, nursery: trio.Nursery) -> None:
         with socket_folder() as folder:
@@ -340,15 +264,14 @@ class _Doctor:
     async def _run(self, nursery: trio.Nursery) -> None:
         settings = ServerSettings(grace_seconds=0)
         async with transport.serve(self.lobby, settings) as port:
-            started = await nursery.start(self.bot.supervise, f"127.0.0.1:{port}")
-            if not started:
-                self.note(CheckName.STARTS, Status.FAIL, f"cannot start: {self.bot.launch_error}")
+            await nursery.start(self.keep_running, f"127.0.0.1:{port}")
+            if self.bot.pid is None:
+                self.note(CheckName.STARTS, Status.FAIL, f"cannot start: {self.launch_error}")
                 return
-            pid = self.bot.process.pid if self.bot.process is not None else "?"
-            self.note(CheckName.STARTS, Status.PASS, f"process {pid} started")
+            self.note(CheckName.STARTS, Status.PASS, f"process {self.bot.pid} started")
             if not await self.connect():
                 return
-            self.bot.restart = True  # from now on, as the contest launcher does
+            self.bot.max_restarts = MAX_RESTARTS  # from now on, as the contest launcher does
             await self.play_matches()
             if len(self.played) == self.config.match_count():
                 await self.reconnect()
@@ -360,9 +283,7 @@ class _Doctor:
     async def connect(self) -> bool:
         config = self.config
         launched = trio.current_time()
-        if not await _first(
-            config.connect_timeout, self.lobby.first_attempt.wait, self.bot.gone.wait
-        ):
+        if not await _first(config.connect_timeout, self.lobby.first_attempt.wait, self.gone.wait):
             self.note(
                 CheckName.CONNECTS,
                 Status.FAIL,
@@ -428,10 +349,7 @@ class _Doctor:
         seats = config.game.seat_count(config.options)
         seat = index % seats
         replies: list[float] = []
-        players: list[Seat] = [
-            InProcessSeat(RandomBot(seed=derive_seed(config.seed, index) + other), "random")
-            for other in range(seats)
-        ]
+        players = self.random_players(index)
         control = config.time_control
         grace = 0.0
         if drop:
@@ -439,25 +357,39 @@ class _Doctor:
             # The wait for the bot (and for news of its process) must not time it out.
             extra = round((grace + CRASH_GRACE_SECONDS + 1) * 1000)
             control = TimeControl(control.move_ms, min(control.bank_ms + extra, MAX_TIME_MS))
-        remote = RemoteSeat(session, self.lobby, grace)
-        timed = _TimedSeat(remote, replies, DROP_AT_REQUEST if drop else None)
-        players[seat] = timed
-        match_id = f"{config.game.id}-doctor-{index:02d}"
-        match_config = MatchConfig(
-            game=config.game,
-            options=config.options,
-            seed=derive_seed(config.seed, index),
-            match_id=match_id,
-            time_control=control,
-            max_faults=config.max_faults,
-        )
-        outcome = await run_match(match_config, players, config.workdir / f"{match_id}.jsonl")
+        # The doctor keeps the session for its next match (a bot plays them all on one).
+        async with seated([session], self.lobby, grace=grace, leave=_kept) as (remote,):
+            timed = _TimedSeat(remote, replies, DROP_AT_REQUEST if drop else None)
+            players[seat] = timed
+            outcome = await self.play_match(index, players, control)
         if drop:  # the session that took the seat back waits for the next match
             await self.settle(remote.session)
             self.lobby.give_back(remote.session)
         played = _Played(index, seat, remote.session.id, outcome, replies)
         played.recovered_after = timed.recovered_after
         return played
+
+    def random_players(self, index: int) -> list[Seat]:
+        """Random bots in every seat of match `index`, for the bot's sessions to replace."""
+        config = self.config
+        return [
+            InProcessSeat(RandomBot(seed=derive_seed(config.seed, index) + other), "random")
+            for other in range(config.game.seat_count(config.options))
+        ]
+
+    async def play_match(
+        self, index: int, players: list[Seat], control: TimeControl | None = None
+    ) -> MatchOutcome:
+        """Match `index` among `players`, its record in the doctor's folder."""
+        match_id = f"{self.config.game.id}-doctor-{index:02d}"
+        return await play_match(
+            self.config,
+            players,
+            seed=derive_seed(self.config.seed, index),
+            match_id=match_id,
+            record=self.config.workdir / f"{match_id}.jsonl",
+            time_control=control,
+        )
 
     async def watch_hang_up(self, session: Session) -> None:
         with trio.move_on_after(HANG_UP_WATCH_SECONDS):
@@ -544,8 +476,8 @@ class _Doctor:
         session = await self.next_session(self.config.connect_timeout)
         if session is None:
             return  # the bot is gone: "several matches" says why
-        launches = self.bot.launches
-        exits = len(self.bot.exits)
+        restarts = self.bot.restarts
+        exits = len(self.bot.exit_codes)
         played = await self.play_one(len(self.played), session, drop=True)
         if played.recovered_after is None:
             faults = played.faults()
@@ -559,11 +491,11 @@ class _Doctor:
             )
             return  # what follows the drop is no evidence about time or legality
         self.played.append(played)
-        restarted = self.bot.launches > launches
+        restarted = self.bot.restarts > restarts
         if restarted:
             how = (
-                f"the bot did not reconnect by itself: it exited (code {self.bot.exits[exits]}), "
-                "the doctor restarted it, and it"
+                "the bot did not reconnect by itself: it exited "
+                f"(code {self.bot.exit_codes[exits]}), the doctor restarted it, and it"
             )
         else:
             how = "the bot reconnected by itself and"
@@ -616,23 +548,11 @@ class _Doctor:
         taken = [await self.lobby.take(self.token) for _ in sessions]
         seats = config.game.seat_count(config.options)
         index = len(self.played) + 1
-        players: list[Seat] = [
-            InProcessSeat(RandomBot(seed=derive_seed(config.seed, index) + other), "random")
-            for other in range(seats)
-        ]
-        remote = [RemoteSeat(s, self.lobby, 0.0) for s in taken[:seats]]
-        players[: len(remote)] = remote
-        match_id = f"{config.game.id}-doctor-{index:02d}"
-        match_config = MatchConfig(
-            game=config.game,
-            options=config.options,
-            seed=derive_seed(config.seed, index),
-            match_id=match_id,
-            time_control=config.time_control,
-            max_faults=config.max_faults,
-        )
-        outcome = await run_match(match_config, players, config.workdir / f"{match_id}.jsonl")
-        for session in taken:
+        players = self.random_players(index)
+        async with seated(taken[:seats], self.lobby) as remote:
+            players[: len(remote)] = remote
+            outcome = await self.play_match(index, players)
+        for session in taken[seats:]:
             self.lobby.give_back(session)
         lost = [f for f in outcome.faults if f.seat < len(remote) and f.reason in _LOST_REASONS]
         if lost:
@@ -642,31 +562,31 @@ class _Doctor:
             if (back := await self.next_session(config.connect_timeout)) is not None:
                 self.lobby.give_back(back)
             return
-        seated = ", ".join(str(seat) for seat in range(len(remote)))
+        in_seats = ", ".join(str(seat) for seat in range(len(remote)))
         self.note(
             CheckName.SESSIONS,
             Status.PASS,
-            f"{wanted} sessions open at once (CROUPIER_SESSIONS={wanted}); in seats {seated} of "
+            f"{wanted} sessions open at once (CROUPIER_SESSIONS={wanted}); in seats {in_seats} of "
             "one match they played it to the end",
         )
 
     async def goodbye(self) -> None:
-        self.bot.stopping = True
+        self.stopping.set()
         if self.lobby.active(self.token) == 0:
             self.note(CheckName.GOODBYE, Status.SKIP, "the bot has no open session to end")
             return
         said = trio.current_time()
         self.lobby.end_all("the doctor is done")
         with trio.move_on_after(self.config.goodbye_grace):
-            await self.bot.gone.wait()
-        if not self.bot.gone.is_set():
+            await self.gone.wait()
+        if not self.gone.is_set():
             self.note(
                 CheckName.GOODBYE,
                 Status.FAIL,
                 f"still running {self.config.goodbye_grace:g} s after Goodbye; a contest kills it",
             )
             return
-        code = self.bot.exits[-1]
+        code = self.bot.exit_codes[-1]
         took = trio.current_time() - said
         status = Status.PASS if code == 0 else Status.FAIL
         self.note(CheckName.GOODBYE, status, f"exited with code {code}, {took:.2f} s after Goodbye")
@@ -733,6 +653,10 @@ class _Doctor:
         )
 
 
+def _kept(session: Session) -> None:
+    """After a match, the doctor keeps the session: it plays the next match on it too."""
+
+
 def _describe(fault: common_pb2.Fault) -> str:
     reason = common_pb2.FaultReason.Name(fault.reason).removeprefix("FAULT_REASON_").lower()
     return f"{reason}: {fault.detail} (request {fault.request_id})"
@@ -747,7 +671,6 @@ async def examine(config: DoctorConfig) -> DoctorReport:
         try:
             await doctor.run(nursery)
         finally:
-            await doctor.bot.kill()
-            nursery.cancel_scope.cancel()
+            nursery.cancel_scope.cancel()  # the bot's process group is killed
     doctor.finish_stats()
     return doctor.report()

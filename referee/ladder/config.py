@@ -1,27 +1,26 @@
 """The ladder file: one TOML document naming the game, the bots, the format and where state goes.
 
 Every mistake in it is a `LadderConfigError` that names the file, the line and the key, so an
-organiser fixes a long file without guessing. Relative paths (`database`, `records`, a bot's
-`cwd`) start from `root`, itself relative to the file; bot commands run in `root` unless a bot
-gives its own `cwd`. `{python}` in a command is the Python that runs croupier, so the example
-ladders work from any virtual environment.
+organiser fixes a long file without guessing (read by referee.tomlfile, as contest files are).
+Relative paths (`database`, `records`, a bot's `cwd`) start from `root`, itself relative to the
+file; bot commands run in `root` unless a bot gives its own `cwd`. `{python}` in a command is
+the Python that runs croupier, so the example ladders work from any virtual environment.
 """
 
 from __future__ import annotations
 
-import difflib
 import math
 import os
 import re
 import shlex
 import sys
-import tomllib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
+from referee import tomlfile
 from referee.errors import CroupierError
 from referee.games import get_game
 from referee.games.base import Game, parse_options
@@ -32,13 +31,12 @@ from referee.local.sandbox import default_enabled
 from referee.match.bounds import concurrency_problem, ladder_matches_problem, time_problem
 from referee.match.clock import TimeControl
 from referee.text import tidy_path
+from referee.tomlfile import MISSING, TomlReader
 
 #: Replaced in bot commands by the running Python (`sys.executable`), shell-quoted.
 PYTHON_PLACEHOLDER = "{python}"
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
-
-T = TypeVar("T")
 
 
 class LadderConfigError(CroupierError):
@@ -196,26 +194,13 @@ def rotations(game: Game, options: Options) -> int:
 
 def load(path: Path) -> LadderConfig:
     """Read and validate a ladder file; raises LadderConfigError naming the line and key."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise LadderConfigError(f"cannot read ladder file {str(path)!r}: {error}") from None
-    return parse(text, path)
+    return parse(tomlfile.read(path, "ladder", LadderConfigError), path)
 
 
 def parse(text: str, path: Path) -> LadderConfig:
     """Validate the text of a ladder file; `path` names it in errors and anchors relative
     paths."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        message = str(error)
-        found = re.search(r"\(at line (\d+), column \d+\)", message)
-        line = found.group(1) if found else str(max(len(text.splitlines()), 1))
-        detail = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", message)
-        if not found:
-            detail += " (at the end of the file: something opened earlier is never closed)"
-        raise LadderConfigError(f"{path}:{line}: not valid TOML: {detail}") from None
+    data = tomlfile.parse(text, path, LadderConfigError)
     return _Reader(path, text).ladder(data)
 
 
@@ -250,63 +235,12 @@ _BOT_KEYS = ("name", "command", "cwd", "env", "limits")
 _CLUSTER_KEYS = ("scheduler", "ship", "root", "batch")
 _TIME_KEYS = ("move_ms", "bank_ms")
 
-_MISSING: Any = object()
 
-
-class _Reader:
-    """Typed access to the parsed document, with each error placed at its key's line."""
+class _Reader(TomlReader[LadderConfigError]):
+    """The ladder file's document, read into a LadderConfig."""
 
     def __init__(self, path: Path, text: str) -> None:
-        self.path = path
-        self.lines = key_lines(text)
-
-    def error(self, key: tuple[str | int, ...], message: str) -> LadderConfigError:
-        dotted = ".".join(part for part in key if isinstance(part, str))
-        line = self.line(key)
-        where = f"{self.path}:{line}" if line is not None else str(self.path)
-        return LadderConfigError(f"{where}: key {dotted!r}: {message}")
-
-    def line(self, key: tuple[str | int, ...]) -> int | None:
-        for end in range(len(key), 0, -1):
-            if key[:end] in self.lines:
-                return self.lines[key[:end]]
-        return None
-
-    def check_keys(
-        self, table: Mapping[str, Any], known: tuple[str, ...], where: tuple[str | int, ...]
-    ) -> None:
-        for key in table:
-            if key not in known:
-                raise self.error((*where, key), unknown_key(key, known))
-
-    def value(
-        self,
-        table: Mapping[str, Any],
-        where: tuple[str | int, ...],
-        key: str,
-        kind: type[T],
-        default: T = _MISSING,
-        check: Callable[[T], str | None] | None = None,
-    ) -> T:
-        full = (*where, key)
-        if key not in table:
-            if default is _MISSING:
-                header = self.line(where) if where else None
-                at = f"{self.path}:{header}" if header is not None else str(self.path)
-                scope = f" in [{'.'.join(p for p in where if isinstance(p, str))}]" if where else ""
-                raise LadderConfigError(f"{at}: missing key {key!r}{scope}")
-            return default
-        value = table[key]
-        ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
-        if kind is float and isinstance(value, int) and not isinstance(value, bool):
-            value, ok = float(value), True
-        if not ok:
-            raise self.error(full, f"expected {_KIND_NAMES[kind]}, got {value!r}")
-        if check is not None:
-            problem = check(value)
-            if problem:
-                raise self.error(full, f"{problem}, got {value!r}")
-        return value  # type: ignore[no-any-return]
+        super().__init__(path, text, LadderConfigError)
 
     def ladder(self, data: dict[str, Any]) -> LadderConfig:
         self.check_keys(data, _TOP_KEYS, ())
@@ -497,10 +431,10 @@ class _Reader:
             if not isinstance(table, dict):
                 raise self.error(("bot",), "expected [[bot]] tables")
             self.check_keys(table, _BOT_KEYS, where)
-            name = self.value(table, where, "name", str, _MISSING, _check_name)
+            name = self.value(table, where, "name", str, MISSING, _check_name)
             if any(bot.name == name for bot in bots):
                 raise self.error((*where, "name"), f"two bots are named {name!r}")
-            command = self.value(table, where, "command", str, _MISSING, _check_command)
+            command = self.value(table, where, "command", str, MISSING, _check_command)
             cwd = root / self.value(table, where, "cwd", str, ".")
             if not cwd.is_dir():
                 raise self.error((*where, "cwd"), f"no such directory {str(cwd)!r}")
@@ -545,16 +479,6 @@ class _Reader:
         return tuple(teams) if teams else tuple((name, name) for name in names)
 
 
-_KIND_NAMES: dict[type, str] = {
-    str: "a string",
-    int: "a whole number",
-    float: "a number",
-    bool: "true or false",
-    list: "a list",
-    dict: "a table",
-}
-
-
 def _at_least(minimum: int) -> Callable[[int], str | None]:
     return lambda value: None if value >= minimum else f"expected at least {minimum}"
 
@@ -597,80 +521,3 @@ def _check_command(value: str) -> str | None:
         return None if shlex.split(value) else "expected a command line"
     except ValueError as error:
         return f"cannot split the command line ({error})"
-
-
-_BARE = r"[A-Za-z0-9_-]+"
-_QUOTED = r"\"(?:[^\"\\]|\\.)*\"|'[^']*'"
-_KEY = rf"(?:{_BARE}|{_QUOTED})(?:\s*\.\s*(?:{_BARE}|{_QUOTED}))*"
-_ARRAY_HEADER = re.compile(rf"\[\[\s*({_KEY})\s*\]\]")
-_TABLE_HEADER = re.compile(rf"\[\s*({_KEY})\s*\]")
-_ASSIGNMENT = re.compile(rf"({_KEY})\s*=(.*)")
-_STRINGS = re.compile(rf"{_QUOTED}")
-
-
-def unknown_key(key: str, known: Iterable[str]) -> str:
-    """The complaint about a key a file does not take: the closest known one, then them all
-    (ladder and contest files say it the same way)."""
-    names = list(known)
-    close = difflib.get_close_matches(key, names, n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return f"unknown key{hint}; known keys: {', '.join(names)}"
-
-
-def _split_key(text: str) -> tuple[str, ...]:
-    parts = re.findall(rf"{_BARE}|{_QUOTED}", text)
-    return tuple(part[1:-1] if part[0] in "\"'" else part for part in parts)
-
-
-def key_lines(text: str) -> dict[tuple[str | int, ...], int]:
-    """The line of every key and table header: `("bot", 1, "command")` for the second
-    [[bot]]'s command. tomllib gives values without positions, so errors find lines here.
-
-    A small scanner, not a full TOML parser: it skips multi-line strings and arrays, and is
-    only ever asked about a document that tomllib already accepted."""
-    lines: dict[tuple[str | int, ...], int] = {}
-    arrays: dict[tuple[str | int, ...], int] = {}
-    table: tuple[str | int, ...] = ()
-    open_string: str | None = None
-    depth = 0
-
-    def located(path: tuple[str, ...]) -> tuple[str | int, ...]:
-        """Insert the current index after every array-of-tables prefix (`[bot.env]`)."""
-        out: list[str | int] = []
-        for part in path:
-            out.append(part)
-            if tuple(out) in arrays:
-                out.append(arrays[tuple(out)] - 1)
-        return tuple(out)
-
-    for number, line in enumerate(text.splitlines(), start=1):
-        if open_string is not None:
-            if open_string in line:
-                open_string = None
-            continue
-        stripped = _STRINGS.sub('""', line.strip())
-        if depth > 0:
-            depth += stripped.split("#")[0].count("[") - stripped.split("#")[0].count("]")
-            continue
-        if not stripped or stripped.startswith("#"):
-            continue
-        if found := _ARRAY_HEADER.match(line.strip()):
-            base = located(_split_key(found.group(1))[:-1]) + _split_key(found.group(1))[-1:]
-            arrays[base] = arrays.get(base, 0) + 1
-            table = (*base, arrays[base] - 1)
-            lines[table] = number
-            lines.setdefault(base, number)
-            continue
-        if found := _TABLE_HEADER.match(line.strip()):
-            table = located(_split_key(found.group(1)))
-            lines.setdefault(table, number)
-            continue
-        if found := _ASSIGNMENT.match(line.strip()):
-            lines.setdefault((*table, *_split_key(found.group(1))), number)
-            rest = found.group(2)
-            for quote in ('"""', "'''"):
-                if rest.count(quote) == 1:
-                    open_string = quote
-            code = _STRINGS.sub('""', rest).split("#")[0]
-            depth = max(0, code.count("[") - code.count("]"))
-    return lines

@@ -13,7 +13,6 @@ asks the lobby who is connected.
 
 from __future__ import annotations
 
-import functools
 import secrets
 import shlex
 import time
@@ -26,7 +25,7 @@ from pathlib import Path
 import trio
 
 from referee.ladder import schedule as planning
-from referee.ladder.config import LadderConfig, Launch
+from referee.ladder.config import BotSpec, LadderConfig, Launch
 from referee.ladder.model import ScheduledMatch
 from referee.ladder.store import Exit, Finished
 from referee.ladder.venue import (
@@ -42,8 +41,7 @@ from referee.local.launcher import BotProcess, supervise
 from referee.local.sandbox import Sandbox, check_bwrap, socket_folder
 from referee.local.view import bot_folder
 from referee.match.lobby import Lobby
-from referee.match.remote_seat import RemoteSeat
-from referee.match.runner import MatchConfig, run_match
+from referee.match.seating import play_match, seated, take_sessions
 from referee.transport import ServerSettings, serve
 
 
@@ -109,23 +107,34 @@ class _Referee:
         made = []
         for slot in range(count):
             processes = {
-                bot.name: BotProcess(
-                    command=bot.command_line(),
-                    token=secrets.token_urlsafe(24),
-                    log_path=logs / f"{bot.name}-{slot}.log",
-                    sessions=seats[bot.name] * (config.concurrency if shared else 1),
-                    cwd=bot.cwd,
-                    env=dict(bot.env),
-                    limits=bot.limits,
-                    sandbox=self.sandbox,
-                    ponder=config.ponder,
-                    cpus=config.slot_cpus(slot),
-                    own_folder=bot.own_folder,
+                bot.name: self.process(
+                    bot,
+                    slot,
+                    logs / f"{bot.name}-{slot}.log",
+                    seats[bot.name] * (config.concurrency if shared else 1),
                 )
                 for bot in config.bots
             }
             made.append(_Slot(slot, processes, {}))
         return made if not shared else made * config.concurrency
+
+    def process(self, bot: BotSpec, slot: int, log_path: Path, sessions: int) -> BotProcess:
+        """A process of `bot` for slot `slot`, with a fresh token."""
+        config = self.config
+        return BotProcess(
+            command=bot.command_line(),
+            token=secrets.token_urlsafe(24),
+            log_path=log_path,
+            sessions=sessions,
+            max_restarts=config.max_restarts,
+            cwd=bot.cwd,
+            env=dict(bot.env),
+            limits=bot.limits,
+            sandbox=self.sandbox,
+            ponder=config.ponder,
+            cpus=config.slot_cpus(slot),
+            own_folder=bot.own_folder,
+        )
 
     def new_exits(self, slot: _Slot) -> list[Exit]:
         """Exits of the slot's processes since the last commit (each reported once)."""
@@ -150,18 +159,8 @@ class _Referee:
         seats = Counter(match.bots)
         logs = config.records / "logs"
         processes = {
-            bot.name: BotProcess(
-                command=bot.command_line(),
-                token=secrets.token_urlsafe(24),
-                log_path=logs / f"{bot.name}-per-match.log",
-                sessions=seats[bot.name],
-                cwd=bot.cwd,
-                env=dict(bot.env),
-                limits=bot.limits,
-                sandbox=self.sandbox,
-                ponder=config.ponder,
-                cpus=config.slot_cpus(slot.number),
-                own_folder=bot.own_folder,
+            bot.name: self.process(
+                bot, slot.number, logs / f"{bot.name}-per-match.log", seats[bot.name]
             )
             for bot in config.bots
             if bot.name in seats
@@ -170,16 +169,7 @@ class _Referee:
         async with trio.open_nursery() as nursery:
             for name, process in processes.items():
                 self.admit(process, name)
-                nursery.start_soon(
-                    functools.partial(
-                        supervise,
-                        process,
-                        self.address,
-                        self.lobby,
-                        done,
-                        max_restarts=config.max_restarts,
-                    )
-                )
+                nursery.start_soon(supervise, process, self.address, self.lobby, done)
             try:
                 yield _Slot(slot.number, processes, {})
             finally:
@@ -191,22 +181,18 @@ class _Referee:
 
     async def _play(self, match: ScheduledMatch, slot: _Slot) -> Finished:
         config = self.config
-        sessions = []
-        try:
-            for bot in match.bots:
-                process = slot.processes[bot]
-                with trio.move_on_after(config.connect_timeout):
-                    sessions.append(await self.lobby.take(process.token))
-                    continue
-                raise LadderError(
-                    f"bot {bot!r} did not connect within {config.connect_timeout:g} s; "
-                    f"see {process.log_path}"
-                )
-            seats = []
-            for bot, session in zip(match.bots, sessions, strict=True):
-                seat = RemoteSeat(session)
-                seat.name = bot  # the ladder's name for the bot, in the record and MatchStart
-                seats.append(seat)
+
+        def late(seat: int) -> LadderError:
+            bot = match.bots[seat]
+            return LadderError(
+                f"bot {bot!r} did not connect within {config.connect_timeout:g} s; "
+                f"see {slot.processes[bot].log_path}"
+            )
+
+        tokens = [slot.processes[bot].token for bot in match.bots]
+        sessions = await take_sessions(self.lobby, tokens, config.connect_timeout, late)
+        # The ladder's name for each bot, in the record and MatchStart.
+        async with seated(sessions, self.lobby, names=match.bots) as seats:
             identifier = match_id(config, match.number)
             final = record_path(config, match.number)
             partial = partial_path(final)
@@ -215,24 +201,16 @@ class _Referee:
             bots = set(match.bots)
             self.playing.update(bots)
             try:
-                outcome = await run_match(
-                    MatchConfig(
-                        game=config.game,
-                        options=config.options,
-                        seed=match.seed,
-                        match_id=identifier,
-                        time_control=config.time_control,
-                        max_faults=config.max_faults,
-                    ),
+                outcome = await play_match(
+                    config,
                     seats,
-                    partial,
-                    self.view.live if self.view is not None else None,
+                    seed=match.seed,
+                    match_id=identifier,
+                    record=partial,
+                    live=self.view.live if self.view is not None else None,
                 )
             finally:
                 self.playing.subtract(bots)
-        finally:
-            for session in sessions:
-                self.lobby.give_back(session)
         return Finished(
             match=match,
             match_id=identifier,
@@ -295,16 +273,7 @@ async def _play_matches(
         for slot_ in {id(s): s for s in slots}.values():
             for name, process in slot_.processes.items():
                 referee.admit(process, name)
-                nursery.start_soon(
-                    functools.partial(
-                        supervise,
-                        process,
-                        referee.address,
-                        referee.lobby,
-                        done,
-                        max_restarts=config.max_restarts,
-                    )
-                )
+                nursery.start_soon(supervise, process, referee.address, referee.lobby, done)
 
         async def worker(slot: int) -> None:
             while (match := await next_match()) is not None:

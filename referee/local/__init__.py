@@ -2,7 +2,8 @@
 
 - `launcher`: starts a bot's command with its addresses and CROUPIER_TOKEN, restarts it when it
   exits, stops its whole process group, keeps its output (`bot_log`: through a pipe, into a log
-  kept to its cap);
+  kept to its cap); `processes`: a launched bot's CPU time, and stopping it while it waits (the
+  match layer's `LaunchedBot`); `priority`: bots start below the referee's CPU priority;
 - `series`: `croupier match`: a loopback referee and N matches among launched bots;
 - `sandbox`: the bubblewrap sandbox a bot runs in, built from `view` (what it sees: an
   allow-list), `doors` (its own socket and user), `relay` (that socket on its own loopback, run

@@ -12,10 +12,10 @@
   /sys/fs/cgroup/unified on hybrid ones). Its `cpu.stat` counts the CPU time of everything the
   bot runs, and its `cpu.pressure` the time some of it was ready to run but waited for a CPU (the
   kernel's pressure stall information): the clock never charges a bot for that wait
-  (referee.match.processes, referee.match.clock.DecisionTimer).
+  (referee.local.processes, referee.match.clock.DecisionTimer).
 
 - `freezer` stops everything the bot runs at once while pondering is off
-  (referee.match.processes): the account group itself (cgroup v2's `cgroup.freeze`), else a
+  (referee.local.processes): the account group itself (cgroup v2's `cgroup.freeze`), else a
   group of cgroup v1's freezer hierarchy. A signal to the bot's process group would miss a child
   that called setsid() or double-forked; the cgroup holds every descendant, wherever it went.
 

@@ -2,7 +2,8 @@
 
 Each bot process plays many matches over its sessions (no start-up cost per match). A process
 that exits while it is still needed is restarted, and the sessions it had are told, so that their
-faults are recorded as crashes rather than disconnects.
+faults are recorded as crashes rather than disconnects. `supervise` is the one supervisor of a
+launched bot: `croupier match`, a ladder's slots and the doctor all run their bots through it.
 """
 
 from __future__ import annotations
@@ -27,14 +28,22 @@ from referee.local.bot_log import bot_output
 from referee.local.doors import Door
 from referee.local.last_output import advice, read_output, telling
 from referee.local.limits import Limits, fault_of_exit
+from referee.local.processes import BotProcessGroup
 from referee.local.sandbox import Prepared, Sandbox, SandboxError, prepare
 from referee.match.lobby import Lobby
-from referee.match.processes import BotProcessGroup
 from referee.transport import serve_door
+
+#: How long a bot may take to leave after its last Goodbye before it is killed.
+EXIT_GRACE_SECONDS = 5.0
 
 
 class LaunchError(CroupierError):
-    """A bot command that cannot be started, or that keeps crashing."""
+    """A bot command that cannot be started, or that keeps crashing. `problem`: what stopped
+    a start, said on its own (the doctor quotes it beside the bot's command)."""
+
+    def __init__(self, message: str, problem: str = "") -> None:
+        super().__init__(message)
+        self.problem = problem or message
 
 
 @dataclass
@@ -46,10 +55,18 @@ class BotProcess:
     log_path: Path | None
     sessions: int = 1
     restarts: int = 0
+    #: Restarts allowed before the bot counts as broken (`supervise` raises LaunchError); read
+    #: at each exit, so it may change while the bot runs (the doctor allows none until the bot
+    #: has connected).
+    max_restarts: int = 3
     #: Working directory and extra environment for the process (a ladder file's `cwd`/`env`).
     cwd: Path | None = None
     env: dict[str, str] = field(default_factory=dict)
     exits: list[str] = field(default_factory=list)
+    #: The exit code of each exit (negative: killed by that signal), beside `exits`.
+    exit_codes: list[int] = field(default_factory=list)
+    #: The pid of the process last started (the leader of its process group); None before.
+    pid: int | None = None
     #: False when `log_path` is a temporary file (the run keeps no records): errors then quote
     #: its last lines without pointing at it.
     log_kept: bool = True
@@ -78,13 +95,17 @@ async def supervise(
     lobby: Lobby,
     done: trio.Event,
     *,
-    max_restarts: int = 3,
+    exit_grace: float = EXIT_GRACE_SECONDS,
+    task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    """Run the bot until `done` is set, restarting it when it exits early. `address` is the
+    """Run the bot until `done` is set, restarting it when it exits early (up to
+    `bot.max_restarts` times; then LaunchError, as when it cannot start). Once `done` is set it
+    has `exit_grace` seconds to exit; cancelled, its process group is killed at once.
+    `task_status.started()` is called when its first process has started. `address` is the
     referee's TCP address; a sandboxed bot is given its own door instead, which the referee
     serves for as long as the bot is supervised (its token is accepted there only)."""
     async with door_for(bot.sandbox, lobby, bot.token) as door:
-        await _supervise(bot, address, lobby, done, door, max_restarts)
+        await _supervise(bot, address, lobby, done, door, exit_grace, task_status)
 
 
 @asynccontextmanager
@@ -110,7 +131,8 @@ async def _supervise(
     lobby: Lobby,
     done: trio.Event,
     door: Door | None,
-    max_restarts: int,
+    exit_grace: float,
+    task_status: trio.TaskStatus[None],
 ) -> None:
     croupier = {
         **bot.sandbox.addresses(address),
@@ -121,7 +143,8 @@ async def _supervise(
         launch = await _prepared(bot, croupier, door)
         cgroups = launch.cgroups
         try:
-            code = await _run_once(bot, launch, lobby, done)
+            code = await _run_once(bot, launch, lobby, done, exit_grace, task_status)
+            task_status = trio.TASK_STATUS_IGNORED  # started once
             pids_hit = cgroups is not None and cgroups.hit()
             memory_hit = cgroups is not None and cgroups.memory_hit()
         finally:
@@ -132,11 +155,12 @@ async def _supervise(
             code, log_tail(bot.log_path), pids_hit=pids_hit, memory_hit=memory_hit
         )
         bot.exits.append(detail)
+        bot.exit_codes.append(code)
         bot.exit_reasons.append(reason)
         lobby.process_exited(bot.token, detail, reason)
         if done.is_set():
             return
-        if bot.restarts >= max_restarts:
+        if bot.restarts >= bot.max_restarts:
             raise LaunchError(
                 f"bot {bot.command!r} exited {len(bot.exits)} times ({', '.join(bot.exits)})"
                 + (
@@ -181,18 +205,29 @@ async def _prepared(bot: BotProcess, croupier: dict[str, str], door: Door | None
         with trio.CancelScope(shield=True):  # what it creates is then removed by the caller
             launch = await trio.to_thread.run_sync(call)
     except SandboxError as error:
-        raise LaunchError(f"cannot start bot {bot.command!r}: {error}") from None
+        raise _cannot_start(bot, str(error)) from None
     finally:
         limiter.release()
     return launch
 
 
-async def _run_once(bot: BotProcess, launch: Prepared, lobby: Lobby, done: trio.Event) -> int:
+def _cannot_start(bot: BotProcess, problem: str) -> LaunchError:
+    return LaunchError(f"cannot start bot {bot.command!r}: {problem}", problem)
+
+
+async def _run_once(
+    bot: BotProcess,
+    launch: Prepared,
+    lobby: Lobby,
+    done: trio.Event,
+    exit_grace: float,
+    task_status: trio.TaskStatus[None],
+) -> int:
     """Start the process in its own process group (so that it can be stopped and continued
     whole, and killed whole), wait for it, and kill the whole group."""
     problem = launch_problem(bot.argv(), bot.cwd)
     if problem is not None:
-        raise LaunchError(f"cannot start bot {bot.command!r}: {problem}")
+        raise _cannot_start(bot, problem)
     argv = list(launch.argv)
     if bot.cpus is not None:
         # Pinned before the first instruction (util-linux's taskset): its children inherit it.
@@ -200,7 +235,8 @@ async def _run_once(bot: BotProcess, launch: Prepared, lobby: Lobby, done: trio.
         if lacking:
             raise LaunchError(
                 f"cannot pin bot {bot.command!r} to cores {sorted(bot.cpus)!r}: this machine "
-                f"lacks {lacking!r}"
+                f"lacks {lacking!r}",
+                f"cannot pin it to cores {sorted(bot.cpus)!r}: this machine lacks {lacking!r}",
             )
         argv = ["taskset", "--cpu-list", ",".join(map(str, sorted(bot.cpus))), *argv]
     async with contextlib.AsyncExitStack() as stack:
@@ -210,7 +246,7 @@ async def _run_once(bot: BotProcess, launch: Prepared, lobby: Lobby, done: trio.
                 argv, env=launch.env, cwd=bot.cwd, output=log, pass_fds=launch.pass_fds
             )
         except (OSError, subprocess.SubprocessError) as error:
-            raise LaunchError(f"cannot start bot {bot.command!r}: {error}") from None
+            raise _cannot_start(bot, str(error)) from None
         finally:
             launch.close_fds()
         cgroups = launch.cgroups
@@ -221,8 +257,10 @@ async def _run_once(bot: BotProcess, launch: Prepared, lobby: Lobby, done: trio.
             freezer=cgroups.freezer if cgroups is not None else None,
         )
         lobby.attach(bot.token, group)
+        bot.pid = process.pid
+        task_status.started()
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(_stop_when_done, process, group, done)
+            nursery.start_soon(_stop_when_done, process, group, done, exit_grace)
             code = await process.wait()
             nursery.cancel_scope.cancel()
         group.close()
@@ -276,15 +314,13 @@ def log_tail(path: Path | None, lines: int = 20) -> list[str]:
         return []
 
 
-#: How long a bot may take to leave after its last Goodbye before it is killed.
-EXIT_GRACE_SECONDS = 5.0
-
-
-async def _stop_when_done(process: spawn.Child, group: BotProcessGroup, done: trio.Event) -> None:
-    """Once the referee is done with the bot, it has EXIT_GRACE_SECONDS to exit on its own."""
+async def _stop_when_done(
+    process: spawn.Child, group: BotProcessGroup, done: trio.Event, exit_grace: float
+) -> None:
+    """Once the referee is done with the bot, it has `exit_grace` seconds to exit on its own."""
     try:
         await done.wait()
-        await trio.sleep(EXIT_GRACE_SECONDS)
+        await trio.sleep(exit_grace)
     finally:
         if process.returncode is None:
             group.release()  # a task frozen by cgroup v1's freezer ignores SIGKILL until thawed

@@ -37,11 +37,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee.errors import CroupierError
-from referee.local import leftovers, relay, syscalls, view
+from referee.local import leftovers, priority, relay, syscalls, view
 from referee.local.cgroups import BotCgroups
 from referee.local.doors import FOLDER_IN_SANDBOX, SOCKET_IN_SANDBOX, Door, open_door
 from referee.local.limits import MB, Limits
-from referee.match import priority
 
 #: The bot's writable home inside the sandbox (on its private /tmp).
 HOME_IN_SANDBOX = "/tmp/home"
@@ -302,7 +301,7 @@ def _wrapper(
     # No --new-session: the launcher starts bwrap in a session of its own with no terminal
     # (spawn.start), which is what it guards against (TIOCSTI); bwrap's own setsid would take
     # the bot out of the process group that the referee stops while pondering is off where the
-    # bot has no freezer cgroup (referee.match.processes).
+    # bot has no freezer cgroup (referee.local.processes).
     wrapped = [bwrap, "--die-with-parent", *_privilege()]
     wrapped += ["--seccomp", _SECCOMP_FD, *view.system_arguments()]
     wrapped += ["--dev", "/dev", "--perms", "1777", "--size", scratch, "--tmpfs", "/dev/shm"]

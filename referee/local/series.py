@@ -27,8 +27,8 @@ from referee.local.limits import Limits
 from referee.local.sandbox import Sandbox, check_bwrap, default_enabled, socket_folder
 from referee.match.clock import TimeControl
 from referee.match.lobby import Lobby
-from referee.match.remote_seat import RemoteSeat
-from referee.match.runner import MatchConfig, MatchOutcome, run_match
+from referee.match.runner import MatchOutcome
+from referee.match.seating import play_match, seated, take_sessions
 from referee.match.seeds import derive_seed
 from referee.transport import ServerSettings, serve
 
@@ -166,33 +166,28 @@ async def _play_series(
 async def _play_one(
     config: SeriesConfig, run_id: str, index: int, bots: list[BotProcess], lobby: Lobby
 ) -> MatchOutcome:
-    seats = len(bots)
-    roles = seat_roles(seats, index)
-    sessions = []
-    for role in roles:
-        with trio.move_on_after(config.connect_timeout):
-            sessions.append(await lobby.take(bots[role].token))
-            continue
-        raise SeriesError(
-            f"bot {bots[role].command!r} did not connect within {config.connect_timeout:.0f} s"
-            + last_words(bots[role])
+    roles = seat_roles(len(bots), index)
+
+    def late(seat: int) -> SeriesError:
+        bot = bots[roles[seat]]
+        return SeriesError(
+            f"bot {bot.command!r} did not connect within {config.connect_timeout:.0f} s"
+            + last_words(bot)
         )
+
+    tokens = [bots[role].token for role in roles]
+    sessions = await take_sessions(lobby, tokens, config.connect_timeout, late)
     match_id = f"{config.game.id}-{run_id}-{index:04d}"
-    match_config = MatchConfig(
-        game=config.game,
-        options=config.options,
-        seed=derive_seed(config.seed, index),
-        match_id=match_id,
-        deck=config.deck,
-        time_control=config.time_control,
-        max_faults=config.max_faults,
-    )
     path = config.records / f"{match_id}.jsonl" if config.records is not None else None
-    try:
-        return await run_match(match_config, [RemoteSeat(s) for s in sessions], path)
-    finally:
-        for session in sessions:
-            lobby.give_back(session)
+    async with seated(sessions, lobby) as seats:
+        return await play_match(
+            config,
+            seats,
+            seed=derive_seed(config.seed, index),
+            match_id=match_id,
+            record=path,
+            deck=config.deck,
+        )
 
 
 def _disambiguate(standings: list[Standing]) -> None:

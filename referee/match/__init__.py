@@ -3,8 +3,10 @@
 - `runner`: drives a match (chance from its seed, a request per decision, the checked apply,
   events to each seat, the record); `seats`: the Seat interface and in-process seats;
   `session`: a bot's session (what the gRPC stream feeds); `remote_seat`: the seat that plays
-  through one; `lobby`: sessions waiting to be seated; `clock`: time control, a seat's clock and
-  a decision's (every timing rule: what a bot is charged, when its time is up);
+  through one; `seating`: the one way to seat sessions and play a match; `launched`: what a seat
+  sees of a launched bot's process (a protocol); `lobby`: sessions waiting to be seated; `clock`:
+  time control, a seat's clock and a decision's (every timing rule: what a bot is charged, when
+  its time is up);
   `protocol`: engine values to protobuf messages; `spectators`: live matches for Watch;
   `records`: the JSON Lines record writer and reader (`protojson`: its fast JSON mapping);
   `replay`: re-running a record through the engine and checking it; `seeds`: match seeds.

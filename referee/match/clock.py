@@ -102,7 +102,7 @@ STARVED_STEP_SECONDS = 0.001
 
 
 class CpuMeter(Protocol):
-    """The counts of a launched bot's processes (referee.match.processes.BotProcessGroup)."""
+    """The counts of a launched bot's processes (referee.match.launched.LaunchedBot)."""
 
     def cpu_seconds(self) -> float | None: ...
 

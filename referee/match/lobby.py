@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import trio
 
 from croupier.v1 import common_pb2, referee_pb2
-from referee.match.processes import BotProcessGroup
+from referee.match.launched import LaunchedBot
 from referee.match.remote_seat import RemoteSeat
 from referee.match.session import Session, protocol_of
 
@@ -65,7 +65,7 @@ class Lobby:
     #: connection takes such a seat back (see RemoteSeat).
     _in_play: dict[str, list[RemoteSeat]] = field(default_factory=dict)
     #: The launched process behind each identity that has one (see `attach`).
-    _processes: dict[str, BotProcessGroup] = field(default_factory=dict)
+    _processes: dict[str, LaunchedBot] = field(default_factory=dict)
 
     #: Names to show and log for admitted tokens (see `label`).
     _labels: dict[str, str] = field(default_factory=dict)
@@ -138,7 +138,7 @@ class Lobby:
             self._pools[key] = trio.open_memory_channel[Session](math.inf)
         return self._pools[key]
 
-    def attach(self, identity: str, process: BotProcessGroup) -> None:
+    def attach(self, identity: str, process: LaunchedBot) -> None:
         """`identity`'s bot runs as `process` (just launched): its sessions carry it, for CPU
         time and pondering. Called by the launcher before the process can connect."""
         self._processes[identity] = process

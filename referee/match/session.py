@@ -20,8 +20,8 @@ from google.protobuf.message import DecodeError
 
 from croupier.v1 import common_pb2, referee_pb2
 from referee.match.clock import DecisionTimer
+from referee.match.launched import LaunchedBot
 from referee.match.logrates import LogLimiter
-from referee.match.processes import BotProcessGroup
 
 _session_ids = itertools.count(1)
 log = logging.getLogger("croupier.referee")
@@ -112,8 +112,8 @@ class Session:
     #: than were taken, one is on its way, and a seat waits for it rather than time the bot out.
     arrivals: int = 0
     taken: int = 0
-    #: The bot's launched process, if the referee launched it (see referee.match.processes).
-    process: BotProcessGroup | None = None
+    #: The bot's launched process, if the referee launched it (see referee.match.launched).
+    process: LaunchedBot | None = None
     #: How many times the transport's loop has polled for I/O (None: unknown): a seat whose
     #: bot's time is up lets it poll twice more, so that a reply already in is seen.
     polls: Callable[[], int | None] = lambda: None

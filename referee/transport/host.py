@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
+import os
 import selectors
 import signal
 import threading
@@ -15,9 +17,11 @@ from typing import Any, TypeVar
 import trio
 from outcome import Outcome
 
-from referee.match import priority
-
 T = TypeVar("T")
+
+#: The referee's nice value when it may raise its priority (lower is more CPU); its launched
+#: bots start back at nice 0 (referee.local.priority).
+REFEREE_NICE = -10
 
 
 def run(
@@ -33,7 +37,7 @@ def run(
     garbage collector's scans, whose pauses stall every match on the loop at once. (A higher
     gen-0 threshold cut the loop's worst lag a little more, but let a flooding bot's garbage
     pile up: +53 MB of RSS in tests/test_hostile.py's flood, against 5-9 MB without it.)
-    With `prioritise`, the referee raises its CPU priority where it may (referee.match.priority).
+    With `prioritise`, the referee raises its CPU priority where it may (`raise_priority`).
 
     Ctrl-C (on the main thread) cancels the trio run, lets every `finally` close what it opened
     (servers, bot processes, records, databases), then raises KeyboardInterrupt here; a second
@@ -44,9 +48,25 @@ def run(
         gc.collect()
         gc.freeze()
     if prioritise:
-        priority.raise_own()
+        raise_priority()
     with asyncio.Runner(loop_factory=_stamping_loop) as runner:
         return runner.run(_host(async_fn, args, interruptible))
+
+
+def raise_priority() -> None:
+    """Set every thread of this process to REFEREE_NICE, so that the referee is not starved by
+    the bots it referees (referee.local.priority says why). Linux's nice is per thread, and
+    only threads started later inherit it; best effort."""
+    if not hasattr(os, "setpriority"):
+        return
+    try:
+        threads = [int(tid) for tid in os.listdir("/proc/self/task")]
+    except OSError:
+        threads = [0]
+    for tid in threads:
+        with contextlib.suppress(OSError):
+            if os.getpriority(os.PRIO_PROCESS, tid) > REFEREE_NICE:
+                os.setpriority(os.PRIO_PROCESS, tid, REFEREE_NICE)
 
 
 _polls = threading.local()

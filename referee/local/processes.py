@@ -1,9 +1,10 @@
 """The launched process behind a bot's sessions: its CPU time, and stopping it while it waits.
 
-Whoever launches a bot (referee.local.launcher) attaches one `BotProcessGroup` to its identity in
-the lobby; each session of that bot then carries it, so that its seat can read the bot's CPU time
-around a decision and, with pondering off, continue the bot only while one of its requests is
-pending. A bot that connects on its own (a contest) has none: its CPU time is unknown.
+The launcher (referee.local.launcher) attaches one `BotProcessGroup` to the bot's identity in
+the lobby; each session of that bot then carries it, as the match layer's `LaunchedBot`
+(referee.match.launched), so that its seat can read the bot's CPU time around a decision and,
+with pondering off, continue the bot only while one of its requests is pending. A bot that
+connects on its own (a contest) has none: its CPU time is unknown.
 
 With a cgroup v2 account of the bot (referee.local.cgroups, as root), both its CPU time and the
 time it waited for a CPU are read from the kernel's counters for everything the bot runs;
