@@ -12,5 +12,6 @@ import-linter, see docs/architecture.md):
     match                                 one match: runner, seats, sessions, clocks, records
     games                                 pure game engines
     tomlfile                              the reader of ladder and contest files
-    errors, version                       what every layer shares
+    errors, version, text, spacing        what every layer shares (errors, the version, plural
+                                          and path wording, pacing of repeated work)
 """

@@ -8,7 +8,9 @@
 - `sandbox`: the bubblewrap sandbox a bot runs in, built from `view` (what it sees: an
   allow-list), `doors` (its own socket and user), `relay` (that socket on its own loopback, run
   inside the sandbox with the standard library alone), `syscalls` (the seccomp filter), `limits`
-  and `cgroups`; `spawn` starts it from a thread that lives as long as the referee.
+  and `cgroups`; `spawn` starts it from a thread that lives as long as the referee;
+- `last_output`: what a bot printed last, for its error messages; `leftovers`: cgroups and socket
+  folders of referees that died, removed at the next start.
 
 May import: `referee.match`, `referee.transport` (a series starts a server), `referee.games` and
 the shared modules. Never a ladder, the contest server or the CLI.

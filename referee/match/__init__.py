@@ -6,10 +6,11 @@
   through one; `seating`: the one way to seat sessions and play a match; `launched`: what a seat
   sees of a launched bot's process (a protocol); `lobby`: sessions waiting to be seated; `clock`:
   time control, a seat's clock and a decision's (every timing rule: what a bot is charged, when
-  its time is up);
-  `protocol`: engine values to protobuf messages; `spectators`: live matches for Watch;
-  `records`: the JSON Lines record writer and reader (`protojson`: its fast JSON mapping);
-  `replay`: re-running a record through the engine and checking it; `seeds`: match seeds.
+  its time is up); `protocol`: engine values to protobuf messages; `spectators`: live matches
+  for Watch, through `public` (what a spectator may see); `records`: the JSON Lines record
+  writer and reader (`protojson`: its fast JSON mapping); `replay`: re-running a record through
+  the engine and checking it; `seeds`: match seeds; `bounds`: the largest settings that still
+  mean something; `logrates`: log lines a bot can provoke, rate-limited per bot.
 
 May import: `referee.games`, `referee.errors`, `referee.version`, the generated `croupier.v1`
 messages, trio. Never grpc (that is `referee.transport`), never a ladder, contest or the CLI.

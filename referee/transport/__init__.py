@@ -1,4 +1,6 @@
-"""The only package that imports grpc: the asyncio host, the gRPC service, status codes.
+"""The only package that imports grpc: the asyncio host (`host`), the gRPC server (`server`:
+listening, health, reflection) and its two services, the bots' Play stream (`play`) and
+spectators' Watch (`watch`); `client` for `croupier watch`.
 
 grpcio has no trio support, so the referee runs trio as a guest of grpc.aio's asyncio loop on one
 thread (`trio.lowlevel.start_guest_run`), the faster of the two bridges measured
