@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 
 class CroupierError(Exception):
     """Base of every error that reports a user's or a bot's mistake, never our own bug."""
@@ -29,3 +31,12 @@ class InvalidChanceError(CroupierError):
 
 class RecordError(CroupierError):
     """A record file that cannot be read, or one that does not replay as recorded."""
+
+
+def leaves(group: BaseExceptionGroup[BaseException]) -> Iterator[BaseException]:
+    """The errors in a (nested) exception group, as trio's nurseries raise them."""
+    for error in group.exceptions:
+        if isinstance(error, BaseExceptionGroup):
+            yield from leaves(error)
+        else:
+            yield error

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 import typer
 from rich.console import Console
 
-from referee.errors import CroupierError
+from referee.errors import CroupierError, leaves
 
 EXIT_CHECK_FAILED = 1
 EXIT_BAD_INPUT = 2
@@ -56,7 +56,7 @@ def user_errors() -> Iterator[None]:
         if mistakes is None or others is not None:
             raise
         said: set[str] = set()  # several tasks may fail alike (two seats of one bad bot)
-        for mistake in _leaves(mistakes):
+        for mistake in leaves(mistakes):
             line = f"error: {describe(mistake)}"
             if line not in said:
                 said.add(line)
@@ -72,14 +72,6 @@ def describe(error: BaseException) -> str:
             return f"{str(error.filename)!r}: {reason}"
         return reason
     return str(error)
-
-
-def _leaves(group: BaseExceptionGroup[BaseException]) -> Iterator[BaseException]:
-    for error in group.exceptions:
-        if isinstance(error, BaseExceptionGroup):
-            yield from _leaves(error)
-        else:
-            yield error
 
 
 #: Without a terminal, a progress line at least this often (seconds), and at every tenth.

@@ -24,7 +24,7 @@ import trio
 
 from referee import transport
 from referee.cluster import ClusterError
-from referee.errors import CroupierError
+from referee.errors import CroupierError, leaves
 from referee.games import get_game
 from referee.ladder.config import LadderConfig
 from referee.ladder.model import ScheduledMatch
@@ -214,7 +214,7 @@ def _explained(error: BaseException, config: LadderConfig, worker: str) -> BaseE
         found, others = error.split(CroupierError)
         if found is None or others is not None:
             return error
-        mistakes = list(_leaves(found))
+        mistakes = list(leaves(found))
     else:
         mistakes = [error]
     logs = config.records / "logs"
@@ -228,14 +228,6 @@ def _explained(error: BaseException, config: LadderConfig, worker: str) -> BaseE
     where = f" (on worker {worker}"
     where += f"; last lines of the bot logs: {', '.join(said)})" if said else ")"
     return BatchFailed(text + where, worker, tuple(_log_tails(logs)))
-
-
-def _leaves(group: BaseExceptionGroup[BaseException]) -> Iterator[BaseException]:
-    for error in group.exceptions:
-        if isinstance(error, BaseExceptionGroup):
-            yield from _leaves(error)
-        else:
-            yield error
 
 
 def _log_tails(folder: Path) -> Iterator[tuple[str, bytes]]:
