@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 import urllib.request
 from pathlib import Path
 from typing import Any, Protocol
@@ -23,11 +24,12 @@ class LiveSite(Protocol):
 def listen(site: LiveSite) -> tuple[str, list[dict[str, Any]], list[str]]:
     """A live match's event stream, raw and parsed, from its opening to its end; tried until
     the match is still live when the stream opens (it may end meanwhile)."""
-    for _ in range(10):
+    for _ in range(20):
         match_id = site.live_match()
         received, raw = _stream(site.web, match_id)
         if received[0]["kind"] != "gone":
             break
+        time.sleep(0.25)  # the site's list of live matches is a snapshot: let it refresh
     return match_id, received, raw
 
 
