@@ -234,3 +234,13 @@ def test_each_examples_manifest_loads_and_names_its_program(folder: Path) -> Non
         assert built in (folder / "Makefile").read_text(encoding="utf-8").replace(
             "$(BUILD)", "build"
         )
+
+
+def test_the_guides_example_manifest_loads(tmp_path: Path) -> None:
+    """docs/bots.md shows a manifest with every key: it must be one the referee takes."""
+    guide = (ROOT / "docs" / "bots.md").read_text(encoding="utf-8")
+    section = guide[guide.index("## The bot manifest (bot.toml)") :]
+    example = section[section.index("```toml\n") + len("```toml\n") : section.index("```\n", 8)]
+    manifest = load_manifest(folder_with(tmp_path, example), MAXIMA)
+    assert manifest.build == "make"
+    assert manifest.asked == (("memory_mb", 1024), ("cpu_seconds", 600))
