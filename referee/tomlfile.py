@@ -34,12 +34,21 @@ KIND_NAMES: dict[type, str] = {
 }
 
 
-def read(path: Path, what: str, error: type[E]) -> str:
-    """The text of `what` file `path` ("ladder", "contest"), or `error` saying why not."""
+def read(path: Path, what: str, error: type[E], shown: Path | None = None) -> str:
+    """The text of `what` file `path` ("ladder", "contest"), or `error` saying why not. Errors
+    name the file `shown` (default `path`): a bot's manifest is named as its author wrote it,
+    not where the referee keeps it."""
+    shown = path if shown is None else shown
     try:
         return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as cause:
-        raise error(f"cannot read {what} file {str(path)!r}: {cause}") from None
+    except UnicodeDecodeError as cause:
+        line = cause.object[: cause.start].count(b"\n") + 1
+        raise error(
+            f"{shown}:{line}: not UTF-8 text (byte {cause.object[cause.start]:#04x}): save the "
+            f"{what} file as UTF-8"
+        ) from None
+    except OSError as cause:
+        raise error(f"cannot read {what} file {str(shown)!r}: {cause.strerror or cause}") from None
 
 
 def parse(text: str, path: Path, error: type[E]) -> dict[str, Any]:

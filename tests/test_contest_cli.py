@@ -142,7 +142,7 @@ def test_a_bad_contest_file_names_the_line_and_key(tmp_path: Path) -> None:
 
 def test_a_contest_file_is_read_as_a_ladder_file_is(tmp_path: Path) -> None:
     """One reader, one format (issue 25.5): a contest file that is not TOML is refused at its
-    line, and one that is not text in one line, as a ladder file is."""
+    line, and one that is not UTF-8 at the line of its first bad byte, as a ladder file is."""
     contest = tmp_path / "contest.toml"
     contest.write_text('game = "xix"\nport = = 1\n')
     result = runner.invoke(app, ["serve", str(contest)])
@@ -151,7 +151,8 @@ def test_a_contest_file_is_read_as_a_ladder_file_is(tmp_path: Path) -> None:
     contest.write_bytes(b'game = "\xff"\n')
     result = runner.invoke(app, ["serve", str(contest)])
     assert result.exit_code == 2
-    assert f"cannot read contest file {str(contest)!r}: " in " ".join(result.output.split())
+    expected = f"{contest}:1: not UTF-8 text (byte 0xff): save the contest file as UTF-8"
+    assert expected in " ".join(result.output.split())
 
 
 def test_a_contest_files_paths_have_no_dot_dot(
