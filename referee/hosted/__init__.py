@@ -1,8 +1,13 @@
 """Hosted bots: authors upload a bot's folder, the referee builds, qualifies and keeps it.
 
 - `manifest`: a bot's `bot.toml` (its games, build and run commands, the limits it asks for),
-  read and checked against the contest's maxima.
+  read and checked against the contest's maxima;
+- `build`: builds a version once, in the bot sandbox (referee.local.sandbox), within its own
+  limits and at the lowest CPU priority, two at a time.
 
-May import: `referee.ladder` (its bot commands), `referee.local` (limits), `referee.games` and
-the shared modules. Never the CLI, the contest server or the web site.
+May import: `referee.ladder` (its bot commands), `referee.local` (limits, the sandbox),
+`referee.games` and the shared modules. Never the CLI, the contest server or the web site,
+which use it.
 """
+
+from __future__ import annotations

@@ -59,10 +59,10 @@ def open_door(run_folder: Path) -> Door:
     name = f"bot-{secrets.token_hex(6)}"
     folder = run_folder / name
     folder.mkdir(mode=0o755)
-    return Door(folder, name, _unused_uid() if os.geteuid() == 0 else None)
+    return Door(folder, name, unused_uid() if os.geteuid() == 0 else None)
 
 
-def _unused_uid() -> int:
+def unused_uid() -> int:
     """A random uid no account has: with 2^30 to choose from, two bots of one machine drawing
     the same one is as likely as guessing a 30-bit secret."""
     while True:

@@ -188,14 +188,23 @@ def check_shown(path: Path, sandbox: Sandbox) -> None:
             )
 
 
-def check_folder(folder: Path, sandbox: Sandbox, door: Door | None) -> None:
+def check_folder(folder: Path, sandbox: Sandbox, uid: int | None) -> None:
     """Refuse a bot folder that would show a secret, or that the bot's own user cannot read."""
     check_shown(folder, sandbox)
-    if door is not None and door.uid is not None and not _readable_by_others(folder):
+    if uid is not None and not _readable_by_others(folder):
         raise SandboxError(
             f"the bot's folder {str(folder)!r} is not readable by other users, and a sandboxed "
             f"bot runs as a user of its own: chmod -R o+rX {str(folder)!r}"
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Build:
+    """A build's variant of a bot's launch (referee.hosted.build): no door, its own folder shown
+    writable (the only one), run as `uid` (a referee run as root gives each build a uid of its
+    own, doors.unused_uid; None: the caller's, in bwrap's user namespace)."""
+
+    uid: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,19 +234,22 @@ def prepare(
     sandbox: Sandbox,
     door: Door | None = None,
     own_folder: bool = False,
+    build: Build | None = None,
 ) -> Prepared:
     """The launch of `argv` under `sandbox` with `limits`; `env` is the ladder file's, and
     `croupier` the CROUPIER_* variables; `door` is the bot's own (None: no door is bound, the
     bot reaches nothing); `own_folder`: `cwd` is the bot's folder (else the folder its command
-    names, referee.local.view). Without a sandbox, the bot gets the referee's environment as before,
-    and the limits still apply. Either way the bot's folder leads its PYTHONPATH, so that a Python
-    bot imports its own modules wherever it lies (a ladder file's PYTHONPATH replaces it)."""
+    names, referee.local.view); `build`: the launch is a build's (referee.hosted.build), which
+    has no door and writes its own folder. Without a sandbox, the bot gets the referee's
+    environment as before, and the limits still apply. Either way the bot's folder leads its
+    PYTHONPATH, so that a Python bot imports its own modules wherever it lies (a ladder file's
+    PYTHONPATH replaces it)."""
     here = (cwd or Path.cwd()).resolve()
-    uid = door.uid if door is not None else None
+    uid = door.uid if door is not None else build.uid if build is not None else None
     bot_paths = view.bot_paths(argv, here, own=own_folder)
     wrapped: list[str] = []
     if sandbox.enabled:  # refused (a folder that would show a secret) before any cgroup exists
-        wrapped = _wrapper(argv, here, bot_paths, limits, sandbox, door)
+        wrapped = _wrapper(argv, here, bot_paths, limits, sandbox, door, build)
     cgroups = BotCgroups.create(limits.processes, limits.memory_mb)
     prefix = cgroups.enter() if cgroups is not None else []
     prefix += priority.bot_prefix()
@@ -286,15 +298,17 @@ def _wrapper(
     limits: Limits,
     sandbox: Sandbox,
     door: Door | None,
+    build: Build | None = None,
 ) -> list[str]:
     """bwrap's command line up to the bot's own (and setpriv's and the relay's); `bot_paths`
-    are view.bot_paths's."""
+    are view.bot_paths's; `build` as in `prepare`."""
     bwrap = check_bwrap()
     folder, *extra = bot_paths
     runtimes = view.runtime_folders(argv, here)
     if door is not None:  # the relay's Python (where it lies outside /usr)
         runtimes.append(Path(os.path.realpath(sys.base_prefix)))
-    check_folder(folder, sandbox, door)
+    uid = door.uid if door is not None else build.uid if build is not None else None
+    check_folder(folder, sandbox, uid)
     for path in runtimes:  # (an `extra` file is the program the command names, nothing more)
         check_shown(path, sandbox)
     scratch = str(limits.disk_mb * MB if limits.disk_mb else 1024 * MB)
@@ -314,9 +328,11 @@ def _wrapper(
         wrapped += ["--ro-bind", relay.__file__, _RELAY_IN_SANDBOX]
     shown = view.shown([*runtimes, folder, *extra])
     wrapped += view.bind_arguments(shown, _MOUNTED, here)
+    if build is not None:  # over its read-only bind: the one folder a build writes
+        wrapped += ["--bind", str(folder), str(folder)]
     wrapped += ["--chdir", str(here), "--"]
-    if door is not None and door.uid is not None:
-        wrapped += _drop_to(door.uid)
+    if uid is not None:
+        wrapped += _drop_to(uid)
     if door is not None:
         python = os.path.realpath(sys.executable)
         wrapped += [python, "-I", "-S", _RELAY_IN_SANDBOX, str(RELAY_PORT), SOCKET_IN_SANDBOX]

@@ -1,0 +1,246 @@
+"""Building an uploaded version in the sandbox (referee.hosted.build): real bubblewrap, real
+processes, real files. Each hostile build tries one way out or one way to hurt the referee."""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from referee.hosted.build import (
+    NOT_FOUND,
+    Builder,
+    BuildError,
+    BuildLimits,
+    BuildOutcome,
+    BuildReason,
+    build,
+)
+from referee.local.bot_log import MARKER
+from referee.local.sandbox import SandboxError, check_bwrap
+
+PYTHON = sys.executable
+
+
+@pytest.fixture(autouse=True)
+def _bubblewrap() -> None:
+    try:
+        check_bwrap()
+    except SandboxError as error:
+        if os.environ.get("CI"):
+            raise
+        pytest.skip(str(error))
+
+
+def version(tmp_path: Path, script: str, name: str = "build.py") -> Path:
+    """A version's unpacked folder holding `script`, as the store would hand it over."""
+    source = tmp_path / "store" / "versions" / "v1"
+    source.mkdir(parents=True)
+    (source / name).write_text(textwrap.dedent(script))
+    return source
+
+
+async def run(tmp_path: Path, source: Path, command: str, **limits: Any) -> BuildOutcome:
+    into = tmp_path / "store" / "builds" / "v1"
+    return await build(source, into, command, BuildLimits(**limits), tmp_path / "build.log")
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler on this machine")
+async def test_a_build_compiles_its_bot_in_a_fresh_copy(tmp_path: Path) -> None:
+    source = version(tmp_path, "int main(void) { return 7; }\n", name="bot.c")
+    leftover = tmp_path / "store" / "builds" / "v1" / "half-built"
+    leftover.parent.mkdir(parents=True)
+    leftover.write_text("left by a build killed with -9")
+    outcome = await run(tmp_path, source, "cc -O2 -o bot bot.c")
+    assert outcome.ok and outcome.why == "ok" and outcome.exit_code == 0, outcome
+    built = tmp_path / "store" / "builds" / "v1"
+    assert not leftover.exists()
+    assert sorted(p.name for p in source.iterdir()) == ["bot.c"]  # the version is untouched
+    done = await trio.run_process([str(built / "bot")], check=False)
+    assert done.returncode == 7
+    if os.geteuid() == 0:  # what the build's own user left is the referee's, readable by bots
+        info = (built / "bot").stat()
+        assert (info.st_uid, info.st_mode & 0o7777) == (0, 0o755)
+
+
+async def test_a_build_cannot_reach_the_network(tmp_path: Path) -> None:
+    source = version(
+        tmp_path,
+        """
+        import socket
+        socket.create_connection(("1.1.1.1", 53), timeout=5)
+        """,
+    )
+    outcome = await run(tmp_path, source, f"{PYTHON} build.py")
+    assert (outcome.ok, outcome.why) == (False, "exit 1"), outcome
+    assert "network is unreachable" in outcome.detail.lower()
+
+
+async def test_a_fork_bomb_stops_at_the_pids_limit(tmp_path: Path) -> None:
+    source = version(
+        tmp_path,
+        """
+        import os, sys, time
+        while True:
+            try:
+                if os.fork() == 0:
+                    time.sleep(60)
+                    os._exit(0)
+            except OSError as error:
+                print("fork refused:", error)
+                sys.exit(1)
+        """,
+    )
+    outcome = await run(tmp_path, source, f"{PYTHON} build.py", processes=16, wall_seconds=30)
+    assert (outcome.ok, outcome.reason) == (False, BuildReason.PIDS), outcome
+    assert outcome.seconds < 20
+
+
+@pytest.mark.parametrize("files", [1, 1000], ids=["one file", "many files"])
+async def test_a_build_that_fills_its_disk_is_stopped(tmp_path: Path, files: int) -> None:
+    source = version(
+        tmp_path,
+        f"""
+        import itertools
+        block = b"x" * 65536
+        for n in itertools.count():
+            with open(f"fill-{{n % {files}}}", "ab") as out:
+                for _ in range(16):
+                    out.write(block)
+        """,
+    )
+    outcome = await run(tmp_path, source, f"{PYTHON} build.py", disk_mb=8, wall_seconds=30)
+    assert (outcome.ok, outcome.reason) == (False, BuildReason.DISK), outcome
+    built = tmp_path / "store" / "builds" / "v1"
+    used = sum(p.stat().st_blocks * 512 for p in built.rglob("*"))
+    # Stopped soon after its 8 MiB (the limit is polled, so soft), far from the disk's end.
+    assert used < 512 * 1024 * 1024, used
+
+
+async def test_a_build_that_runs_forever_is_killed_with_its_children(tmp_path: Path) -> None:
+    source = version(
+        tmp_path,
+        """
+        import os, time
+        if os.fork() == 0:
+            os.setsid()  # a daemon that leaves the build's process group
+            while True:
+                with open("alive", "a") as out:
+                    out.write(".")
+                time.sleep(0.05)
+        time.sleep(1000)
+        """,
+    )
+    outcome = await run(tmp_path, source, f"{PYTHON} build.py", wall_seconds=1.5)
+    assert (outcome.ok, outcome.reason, outcome.why) == (False, BuildReason.TIMEOUT, "timeout")
+    assert 1.5 <= outcome.seconds < 10
+    alive = tmp_path / "store" / "builds" / "v1" / "alive"
+    size = alive.stat().st_size
+    await trio.sleep(0.5)
+    assert alive.stat().st_size == size  # nothing of the build still runs
+
+
+async def test_a_build_that_prints_gigabytes_keeps_its_log_and_the_referee_small(
+    tmp_path: Path,
+) -> None:
+    source = version(
+        tmp_path,
+        """
+        import sys
+        print("first words")
+        line = "x" * 4095 + "\\n"
+        while True:
+            sys.stdout.write(line)
+        """,
+    )
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    outcome = await run(tmp_path, source, f"{PYTHON} build.py", wall_seconds=3, log_bytes=64 * 1024)
+    grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    assert outcome.reason is BuildReason.TIMEOUT, outcome
+    log = outcome.log.read_bytes()
+    assert len(log) <= 64 * 1024 and log.startswith(b"first words")
+    assert MARKER.split(b"%d")[0] in log  # tens of MB went through the pipe, cut
+    assert grown_kib < 32 * 1024
+
+
+async def test_a_build_sees_no_other_version_nor_the_database(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    other = store / "versions" / "other"
+    other.mkdir(parents=True)
+    (other / "secret.py").write_text("THE OTHER AUTHOR'S CODE")
+    (tmp_path / "contest.db").write_text("tokens")
+    (store / "contest.db").write_text("tokens")
+    secrets = [str(other / "secret.py"), str(store / "contest.db"), str(tmp_path / "contest.db")]
+    source = version(
+        tmp_path,
+        f"""
+        paths = {secrets!r}
+        for path in paths:
+            try:
+                print("READ", path, open(path).read())
+            except OSError as error:
+                print("hidden", path, type(error).__name__)
+        try:
+            open({str(store / "versions" / "v1" / "build.py")!r}, "a").write("changed")
+            print("WROTE the version")
+        except OSError as error:
+            print("version read-only", type(error).__name__)
+        """,
+    )
+    uploaded = (source / "build.py").read_text()
+    outcome = await run(tmp_path, source, f"{PYTHON} build.py")
+    log = outcome.log.read_text()
+    assert outcome.ok, log
+    assert log.count("hidden") == 3 and "READ" not in log and "WROTE" not in log, log
+    assert (source / "build.py").read_text() == uploaded
+
+
+async def test_a_build_runs_at_the_lowest_cpu_priority(tmp_path: Path) -> None:
+    source = version(
+        tmp_path,
+        """
+        import os
+        print("nice", os.getpriority(os.PRIO_PROCESS, 0))
+        print("idle", os.sched_getscheduler(0) == os.SCHED_IDLE)
+        """,
+    )
+    outcome = await run(tmp_path, source, f"{PYTHON} build.py")
+    log = outcome.log.read_text()
+    assert outcome.ok and "nice 19" in log, log
+    if shutil.which("chrt") is not None:
+        assert "idle True" in log, log
+
+
+async def test_a_builder_runs_two_builds_at_a_time(tmp_path: Path) -> None:
+    source = version(tmp_path, "import time; time.sleep(1)\n")
+    builder = Builder(at_once=2)
+    started = trio.current_time()
+    outcomes: list[BuildOutcome] = []
+
+    async def one(name: str) -> None:
+        into = tmp_path / "builds" / name
+        log = tmp_path / f"{name}.log"
+        outcomes.append(await builder.build(source, into, f"{PYTHON} build.py", BuildLimits(), log))
+
+    async with trio.open_nursery() as nursery:
+        for name in ("a", "b", "c"):
+            nursery.start_soon(one, name)
+    assert [o.ok for o in outcomes] == [True] * 3
+    assert trio.current_time() - started >= 2.0  # the third waited for a turn
+
+
+async def test_a_missing_program_or_no_command_is_reported(tmp_path: Path) -> None:
+    source = version(tmp_path, "")
+    outcome = await run(tmp_path, source, "./configure")
+    assert (outcome.ok, outcome.exit_code, outcome.why) == (False, NOT_FOUND, f"exit {NOT_FOUND}")
+    assert "no such program './configure'" in outcome.log.read_text()
+    for command in ("", "make 'unbalanced"):
+        with pytest.raises(BuildError, match="build command"):
+            await run(tmp_path, source, command)
