@@ -12,6 +12,7 @@ import tracemalloc
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -21,7 +22,9 @@ LIMITS = ArchiveLimits()
 BOT = {"bot.toml": b'run = "./run.sh"\n', "run.sh": b"#!/bin/sh\nexec python3 bot.py\n"}
 
 
-def _tar(path: Path, mode: str, members: list[tuple[tarfile.TarInfo, bytes]]) -> Path:
+def _tar(
+    path: Path, mode: Literal["w", "w:gz", "w:xz"], members: list[tuple[tarfile.TarInfo, bytes]]
+) -> Path:
     with tarfile.open(path, mode) as tar:
         for info, data in members:
             info.size = len(data) if info.isreg() else 0
@@ -61,7 +64,9 @@ def _refused(tmp_path: Path, upload: Path, match: str, limits: ArchiveLimits = L
 
 
 @pytest.mark.parametrize("mode", ["w", "w:gz", "w:xz"])
-def test_a_tar_of_any_compression_unpacks_its_files_with_only_the_exec_bit(tmp_path, mode):
+def test_a_tar_of_any_compression_unpacks_its_files_with_only_the_exec_bit(
+    tmp_path: Path, mode: Literal["w", "w:gz", "w:xz"]
+) -> None:
     run = _entry("./bot/run.sh", mode=0o4777, uid=0, mtime=1)
     members = [(_entry("bot/", tarfile.DIRTYPE), b""), (_entry("bot/bot.toml"), b"x"), (run, b"y")]
     upload = _tar(tmp_path / "upload.bin", mode, members)  # told by content, not by name
@@ -72,7 +77,7 @@ def test_a_tar_of_any_compression_unpacks_its_files_with_only_the_exec_bit(tmp_p
     }
 
 
-def test_a_zip_and_a_folder_unpack_alike(tmp_path):
+def test_a_zip_and_a_folder_unpack_alike(tmp_path: Path) -> None:
     folder = tmp_path / "bot"
     (folder / "lib").mkdir(parents=True)
     (folder / "bot.toml").write_bytes(BOT["bot.toml"])
@@ -134,19 +139,19 @@ HOSTILE_TARS: dict[str, tuple[list[tuple[tarfile.TarInfo, bytes]], str]] = {
 
 
 @pytest.mark.parametrize("case", sorted(HOSTILE_TARS))
-def test_a_hostile_tar_entry_is_refused_by_name(tmp_path, case):
+def test_a_hostile_tar_entry_is_refused_by_name(tmp_path: Path, case: str) -> None:
     members, reason = HOSTILE_TARS[case]
     _refused(tmp_path, _tar(tmp_path / "upload", "w:gz", _files(members)), reason)
 
 
-def test_a_name_that_is_not_utf8_is_refused(tmp_path):
+def test_a_name_that_is_not_utf8_is_refused(tmp_path: Path) -> None:
     upload = tmp_path / "upload"
     with tarfile.open(upload, "w", format=tarfile.GNU_FORMAT, encoding="latin-1") as tar:
         tar.addfile(_entry("caf\xe9.py"), io.BytesIO(b""))
     _refused(tmp_path, upload, r"the name b'caf\\xe9\.py' is not valid UTF-8")
 
 
-def test_more_entries_than_the_limit_are_refused(tmp_path):
+def test_more_entries_than_the_limit_are_refused(tmp_path: Path) -> None:
     members = [(_entry(f"f{number}"), b"") for number in range(11)]
     upload = _tar(tmp_path / "upload", "w", members)
     _refused(
@@ -154,16 +159,16 @@ def test_more_entries_than_the_limit_are_refused(tmp_path):
     )
 
 
-def test_a_tar_header_declaring_a_huge_long_name_is_refused_unread(tmp_path):
+def test_a_tar_header_declaring_a_huge_long_name_is_refused_unread(tmp_path: Path) -> None:
     # A GNU long-name header tarfile would read whole into memory: 100 MB of 'a' gzips small.
     header = _entry("././@LongLink", tarfile.GNUTYPE_LONGNAME)
     header.size = 100 * 1024 * 1024
     upload = tmp_path / "upload"
     with tarfile.open(upload, "w:gz") as tar:
-        tar.fileobj.write(header.tobuf(tarfile.GNU_FORMAT))  # type: ignore[union-attr]
+        tar.fileobj.write(header.tobuf(tarfile.GNU_FORMAT))
         block = b"a" * (1024 * 1024)
         for _ in range(100):
-            tar.fileobj.write(block)  # type: ignore[union-attr]
+            tar.fileobj.write(block)
     _refused(tmp_path, upload, r"a tar header declares \d+ bytes, more than 1048576")
 
 
@@ -188,12 +193,14 @@ def _zip_with(path: Path, name: str, data: bytes, mode: int, flag_bits: int = 0)
         ("a\\..\\x", stat.S_IFREG | 0o644, r"backslash"),
     ],
 )
-def test_a_hostile_zip_entry_is_refused_by_name(tmp_path, name, mode, reason):
+def test_a_hostile_zip_entry_is_refused_by_name(
+    tmp_path: Path, name: str, mode: int, reason: str
+) -> None:
     data = b"/etc/passwd" if stat.S_ISLNK(mode) else b"owned"
     _refused(tmp_path, _zip_with(tmp_path / "upload", name, data, mode), reason)
 
 
-def test_a_zip_name_that_is_not_utf8_is_refused(tmp_path):
+def test_a_zip_name_that_is_not_utf8_is_refused(tmp_path: Path) -> None:
     upload = _zip_with(tmp_path / "upload", "cafX.py", b"", stat.S_IFREG | 0o644)
     # zipfile flags any non-ASCII name as UTF-8: write the raw cp437 byte of é (0x82) instead,
     # unflagged, in the local header and the central directory alike.
@@ -215,7 +222,9 @@ def zip_bomb(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def test_a_zip_bomb_stops_at_the_limit_quickly_in_little_memory(tmp_path, zip_bomb):
+def test_a_zip_bomb_stops_at_the_limit_quickly_in_little_memory(
+    tmp_path: Path, zip_bomb: Path
+) -> None:
     assert zip_bomb.stat().st_size < 8 * 1024 * 1024
     limit = 32 * 1024 * 1024
     into = tmp_path / "into"
@@ -234,7 +243,7 @@ def test_a_zip_bomb_stops_at_the_limit_quickly_in_little_memory(tmp_path, zip_bo
     assert not into.exists()
 
 
-def test_a_folder_with_a_link_or_a_fifo_is_refused(tmp_path):
+def test_a_folder_with_a_link_or_a_fifo_is_refused(tmp_path: Path) -> None:
     folder = tmp_path / "bot"
     folder.mkdir()
     (folder / "bot.toml").write_bytes(BOT["bot.toml"])
@@ -254,12 +263,14 @@ def test_a_folder_with_a_link_or_a_fifo_is_refused(tmp_path):
         (lambda path: path.write_bytes(b"PK\x03\x04garbage"), r"no end of central directory"),
     ],
 )
-def test_an_upload_that_is_no_archive_is_refused(tmp_path, make: Callable[[Path], None], reason):
+def test_an_upload_that_is_no_archive_is_refused(
+    tmp_path: Path, make: Callable[[Path], None], reason: str
+) -> None:
     make(tmp_path / "upload")
     _refused(tmp_path, tmp_path / "upload", reason)
 
 
-def test_an_upload_over_its_size_limit_is_refused_unread(tmp_path):
+def test_an_upload_over_its_size_limit_is_refused_unread(tmp_path: Path) -> None:
     upload = _tar(tmp_path / "upload", "w", [(_entry("big"), bytes(20_000))])
     _refused(
         tmp_path,
