@@ -2,6 +2,9 @@
 
 - `manifest`: a bot's `bot.toml` (its games, build and run commands, the limits it asks for),
   read and checked against the contest's maxima;
+- `archive`: an upload unpacked without trusting it (no links, devices, traversal, bombs);
+- `store`: versions in a content-addressed store (the id is the SHA-256 of the normalised
+  contents), their authors and statuses in SQLite, recovered after a kill;
 - `build`: builds a version once, in the bot sandbox (referee.local.sandbox), within its own
   limits and at the lowest CPU priority, two at a time.
 

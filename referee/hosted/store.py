@@ -1,0 +1,286 @@
+"""Hosted bots' versions, content-addressed, beside the contest database.
+
+Layout under `root`:
+
+- `versions/<id>/src/`: a version's files, as `referee.hosted.archive.unpack` wrote them; a
+  folder appears there only whole (renamed in from `incoming/`), and is never changed after;
+- `incoming/<random>/src/`: an upload being unpacked (`VersionStore.incoming`); whatever is left
+  there after a kill is removed by `recover`;
+- `store.db`: SQLite (WAL): which account submitted which version and when, and its status.
+
+A version's folder is renamed in before its row is written, so after a kill at any moment a
+listed version is whole; a folder with no row (killed between the two) is removed by `recover`.
+A version belongs to the account that first submitted it; the same contents from another account
+are refused rather than shared, so that one version has one author.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import hashlib
+import os
+import secrets
+import shutil
+import sqlite3
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import NewType
+
+from referee.errors import CroupierError
+
+VersionId = NewType("VersionId", str)
+
+_CHUNK_BYTES = 1024 * 1024
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS versions (
+    id TEXT PRIMARY KEY,
+    account TEXT NOT NULL,
+    status TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    submitted_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS versions_by_account ON versions (account, submitted_at);
+"""
+
+
+class StoreError(CroupierError):
+    """An unknown version, or contents that are another account's version."""
+
+
+class VersionStatus(enum.StrEnum):
+    """Where a version is: received, then built (or not), then qualified (or not)."""
+
+    RECEIVED = "received"
+    BUILDING = "building"
+    BUILT = "built"
+    BUILD_FAILED = "build-failed"
+    QUALIFYING = "qualifying"
+    QUALIFIED = "qualified"
+    FAILED = "failed"
+    WITHDRAWN = "withdrawn"
+
+
+@dataclass(frozen=True, slots=True)
+class Version:
+    """One version as stored; `new` is False when `add` found the same contents already in."""
+
+    id: VersionId
+    account: str
+    status: VersionStatus
+    reason: str
+    submitted_at: str
+    updated_at: str
+    new: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Recovery:
+    """What `recover` cleaned up at start-up."""
+
+    removed_incoming: tuple[str, ...]
+    removed_orphans: tuple[VersionId, ...]
+    rebuild: tuple[VersionId, ...]
+
+
+def version_id(folder: Path) -> VersionId:
+    """The SHA-256, in lowercase hex, of a folder's files, so an author's client can compute it.
+
+    Take every regular file under `folder` (folders, times and owners do not count), named by its
+    path relative to `folder` with `/` between parts, in UTF-8. Sort them by those bytes. Hash,
+    in that order, for each file: the line `<x or -> <size in decimal> <path>\\n` (`x` when any
+    execute bit is set), then the file's bytes. For one file `run.sh` holding `hi\\n`, executable,
+    that is SHA-256 of `x 3 run.sh\\nhi\\n`. A path holds no newline (`unpack` refuses control
+    characters), so the stream is unambiguous.
+    """
+    digest = hashlib.sha256()
+    for path, relative in sorted(_files(folder, ""), key=lambda item: item[1].encode()):
+        with path.open("rb") as data:
+            size = os.fstat(data.fileno()).st_size
+            executable = os.fstat(data.fileno()).st_mode & 0o111
+            digest.update(f"{'x' if executable else '-'} {size} {relative}\n".encode())
+            while chunk := data.read(_CHUNK_BYTES):
+                digest.update(chunk)
+    return VersionId(digest.hexdigest())
+
+
+def _files(folder: Path, prefix: str) -> Iterator[tuple[Path, str]]:
+    for entry in os.scandir(folder):
+        if entry.is_dir(follow_symlinks=False):
+            yield from _files(Path(entry.path), f"{prefix}{entry.name}/")
+        elif entry.is_file(follow_symlinks=False):
+            yield Path(entry.path), f"{prefix}{entry.name}"
+
+
+def _fsync_tree(folder: Path) -> None:
+    """Everything under `folder` on disk before it is renamed in: files, then their folders."""
+    for parent, _folders, files in os.walk(folder):
+        for name in files:
+            fd = os.open(os.path.join(parent, name), os.O_RDONLY | os.O_NOFOLLOW)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        _fsync_folder(Path(parent))
+
+
+def _fsync_folder(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class VersionStore:
+    """The versions under `root` (made if missing). Safe to call from several threads."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._incoming = root / "incoming"
+        self._versions = root / "versions"
+        self._incoming.mkdir(parents=True, exist_ok=True)
+        self._versions.mkdir(exist_ok=True)
+        self._db = sqlite3.connect(root / "store.db", check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA busy_timeout=10000")
+        self._db.executescript(_SCHEMA)
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        self._db.close()
+
+    def incoming(self) -> Path:
+        """A fresh `incoming/<random>/src` to unpack an upload into: it does not exist yet, its
+        parent does. Hand it to `add` when the unpack has finished, or remove its parent."""
+        parent = self._incoming / secrets.token_hex(8)
+        parent.mkdir()
+        return parent / "src"
+
+    def folder(self, id: VersionId) -> Path:
+        """The version's folder (its files are in `src/`)."""
+        return self._versions / id
+
+    def add(self, account: str, unpacked: Path) -> Version:
+        """Store a finished unpack (a path from `incoming`) as `account`'s version: its files are
+        synced, then renamed in whole. The same contents again are the same version (`new` is
+        False); the same contents as another account's version are refused."""
+        staging = unpacked.parent
+        if staging.parent != self._incoming or unpacked.name != "src":
+            raise ValueError(f"{str(unpacked)!r} is not a folder from VersionStore.incoming()")
+        id = version_id(unpacked)
+        existing = self._row(id)
+        if existing is not None:
+            shutil.rmtree(staging)
+            if existing.account != account:
+                raise StoreError(f"these contents are already another account's version {id}")
+            return existing
+        _fsync_tree(staging)
+        target = self.folder(id)
+        try:
+            os.rename(staging, target)
+        except OSError:
+            if not target.is_dir():  # not "already there": a real failure
+                raise
+            shutil.rmtree(staging)
+        _fsync_folder(self._versions)
+        _fsync_folder(self._incoming)
+        now = _now()
+        with self._lock:
+            inserted = self._db.execute(
+                "INSERT INTO versions VALUES (?, ?, ?, '', ?, ?) ON CONFLICT (id) DO NOTHING",
+                (id, account, VersionStatus.RECEIVED, now, now),
+            ).rowcount
+        stored = self.version(id)
+        if stored.account != account:  # another account's add won a race for these contents
+            raise StoreError(f"these contents are already another account's version {id}")
+        return dataclasses.replace(stored, new=inserted == 1)
+
+    def version(self, id: VersionId) -> Version:
+        """The version `id`; `StoreError` if there is none."""
+        found = self._row(id)
+        if found is None:
+            raise StoreError(f"no version {id!r}")
+        return found
+
+    def versions(self, account: str) -> list[Version]:
+        """The account's versions, oldest first."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT * FROM versions WHERE account = ? ORDER BY submitted_at, rowid", (account,)
+            ).fetchall()
+        return [_version(row) for row in rows]
+
+    def set_status(self, id: VersionId, status: VersionStatus, reason: str = "") -> Version:
+        """Record where the version is now, with why (a build's or a check's failure)."""
+        with self._lock:
+            changed = self._db.execute(
+                "UPDATE versions SET status = ?, reason = ?, updated_at = ? WHERE id = ?",
+                (status, reason, _now(), id),
+            ).rowcount
+        if not changed:
+            raise StoreError(f"no version {id!r}")
+        return self.version(id)
+
+    def withdraw(self, account: str, id: VersionId) -> Version:
+        """Withdraw one of the account's versions: it is kept, but no longer played. Another
+        account's version is reported as missing, not as someone else's."""
+        found = self._row(id)
+        if found is None or found.account != account:
+            raise StoreError(f"no version {id!r} of account {account!r}")
+        return self.set_status(id, VersionStatus.WITHDRAWN, f"withdrawn by {account}")
+
+    def recover(self) -> Recovery:
+        """At start-up, before any upload: remove unfinished uploads and version folders that
+        never got their row, and send versions whose build was cut short back to `received`, so
+        that the build runs again."""
+        removed = sorted(entry.name for entry in self._incoming.iterdir())
+        for name in removed:
+            shutil.rmtree(self._incoming / name)
+        with self._lock:
+            known = {row[0] for row in self._db.execute("SELECT id FROM versions")}
+            rebuild = [
+                row[0]
+                for row in self._db.execute(
+                    "SELECT id FROM versions WHERE status = ? ORDER BY rowid",
+                    (VersionStatus.BUILDING,),
+                )
+            ]
+            self._db.execute(
+                "UPDATE versions SET status = ?, reason = ?, updated_at = ? WHERE status = ?",
+                (
+                    VersionStatus.RECEIVED,
+                    "the referee stopped during its build",
+                    _now(),
+                    VersionStatus.BUILDING,
+                ),
+            )
+        orphans = sorted(
+            entry.name for entry in self._versions.iterdir() if entry.name not in known
+        )
+        for name in orphans:
+            shutil.rmtree(self._versions / name)
+        return Recovery(
+            removed_incoming=tuple(removed),
+            removed_orphans=tuple(VersionId(name) for name in orphans),
+            rebuild=tuple(VersionId(id) for id in rebuild),
+        )
+
+    def _row(self, id: VersionId) -> Version | None:
+        with self._lock:
+            row = self._db.execute("SELECT * FROM versions WHERE id = ?", (id,)).fetchone()
+        return None if row is None else _version(row)
+
+
+def _version(row: tuple[str, ...]) -> Version:
+    id, account, status, reason, submitted_at, updated_at = row
+    return Version(VersionId(id), account, VersionStatus(status), reason, submitted_at, updated_at)

@@ -1,0 +1,143 @@
+"""The content-addressed version store: real folders, real SQLite, a real process killed with -9
+in the middle of adding versions."""
+
+from __future__ import annotations
+
+import hashlib
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from referee.hosted.archive import ArchiveLimits, unpack
+from referee.hosted.store import (
+    StoreError,
+    VersionId,
+    VersionStatus,
+    VersionStore,
+    version_id,
+)
+
+
+def _bot(folder: Path, text: str) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "bot.toml").write_text(text)
+    (folder / "run.sh").write_text("#!/bin/sh\n")
+    (folder / "run.sh").chmod(0o755)
+    return folder
+
+
+def test_the_version_id_is_the_documented_hash(tmp_path: Path) -> None:
+    (tmp_path / "bot" / "lib").mkdir(parents=True)
+    (tmp_path / "bot" / "run.sh").write_bytes(b"hi\n")
+    (tmp_path / "bot" / "run.sh").chmod(0o700)
+    (tmp_path / "bot" / "lib" / "a").write_bytes(b"")
+    expected = hashlib.sha256(b"- 0 lib/a\nx 3 run.sh\nhi\n").hexdigest()
+    assert version_id(tmp_path / "bot") == expected
+
+
+def test_the_same_contents_again_are_the_same_version(tmp_path: Path) -> None:
+    store = VersionStore(tmp_path / "store")
+    bot = _bot(tmp_path / "bot", 'run = "./run.sh"\n')
+    first = store.add("alice", _unpacked(store, bot))
+    again = store.add("alice", _unpacked(store, bot))
+    assert (first.new, again.new, again.id) == (True, False, first.id)
+    assert first.id == version_id(bot)
+    assert version_id(store.folder(first.id) / "src") == first.id
+    assert list((tmp_path / "store" / "incoming").iterdir()) == []
+    with pytest.raises(StoreError, match=r"already another account's version"):
+        store.add("mallory", _unpacked(store, bot))
+    assert list((tmp_path / "store" / "incoming").iterdir()) == []
+    assert [version.id for version in store.versions("alice")] == [first.id]
+    assert store.versions("mallory") == []
+
+
+def _unpacked(store: VersionStore, source: Path) -> Path:
+    into = store.incoming()
+    unpack(source, into, ArchiveLimits())
+    return into
+
+
+def test_status_and_withdrawal_are_kept_per_version(tmp_path: Path) -> None:
+    store = VersionStore(tmp_path / "store")
+    one = store.add("alice", _unpacked(store, _bot(tmp_path / "one", "1")))
+    two = store.add("alice", _unpacked(store, _bot(tmp_path / "two", "2")))
+    store.set_status(one.id, VersionStatus.BUILD_FAILED, "g++: error: bot.cpp: no such file")
+    with pytest.raises(StoreError, match=r"no version .* of account 'mallory'"):
+        store.withdraw("mallory", two.id)
+    store.withdraw("alice", two.id)
+    store.close()
+    reopened = VersionStore(tmp_path / "store")
+    assert [
+        (version.id, version.status, version.reason) for version in reopened.versions("alice")
+    ] == [
+        (one.id, VersionStatus.BUILD_FAILED, "g++: error: bot.cpp: no such file"),
+        (two.id, VersionStatus.WITHDRAWN, "withdrawn by alice"),
+    ]
+    with pytest.raises(StoreError, match=r"no version 'f00'"):
+        reopened.set_status(VersionId("f00"), VersionStatus.BUILT)
+
+
+def test_recover_rebuilds_cut_builds_and_removes_what_was_never_stored(tmp_path: Path) -> None:
+    store = VersionStore(tmp_path / "store")
+    building = store.add("alice", _unpacked(store, _bot(tmp_path / "one", "1")))
+    built = store.add("alice", _unpacked(store, _bot(tmp_path / "two", "2")))
+    store.set_status(building.id, VersionStatus.BUILDING)
+    store.set_status(built.id, VersionStatus.BUILT)
+    half = _unpacked(store, _bot(tmp_path / "three", "3"))  # an upload never added
+    orphan = store.folder(VersionId("0" * 64))  # renamed in, killed before its row
+    (orphan / "src").mkdir(parents=True)
+    store.close()
+    store = VersionStore(tmp_path / "store")
+    recovery = store.recover()
+    assert recovery.removed_incoming == (half.parent.name,)
+    assert recovery.removed_orphans == (orphan.name,)
+    assert recovery.rebuild == (building.id,)
+    assert not half.parent.exists() and not orphan.exists()
+    assert [version.status for version in store.versions("alice")] == [
+        VersionStatus.RECEIVED,
+        VersionStatus.BUILT,
+    ]
+    assert store.recover().rebuild == ()
+
+
+_ADDER = """
+import sys
+from pathlib import Path
+from referee.hosted.archive import ArchiveLimits, unpack
+from referee.hosted.store import VersionStore
+
+store = VersionStore(Path(sys.argv[1]))
+source = Path(sys.argv[2])
+for number in range(10_000):
+    (source / "number").write_text(str(number))
+    into = store.incoming()
+    unpack(source, into, ArchiveLimits())
+    print(store.add("alice", into).id, flush=True)
+"""
+
+
+def test_a_kill_in_the_middle_of_adding_leaves_the_store_consistent(tmp_path: Path) -> None:
+    bot = _bot(tmp_path / "bot", 'run = "./run.sh"\n')
+    for number in range(200):  # enough files that a kill lands mid-unpack or mid-sync
+        (bot / f"file{number}.py").write_text(f"x = {number}\n" * 50)
+    root = tmp_path / "store"
+    command = [sys.executable, "-c", _ADDER, str(root), str(bot)]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as adder:
+        assert adder.stdout is not None
+        added = [adder.stdout.readline().strip() for _ in range(3)]
+        time.sleep(0.05)
+        adder.send_signal(signal.SIGKILL)
+        adder.wait()
+        added += [line.strip() for line in adder.stdout]
+    store = VersionStore(root)
+    store.recover()
+    assert list((root / "incoming").iterdir()) == []
+    listed = [version.id for version in store.versions("alice")]
+    assert set(added) <= set(listed) and len(listed) <= len(added) + 1  # one stored, unprinted
+    assert sorted(path.name for path in (root / "versions").iterdir()) == sorted(listed)
+    for id in listed:
+        assert version_id(store.folder(id) / "src") == id  # whole, never half a version
