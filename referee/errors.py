@@ -29,6 +29,19 @@ class InvalidChanceError(CroupierError):
     """A chance outcome (a deck order, a pick) that the chance node cannot produce."""
 
 
+class NotFoundError(CroupierError):
+    """Something asked for by its id that does not exist, or that is not the asker's to see
+    (told apart from a missing one by nobody but its owner)."""
+
+
+class ConflictError(CroupierError):
+    """Something that exists already and belongs to someone else."""
+
+
+class QuotaError(CroupierError):
+    """A quota the organiser set, reached: a count or a size over what is allowed."""
+
+
 class RecordError(CroupierError):
     """A record file that cannot be read, or one that does not replay as recorded."""
 

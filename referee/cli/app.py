@@ -25,6 +25,7 @@ from referee.cli.epilog import DONE, epilog
 from referee.cli.ladder import ladder_app
 from referee.cli.match import games, match
 from referee.cli.replay import replay
+from referee.cli.submit import submissions_app, submit_command
 from referee.cli.watch import watch_command
 
 app = typer.Typer(
@@ -89,6 +90,17 @@ app.command(
         {0: "done", 2: "bad input, or no referee at that address"},
     ),
 )(watch_command)
+app.command(
+    "submit",
+    epilog=epilog(
+        [
+            "croupier submit examples/python --to contest.example.org:50051 --token T --tls",
+            "croupier submit bot.tar.gz --to 127.0.0.1:50051 --token T --wait",
+        ],
+        {0: "uploaded (with --wait: qualified)", 1: "with --wait: it failed", 2: DONE[2]},
+    ),
+)(submit_command)
+app.add_typer(submissions_app, name="submissions")
 app.add_typer(token_app, name="token")
 app.add_typer(ladder_app, name="ladder")
 app.add_typer(cluster_app, name="cluster")

@@ -18,6 +18,7 @@ from referee.errors import CroupierError
 from referee.text import named
 
 if TYPE_CHECKING:
+    from referee.hosted.submitting import Quotas
     from referee.match.runner import MatchOutcome
 
 DEFAULT_DB = Path("croupier.db")
@@ -74,6 +75,26 @@ def serve_command(
     tokens: Annotated[
         Path | None,
         typer.Option("--db", help="Accounts database (croupier token add); default: any token."),
+    ] = None,
+    versions: Annotated[
+        Path | None,
+        typer.Option(
+            help="With --db: the folder of hosted bots' versions (default: versions/ beside the "
+            "database)."
+        ),
+    ] = None,
+    submissions_per_hour: Annotated[
+        int | None,
+        typer.Option(min=1, help="With --db: uploads an account may begin in an hour [20]."),
+    ] = None,
+    max_upload_mb: Annotated[
+        int | None, typer.Option(min=1, help="With --db: an upload's largest size, MiB [64].")
+    ] = None,
+    versions_kept: Annotated[
+        int | None,
+        typer.Option(
+            min=1, help="With --db: versions an account may keep, withdrawn ones aside [50]."
+        ),
     ] = None,
     tls_cert: Annotated[Path | None, typer.Option(help="PEM certificate chain for TLS.")] = None,
     tls_key: Annotated[Path | None, typer.Option(help="PEM private key for TLS.")] = None,
@@ -177,6 +198,8 @@ def serve_command(
         site = web_settings(web, tls_cert, tls_key, insecure) if web is not None else None
         if site is not None and tokens is None:
             raise CroupierError("--web shows a contest: give --db too")
+        if versions is not None and tokens is None:
+            raise CroupierError("--versions keeps hosted bots of a contest: give --db too")
         if max_lead < 1:  # a contest file's value is not checked by the option
             raise CroupierError(f"max_lead must be at least 1, got {max_lead!r}")
         if tokens is not None:
@@ -197,6 +220,8 @@ def serve_command(
                 max_receive_bytes=max_message_bytes,
             ),
             tokens=tokens,
+            versions=versions,
+            quotas=quotas(submissions_per_hour, max_upload_mb, versions_kept),
             records=records,
             time_control=control,
             seed=master,
@@ -234,6 +259,16 @@ def serve_command(
             revealed = contest_meta(tokens, "master_seed")
             console.print(f"master seed: {revealed}", markup=False, soft_wrap=True)
     logging.shutdown()
+
+
+def quotas(per_hour: int | None, upload_mb: int | None, kept: int | None) -> Quotas:
+    """The authors' quotas: those given, the defaults for the rest."""
+    from referee.hosted.submitting import Quotas
+
+    given = {"submissions_per_hour": per_hour, "versions_kept": kept}
+    if upload_mb is not None:
+        given["upload_bytes"] = upload_mb * 1024 * 1024
+    return Quotas(**{key: value for key, value in given.items() if value is not None})
 
 
 def contest_meta(database: Path, key: str) -> str | None:

@@ -24,7 +24,10 @@ from referee.contest.pairing import Pacing, choose_table
 from referee.contest.tokens import TokenStore
 from referee.games.base import Game
 from referee.games.options import Options
+from referee.hosted.store import VersionStore
+from referee.hosted.submitting import Quotas, Submitting
 from referee.ladder.view import Kind, Presence, RefereeView
+from referee.local.limits import Limits
 from referee.match.clock import TimeControl
 from referee.match.lobby import ANYONE, Lobby
 from referee.match.runner import MatchOutcome
@@ -50,6 +53,10 @@ class ServeConfig:
     settings: ServerSettings = field(default_factory=ServerSettings)
     #: The contest's account store; None accepts any token (only sensible on loopback).
     tokens: Path | None = None
+    #: With `tokens`: where hosted bots' versions are kept (default: `versions/` beside the
+    #: database), and their authors' quotas.
+    versions: Path | None = None
+    quotas: Quotas = field(default_factory=Quotas)
     records: Path | None = None
     time_control: TimeControl = field(default_factory=TimeControl)
     #: The master seed (secret until the run ends); each match seed is keyed by it.
@@ -162,10 +169,20 @@ class _Referee:
             for bot in sorted({*self.lobby.by_identity, *playing})
         }
 
+    def desk(self) -> Submitting | None:
+        """Authors' uploads, for a contest with accounts: its store recovered first (an upload
+        cut short by a kill is removed)."""
+        config = self.config
+        if config.tokens is None:
+            return None
+        store = VersionStore(config.versions or config.tokens.parent / "versions")
+        store.recover()
+        return Submitting(store, Limits(), config.quotas, frozenset({config.game.id}))
+
     async def serve(self, on_listening: Callable[[int], None], stop: trio.Event) -> None:
         config = self.config
         async with (
-            serve(self.lobby, config.settings, self.live, self.control) as port,
+            serve(self.lobby, config.settings, self.live, self.control, self.desk()) as port,
             trio.open_nursery() as aux,
         ):
             await aux.start(_stop_on_signals, stop)  # before anyone is told where it listens

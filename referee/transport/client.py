@@ -1,14 +1,17 @@
-"""The referee's own gRPC client calls, for `croupier watch`: live matches and their events."""
+"""The referee's own gRPC client calls: for `croupier watch`, live matches and their events; for
+`croupier submit` and `croupier submissions`, an author's uploads and versions."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 import grpc
 
 from croupier.tls_check import tls_mismatch
-from croupier.v1 import referee_pb2, referee_pb2_grpc
+from croupier.v1 import referee_pb2, referee_pb2_grpc, submissions_pb2, submissions_pb2_grpc
 from referee.errors import CroupierError
 
 
@@ -60,6 +63,79 @@ def watch(
             raise CroupierError(f"cannot watch {what} on {address!r}: {why}") from None
 
 
+_T = TypeVar("_T")
+
+#: Bytes an upload sends a message: under the server's 64 KiB message limit (submissions.proto).
+UPLOAD_CHUNK_BYTES = 32 * 1024
+
+
+class Author:
+    """An account's calls to a contest's Submissions service, with its token."""
+
+    def __init__(
+        self, address: str, token: str, *, secure: bool = False, ca_file: Path | None = None
+    ) -> None:
+        self.address = address
+        self.secure = secure
+        self.channel = _channel(address, secure, ca_file)
+        self.stub = submissions_pb2_grpc.SubmissionsStub(self.channel)
+        self.metadata = (("authorization", f"Bearer {token}"),)
+
+    def __enter__(self) -> Author:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.channel.close()
+
+    def upload(
+        self, archive: Path, name: str, sent: Callable[[int, int], None] = lambda n, total: None
+    ) -> submissions_pb2.UploadResponse:
+        """Upload `archive` (named `name` in messages), calling `sent(bytes, total)` as it goes."""
+        total = archive.stat().st_size
+
+        def messages() -> Iterator[submissions_pb2.UploadRequest]:
+            metadata = submissions_pb2.UploadMetadata(file_name=name, size_bytes=total)
+            yield submissions_pb2.UploadRequest(metadata=metadata)
+            done = 0
+            with archive.open("rb") as data:
+                while chunk := data.read(UPLOAD_CHUNK_BYTES):
+                    yield submissions_pb2.UploadRequest(chunk=chunk)
+                    done += len(chunk)
+                    sent(done, total)
+
+        return self._call(
+            "upload", name, partial(self.stub.Upload, messages(), metadata=self.metadata)
+        )
+
+    def versions(self) -> list[submissions_pb2.Version]:
+        request = submissions_pb2.ListVersionsRequest()
+        call = partial(self.stub.ListVersions, request, metadata=self.metadata, timeout=30)
+        return list(self._call("list the versions", "", call).versions)
+
+    def version(self, id: str) -> submissions_pb2.Version:
+        request = submissions_pb2.GetVersionRequest(version_id=id)
+        call = partial(self.stub.GetVersion, request, metadata=self.metadata, timeout=30)
+        return self._call("read", id, call).version
+
+    def log(self, id: str) -> str:
+        request = submissions_pb2.GetBuildLogRequest(version_id=id)
+        call = partial(self.stub.GetBuildLog, request, metadata=self.metadata, timeout=30)
+        return self._call("read the build log of", id, call).log
+
+    def withdraw(self, id: str) -> submissions_pb2.Version:
+        request = submissions_pb2.WithdrawRequest(version_id=id)
+        call = partial(self.stub.Withdraw, request, metadata=self.metadata, timeout=30)
+        return self._call("withdraw", id, call).version
+
+    def _call(self, what: str, subject: str, call: Callable[[], _T]) -> _T:
+        try:
+            return call()
+        except grpc.RpcError as error:
+            why = _why(error, self.address, self.secure)
+            named = f" {subject!r}" if subject else ""
+            raise CroupierError(f"cannot {what}{named} on {self.address!r}: {why}") from None
+
+
 def _why(error: grpc.RpcError, address: str, secure: bool) -> str:
     """The status and its detail, or, when the two ends disagree about TLS, what to do."""
     code = error.code() if isinstance(error, grpc.Call) else None
@@ -77,4 +153,4 @@ def _why(error: grpc.RpcError, address: str, secure: bool) -> str:
     return f"{code.name if code else 'error'}: {details}"
 
 
-__all__ = ["list_matches", "watch"]
+__all__ = ["Author", "list_matches", "watch"]

@@ -1,6 +1,7 @@
 """The gRPC server's lifecycle: its settings, listening (TCP, TLS, a sandboxed bot's Unix socket),
 health checking, reflection, graceful shutdown, and the service that routes each RPC: bot
-sessions to referee.transport.play, spectators to referee.transport.watch, the game list here.
+sessions to referee.transport.play, spectators to referee.transport.watch, the game list here;
+and, for a contest with accounts, authors' uploads (referee.transport.submissions).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from referee.match.spectators import LiveMatches
 from referee.transport.host import call_asyncio
 from referee.transport.play import PlayService
 from referee.transport.reflection import V1, V1ALPHA, ReflectionServicer
+from referee.transport.submissions import SERVICE as SUBMISSIONS
+from referee.transport.submissions import Desk, SubmissionsService
 from referee.transport.watch import WatchService
 
 SERVICE = "croupier.v1.Referee"
@@ -212,16 +215,21 @@ async def _start(
     settings: ServerSettings,
     control: ServerControl,
     trio_token: trio.lowlevel.TrioToken,
+    desk: Desk | None,
 ) -> tuple[grpc.aio.Server, int]:
     server = grpc.aio.server(options=settings.options())
     service = RefereeService(lobby, live, settings, trio_token)
     server.add_generic_rpc_handlers((service.handler(),))
+    services = [SERVICE]
+    if desk is not None:
+        server.add_generic_rpc_handlers((SubmissionsService(desk, lobby).handler(),))
+        services.append(SUBMISSIONS)
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     control.health = health
     await control._set(health_pb2.HealthCheckResponse.SERVING)
     health_name = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
-    reflection = ReflectionServicer((SERVICE, health_name, V1, V1ALPHA))
+    reflection = ReflectionServicer((*services, health_name, V1, V1ALPHA))
     server.add_generic_rpc_handlers(reflection.handlers())
     address = f"{settings.host}:{settings.port}"
     check_free(settings.host, settings.port)
@@ -283,14 +291,16 @@ async def serve(
     settings: ServerSettings,
     live: LiveMatches | None = None,
     control: ServerControl | None = None,
+    desk: Desk | None = None,
 ) -> AsyncIterator[int]:
     """Serve the lobby over gRPC while the block runs; yields the port (useful with port 0).
 
-    `live` lists the matches spectators may Watch; `control` receives the server's switches.
+    `live` lists the matches spectators may Watch; `control` receives the server's switches;
+    with `desk`, the Submissions service takes the lobby's accounts' uploads.
     """
     token = trio.lowlevel.current_trio_token()
     server, port = await call_asyncio(
-        _start(lobby, live or LiveMatches(), settings, control or ServerControl(), token)
+        _start(lobby, live or LiveMatches(), settings, control or ServerControl(), token, desk)
     )
     try:
         yield port

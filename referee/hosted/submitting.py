@@ -1,0 +1,217 @@
+"""Submitting a version: an author's upload checked against the contest's quotas, unpacked,
+its manifest read, and stored; and what an author may read of their own versions.
+
+grpc-free: referee.transport.submissions serves it as the Submissions service, mapping its
+errors to status codes (`QuotaError`, `NotFoundError`, `ConflictError`, any other
+CroupierError: the upload or its bot.toml refused). Nothing is built here: the hosted pipeline
+picks up `received` versions. Every method that names a version checks that it is the caller's:
+another account's version is reported as missing, exactly as one that does not exist.
+"""
+
+from __future__ import annotations
+
+import collections
+import shutil
+import tarfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from referee.errors import ConflictError, NotFoundError, QuotaError
+from referee.hosted.archive import ArchiveError, ArchiveLimits, unpack
+from referee.hosted.manifest import MANIFEST, ManifestError, load_manifest
+from referee.hosted.store import (
+    StoreError,
+    Version,
+    VersionId,
+    VersionStatus,
+    VersionStore,
+    version_id,
+)
+from referee.local.limits import Limits
+
+#: A version's build log, in its folder beside `src/` (the pipeline writes it there).
+BUILD_LOG = "build.log"
+#: The most of a build log an author is sent, bytes: its tail (the build caps it anyway).
+LOG_BYTES = 1024 * 1024
+#: An upload's file in its spool folder (VersionStore.incoming's parent).
+_UPLOAD = "upload"
+_HOUR = 3600.0
+
+
+@dataclass(frozen=True, slots=True)
+class Quotas:
+    """What one account may submit. The defaults let an author iterate (a submission every few
+    minutes, all day) while a token holder who loops can cost the referee little: each upload is
+    written to disk, unpacked and hashed, and each version kept is disk that only grows."""
+
+    #: Uploads begun in any hour, refused or not: counted as each starts, so a flood is turned
+    #: away before its bytes are read.
+    submissions_per_hour: int = 20
+    #: An upload's largest size, bytes, counted as its bytes arrive.
+    upload_bytes: int = ArchiveLimits().upload_bytes
+    #: Versions an account may keep, withdrawn ones not counted: a new one past it is refused
+    #: until the author withdraws one.
+    versions_kept: int = 50
+
+
+class Submitting:
+    """The submissions of a contest's accounts to `store`. Safe to call from several threads:
+    the transport runs `submit` off its event loop."""
+
+    def __init__(
+        self,
+        store: VersionStore,
+        maxima: Limits,
+        quotas: Quotas = Quotas(),
+        games: frozenset[str] = frozenset(),
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.store = store
+        self.maxima = maxima
+        self.quotas = quotas
+        #: The games the contest runs: a bot.toml must name one of them (empty: any).
+        self.games = games
+        self.limits = ArchiveLimits(upload_bytes=quotas.upload_bytes)
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._begun: dict[str, collections.deque[float]] = {}
+
+    def begin(self, account: str, declared_bytes: int = 0) -> Path:
+        """Count an upload against the account's hourly quota and give it a fresh folder to
+        write its file into (`upload_path`), in the store's `incoming/` so that `recover` removes
+        it after a kill; the caller removes it with `end`. QuotaError past the hourly quota or
+        for a declared size over the limit."""
+        if declared_bytes > self.quotas.upload_bytes:
+            raise QuotaError(self._too_large(declared_bytes))
+        now = self._clock()
+        limit = self.quotas.submissions_per_hour
+        with self._lock:
+            begun = self._begun.setdefault(account, collections.deque(maxlen=limit))
+            while begun and begun[0] <= now - _HOUR:
+                begun.popleft()
+            if len(begun) >= limit:
+                wait = begun[0] + _HOUR - now
+                raise QuotaError(
+                    f"quota: at most {limit} submissions an hour per account; the next in "
+                    f"{wait / 60:.0f} min"
+                )
+            begun.append(now)
+        return self.store.incoming().parent
+
+    def upload_path(self, spool: Path) -> Path:
+        """Where an upload's bytes go in its spool folder (from `begin`)."""
+        return spool / _UPLOAD
+
+    def check_size(self, size: int) -> None:
+        """QuotaError once an upload's bytes pass the limit (called as they arrive)."""
+        if size > self.quotas.upload_bytes:
+            raise QuotaError(self._too_large(size))
+
+    def end(self, spool: Path) -> None:
+        """Remove an upload's spool folder, whatever became of it."""
+        shutil.rmtree(spool, ignore_errors=True)
+
+    def submit(self, account: str, upload: Path) -> Version:
+        """Store the archive (or folder) at `upload` as a version of `account`: unpacked without
+        trusting it, its bot.toml checked, then added whole. The same contents again are the
+        same version (`new` False). ArchiveError or ManifestError for an upload refused,
+        QuotaError past the versions kept, ConflictError for another account's contents."""
+        unpacked = self.store.incoming()
+        try:
+            unpack(upload, unpacked, self.limits)
+            manifest = load_manifest(unpacked, self.maxima)
+            if self.games and not self.games & set(manifest.games):
+                raise ManifestError(
+                    f"bot.toml: key 'games': the bot plays only {list(manifest.games)!r}; this "
+                    f"contest runs {sorted(self.games)!r}"
+                )
+            self._check_kept(account, unpacked)
+            return self.store.add(account, unpacked)
+        except StoreError as error:
+            raise ConflictError(str(error)) from None
+        finally:
+            shutil.rmtree(unpacked.parent, ignore_errors=True)  # gone already once added
+
+    def _check_kept(self, account: str, unpacked: Path) -> None:
+        kept = [v for v in self.store.versions(account) if v.status != VersionStatus.WITHDRAWN]
+        limit = self.quotas.versions_kept
+        if len(kept) >= limit and version_id(unpacked) not in {v.id for v in kept}:
+            raise QuotaError(
+                f"quota: at most {limit} versions kept per account; withdraw one first"
+            )
+
+    def versions(self, account: str) -> list[Version]:
+        """The account's versions, oldest first."""
+        return self.store.versions(account)
+
+    def version(self, account: str, id: str) -> Version:
+        """One of the account's versions; NotFoundError for another account's or none."""
+        try:
+            found = self.store.version(VersionId(id))
+        except StoreError:
+            found = None
+        if found is None or found.account != account:
+            raise NotFoundError(f"no version {id!r} of account {account!r}")
+        return found
+
+    def log(self, account: str, id: str) -> str:
+        """The build log of one of the account's versions, its last LOG_BYTES ("" before any
+        build), as text with undecodable bytes replaced."""
+        path = build_log(self.store.folder(self.version(account, id).id))
+        try:
+            with path.open("rb") as data:
+                size = data.seek(0, 2)
+                data.seek(max(0, size - LOG_BYTES))
+                return data.read().decode(errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def withdraw(self, account: str, id: str) -> Version:
+        """Withdraw one of the account's versions; NotFoundError for another's or none."""
+        try:
+            return self.store.withdraw(account, VersionId(id))
+        except StoreError:
+            raise NotFoundError(f"no version {id!r} of account {account!r}") from None
+
+    def _too_large(self, size: int) -> str:
+        return (
+            f"quota: the upload is {size:,} bytes, more than the {self.quotas.upload_bytes:,} "
+            "allowed"
+        )
+
+
+def build_log(folder: Path) -> Path:
+    """A version's build log, given its folder (VersionStore.folder)."""
+    return folder / BUILD_LOG
+
+
+#: Folders a packed bot leaves out: a tool's, never the bot's (their contents change from run to
+#: run, and with them the version's id).
+SKIPPED = frozenset({".git", "__pycache__", ".mypy_cache", ".pytest_cache", "node_modules"})
+
+
+def pack(folder: Path, into: Path) -> None:
+    """Pack a bot's `folder` as a tar.gz at `into`, for an upload: its regular files and
+    folders (SKIPPED left out), each named relative to the folder. A link or any other kind of
+    file is refused here, as the referee would refuse it, in one line."""
+    if not (folder / MANIFEST).is_file():
+        raise ManifestError(f"{str(folder)!r} holds no {MANIFEST} (docs/bots.md)")
+
+    def checked(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
+        if PurePosixPath(info.name).name in SKIPPED:
+            return None
+        if not (info.isfile() or info.isdir()):
+            raise ArchiveError(
+                f"{info.name!r} in {str(folder)!r} is not a regular file or folder (a link? "
+                "copy the file instead)"
+            )
+        info.uid = info.gid = 0
+        info.uname = info.gname = ""
+        return info
+
+    with tarfile.open(into, "w:gz") as tar:
+        for entry in sorted(folder.iterdir()):
+            tar.add(entry, arcname=entry.name, filter=checked)

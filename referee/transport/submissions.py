@@ -1,0 +1,222 @@
+"""The Submissions service (proto/croupier/v1/submissions.proto): authors upload their bot's
+versions and read their own.
+
+The work is done by a grpc-free desk (referee.hosted.submitting.Submitting, seen here through
+the `Desk` protocol, as the transport sits below the hosted package); this module
+authenticates each call with the Play stream's token check, streams an upload to a file in the
+desk's spool (never to memory), counting its bytes as they come, and maps the desk's errors to
+status codes. An upload that stops sending for `idle_seconds` is ended, and its file removed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+from typing import Protocol, TypeVar
+
+import grpc
+
+from croupier.v1 import submissions_pb2 as pb
+from referee.errors import ConflictError, CroupierError, NotFoundError, QuotaError
+from referee.match.lobby import Lobby
+from referee.transport.play import bearer_token
+
+SERVICE = "croupier.v1.Submissions"
+#: How long an upload may go without a message before it is ended (seconds): a client that
+#: holds its stream open holds a spool file, and counts against its hourly quota meanwhile.
+UPLOAD_IDLE_SECONDS = 30.0
+
+_Context = grpc.aio.ServicerContext[object, object]
+_T = TypeVar("_T")
+
+
+class StoredVersion(Protocol):
+    """A version as the desk returns it (referee.hosted.store.Version)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def reason(self) -> str: ...
+    @property
+    def submitted_at(self) -> str: ...
+    @property
+    def updated_at(self) -> str: ...
+    @property
+    def new(self) -> bool: ...
+
+
+class Desk(Protocol):
+    """What the service calls (referee.hosted.submitting.Submitting), blocking calls run off the
+    event loop."""
+
+    def begin(self, account: str, declared_bytes: int = 0) -> Path: ...
+    def upload_path(self, spool: Path) -> Path: ...
+    def check_size(self, size: int) -> None: ...
+    def end(self, spool: Path) -> None: ...
+    def submit(self, account: str, upload: Path) -> StoredVersion: ...
+    def versions(self, account: str) -> Sequence[StoredVersion]: ...
+    def version(self, account: str, id: str) -> StoredVersion: ...
+    def log(self, account: str, id: str) -> str: ...
+    def withdraw(self, account: str, id: str) -> StoredVersion: ...
+
+
+#: A desk's error, by class, as a status code; any other CroupierError is the upload's fault.
+_CODES: tuple[tuple[type[CroupierError], grpc.StatusCode], ...] = (
+    (QuotaError, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (NotFoundError, grpc.StatusCode.NOT_FOUND),
+    (ConflictError, grpc.StatusCode.ALREADY_EXISTS),
+    (CroupierError, grpc.StatusCode.INVALID_ARGUMENT),
+)
+
+
+class SubmissionsService:
+    """Implements croupier.v1.Submissions for one contest's accounts (the lobby's tokens)."""
+
+    def __init__(self, desk: Desk, lobby: Lobby, idle_seconds: float = UPLOAD_IDLE_SECONDS) -> None:
+        self.desk = desk
+        self.lobby = lobby
+        self.idle_seconds = idle_seconds
+
+    async def _account(self, context: _Context) -> str:
+        """The caller's account, as Play checks a token; aborts the call when there is none."""
+        token = bearer_token(context.invocation_metadata())
+        identity = self.lobby.identity(token)
+        if identity is None:
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, self.lobby.refusal(token))
+        assert identity is not None  # abort raises
+        return self.lobby.label(identity)
+
+    async def upload(
+        self, requests: AsyncIterator[pb.UploadRequest], context: _Context
+    ) -> pb.UploadResponse:
+        account = await self._account(context)
+        first = await self._next(requests, context)
+        if first is None or first.WhichOneof("kind") != "metadata":
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT, "the first message of an upload is its metadata"
+            )
+        assert first is not None
+        metadata = first.metadata
+        spool = await self._call(context, self.desk.begin, account, metadata.size_bytes)
+        try:
+            path = self.desk.upload_path(spool)
+            with path.open("wb") as file:
+                size = 0
+                while (message := await self._next(requests, context)) is not None:
+                    if message.WhichOneof("kind") != "chunk":
+                        await context.abort(
+                            grpc.StatusCode.INVALID_ARGUMENT,
+                            "after its metadata an upload sends only chunks",
+                        )
+                    size += len(message.chunk)
+                    await self._call(context, self.desk.check_size, size)
+                    file.write(message.chunk)
+            version = await self._call(context, self.desk.submit, account, path, thread=True)
+        finally:
+            self.desk.end(spool)
+        return pb.UploadResponse(version=_version(version), new_version=version.new)
+
+    async def _next(
+        self, requests: AsyncIterator[pb.UploadRequest], context: _Context
+    ) -> pb.UploadRequest | None:
+        """The upload's next message, None at its end; aborts one idle too long."""
+        try:
+            return await asyncio.wait_for(anext(aiter(requests)), self.idle_seconds)
+        except StopAsyncIteration:
+            return None
+        except TimeoutError:
+            await context.abort(
+                grpc.StatusCode.DEADLINE_EXCEEDED,
+                f"the upload sent nothing for {self.idle_seconds:g} s",
+            )
+            raise  # abort raises first
+
+    async def list_versions(
+        self, request: pb.ListVersionsRequest, context: _Context
+    ) -> pb.ListVersionsResponse:
+        account = await self._account(context)
+        versions = await self._call(context, self.desk.versions, account)
+        return pb.ListVersionsResponse(versions=[_version(v) for v in versions])
+
+    async def get_version(
+        self, request: pb.GetVersionRequest, context: _Context
+    ) -> pb.GetVersionResponse:
+        account = await self._account(context)
+        version = await self._call(context, self.desk.version, account, request.version_id)
+        return pb.GetVersionResponse(version=_version(version))
+
+    async def get_build_log(
+        self, request: pb.GetBuildLogRequest, context: _Context
+    ) -> pb.GetBuildLogResponse:
+        account = await self._account(context)
+        log = await self._call(context, self.desk.log, account, request.version_id, thread=True)
+        return pb.GetBuildLogResponse(log=log)
+
+    async def withdraw(self, request: pb.WithdrawRequest, context: _Context) -> pb.WithdrawResponse:
+        account = await self._account(context)
+        version = await self._call(context, self.desk.withdraw, account, request.version_id)
+        return pb.WithdrawResponse(version=_version(version))
+
+    async def _call(
+        self,
+        context: _Context,
+        function: Callable[..., _T],
+        *args: object,
+        thread: bool = False,
+    ) -> _T:
+        """`function(*args)`, on a worker thread if `thread`; a desk's error aborts the call
+        with its status code and its one-line message."""
+        try:
+            if thread:
+                return await asyncio.to_thread(function, *args)
+            return function(*args)
+        except CroupierError as error:
+            code = next(code for kind, code in _CODES if isinstance(error, kind))
+            await context.abort(code, str(error))
+            raise  # abort raises first
+
+    def handler(self) -> grpc.GenericRpcHandler:
+        return grpc.method_handlers_generic_handler(
+            SERVICE,
+            {
+                "Upload": grpc.stream_unary_rpc_method_handler(
+                    self.upload,
+                    request_deserializer=pb.UploadRequest.FromString,
+                    response_serializer=pb.UploadResponse.SerializeToString,
+                ),
+                "ListVersions": grpc.unary_unary_rpc_method_handler(
+                    self.list_versions,
+                    request_deserializer=pb.ListVersionsRequest.FromString,
+                    response_serializer=pb.ListVersionsResponse.SerializeToString,
+                ),
+                "GetVersion": grpc.unary_unary_rpc_method_handler(
+                    self.get_version,
+                    request_deserializer=pb.GetVersionRequest.FromString,
+                    response_serializer=pb.GetVersionResponse.SerializeToString,
+                ),
+                "GetBuildLog": grpc.unary_unary_rpc_method_handler(
+                    self.get_build_log,
+                    request_deserializer=pb.GetBuildLogRequest.FromString,
+                    response_serializer=pb.GetBuildLogResponse.SerializeToString,
+                ),
+                "Withdraw": grpc.unary_unary_rpc_method_handler(
+                    self.withdraw,
+                    request_deserializer=pb.WithdrawRequest.FromString,
+                    response_serializer=pb.WithdrawResponse.SerializeToString,
+                ),
+            },
+        )
+
+
+def _version(version: StoredVersion) -> pb.Version:
+    status = "VERSION_STATUS_" + version.status.upper().replace("-", "_")
+    return pb.Version(
+        id=version.id,
+        status=status,  # an enum value by its name
+        reason=version.reason,
+        submitted_at=version.submitted_at,
+        updated_at=version.updated_at,
+    )
