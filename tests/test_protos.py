@@ -95,7 +95,8 @@ def test_no_value_is_an_unset_field() -> None:
     must have presence; a repeated field cannot, so it holds messages (XactikaSeatBid). A field
     kept for an older protocol version keeps its old meaning, and says so: `deprecated`."""
     import croupier.v1.record_pb2
-    import croupier.v1.referee_pb2  # noqa: F401 (registers every file in the default pool)
+    import croupier.v1.referee_pb2
+    import croupier.v1.submissions_pb2  # noqa: F401 (registers every file in the default pool)
 
     fields = _field_comments()
     assert len(fields) > 300  # the walk found the protos' fields and their comments

@@ -1,0 +1,220 @@
+"""Submitting hosted bots (issue 26.2, 26.6): a real `croupier serve --db` on loopback, real
+uploads through `croupier submit` and raw gRPC streams, the real store on disk."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+import tarfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+from typer.testing import CliRunner
+
+from croupier.v1 import submissions_pb2 as pb
+from croupier.v1 import submissions_pb2_grpc
+from referee.cli import app
+from referee.contest.tokens import TokenStore
+from referee.hosted.store import VersionId, VersionStatus, VersionStore
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "python"
+runner = CliRunner()
+
+
+class Contest:
+    def __init__(self, address: str, tokens: dict[str, str], versions: Path) -> None:
+        self.address = address
+        self.tokens = tokens
+        self.versions = versions
+
+    def cli(self, account: str, *args: str) -> tuple[int, str]:
+        result = runner.invoke(app, [*args, "--to", self.address, "--token", self.tokens[account]])
+        return result.exit_code, result.output
+
+    def stub(self) -> tuple[grpc.Channel, submissions_pb2_grpc.SubmissionsStub]:
+        channel = grpc.insecure_channel(self.address)
+        return channel, submissions_pb2_grpc.SubmissionsStub(channel)
+
+    def auth(self, account: str) -> tuple[tuple[str, str]]:
+        return (("authorization", f"Bearer {self.tokens[account]}"),)
+
+
+@pytest.fixture(scope="module")
+def contest(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Contest]:
+    folder = tmp_path_factory.mktemp("contest")
+    db = folder / "contest.db"
+    store = TokenStore(db)
+    tokens = {name: store.add(name) for name in ("alice", "bob", "carol", "dave")}
+    croupier = str(Path(sys.executable).parent / "croupier")
+    command = [croupier, "serve", "--db", str(db), "--port", "0", "--max-upload-mb", "1"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as serve:
+        assert serve.stdout is not None
+        while "croupier referee" not in (line := serve.stdout.readline()):
+            assert line, "the referee stopped before it listened"
+        port = line.split(":")[-1].split()[0]
+        yield Contest(f"127.0.0.1:{port}", tokens, folder / "versions")
+        serve.terminate()
+        serve.wait(timeout=60)
+
+
+def _tar(entries: dict[str, bytes]) -> bytes:
+    data = io.BytesIO()
+    with tarfile.open(fileobj=data, mode="w:gz") as tar:
+        for name, content in entries.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(content)
+            tar.addfile(info, io.BytesIO(content))
+    return data.getvalue()
+
+
+def _stored(contest: Contest) -> set[str]:
+    return {entry.name for entry in (contest.versions / "versions").iterdir()}
+
+
+def test_the_example_bot_is_submitted_once_and_again_is_the_same_version(
+    contest: Contest,
+) -> None:
+    code, first = contest.cli("alice", "submit", str(EXAMPLE))
+    assert code == 0, first
+    id = first.split()[0]
+    assert "new version" in first and "received" in first
+    code, again = contest.cli("alice", "submit", str(EXAMPLE))
+    assert code == 0, again
+    assert again.split()[0] == id and "already submitted" in again
+    code, listed = contest.cli("alice", "submissions", "list")
+    assert code == 0 and id in listed and listed.count(id) == 1
+    code, shown = contest.cli("alice", "submissions", "show", id)
+    assert code == 0 and f"version: {id}" in shown and "status: received" in shown
+    assert (contest.versions / "versions" / id / "src" / "bot.toml").is_file()
+
+
+def test_another_account_can_neither_see_nor_withdraw_a_version(contest: Contest) -> None:
+    code, output = contest.cli("alice", "submit", str(EXAMPLE))
+    id = output.split()[0]
+    code, listed = contest.cli("bob", "submissions", "list")
+    assert code == 0 and id not in listed
+    for command in ("show", "log", "withdraw"):
+        code, output = contest.cli("bob", "submissions", command, id)
+        assert code == 2 and "NOT_FOUND" in output and "bob" in output, output
+    code, output = contest.cli("bob", "submit", str(EXAMPLE))  # the same contents
+    assert code == 2 and "ALREADY_EXISTS" in output
+    code, output = contest.cli("alice", "submissions", "withdraw", id)
+    assert code == 0 and "withdrawn" in output
+
+
+def test_a_path_traversal_archive_is_refused_with_its_reason(
+    contest: Contest, tmp_path: Path
+) -> None:
+    archive = tmp_path / "evil.tar.gz"
+    archive.write_bytes(_tar({"bot.toml": b'games = ["xix"]\nrun = "x"\n', "../escape": b"x"}))
+    before = _stored(contest)
+    code, output = contest.cli("bob", "submit", str(archive))
+    assert code == 2 and "INVALID_ARGUMENT" in output and "'../escape'" in output, output
+    assert _stored(contest) == before
+    assert not (contest.versions / "escape").exists()
+    assert not list((contest.versions / "incoming").iterdir())
+
+
+def test_an_upload_over_the_size_limit_is_refused_as_it_streams(contest: Contest) -> None:
+    """The server counts the bytes as they arrive: a client that says nothing of its size, then
+    sends 4 MiB against a 1 MiB limit, is stopped at the limit."""
+    sent = 0
+
+    def messages() -> Iterator[pb.UploadRequest]:
+        nonlocal sent
+        yield pb.UploadRequest(metadata=pb.UploadMetadata(file_name="big.tar"))
+        for _ in range(128):
+            sent += 32 * 1024
+            yield pb.UploadRequest(chunk=b"\0" * 32 * 1024)
+
+    channel, stub = contest.stub()
+    with channel, pytest.raises(grpc.RpcError) as raised:
+        stub.Upload(messages(), metadata=contest.auth("dave"), timeout=30)
+    channel, stub = contest.stub()
+    assert raised.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "more than the 1,048,576 allowed" in (raised.value.details() or "")
+    assert sent < 4 * 1024 * 1024
+    declared = pb.UploadRequest(metadata=pb.UploadMetadata(file_name="b", size_bytes=2**30))
+    with channel, pytest.raises(grpc.RpcError) as refused:
+        stub.Upload(iter([declared]), metadata=contest.auth("dave"), timeout=30)
+    assert refused.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+def test_an_upload_held_open_halfway_stores_nothing_and_blocks_no_one(
+    contest: Contest, tmp_path: Path
+) -> None:
+    channel, stub = contest.stub()
+    held = [
+        pb.UploadRequest(metadata=pb.UploadMetadata(file_name="half.tar.gz")),
+        pb.UploadRequest(chunk=(EXAMPLE / "random_bot.py").read_bytes()[:1000]),
+    ]
+    release = False
+
+    def messages() -> Iterator[pb.UploadRequest]:
+        yield from held
+        while not release:
+            time.sleep(0.05)
+
+    before = _stored(contest)
+    future = stub.Upload.future(messages(), metadata=contest.auth("dave"))
+    time.sleep(0.5)  # the stream is open, half sent
+    incoming = list((contest.versions / "incoming").iterdir())
+    assert len(incoming) == 1 and _stored(contest) == before  # spooled, never stored
+    code, output = contest.cli("dave", "submissions", "list")  # the server keeps serving
+    assert code == 0, output
+    future.cancel()  # the client goes away mid-upload
+    release = True
+    channel.close()
+    deadline = time.monotonic() + 10
+    while list((contest.versions / "incoming").iterdir()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not list((contest.versions / "incoming").iterdir())
+    assert _stored(contest) == before
+
+
+def test_a_flood_of_submissions_is_refused_past_the_hourly_quota_quickly(
+    contest: Contest,
+) -> None:
+    archive = _tar({"bot.toml": b'games = ["xix"]\nrun = "{python} bot.py"\n', "bot.py": b""})
+    channel, stub = contest.stub()
+    codes = []
+    details: set[str] = set()
+    started = time.monotonic()
+    with channel:
+        for _ in range(1000):
+            messages = [
+                pb.UploadRequest(metadata=pb.UploadMetadata(file_name="a.tar.gz")),
+                pb.UploadRequest(chunk=archive),
+            ]
+            try:
+                stub.Upload(iter(messages), metadata=contest.auth("carol"), timeout=30)
+                codes.append(grpc.StatusCode.OK)
+            except grpc.RpcError as error:
+                codes.append(error.code())
+                details.add(error.details() or "")
+    assert codes[:20] == [grpc.StatusCode.OK] * 20
+    assert set(codes[20:]) == {grpc.StatusCode.RESOURCE_EXHAUSTED}
+    assert all("at most 20 submissions an hour" in line for line in details), details
+    assert time.monotonic() - started < 60  # 1,000 a minute, answered
+
+
+def test_wait_prints_a_failed_builds_log_tail(contest: Contest, tmp_path: Path) -> None:
+    """--wait polls until a final status; the pipeline's part is played here on the store."""
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "bot.toml").write_text('games = ["xix"]\nbuild = "make"\nrun = "./bot"\n')
+    code, output = contest.cli("dave", "submit", str(bot))
+    id = output.split()[0]
+    store = VersionStore(contest.versions)
+    try:
+        (store.folder(VersionId(id)) / "build.log").write_text("compiling\nerror: no Makefile\n")
+        store.set_status(VersionId(id), VersionStatus.BUILD_FAILED, "exit 2")
+    finally:
+        store.close()
+    code, output = contest.cli("dave", "submit", str(bot), "--wait")
+    assert code == 1, output
+    assert f"{id} build-failed: exit 2" in output and "error: no Makefile" in output
