@@ -86,3 +86,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.stem in _SYSTEM_MODULES or "browser" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.system)
+
+
+@pytest.fixture
+def bubblewrap() -> None:
+    """Skip where bubblewrap is missing (never on CI, where it must be there)."""
+    from referee.local.sandbox import SandboxError, check_bwrap
+
+    try:
+        check_bwrap()
+    except SandboxError as error:
+        if os.environ.get("CI"):
+            raise
+        pytest.skip(str(error))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -15,6 +16,7 @@ import pytest
 from referee.hosted.archive import ArchiveLimits, unpack
 from referee.hosted.store import (
     StoreError,
+    Version,
     VersionId,
     VersionStatus,
     VersionStore,
@@ -141,3 +143,37 @@ def test_a_kill_in_the_middle_of_adding_leaves_the_store_consistent(tmp_path: Pa
     assert sorted(path.name for path in (root / "versions").iterdir()) == sorted(listed)
     for id in listed:
         assert version_id(store.folder(id) / "src") == id  # whole, never half a version
+
+
+def _add(store: VersionStore, folder: Path, manifest: str) -> Version:
+    return store.add("alice", _unpacked(store, _bot(folder, manifest)))
+
+
+def test_the_active_version_is_the_last_qualified_until_withdrawn(tmp_path: Path) -> None:
+    store = VersionStore(tmp_path / "store")
+    first = _add(store, tmp_path / "a", 'run = "one"\n')
+    second = _add(store, tmp_path / "b", 'run = "two"\n')
+    assert store.active("alice") is None
+    assert [v.id for v in store.with_status(VersionStatus.RECEIVED)] == [first.id, second.id]
+    store.activate(first.id, "passed")
+    store.activate(second.id, "passed too")
+    active = store.active("alice")
+    assert active is not None and active.id == second.id and active.reason == "passed too"
+    assert store.with_status(VersionStatus.QUALIFIED) == [store.version(first.id), active]
+    store.withdraw("alice", second.id)
+    assert store.active("alice") is None
+    with pytest.raises(StoreError, match="no version 'nope'"):
+        store.activate(VersionId("nope"))
+
+
+def test_a_store_made_before_active_versions_opens(tmp_path: Path) -> None:
+    root = tmp_path / "store"
+    root.mkdir()
+    with sqlite3.connect(root / "store.db") as old:
+        old.executescript(
+            "CREATE TABLE versions (id TEXT PRIMARY KEY, account TEXT NOT NULL, status TEXT "
+            "NOT NULL, reason TEXT NOT NULL, submitted_at TEXT NOT NULL, updated_at TEXT NOT NULL);"
+        )
+    store = VersionStore(root)
+    version = _add(store, tmp_path / "a", 'run = "one"\n')
+    assert store.activate(version.id).status is VersionStatus.QUALIFIED

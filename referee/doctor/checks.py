@@ -155,6 +155,12 @@ class DoctorConfig:
     #: Variables for the bot (`--env`, as a ladder file's `env`): in the sandbox, the only
     #: ones beside PATH, the locale and CROUPIER_*; without it, added to the doctor's own.
     env: Mapping[str, str] = field(default_factory=dict)
+    #: The bot's own folder (a hosted version's, referee.hosted): it runs there and the sandbox
+    #: shows that folder; None: the current folder, and the sandbox shows what the command names.
+    cwd: Path | None = None
+    #: The games the bot declared (a hosted version's manifest): a Hello naming another fails
+    #: the hello check, since the contest would offer the bot only these. Empty: not checked.
+    declared: tuple[str, ...] = ()
 
     def match_count(self) -> int:
         return self.matches or max(3, self.game.seat_count(self.options))

@@ -188,6 +188,8 @@ class _Doctor:
             env=dict(config.env),
             limits=config.limits,
             sandbox=self.sandbox,
+            cwd=config.cwd,
+            own_folder=config.cwd is not None,
         )
         #: Set when the doctor is done with the bot (Goodbye): it is not restarted after that.
         self.stopping = trio.Event()
@@ -337,8 +339,19 @@ class _Doctor:
                 f"served as such, but set it to {PROTOCOL_VERSION} (docs/bots.md, 'Protocol "
                 "versions')"
             )
+        listed = self.config.declared
+        undeclared = [other for other in hello.games if listed and other not in listed]
         if hello.games and game not in hello.games:
             self.note(CheckName.HELLO, Status.FAIL, f"{detail}: not {game!r}{older}")
+        elif undeclared:
+            self.note(
+                CheckName.HELLO,
+                Status.FAIL,
+                f"{detail}: {undeclared[0]!r} is not among the games bot.toml declares "
+                f"({', '.join(listed)}){older}",
+                "declare in bot.toml's games every game Hello.games names, or leave "
+                "Hello.games empty",
+            )
         else:
             self.note(CheckName.HELLO, Status.PASS, detail + older)
 

@@ -45,6 +45,10 @@ CREATE TABLE IF NOT EXISTS versions (
     updated_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS versions_by_account ON versions (account, submitted_at);
+CREATE TABLE IF NOT EXISTS active (
+    account TEXT PRIMARY KEY,
+    id TEXT NOT NULL REFERENCES versions (id)
+);
 """
 
 
@@ -230,6 +234,51 @@ class VersionStore:
         if not changed:
             raise StoreError(f"no version {id!r}")
         return self.version(id)
+
+    def with_status(self, *statuses: VersionStatus) -> list[Version]:
+        """Every account's versions in one of `statuses`, oldest first (the pipeline's queue)."""
+        marks = ", ".join("?" for _ in statuses)
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT * FROM versions WHERE status IN ({marks}) ORDER BY submitted_at, rowid",
+                statuses,
+            ).fetchall()
+        return [_version(row) for row in rows]
+
+    def activate(self, id: VersionId, reason: str = "") -> Version:
+        """Mark the version qualified, with why, and make it the one its account plays in place
+        of the one before, in one transaction: no reader sees one without the other."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                changed = self._db.execute(
+                    "UPDATE versions SET status = ?, reason = ?, updated_at = ? WHERE id = ?",
+                    (VersionStatus.QUALIFIED, reason, _now(), id),
+                ).rowcount
+                if changed:
+                    self._db.execute(
+                        "INSERT INTO active SELECT account, id FROM versions WHERE id = ? "
+                        "ON CONFLICT (account) DO UPDATE SET id = excluded.id",
+                        (id,),
+                    )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        if not changed:
+            raise StoreError(f"no version {id!r}")
+        return self.version(id)
+
+    def active(self, account: str) -> Version | None:
+        """The version the account plays: the last one activated, while it is still qualified
+        (a withdrawn one leaves the account none until another qualifies)."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT versions.* FROM active JOIN versions USING (id) "
+                "WHERE active.account = ? AND versions.status = ?",
+                (account, VersionStatus.QUALIFIED),
+            ).fetchone()
+        return None if row is None else _version(row)
 
     def withdraw(self, account: str, id: VersionId) -> Version:
         """Withdraw one of the account's versions: it is kept, but no longer played. Another

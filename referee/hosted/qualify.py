@@ -1,0 +1,125 @@
+"""Qualifying a built version before it is ranked: the doctor's checks, in the sandbox, once.
+
+For each game its manifest declares, the version plays the doctor's matches (referee.doctor:
+connects, answers in time, plays several matches on one session, reconnects after a drop, holds
+its sessions at once, exits cleanly on Goodbye) against the reference bots, for now the random
+bot of the game, in process. It runs as a contest would run it: in its own folder, with its
+manifest's run command, sessions and limits, in the bubblewrap sandbox.
+
+Time: a version has `QualifySettings.startup_seconds` from its launch to its first Play call (load
+a model then, before opening a session), and then each decision the contest's time control:
+`move_ms` per decision plus a `bank_ms` reserve. So its first move's allowance is the start-up
+allowance before its session opens plus move time and bank once its first request comes; a bot
+that loads for 10 s after its first request, against a 10 s bank, times out and fails.
+
+Qualification runs once per version, and the report is final: a version that crashes at start-up,
+times out, or speaks a game it did not declare fails with the check that caught it and its own
+last output, and is not retried (the author submits a fixed version).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from referee.doctor.checks import LOG_TAIL_LINES, Check, DoctorConfig, DoctorReport, Status, render
+from referee.doctor.examine import examine
+from referee.games import get_game
+from referee.games.base import parse_options
+from referee.hosted.manifest import Manifest
+from referee.local.last_output import telling
+from referee.local.limits import Limits
+from referee.local.sandbox import default_enabled
+from referee.match.clock import TimeControl
+
+
+@dataclass(frozen=True, slots=True)
+class QualifySettings:
+    """How hard qualification is. The defaults are the contest's usual clock and the doctor's."""
+
+    time_control: TimeControl = field(default_factory=TimeControl)
+    #: From launch to the first Play call (and to reconnect after the doctor's drop): a bot
+    #: loads its model in this time, before it opens a session.
+    startup_seconds: float = 30.0
+    #: Matches per game before the reconnect and sessions checks (None: the doctor's default).
+    matches: int | None = None
+    #: The contest's default limits, over which the manifest's asked limits go.
+    limits: Limits = field(default_factory=Limits)
+    sandbox: bool = field(default_factory=default_enabled)
+    seed: str | int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class QualificationReport:
+    """Each declared game's doctor report, in the manifest's order, up to the first that failed."""
+
+    games: tuple[tuple[str, DoctorReport], ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(report.ok for _, report in self.games)
+
+    @property
+    def failed(self) -> tuple[str, Check] | None:
+        """The first game and check that did not pass, or None."""
+        for game, report in self.games:
+            for check in report.checks:
+                if check.status is not Status.PASS:
+                    return game, check
+        return None
+
+    @property
+    def reason(self) -> str:
+        """One line for the version's status: the check that failed and why."""
+        failed = self.failed
+        if failed is None:
+            return f"passed the checks in {', '.join(game for game, _ in self.games)}"
+        game, check = failed
+        return f"{game}: {check.name} {check.status}: {check.detail}"
+
+    def last_output(self) -> list[str]:
+        """The telling end of the bot's output (stdout and stderr) in the game that failed."""
+        failed = self.failed
+        if failed is None:
+            return []
+        report = dict(self.games)[failed[0]]
+        return telling(report.output(), LOG_TAIL_LINES)
+
+    def lines(self) -> list[str]:
+        """The whole report as its author reads it: each game's checks, advice, last output.
+        No path of the referee's machine appears in it."""
+        lines: list[str] = []
+        for game, report in self.games:
+            lines += render(report, f"qualification in {game}:", kept=False)
+        return lines
+
+
+async def qualify(
+    folder: Path, manifest: Manifest, workdir: Path, settings: QualifySettings
+) -> QualificationReport:
+    """Qualify the version built in `folder` (its run command runs there) in each game of its
+    `manifest`, stopping at the first game it fails. `workdir` (made if missing, and kept apart
+    from `folder`: the bot must not see it) receives the records and the bot's output."""
+    played: list[tuple[str, DoctorReport]] = []
+    for game_id in manifest.games:
+        game = get_game(game_id)
+        config = DoctorConfig(
+            game=game,
+            options=parse_options(game, {}),
+            argv=tuple(manifest.run_argv()),
+            workdir=workdir / game_id,
+            matches=settings.matches,
+            time_control=settings.time_control,
+            seed=settings.seed,
+            connect_timeout=settings.startup_seconds,
+            sessions=manifest.sessions,
+            sandbox=settings.sandbox,
+            limits=manifest.limits(settings.limits),
+            cwd=folder,
+            declared=manifest.games,
+        )
+        report = await examine(config)
+        played.append((game_id, report))
+        if not report.ok:
+            break
+    return QualificationReport(tuple(played))

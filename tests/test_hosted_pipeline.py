@@ -1,0 +1,209 @@
+"""The hosted pipeline for real: versions unpacked into a real store, built in bubblewrap, and
+qualified by the doctor against the random bot, their bots real processes in the sandbox."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+import trio
+
+from referee import transport
+from referee.hosted.archive import ArchiveLimits, unpack
+from referee.hosted.pipeline import Pipeline, PipelineSettings, VersionFiles
+from referee.hosted.qualify import QualifySettings
+from referee.hosted.store import Version, VersionId, VersionStatus, VersionStore
+from referee.match.clock import TimeControl
+from tests.node_support import ROOT
+
+EXAMPLE = ROOT / "examples" / "python"
+BROKEN = ROOT / "tests" / "bots" / "broken_bot.py"
+FINAL = {
+    VersionStatus.BUILD_FAILED,
+    VersionStatus.QUALIFIED,
+    VersionStatus.FAILED,
+}
+# Quick, as a contest's would be: the bots here answer in milliseconds.
+SETTINGS = PipelineSettings(
+    qualify=QualifySettings(
+        time_control=TimeControl(move_ms=1000, bank_ms=2000), startup_seconds=10.0
+    )
+)
+
+
+pytestmark = pytest.mark.usefixtures("bubblewrap")
+
+
+def bot_folder(tmp_path: Path, manifest: str, **files: str) -> Path:
+    """A bot's folder: the example random bot, its `bot.toml` replaced by `manifest`."""
+    folder = tmp_path / "upload"
+    shutil.copytree(EXAMPLE, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / "bot.toml").write_text(textwrap.dedent(manifest))
+    for name, text in files.items():
+        (folder / name).write_text(textwrap.dedent(text))
+    return folder
+
+
+def built_bot(tmp_path: Path, build: str) -> Path:
+    """The example random bot, for textactoe, with `build` as its build.py."""
+    manifest = (
+        'games = ["textactoe"]\nbuild = "{python} build.py"\nrun = "{python} random_bot.py"\n'
+    )
+    return bot_folder(tmp_path, manifest, **{"build.py": build})
+
+
+def submit(store: VersionStore, folder: Path, account: str = "alice") -> Version:
+    """What the Submissions service does with an upload: unpack it, then add it."""
+    into = store.incoming()
+    unpack(folder, into, ArchiveLimits())
+    return store.add(account, into)
+
+
+def settle(
+    store: VersionStore, *ids: VersionId, settings: PipelineSettings = SETTINGS, linger: float = 0
+) -> list[Version]:
+    """Run the pipeline until each version is built and qualified, or has failed, then `linger`
+    seconds more; the versions as they were when they got there."""
+    return transport.run(_settle, store, ids, settings, linger)
+
+
+async def _settle(
+    store: VersionStore, ids: tuple[VersionId, ...], settings: PipelineSettings, linger: float
+) -> list[Version]:
+    pipeline = Pipeline(store, settings)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(pipeline.run)
+        pipeline.wake()
+        with trio.fail_after(120):
+            while not all(store.version(id).status in FINAL for id in ids):
+                await trio.sleep(0.1)
+        settled = [store.version(id) for id in ids]
+        await trio.sleep(linger)
+        nursery.cancel_scope.cancel()
+    return settled
+
+
+def test_the_example_bot_is_built_qualified_and_active(tmp_path: Path) -> None:
+    store = VersionStore(tmp_path / "store")
+    version = submit(store, EXAMPLE)
+    assert version.status is VersionStatus.RECEIVED
+    (done,) = settle(store, version.id)
+    assert done.status is VersionStatus.QUALIFIED, done.reason
+    assert done.reason == "passed the checks in xix, xactika, xeri, textactoe"
+    assert store.active("alice") == done
+    files = VersionFiles(store.folder(version.id))
+    assert "nothing to build" in files.build_log.read_text()
+    report = files.report.read_text()
+    assert report.count("all 12 checks passed") == 4, report
+    assert str(tmp_path) not in report  # the author reads it: no path of the referee's machine
+
+
+def test_a_crash_at_start_up_fails_and_the_active_version_stays(tmp_path: Path) -> None:
+    store = VersionStore(tmp_path / "store")
+    good = submit(store, EXAMPLE)
+    store.activate(good.id, "qualified before")
+    folder = bot_folder(
+        tmp_path,
+        """
+        games = ["textactoe"]
+        run = "{python} crash.py"
+        """,
+        **{
+            "crash.py": """
+            import sys
+            print("loading the model from weights.bin", flush=True)
+            sys.exit("weights.bin: no such file")
+            """
+        },
+    )
+    crashing = submit(store, folder)
+    (done,) = settle(store, crashing.id)
+    assert done.status is VersionStatus.FAILED
+    assert done.reason.startswith("textactoe: connects FAIL: the process exited with code 1")
+    assert done.reason.endswith("its last output: 'weights.bin: no such file'")
+    report = VersionFiles(store.folder(crashing.id)).report.read_text()
+    assert "loading the model from weights.bin" in report
+    active = store.active("alice")
+    assert active is not None and active.id == good.id
+
+
+def test_a_slow_first_move_fails_on_time_once(tmp_path: Path) -> None:
+    store = VersionStore(tmp_path / "store")
+    folder = bot_folder(tmp_path, 'games = ["xix"]\nrun = "{python} broken_bot.py slow"\n')
+    shutil.copy(BROKEN, folder / "broken_bot.py")
+    slow = submit(store, folder)
+    settings = PipelineSettings(qualify=QualifySettings(TimeControl(move_ms=300, bank_ms=0)))
+    # Lingering more than a poll: the failed version is not tried again.
+    (failed,) = settle(store, slow.id, settings=settings, linger=1.5)
+    assert failed.reason.startswith("xix: time FAIL: "), failed.reason
+    assert "no reply within 300 ms" in failed.reason
+    assert store.version(slow.id) == failed
+    assert store.active("alice") is None
+
+
+def test_a_bot_speaking_an_undeclared_game_fails(tmp_path: Path) -> None:
+    store = VersionStore(tmp_path / "store")
+    folder = bot_folder(
+        tmp_path,
+        'games = ["textactoe"]\nrun = "{python} two_games.py"\n',
+        **{
+            "two_games.py": """
+            import random
+            import croupier
+
+            class TwoGames(croupier.Bot):
+                games = ("textactoe", "xix")
+
+                def act(self, request):
+                    return random.randrange(len(request.legal_actions))
+
+            croupier.run(TwoGames)
+            """
+        },
+    )
+    version = submit(store, folder)
+    (done,) = settle(store, version.id)
+    assert done.status is VersionStatus.FAILED
+    assert "hello FAIL" in done.reason
+    assert "'xix' is not among the games bot.toml declares (textactoe)" in done.reason
+
+
+def test_a_failed_build_is_build_failed_with_its_log(tmp_path: Path) -> None:
+    store = VersionStore(tmp_path / "store")
+    folder = built_bot(
+        tmp_path,
+        """
+        import sys
+        print("compiling random_bot")
+        sys.exit("random_bot.c:3: error: expected ';'")
+        """,
+    )
+    version = submit(store, folder)
+    (done,) = settle(store, version.id)
+    assert done.status is VersionStatus.BUILD_FAILED
+    assert done.reason.startswith("build failed (exit 1)"), done.reason
+    log = VersionFiles(store.folder(version.id)).build_log.read_text()
+    assert "compiling random_bot" in log
+    assert "random_bot.c:3: error: expected ';'" in log
+    assert store.active("alice") is None
+
+
+def test_a_build_cut_by_a_kill_runs_again_at_start(tmp_path: Path) -> None:
+    store = VersionStore(tmp_path / "store")
+    folder = built_bot(tmp_path, "open('built.txt', 'w').write('built')\n")
+    version = submit(store, folder)
+    # As a kill -9 in the middle of its build leaves it: building, half a build on disk.
+    store.set_status(version.id, VersionStatus.BUILDING)
+    files = VersionFiles(store.folder(version.id))
+    files.build.mkdir()
+    (files.build / "half-built.o").write_text("cut short")
+    store.close()
+    store = VersionStore(tmp_path / "store")
+    (done,) = settle(store, version.id)
+    assert done.status is VersionStatus.QUALIFIED, done.reason
+    assert (files.build / "built.txt").read_text() == "built"
+    assert not (files.build / "half-built.o").exists()
+    assert "built" not in {p.name for p in files.src.iterdir()}
+    assert store.active("alice") == done
