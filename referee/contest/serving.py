@@ -24,10 +24,13 @@ from referee.contest.pairing import Pacing, choose_table
 from referee.contest.tokens import TokenStore
 from referee.games.base import Game
 from referee.games.options import Options
+from referee.hosted.pipeline import Pipeline, PipelineSettings
+from referee.hosted.qualify import QualifySettings
 from referee.hosted.store import VersionStore
 from referee.hosted.submitting import Quotas, Submitting
 from referee.ladder.view import Kind, Presence, RefereeView
 from referee.local.limits import Limits
+from referee.local.sandbox import SandboxError, check_bwrap
 from referee.match.clock import TimeControl
 from referee.match.lobby import ANYONE, Lobby
 from referee.match.runner import MatchOutcome
@@ -179,13 +182,30 @@ class _Referee:
         store.recover()
         return Submitting(store, Limits(), config.quotas, frozenset({config.game.id}))
 
+    def pipeline(self, desk: Submitting | None) -> Pipeline | None:
+        """What builds and qualifies the uploaded versions, on the contest's clock; none
+        without accounts, or where bubblewrap is missing (versions then wait, `received`)."""
+        if desk is None:
+            return None
+        try:
+            check_bwrap()
+        except SandboxError as error:
+            log.warning("hosted bots are not built", extra={"why": str(error)})
+            return None
+        qualify = QualifySettings(time_control=self.config.time_control)
+        return Pipeline(desk.store, PipelineSettings(maxima=desk.maxima, qualify=qualify))
+
     async def serve(self, on_listening: Callable[[int], None], stop: trio.Event) -> None:
         config = self.config
+        desk = self.desk()
+        pipeline = self.pipeline(desk)
         async with (
-            serve(self.lobby, config.settings, self.live, self.control, self.desk()) as port,
+            serve(self.lobby, config.settings, self.live, self.control, desk) as port,
             trio.open_nursery() as aux,
         ):
             await aux.start(_stop_on_signals, stop)  # before anyone is told where it listens
+            if pipeline is not None:
+                await aux.start(pipeline.run)
             on_listening(port)
             if self.accounts is not None:
                 aux.start_soon(_enforce_revocations, self.accounts, self.lobby, self.view.revoked)
