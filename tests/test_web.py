@@ -374,6 +374,11 @@ def test_pages_keep_to_their_content_security_policy(site: Site, browser: Any) -
     assert [m for m in messages if "Content Security Policy" in m] == []
 
 
+def _rated(site: Site) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = site.json("/api/contest")["standings"]
+    return [row for row in rows if row.get("rating") is not None]
+
+
 def test_unknown_bots_are_404_and_pages_link_home(site: Site) -> None:
     """Issue 24.10: /bots/NAME of no bot is a 404 page that says so; the site has a favicon;
     a replay links back to the standings and its bots' pages; the standings carry the texts
@@ -393,14 +398,15 @@ def test_unknown_bots_are_404_and_pages_link_home(site: Site) -> None:
     assert '<nav id="site-links" aria-label="site"><a href="/">standings</a>' in replay
     for bot in _bots(site, played.number):
         assert f'<a href="/bots/{bot}">{bot}</a>' in replay
-    rows = site.json("/api/contest")["standings"]
-    rated = [row for row in rows if row.get("rating") is not None]
-    assert rated
+    deadline = time.monotonic() + 60  # the standings are a snapshot, refreshed after commits
+    while not (rated := _rated(site)):
+        assert time.monotonic() < deadline, "no bot rated"
+        time.sleep(0.2)
     for row in rated:
         mark = "?" if row["provisional"] else ""  # issue 24.4
         assert row["text"]["rating"] == f"{row['rating']:+.0f}{mark}"
         assert row["text"]["score"] == f"{row['score']:.1%}"
-    for row in rows:  # connected: no "last seen"; gone: when (dave, once revoked)
+    for row in site.json("/api/contest")["standings"]:  # connected: no "last seen"; gone: when
         assert (row["last_seen"] is None) == (row["state"] != "offline") or not row["matches"]
 
 
