@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from referee.cli.consoles import EXIT_CHECK_FAILED, console, errors, progress, user_errors
+from referee.errors import CroupierError
 
 if TYPE_CHECKING:
     from croupier.v1 import submissions_pb2
+    from referee.hosted.store import Version, VersionId
     from referee.transport.client import Author
 
 #: Uploads larger than this show a progress bar (bytes).
@@ -39,7 +41,8 @@ Ca = Annotated[
 Tls = Annotated[bool, typer.Option("--tls", help="Speak TLS, trusting the system roots.")]
 
 submissions_app = typer.Typer(
-    help="Your versions on a contest: list, show, build log, withdraw.",
+    help="Versions on a contest: list, show, build log (yours with --to, every account's with "
+    "--db), withdraw (yours).",
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -107,33 +110,119 @@ def _wait(author: Author, version: submissions_pb2.Version) -> None:
         raise typer.Exit(EXIT_CHECK_FAILED)
 
 
+Db = Annotated[
+    Path | None,
+    typer.Option(
+        "--db", help="As the organiser: the contest's database (every account's versions)."
+    ),
+]
+Versions = Annotated[
+    Path | None,
+    typer.Option(
+        "--versions", help="With --db: the versions' folder (default: versions/ beside it)."
+    ),
+]
+MaybeTo = Annotated[
+    str | None,
+    typer.Option("--to", metavar="HOST:PORT", help="As an author: the contest's referee."),
+]
+MaybeToken = Annotated[
+    str | None,
+    typer.Option("--token", envvar="CROUPIER_TOKEN", help="With --to: your account's token."),
+]
+
+
+def _store_here(
+    to: str | None, token: str | None, db: Path | None, versions: Path | None
+) -> Path | None:
+    """The store the organiser reads here (--db), or None for an author asking the referee (--to
+    and --token); CroupierError for any other mix."""
+    from referee.hosted.store import beside
+
+    if db is None:
+        if versions is not None:
+            raise CroupierError("--versions is the folder of a contest's --db: give --db too")
+        if to is None or token is None:
+            raise CroupierError(
+                "give --to HOST:PORT and --token (an author's versions) "
+                "or --db CONTEST.db (the organiser's view of every account)"
+            )
+        return None
+    if to is not None:
+        raise CroupierError("--db reads the store here, --to asks a referee: give one of them")
+    if not db.is_file():
+        raise FileNotFoundError(2, "No such file or directory", str(db))
+    root = versions or beside(db)
+    if not root.is_dir():
+        raise CroupierError(f"no versions folder {str(root)!r}: give --versions")
+    return root
+
+
+def _stored(version: submissions_pb2.Version) -> Version:
+    """A version as the referee sent it, as the store holds it (its account is the caller's)."""
+    from referee.hosted.store import Version, VersionId, VersionStatus
+
+    return Version(
+        VersionId(version.id),
+        "",
+        VersionStatus(status_name(version)),
+        version.reason,
+        version.submitted_at,
+        version.updated_at,
+    )
+
+
+def _status(version: Version, active: frozenset[VersionId]) -> str:
+    return f"{version.status} (active)" if version.id in active else str(version.status)
+
+
 @submissions_app.command("list")
-def list_command(to: To, token: Token, ca: Ca = None, tls: Tls = False) -> None:
-    """Your versions, oldest first."""
+def list_command(
+    to: MaybeTo = None,
+    token: MaybeToken = None,
+    ca: Ca = None,
+    tls: Tls = False,
+    db: Db = None,
+    versions: Versions = None,
+) -> None:
+    """Your versions, oldest first; every account's with --db (the organiser)."""
     from rich.table import Table
 
-    with user_errors(), _author(to, token, ca, tls) as author:
-        versions = author.versions()
-    table = Table("version", "status", "submitted", "reason")
-    for version in versions:
-        table.add_row(version.id, status_name(version), version.submitted_at, version.reason)
+    from referee.hosted.store import Listing, read_listing
+
+    with user_errors():
+        root = _store_here(to, token, db, versions)
+        if root is not None:
+            listing = read_listing(root)
+        else:
+            assert to is not None and token is not None
+            with _author(to, token, ca, tls) as author:
+                listing = Listing(tuple(_stored(v) for v in author.versions()), frozenset())
+    table = Table("version", *(["account"] if root else []), "status", "submitted", "reason")
+    for version in listing.versions:
+        account = [version.account] if root else []
+        status = _status(version, listing.active)
+        table.add_row(version.id, *account, status, version.submitted_at, version.reason)
     console.print(table)
 
 
 @submissions_app.command("show")
 def show_command(
     version_id: Annotated[str, typer.Argument(help="The version's id.")],
-    to: To,
-    token: Token,
+    to: MaybeTo = None,
+    token: MaybeToken = None,
     ca: Ca = None,
     tls: Tls = False,
+    db: Db = None,
+    versions: Versions = None,
 ) -> None:
-    """One of your versions: its status and why."""
-    with user_errors(), _author(to, token, ca, tls) as author:
-        version = author.version(version_id)
+    """One of your versions (any account's, with --db): its status and why."""
+    with user_errors():
+        version, active = _one(version_id, to, token, ca, tls, db, versions)
     lines = [
         f"version: {version.id}",
-        f"status: {status_name(version)}",
+        *([f"account: {version.account}"] if version.account else []),
+        f"status: {_status(version, active)}",
         f"reason: {version.reason or '-'}",
         f"submitted: {version.submitted_at}",
         f"updated: {version.updated_at}",
@@ -144,15 +233,47 @@ def show_command(
 @submissions_app.command("log")
 def log_command(
     version_id: Annotated[str, typer.Argument(help="The version's id.")],
-    to: To,
-    token: Token,
+    to: MaybeTo = None,
+    token: MaybeToken = None,
     ca: Ca = None,
     tls: Tls = False,
+    db: Db = None,
+    versions: Versions = None,
 ) -> None:
-    """The build log of one of your versions (its end, when long)."""
-    with user_errors(), _author(to, token, ca, tls) as author:
-        log = author.log(version_id)
+    """The build log of one of your versions (any account's, with --db): its end, when long."""
+    from referee.hosted.store import read_listing, version_folder
+    from referee.hosted.submitting import log_tail
+
+    with user_errors():
+        root = _store_here(to, token, db, versions)
+        if root is not None:
+            log = log_tail(version_folder(root, read_listing(root).find(version_id).id))
+        else:
+            assert to is not None and token is not None
+            with _author(to, token, ca, tls) as author:
+                log = author.log(version_id)
     console.print(log or "(no build has run yet)", markup=False, highlight=False, end="")
+
+
+def _one(
+    version_id: str,
+    to: str | None,
+    token: str | None,
+    ca: Path | None,
+    tls: bool,
+    db: Path | None,
+    versions: Path | None,
+) -> tuple[Version, frozenset[VersionId]]:
+    """One version, from the store here (--db) or the referee (--to), and the active ones known."""
+    from referee.hosted.store import read_listing
+
+    root = _store_here(to, token, db, versions)
+    if root is not None:
+        listing = read_listing(root)
+        return listing.find(version_id), listing.active
+    assert to is not None and token is not None
+    with _author(to, token, ca, tls) as author:
+        return _stored(author.version(version_id)), frozenset()
 
 
 @submissions_app.command("withdraw")

@@ -26,7 +26,7 @@ from referee.games.base import Game
 from referee.games.options import Options
 from referee.hosted.pipeline import Pipeline, PipelineSettings
 from referee.hosted.qualify import QualifySettings
-from referee.hosted.store import VersionStore
+from referee.hosted.store import VersionStore, beside
 from referee.hosted.submitting import Quotas, Submitting
 from referee.ladder.view import Kind, Presence, RefereeView
 from referee.local.limits import Limits
@@ -76,6 +76,13 @@ class ServeConfig:
     #: In a contest, how many matches a bot may play ahead of the slowest present bot (faster
     #: bots wait for it: referee.contest.pairing).
     max_lead: int = 2
+
+    @property
+    def version_store(self) -> Path | None:
+        """Where hosted bots' versions are kept: None without accounts (no hosted bots)."""
+        if self.tokens is None:
+            return None
+        return self.versions or beside(self.tokens)
 
 
 #: Runs beside a referee until cancelled; calls `task_status.started()` once it is ready.
@@ -159,6 +166,7 @@ class _Referee:
             config.options,
             self.live,
             database=config.tokens,
+            versions=config.version_store,
             planned=config.matches,
             connected=self.presence,
         )
@@ -176,9 +184,9 @@ class _Referee:
         """Authors' uploads, for a contest with accounts: its store recovered first (an upload
         cut short by a kill is removed)."""
         config = self.config
-        if config.tokens is None:
+        if config.version_store is None:
             return None
-        store = VersionStore(config.versions or config.tokens.parent / "versions")
+        store = VersionStore(config.version_store)
         store.recover()
         return Submitting(store, Limits(), config.quotas, frozenset({config.game.id}))
 

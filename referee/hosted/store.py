@@ -172,7 +172,7 @@ class VersionStore:
 
     def folder(self, id: VersionId) -> Path:
         """The version's folder (its files are in `src/`)."""
-        return self._versions / id
+        return version_folder(self.root, id)
 
     def add(self, account: str, unpacked: Path) -> Version:
         """Store a finished unpack (a path from `incoming`) as `account`'s version: its files are
@@ -328,6 +328,54 @@ class VersionStore:
         with self._lock:
             row = self._db.execute("SELECT * FROM versions WHERE id = ?", (id,)).fetchone()
         return None if row is None else _version(row)
+
+
+def beside(database: Path) -> Path:
+    """Where a contest keeps its hosted versions unless told otherwise: beside its database."""
+    return database.parent / "versions"
+
+
+def version_folder(root: Path, id: VersionId) -> Path:
+    """The folder of version `id` in the store at `root` (its files are in `src/`)."""
+    return root / "versions" / id
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """The versions as a reader sees them, oldest first, with the ones their accounts play."""
+
+    versions: tuple[Version, ...]
+    active: frozenset[VersionId]
+
+    def find(self, id: str) -> Version:
+        """The listed version `id`; `StoreError` if there is none."""
+        found = next((v for v in self.versions if v.id == id), None)
+        if found is None:
+            raise StoreError(f"no version {id!r}")
+        return found
+
+
+def read_listing(root: Path, account: str | None = None) -> Listing:
+    """Every account's versions (or only `account`'s) in the store at `root`, read-only (SQLite
+    mode=ro): the organiser's CLI and the contest's site never change the store, nor wait on
+    the referee's writes (WAL readers do not block). No store yet is an empty listing."""
+    database = root / "store.db"
+    if not database.is_file():
+        return Listing((), frozenset())
+    where, given = ("WHERE account = ?", (account,)) if account is not None else ("", ())
+    db = sqlite3.connect(f"{database.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        db.execute("PRAGMA busy_timeout=10000")
+        rows = db.execute(
+            f"SELECT * FROM versions {where} ORDER BY submitted_at, rowid", given
+        ).fetchall()
+        active = db.execute(
+            "SELECT id FROM active JOIN versions USING (id) WHERE versions.status = ?",
+            (VersionStatus.QUALIFIED,),
+        ).fetchall()
+    finally:
+        db.close()
+    return Listing(tuple(_version(row) for row in rows), frozenset(row[0] for row in active))
 
 
 def _version(row: tuple[str, ...]) -> Version:

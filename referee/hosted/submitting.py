@@ -160,14 +160,7 @@ class Submitting:
     def log(self, account: str, id: str) -> str:
         """The build log of one of the account's versions, its last LOG_BYTES ("" before any
         build), as text with undecodable bytes replaced."""
-        path = build_log(self.store.folder(self.version(account, id).id))
-        try:
-            with path.open("rb") as data:
-                size = data.seek(0, 2)
-                data.seek(max(0, size - LOG_BYTES))
-                return data.read().decode(errors="replace")
-        except FileNotFoundError:
-            return ""
+        return log_tail(self.store.folder(self.version(account, id).id))
 
     def withdraw(self, account: str, id: str) -> Version:
         """Withdraw one of the account's versions; NotFoundError for another's or none."""
@@ -186,6 +179,18 @@ class Submitting:
 def build_log(folder: Path) -> Path:
     """A version's build log, given its folder (VersionStore.folder)."""
     return folder / BUILD_LOG
+
+
+def log_tail(folder: Path) -> str:
+    """The last LOG_BYTES of the build log of the version in `folder` ("" before any build), as
+    text with undecodable bytes replaced: what its author and the organiser are shown."""
+    try:
+        with build_log(folder).open("rb") as data:
+            size = data.seek(0, 2)
+            data.seek(max(0, size - LOG_BYTES))
+            return data.read().decode(errors="replace")
+    except FileNotFoundError:
+        return ""
 
 
 #: Folders a packed bot leaves out: a tool's, never the bot's (their contents change from run to

@@ -57,6 +57,9 @@ class RefereeView:
     #: The database the results are committed to; None while there is none (a contest without
     #: accounts, or a ladder whose database is not made yet: the runner sets it when it is).
     database: Path | None = None
+    #: A contest's store of hosted bots' versions (referee.hosted.store), read-only: a bot's
+    #: page lists its account's versions and statuses from it. None: no hosted bots.
+    versions: Path | None = None
     #: Matches planned (None: open-ended); a ladder's total moves with Swiss rounds and an SPRT.
     planned: int | None = None
     #: Whether live matches can be watched here (not when a Dask cluster plays them).

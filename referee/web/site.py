@@ -35,6 +35,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from referee.errors import CroupierError
+from referee.hosted.store import read_listing
 from referee.ladder.standings import row_text
 from referee.ladder.store import Played
 from referee.ladder.view import RefereeView
@@ -265,6 +266,7 @@ class Site:
             if (r := rated.get(bot)) is not None
         ]
         plan = contest.standings.plan
+        versions = await self.versions(bot)
         return JSONResponse(
             {
                 "bot": bot,
@@ -286,8 +288,29 @@ class Site:
                     for m in self.view.live.matches.values()
                     if bot in seat_names(self.view, m)
                 ],
+                "versions": versions,
             }
         )
+
+    async def versions(self, bot: str) -> list[dict[str, Any]]:
+        """The hosted versions of the bot's account, oldest first, each with its status and
+        one-line reason: never its build log or files, never another account's ([] without
+        hosted bots)."""
+        store = self.view.versions
+        if store is None:
+            return []
+        listing = await trio.to_thread.run_sync(read_listing, store, bot)
+        return [
+            {
+                "id": v.id,
+                "status": str(v.status),
+                "reason": v.reason,
+                "submitted_at": v.submitted_at,
+                "updated_at": v.updated_at,
+                "active": v.id in listing.active,
+            }
+            for v in listing.versions
+        ]
 
     # --- replays and records -------------------------------------------------------------------
 

@@ -239,6 +239,22 @@
     );
   }
 
+  // A hosted bot's versions: status and its one-line reason only (never a build log).
+  function showVersions(versions) {
+    const section = $("versions");
+    section.hidden = !versions.length;
+    const body = document.createDocumentFragment();
+    for (const v of versions) {
+      const status = el("td", v.status);
+      if (v.active) status.appendChild(el("span", "active", "badge active"));
+      const tr = row([el("td", v.id.slice(0, 12)), status, v.reason || "-", el("td", when(v.submitted_at)), el("td", when(v.updated_at))]);
+      tr.dataset.version = v.id;
+      tr.title = v.id;
+      body.appendChild(tr);
+    }
+    section.querySelector("tbody").replaceChildren(body);
+  }
+
   async function showBot() {
     const offset = (shownPage - 1) * PAGE_SIZE;
     const response = await fetch(`/api/bots/${encodeURIComponent(botName)}?offset=${offset}&limit=${PAGE_SIZE}`);
@@ -290,6 +306,7 @@
     }
     $("matches").tBodies[0].replaceChildren(body);
     pager(data);
+    showVersions(data.versions);
     document.body.dataset.version = String(Number(document.body.dataset.version || 0) + 1);
   }
 
