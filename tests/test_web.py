@@ -31,7 +31,9 @@ from typing import Any
 import pytest
 
 from referee.contest.tokens import TokenStore
+from referee.hosted.store import VersionId, VersionStatus, VersionStore
 from referee.ladder.store import Played, Store
+from tests.hosted_helpers import SECRET_LOG_LINE, add_example
 from tests.pipes import drain
 from tests.site_helpers import check_only_public, listen
 from tests.tls_helpers import make_ca_and_server_cert
@@ -53,6 +55,8 @@ class Site:
     folder: Path
     web: str
     tokens: dict[str, str]
+    #: Each account's hosted versions: (id, status, reason, active), oldest first.
+    versions: dict[str, list[tuple[VersionId, str, str, bool]]]
 
     def get(self, path: str) -> bytes:
         with urllib.request.urlopen(self.web + path, timeout=10) as response:
@@ -150,6 +154,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     folder = tmp_path_factory.mktemp("web")
     store = TokenStore(folder / "contest.db")
     tokens = {name: store.add(name) for name in MODES}
+    versions = _hosted(folder / "versions")
     serve, web, port = _serve(folder)
     bots = [
         subprocess.Popen(
@@ -162,7 +167,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         for name, mode in MODES.items()
     ]
     try:
-        yield Site(folder, web, tokens)
+        yield Site(folder, web, tokens, versions)
     finally:
         serve.send_signal(signal.SIGTERM)
         code = serve.wait(timeout=60)
@@ -170,6 +175,27 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
             bot.kill()
             bot.wait()
         assert code == 0, (folder / "serve.log").read_text()
+
+
+def _hosted(root: Path) -> dict[str, list[tuple[VersionId, str, str, bool]]]:
+    """Hosted versions for carol and alice, in statuses the contest's pipeline leaves alone."""
+    store = VersionStore(root)
+    try:
+        broken = add_example(store, "carol", "one")
+        store.set_status(broken, VersionStatus.BUILD_FAILED, "the build exited with status 2")
+        active = add_example(store, "carol", "two")
+        store.activate(active, "every check passed")
+        failed = add_example(store, "alice", "three")
+        store.set_status(failed, VersionStatus.FAILED, "reconnects: no answer within 10 s")
+    finally:
+        store.close()
+    return {
+        "carol": [
+            (broken, "build-failed", "the build exited with status 2", False),
+            (active, "qualified", "every check passed", True),
+        ],
+        "alice": [(failed, "failed", "reconnects: no answer within 10 s", False)],
+    }
 
 
 def test_standings_update_without_a_reload(site: Site, page: Any) -> None:
@@ -286,6 +312,29 @@ def test_a_bot_page_lists_its_matches(site: Site, page: Any) -> None:
     assert faults and all(text.startswith("timeout: ") for text in faults)
     assert page.locator("#plot svg.rating polyline").count() == 1
     assert "carol" in (page.locator("#title").text_content() or "")
+    # Her hosted versions, with their statuses and reasons; never a build log.
+    rows = page.locator("#versions:not([hidden]) tbody tr").evaluate_all(
+        "rows => rows.map((row) => "
+        "[row.dataset.version, ...[...row.cells].map((cell) => cell.textContent)])"
+    )
+    assert [(r[0], r[2], r[3]) for r in rows] == [
+        (id, f"{status}active" if active else status, reason)
+        for id, status, reason, active in site.versions["carol"]
+    ]
+    assert SECRET_LOG_LINE not in page.content()
+
+
+def test_a_bot_s_versions_are_its_own_and_never_their_build_logs(site: Site) -> None:
+    for bot in MODES:
+        body = site.get(f"/api/bots/{bot}").decode()
+        shown = [
+            (v["id"], v["status"], v["reason"], v["active"]) for v in json.loads(body)["versions"]
+        ]
+        assert shown == site.versions.get(bot, [])
+        assert SECRET_LOG_LINE not in body and "compiling" not in body
+        others = [v[0] for b, vs in site.versions.items() if b != bot for v in vs]
+        assert not any(id in body for id in others)
+        assert SECRET_LOG_LINE not in site.get(f"/bots/{bot}").decode()
 
 
 def _plays(site: Site, played: Played, bot: str) -> bool:
@@ -476,7 +525,7 @@ def test_a_contest_file_web_table_and_the_seed_revealed_when_over(tmp_path: Path
         for token in tokens
     ]
     try:
-        site = Site(tmp_path, web, {})
+        site = Site(tmp_path, web, {}, {})
         deadline = time.monotonic() + 90
         while not (contest := site.json("/api/contest")["contest"]).get("seed"):
             assert time.monotonic() < deadline, (tmp_path / "serve.log").read_text()
