@@ -99,3 +99,12 @@ def bubblewrap() -> None:
         if os.environ.get("CI"):
             raise
         pytest.skip(str(error))
+
+
+@pytest.fixture
+def wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI's console as a pipe gets it (referee.cli.consoles.PIPE_WIDTH), whatever COLUMNS
+    the machine running the tests sets: tables whole, for tests that read a row."""
+    from referee.cli import consoles
+
+    monkeypatch.setattr(consoles.console, "width", consoles.PIPE_WIDTH)

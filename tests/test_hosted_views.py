@@ -14,8 +14,10 @@ from typer.testing import CliRunner
 
 from referee.cli import app
 from referee.contest.tokens import TokenStore
-from referee.hosted.store import VersionId, VersionStatus, VersionStore
+from referee.hosted.store import MIN_PREFIX, SHORT_ID, VersionId, VersionStatus, VersionStore
 from tests.hosted_helpers import SECRET_LOG_LINE, add_example
+
+pytestmark = pytest.mark.usefixtures("wide_console")
 
 runner = CliRunner()
 
@@ -60,14 +62,30 @@ def test_the_organiser_lists_every_account_s_versions(contest: Contest) -> None:
     code, listed = _cli("list", "--db", str(contest.db))
     assert code == 0, listed
     lines = {line.split("│")[1].strip(): line for line in listed.splitlines() if "│" in line}
-    assert "alice" in lines[contest.broken] and "build-failed" in lines[contest.broken]
-    assert "the build exited with status 2" in lines[contest.broken]
-    assert "alice" in lines[contest.active] and "qualified (active)" in lines[contest.active]
-    assert "bob" in lines[contest.failed] and "reconnects: no answer" in lines[contest.failed]
+    broken, active, failed = (
+        id[:SHORT_ID] for id in (contest.broken, contest.active, contest.failed)
+    )
+    assert "alice" in lines[broken] and "build-failed" in lines[broken]
+    assert "the build exited with status 2" in lines[broken]
+    assert "alice" in lines[active] and "qualified (active)" in lines[active]
+    assert "bob" in lines[failed] and "reconnects: no answer" in lines[failed]
     assert SECRET_LOG_LINE not in listed
     # Oldest first.
-    ids = [contest.broken, contest.active, contest.failed]
+    ids = [broken, active, failed]
     assert sorted(ids, key=listed.index) == ids
+
+
+def test_a_version_is_named_by_a_prefix_of_its_id(contest: Contest) -> None:
+    """As git names commits: the table's short id, or any 6 or more first digits that name one
+    version only, names it; fewer digits, or none that match, are one line and exit 2."""
+    code, shown = _cli("show", contest.failed[:SHORT_ID], "--db", str(contest.db))
+    assert code == 0 and f"version: {contest.failed}" in shown, shown
+    code, shown = _cli("show", contest.failed[:MIN_PREFIX].upper(), "--db", str(contest.db))
+    assert code == 0 and f"version: {contest.failed}" in shown, shown
+    code, output = _cli("show", contest.failed[: MIN_PREFIX - 1], "--db", str(contest.db))
+    assert code == 2 and f"at least {MIN_PREFIX} digits" in output, output
+    code, output = _cli("show", "ffffffffffff", "--db", str(contest.db))
+    assert code == 2 and "no version 'ffffffffffff'" in output, output
 
 
 def test_the_organiser_shows_any_version_and_reads_its_build_log(contest: Contest) -> None:
@@ -86,7 +104,7 @@ def test_a_store_kept_elsewhere_is_named_with_versions(tmp_path: Path) -> None:
     code, output = _cli("list", "--db", str(contest.db))
     assert code == 2 and "no versions folder" in output and "--versions" in output, output
     code, listed = _cli("list", "--db", str(contest.db), "--versions", str(contest.versions))
-    assert code == 0 and contest.active in listed, listed
+    assert code == 0 and contest.active[:SHORT_ID] in listed, listed
 
 
 def test_reading_changes_nothing_and_waits_for_no_writer(contest: Contest) -> None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from referee.cli.consoles import EXIT_CHECK_FAILED, console, errors, progress, user_errors
+from referee.cli.epilog import DONE, epilog
 from referee.errors import CroupierError
 
 if TYPE_CHECKING:
@@ -176,7 +177,16 @@ def _status(version: Version, active: frozenset[VersionId]) -> str:
     return f"{version.status} (active)" if version.id in active else str(version.status)
 
 
-@submissions_app.command("list")
+@submissions_app.command(
+    "list",
+    epilog=epilog(
+        [
+            "croupier submissions list --to contest.example.org:50051 --token $CROUPIER_TOKEN",
+            "croupier submissions list --db contest.db",
+        ],
+        DONE,
+    ),
+)
 def list_command(
     to: MaybeTo = None,
     token: MaybeToken = None,
@@ -188,7 +198,7 @@ def list_command(
     """Your versions, oldest first; every account's with --db (the organiser)."""
     from rich.table import Table
 
-    from referee.hosted.store import Listing, read_listing
+    from referee.hosted.store import SHORT_ID, Listing, read_listing
 
     with user_errors():
         root = _store_here(to, token, db, versions)
@@ -202,13 +212,25 @@ def list_command(
     for version in listing.versions:
         account = [version.account] if root else []
         status = _status(version, listing.active)
-        table.add_row(version.id, *account, status, version.submitted_at, version.reason)
+        short = version.id[:SHORT_ID]  # as git shows commits; any unique prefix names one
+        table.add_row(short, *account, status, version.submitted_at, version.reason)
     console.print(table)
 
 
-@submissions_app.command("show")
+@submissions_app.command(
+    "show",
+    epilog=epilog(
+        [
+            "croupier submissions show 4e639b076764 --to contest.example.org:50051 --token $T",
+            "croupier submissions show 4e639b076764 --db contest.db",
+        ],
+        DONE,
+    ),
+)
 def show_command(
-    version_id: Annotated[str, typer.Argument(help="The version's id.")],
+    version_id: Annotated[
+        str, typer.Argument(help="The version's id, or 6 or more of its first digits.")
+    ],
     to: MaybeTo = None,
     token: MaybeToken = None,
     ca: Ca = None,
@@ -230,9 +252,20 @@ def show_command(
     console.print("\n".join(lines), markup=False)
 
 
-@submissions_app.command("log")
+@submissions_app.command(
+    "log",
+    epilog=epilog(
+        [
+            "croupier submissions log 4e639b076764 --to contest.example.org:50051 --token $T",
+            "croupier submissions log 4e639b076764 --db contest.db",
+        ],
+        DONE,
+    ),
+)
 def log_command(
-    version_id: Annotated[str, typer.Argument(help="The version's id.")],
+    version_id: Annotated[
+        str, typer.Argument(help="The version's id, or 6 or more of its first digits.")
+    ],
     to: MaybeTo = None,
     token: MaybeToken = None,
     ca: Ca = None,
@@ -276,9 +309,19 @@ def _one(
         return _stored(author.version(version_id)), frozenset()
 
 
-@submissions_app.command("withdraw")
+@submissions_app.command(
+    "withdraw",
+    epilog=epilog(
+        [
+            "croupier submissions withdraw 4e639b076764 --to contest.example.org:50051 --token $T",
+        ],
+        DONE,
+    ),
+)
 def withdraw_command(
-    version_id: Annotated[str, typer.Argument(help="The version's id.")],
+    version_id: Annotated[
+        str, typer.Argument(help="The version's id, or 6 or more of its first digits.")
+    ],
     to: To,
     token: Token,
     ca: Ca = None,

@@ -24,7 +24,7 @@ import secrets
 import shutil
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -348,11 +348,31 @@ class Listing:
     active: frozenset[VersionId]
 
     def find(self, id: str) -> Version:
-        """The listed version `id`; `StoreError` if there is none."""
-        found = next((v for v in self.versions if v.id == id), None)
-        if found is None:
-            raise StoreError(f"no version {id!r}")
-        return found
+        """The listed version `id`, or the one its prefix names; `StoreError` if none is."""
+        return by_prefix(self.versions, id)
+
+
+#: How much of a version's id tables show (as git shows commits): enough to name it.
+SHORT_ID = 12
+#: The shortest prefix that names a version (fewer hex digits name too many in a big store).
+MIN_PREFIX = 6
+
+
+def by_prefix(versions: Iterable[Version], id: str) -> Version:
+    """The version whose id is `id`, or starts with it (at least MIN_PREFIX hex digits, naming
+    one version only); `StoreError` with the reason otherwise."""
+    text = id.strip().lower()
+    exact = [v for v in versions if v.id == text]
+    if exact:
+        return exact[0]
+    if len(text) < MIN_PREFIX:
+        raise StoreError(f"no version {id!r} (give at least {MIN_PREFIX} digits of its id)")
+    named = [v for v in versions if v.id.startswith(text)]
+    if not named:
+        raise StoreError(f"no version {id!r}")
+    if len(named) > 1:
+        raise StoreError(f"{id!r} names {len(named)} versions: give more of its id")
+    return named[0]
 
 
 def read_listing(root: Path, account: str | None = None) -> Listing:

@@ -25,9 +25,9 @@ from referee.hosted.manifest import MANIFEST, ManifestError, load_manifest
 from referee.hosted.store import (
     StoreError,
     Version,
-    VersionId,
     VersionStatus,
     VersionStore,
+    by_prefix,
     version_id,
 )
 from referee.local.limits import Limits
@@ -148,14 +148,12 @@ class Submitting:
         return self.store.versions(account)
 
     def version(self, account: str, id: str) -> Version:
-        """One of the account's versions; NotFoundError for another account's or none."""
+        """One of the account's versions, by its id or a prefix that names one of them only
+        (store.by_prefix); NotFoundError for another account's or none."""
         try:
-            found = self.store.version(VersionId(id))
-        except StoreError:
-            found = None
-        if found is None or found.account != account:
-            raise NotFoundError(f"no version {id!r} of account {account!r}")
-        return found
+            return by_prefix(self.store.versions(account), id)
+        except StoreError as error:
+            raise NotFoundError(f"{error} of account {account!r}") from None
 
     def log(self, account: str, id: str) -> str:
         """The build log of one of the account's versions, its last LOG_BYTES ("" before any
@@ -164,8 +162,9 @@ class Submitting:
 
     def withdraw(self, account: str, id: str) -> Version:
         """Withdraw one of the account's versions; NotFoundError for another's or none."""
+        found = self.version(account, id)
         try:
-            return self.store.withdraw(account, VersionId(id))
+            return self.store.withdraw(account, found.id)
         except StoreError:
             raise NotFoundError(f"no version {id!r} of account {account!r}") from None
 
