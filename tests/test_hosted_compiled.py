@@ -106,3 +106,23 @@ def test_without_the_runtime_folder_the_cpp_example_fails_its_build_and_says_why
         output, _ = process.communicate(timeout=WAIT_SECONDS)
     assert process.returncode == 1, output
     assert "build-failed" in output and "no protos in /proto/croupier/v1" in output, output
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        ((), "--runtime is for hosted bots of a contest: give --db too"),
+        (("--db", "contest.db"), "--runtime: no such folder"),
+    ],
+    ids=["without --db", "missing folder"],
+)
+def test_a_runtime_folder_that_cannot_serve_is_refused_in_one_line(
+    tmp_path: Path, extra: tuple[str, ...], said: str
+) -> None:
+    if extra:
+        TokenStore(tmp_path / "contest.db").add("author")
+    runtime = tmp_path / ("runtime" if extra else "")
+    command = [CROUPIER, "serve", "--port", "0", "--runtime", str(runtime), *extra]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert said in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
