@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from referee.contest.tokens import TokenStore
+from tests.node_support import SDK, node_or_skip
 
 ROOT = Path(__file__).resolve().parents[1]
 CROUPIER = str(Path(sys.executable).parent / "croupier")
@@ -46,11 +47,13 @@ def uploaded_alone(example: str, into: Path) -> Path:
     return folder
 
 
-def runtime_folder(into: Path) -> Path:
-    """An organiser's runtime folder holding the contest's protos, readable by the builds' and
-    bots' own users."""
+def runtime_folder(into: Path, *, node_sdk: bool = False) -> Path:
+    """An organiser's runtime folder holding the contest's protos (and the Node SDK with its
+    dependencies), readable by the builds' and bots' own users."""
     runtime = into / "runtime"
     shutil.copytree(ROOT / "proto", runtime / "proto")
+    if node_sdk:
+        shutil.copytree(SDK, runtime / "sdk" / "node")
     runtime.chmod(0o755)
     return runtime
 
@@ -95,6 +98,27 @@ def test_the_cpp_and_go_examples_build_against_the_runtime_folder_and_qualify(
             output, _ = process.communicate(timeout=WAIT_SECONDS)
             assert process.returncode == 0, f"{game}: {output}"
             assert " qualified" in output, output
+
+
+def test_the_node_example_runs_on_the_runtime_folders_sdk_and_qualifies(
+    bubblewrap: None, tmp_path: Path
+) -> None:
+    node_or_skip()
+    runtime = runtime_folder(tmp_path, node_sdk=True)
+    bot = uploaded_alone("node", tmp_path)
+    # The XIX bot, as its manifest's comment says: one game to qualify in, not four.
+    manifest = (bot / "bot.toml").read_text()
+    manifest = manifest.replace(
+        'games = ["xix", "xactika", "xeri", "textactoe"]', 'games = ["xix"]'
+    )
+    manifest = manifest.replace('run = "node random_bot.js"', 'run = "node xix_cheap_winner.js"')
+    assert 'games = ["xix"]' in manifest and "xix_cheap_winner.js" in manifest, manifest
+    (bot / "bot.toml").write_text(manifest)
+    with contest("xix", tmp_path / "xix", runtime) as (address, token):
+        process = submit(bot, address, token)
+        output, _ = process.communicate(timeout=WAIT_SECONDS)
+    assert process.returncode == 0, output
+    assert " qualified" in output, output
 
 
 def test_without_the_runtime_folder_the_cpp_example_fails_its_build_and_says_why(
