@@ -1,7 +1,7 @@
-"""The compiled example bots as an author submits them: examples/cpp and examples/go, uploaded
-alone (without the checkout's proto/ beside them), built in the sandbox against the protos of
-the organiser's runtime folder (`croupier serve --runtime`), and qualified, through a real
-`croupier serve --db` per game and `croupier submit --wait`."""
+"""The example bots in other languages as an author submits them, uploaded alone (without the
+checkout's proto/ and sdk/ beside them): the C++, Go and Java bots built in the sandbox against
+the protos of the organiser's runtime folder (`croupier serve --runtime`), the Node bot running
+on its SDK, each qualified through a real `croupier serve --db` and `croupier submit --wait`."""
 
 from __future__ import annotations
 
@@ -26,17 +26,26 @@ TOOLS = ("make", "pkg-config", "protoc", "grpc_cpp_plugin", "g++", "go", "protoc
 WAIT_SECONDS = 1200
 
 
-@pytest.fixture
-def toolchains(bubblewrap: None) -> None:
-    """Skip where the compilers or gRPC's packages are missing (never on CI: fail there)."""
-    missing = [tool for tool in TOOLS if shutil.which(tool) is None]
-    if not missing and subprocess.run(["pkg-config", "--exists", "grpc++"]).returncode != 0:
-        missing.append("libgrpc++-dev")
+def require(*tools: str, libraries: tuple[str, ...] = ()) -> None:
+    """Skip where a tool or a pkg-config library is missing (never on CI: fail there)."""
+    missing = [tool for tool in tools if shutil.which(tool) is None]
+    if not missing:
+        missing += [
+            f"{library} (pkg-config)"
+            for library in libraries
+            if subprocess.run(["pkg-config", "--exists", library]).returncode != 0
+        ]
     if missing:
         message = f"{' '.join(missing)} not found: `make other-languages` installs them"
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
+
+
+@pytest.fixture
+def toolchains(bubblewrap: None) -> None:
+    """The C++ and Go examples' compilers and gRPC's packages."""
+    require(*TOOLS, libraries=("grpc++",))
 
 
 def uploaded_alone(example: str, into: Path) -> Path:
@@ -100,25 +109,43 @@ def test_the_cpp_and_go_examples_build_against_the_runtime_folder_and_qualify(
             assert " qualified" in output, output
 
 
-def test_the_node_example_runs_on_the_runtime_folders_sdk_and_qualifies(
-    bubblewrap: None, tmp_path: Path
-) -> None:
-    node_or_skip()
-    runtime = runtime_folder(tmp_path, node_sdk=True)
-    bot = uploaded_alone("node", tmp_path)
-    # The XIX bot, as its manifest's comment says: one game to qualify in, not four.
+def only_xix(bot: Path, every_game_run: str, xix_run: str) -> None:
+    """The example's manifest playing XIX alone (one game to qualify in, not four)."""
     manifest = (bot / "bot.toml").read_text()
     manifest = manifest.replace(
         'games = ["xix", "xactika", "xeri", "textactoe"]', 'games = ["xix"]'
     )
-    manifest = manifest.replace('run = "node random_bot.js"', 'run = "node xix_cheap_winner.js"')
-    assert 'games = ["xix"]' in manifest and "xix_cheap_winner.js" in manifest, manifest
+    manifest = manifest.replace(f'run = "{every_game_run}"', f'run = "{xix_run}"')
+    assert 'games = ["xix"]' in manifest and f'run = "{xix_run}"' in manifest, manifest
     (bot / "bot.toml").write_text(manifest)
-    with contest("xix", tmp_path / "xix", runtime) as (address, token):
+
+
+def qualifies(bot: Path, game: str, runtime: Path, tmp_path: Path) -> None:
+    with contest(game, tmp_path / game, runtime) as (address, token):
         process = submit(bot, address, token)
         output, _ = process.communicate(timeout=WAIT_SECONDS)
     assert process.returncode == 0, output
     assert " qualified" in output, output
+
+
+def test_the_node_example_runs_on_the_runtime_folders_sdk_and_qualifies(
+    bubblewrap: None, tmp_path: Path
+) -> None:
+    node_or_skip()
+    bot = uploaded_alone("node", tmp_path)
+    # The XIX bot, as its manifest's comment says.
+    only_xix(bot, "node random_bot.js", "node xix_cheap_winner.js")
+    qualifies(bot, "xix", runtime_folder(tmp_path, node_sdk=True), tmp_path)
+
+
+def test_the_java_example_builds_against_the_runtime_folder_and_qualifies(
+    bubblewrap: None, tmp_path: Path
+) -> None:
+    require("make", "protoc", "javac", "jar", "grpc_java_plugin")
+    bot = uploaded_alone("java", tmp_path)
+    jar = "java -jar build/random_bot.jar"
+    only_xix(bot, jar, jar)
+    qualifies(bot, "xix", runtime_folder(tmp_path), tmp_path)
 
 
 def test_without_the_runtime_folder_the_cpp_example_fails_its_build_and_says_why(
