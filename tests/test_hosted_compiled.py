@@ -164,15 +164,16 @@ def test_without_the_runtime_folder_the_cpp_example_fails_its_build_and_says_why
     [
         ((), "--runtime is for hosted bots of a contest: give --db too"),
         (("--db", "contest.db"), "--runtime: no such folder"),
+        (("--db", "contest.db"), "would show"),
     ],
-    ids=["without --db", "missing folder"],
+    ids=["without --db", "missing folder", "holding the database"],
 )
 def test_a_runtime_folder_that_cannot_serve_is_refused_in_one_line(
     tmp_path: Path, extra: tuple[str, ...], said: str
 ) -> None:
     if extra:
         TokenStore(tmp_path / "contest.db").add("author")
-    runtime = tmp_path / ("runtime" if extra else "")
+    runtime = tmp_path / ("runtime" if said.startswith("--runtime:") else "")
     command = [CROUPIER, "serve", "--port", "0", "--runtime", str(runtime), *extra]
     done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2, done.stdout + done.stderr

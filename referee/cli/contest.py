@@ -211,6 +211,14 @@ def serve_command(
             raise CroupierError("--runtime is for hosted bots of a contest: give --db too")
         if runtime is not None and not runtime.is_dir():
             raise CroupierError(f"--runtime: no such folder {str(runtime)!r}")
+        if runtime is not None and tokens is not None:
+            shown = runtime.resolve()
+            for secret in (tokens.resolve(), (versions or tokens.parent / "versions").resolve()):
+                if secret.is_relative_to(shown) or shown.is_relative_to(secret):
+                    raise CroupierError(
+                        f"--runtime {str(runtime)!r} would show {str(secret)!r} to every bot: "
+                        "keep the runtime folder apart from the database and the versions"
+                    )
         if max_lead < 1:  # a contest file's value is not checked by the option
             raise CroupierError(f"max_lead must be at least 1, got {max_lead!r}")
         if tokens is not None:
