@@ -194,6 +194,37 @@ async def test_a_build_sees_no_other_version_nor_the_database(tmp_path: Path) ->
     assert (source / "build.py").read_text() == uploaded
 
 
+async def test_a_build_reads_the_runtime_folder_by_its_variable_and_cannot_change_it(
+    tmp_path: Path,
+) -> None:
+    runtime = tmp_path / "runtime"
+    (runtime / "proto").mkdir(parents=True)
+    (runtime / "proto" / "shared.proto").write_text("THE CONTEST'S PROTO")
+    runtime.chmod(0o755)
+    source = version(
+        tmp_path,
+        """
+        import os, pathlib
+        runtime = pathlib.Path(os.environ["CROUPIER_RUNTIME"])
+        print("READ", (runtime / "proto" / "shared.proto").read_text())
+        for path in (runtime / "proto" / "shared.proto", runtime / "planted.py"):
+            try:
+                path.write_text("changed")
+                print("WROTE", path.name)
+            except OSError as error:
+                print("read-only", type(error).__name__)
+        """,
+    )
+    into = tmp_path / "store" / "builds" / "v1"
+    log = tmp_path / "build.log"
+    outcome = await build(source, into, f"{PYTHON} build.py", BuildLimits(), log, runtime)
+    text = log.read_text()
+    assert outcome.ok, text
+    assert "READ THE CONTEST'S PROTO" in text and text.count("read-only") == 2, text
+    assert "WROTE" not in text and not (runtime / "planted.py").exists()
+    assert (runtime / "proto" / "shared.proto").read_text() == "THE CONTEST'S PROTO"
+
+
 async def test_a_build_runs_at_the_lowest_cpu_priority(tmp_path: Path) -> None:
     source = version(
         tmp_path,

@@ -6,7 +6,7 @@
 //   CROUPIER_ADDRESS=127.0.0.1:50051 CROUPIER_TOKEN=secret node examples/node/random_bot.js
 //   croupier match xeri --bot "node examples/node/random_bot.js" \
 //       --bot "python examples/python/random_bot.py"
-import { Bot, run } from "../../sdk/node/index.js";
+import { Bot, run } from "./sdk.js";
 
 class RandomBot extends Bot {
   name = "random-node";

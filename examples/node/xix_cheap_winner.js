@@ -6,7 +6,7 @@
 //
 //   croupier match xix --bot "node examples/node/xix_cheap_winner.js" \
 //       --bot "python examples/python/random_bot.py"
-import { Bot, run } from "../../sdk/node/index.js";
+import { Bot, run } from "./sdk.js";
 
 const TARGET = 19;
 

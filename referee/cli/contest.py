@@ -83,6 +83,13 @@ def serve_command(
             "database)."
         ),
     ] = None,
+    runtime: Annotated[
+        Path | None,
+        typer.Option(
+            help="With --db: a folder every hosted bot's build and run sees read-only, as "
+            "CROUPIER_RUNTIME (the protos, the SDKs, a virtualenv); see docs/bots.md."
+        ),
+    ] = None,
     submissions_per_hour: Annotated[
         int | None,
         typer.Option(min=1, help="With --db: uploads an account may begin in an hour [20]."),
@@ -200,6 +207,18 @@ def serve_command(
             raise CroupierError("--web shows a contest: give --db too")
         if versions is not None and tokens is None:
             raise CroupierError("--versions keeps hosted bots of a contest: give --db too")
+        if runtime is not None and tokens is None:
+            raise CroupierError("--runtime is for hosted bots of a contest: give --db too")
+        if runtime is not None and not runtime.is_dir():
+            raise CroupierError(f"--runtime: no such folder {str(runtime)!r}")
+        if runtime is not None and tokens is not None:
+            shown = runtime.resolve()
+            for secret in (tokens.resolve(), (versions or tokens.parent / "versions").resolve()):
+                if secret.is_relative_to(shown) or shown.is_relative_to(secret):
+                    raise CroupierError(
+                        f"--runtime {str(runtime)!r} would show {str(secret)!r} to every bot: "
+                        "keep the runtime folder apart from the database and the versions"
+                    )
         if max_lead < 1:  # a contest file's value is not checked by the option
             raise CroupierError(f"max_lead must be at least 1, got {max_lead!r}")
         if tokens is not None:
@@ -222,6 +241,7 @@ def serve_command(
             tokens=tokens,
             versions=versions,
             quotas=quotas(submissions_per_hour, max_upload_mb, versions_kept),
+            runtime=runtime.resolve() if runtime is not None else None,
             records=records,
             time_control=control,
             seed=master,

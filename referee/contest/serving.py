@@ -60,6 +60,9 @@ class ServeConfig:
     #: database), and their authors' quotas.
     versions: Path | None = None
     quotas: Quotas = field(default_factory=Quotas)
+    #: With `tokens`: the organiser's runtime folder every hosted bot's build and run sees
+    #: read-only (referee.local.sandbox.Sandbox.runtime); None: none.
+    runtime: Path | None = None
     records: Path | None = None
     time_control: TimeControl = field(default_factory=TimeControl)
     #: The master seed (secret until the run ends); each match seed is keyed by it.
@@ -201,7 +204,10 @@ class _Referee:
             log.warning("hosted bots are not built", extra={"why": str(error)})
             return None
         qualify = QualifySettings(time_control=self.config.time_control)
-        return Pipeline(desk.store, PipelineSettings(maxima=desk.maxima, qualify=qualify))
+        settings = PipelineSettings(
+            maxima=desk.maxima, qualify=qualify, runtime=self.config.runtime
+        )
+        return Pipeline(desk.store, settings)
 
     async def serve(self, on_listening: Callable[[int], None], stop: trio.Event) -> None:
         config = self.config

@@ -161,6 +161,8 @@ class DoctorConfig:
     #: The games the bot declared (a hosted version's manifest): a Hello naming another fails
     #: the hello check, since the contest would offer the bot only these. Empty: not checked.
     declared: tuple[str, ...] = ()
+    #: The organiser's runtime folder, shown to the bot read-only (Sandbox.runtime).
+    runtime: Path | None = None
 
     def match_count(self) -> int:
         return self.matches or max(3, self.game.seat_count(self.options))

@@ -178,7 +178,9 @@ class _Doctor:
         config.workdir.mkdir(parents=True, exist_ok=True)
         self.log_path = config.workdir / "bot.log"
         self.log_path.write_bytes(b"")
-        self.sandbox = Sandbox(enabled=config.sandbox, secrets=(config.workdir,))
+        self.sandbox = Sandbox(
+            enabled=config.sandbox, secrets=(config.workdir,), runtime=config.runtime
+        )
         self.bot = BotProcess(
             command=shlex.join(config.argv),
             token=self.token,

@@ -2,7 +2,8 @@
 
 A build is an author's program like the bot itself, so it is as hostile: it runs in
 referee.local.sandbox's bubblewrap sandbox with no network, the system's toolchains (python3,
-node, g++, go, javac as installed under /usr) read-only, and of the store only its own build
+node, g++, go, javac as installed under /usr) and the organiser's runtime folder read-only, and
+of the store only its own build
 folder, which is the one folder it may write (a copy of the version's unpacked folder: the
 version itself stays as it was uploaded). Its limits are its own (`BuildLimits`), and it runs at
 the lowest CPU priority (nice 19, SCHED_IDLE where allowed, cgroup v2's cpu.idle where the bot's
@@ -128,11 +129,17 @@ def parse_command(command: str) -> list[str]:
 
 
 async def build(
-    source: Path, into: Path, command: str, limits: BuildLimits, log: Path
+    source: Path,
+    into: Path,
+    command: str,
+    limits: BuildLimits,
+    log: Path,
+    runtime: Path | None = None,
 ) -> BuildOutcome:
     """Copy `source` (a version's unpacked folder) to `into` (replacing what a build that was
-    interrupted left there) and run `command` in it, sandboxed, within `limits`; its output goes
-    to `log` (written afresh). BuildError for a command that is none; SandboxError when the
+    interrupted left there) and run `command` in it, sandboxed, within `limits`, seeing the
+    organiser's `runtime` folder read-only (Sandbox.runtime); its output goes to `log` (written
+    afresh). BuildError for a command that is none; SandboxError when the
     sandbox cannot be set up here. Cancelled, the build is killed and nothing is left running."""
     argv = parse_command(command)
     started = trio.current_time()
@@ -144,7 +151,7 @@ async def build(
         log.write_text(f"{problem}\n")
         return BuildOutcome(False, BuildReason.EXIT, NOT_FOUND, 0.0, log, problem)
     try:
-        reason, code, detail = await _run(argv, into, limits, log, uid)
+        reason, code, detail = await _run(argv, into, limits, log, uid, runtime)
     finally:
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(_reclaim, into, uid)
@@ -153,7 +160,12 @@ async def build(
 
 
 async def _run(
-    argv: list[str], into: Path, limits: BuildLimits, log: Path, uid: int | None
+    argv: list[str],
+    into: Path,
+    limits: BuildLimits,
+    log: Path,
+    uid: int | None,
+    runtime: Path | None,
 ) -> tuple[BuildReason, int | None, str]:
     def call() -> tuple[list[str], dict[str, str], tuple[int, ...], BotCgroups | None]:
         launch = prepare(
@@ -162,7 +174,7 @@ async def _run(
             env={},
             croupier={},
             limits=limits.limits(),
-            sandbox=Sandbox(enabled=True),
+            sandbox=Sandbox(enabled=True, runtime=runtime),
             own_folder=True,
             build=Build(uid),
         )
@@ -331,8 +343,14 @@ class Builder:
         self._turns = trio.CapacityLimiter(at_once)
 
     async def build(
-        self, source: Path, into: Path, command: str, limits: BuildLimits, log: Path
+        self,
+        source: Path,
+        into: Path,
+        command: str,
+        limits: BuildLimits,
+        log: Path,
+        runtime: Path | None = None,
     ) -> BuildOutcome:
         """`build`, once a turn is free."""
         async with self._turns:
-            return await build(source, into, command, limits, log)
+            return await build(source, into, command, limits, log, runtime)

@@ -48,6 +48,9 @@ class PipelineSettings:
     maxima: Limits = field(default_factory=Limits)
     build: BuildLimits = field(default_factory=BuildLimits)
     qualify: QualifySettings = field(default_factory=QualifySettings)
+    #: The organiser's runtime folder (`croupier serve --runtime`), which every build and bot
+    #: sees read-only: the protos and SDKs a compiled bot builds against, a shared virtualenv.
+    runtime: Path | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +158,7 @@ class Pipeline:
         limits = self.settings.build
         try:
             outcome = await self.builder.build(
-                files.src, files.build, command, limits, files.build_log
+                files.src, files.build, command, limits, files.build_log, self.settings.runtime
             )
         except BuildError as error:
             files.build_log.write_text(f"{error}\n")
@@ -190,7 +193,11 @@ class Pipeline:
         await self._call(self.store.set_status, id, VersionStatus.QUALIFYING)
         await trio.to_thread.run_sync(shutil.rmtree, files.qualification, True)
         report = await qualify(
-            files.run_folder(manifest), manifest, files.qualification, self.settings.qualify
+            files.run_folder(manifest),
+            manifest,
+            files.qualification,
+            self.settings.qualify,
+            self.settings.runtime,
         )
         files.report.write_text("\n".join(report.lines()) + "\n")
         if report.ok:

@@ -95,11 +95,16 @@ class QualificationReport:
 
 
 async def qualify(
-    folder: Path, manifest: Manifest, workdir: Path, settings: QualifySettings
+    folder: Path,
+    manifest: Manifest,
+    workdir: Path,
+    settings: QualifySettings,
+    runtime: Path | None = None,
 ) -> QualificationReport:
     """Qualify the version built in `folder` (its run command runs there) in each game of its
     `manifest`, stopping at the first game it fails. `workdir` (made if missing, and kept apart
-    from `folder`: the bot must not see it) receives the records and the bot's output."""
+    from `folder`: the bot must not see it) receives the records and the bot's output; the bot
+    sees the organiser's `runtime` folder read-only, as its build did."""
     played: list[tuple[str, DoctorReport]] = []
     for game_id in manifest.games:
         game = get_game(game_id)
@@ -117,6 +122,7 @@ async def qualify(
             limits=manifest.limits(settings.limits),
             cwd=folder,
             declared=manifest.games,
+            runtime=runtime,
         )
         report = await examine(config)
         played.append((game_id, report))

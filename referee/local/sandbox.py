@@ -54,6 +54,8 @@ _MOUNTED = ("/usr", "/etc", "/dev", "/dev/shm", "/proc", "/tmp", "/run")
 RELAY_PORT = 50051
 #: Where referee.local.relay is shown in the sandbox.
 _RELAY_IN_SANDBOX = "/run/relay.py"
+#: The variable naming the organiser's runtime folder (`Sandbox.runtime`) to a bot or build.
+RUNTIME_VARIABLE = "CROUPIER_RUNTIME"
 #: Capabilities bwrap leaves to setpriv, which drops them with the uid before the bot runs.
 _SETPRIV_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP")
 
@@ -72,11 +74,15 @@ class Sandbox:
     """How the bots of one run are confined. `socket_dir` is the run's private folder of doors
     (one per bot, see referee.local.doors); `secrets` lists what no bot's folder may contain
     or lie in (the records and logs, the ladder database, other bots' folders): a bot whose
-    folder would show one is refused rather than half-hidden."""
+    folder would show one is refused rather than half-hidden. `runtime` is the organiser's
+    runtime folder (`croupier serve --runtime`: the protos, the SDKs, a virtualenv), shown
+    read-only at its own path to every bot and build, which find it as CROUPIER_RUNTIME: an
+    uploaded bot has only its own folder, so what it shares with every other bot lies there."""
 
     enabled: bool = field(default_factory=default_enabled)
     socket_dir: Path | None = None
     secrets: tuple[Path, ...] = ()
+    runtime: Path | None = None
 
     def addresses(self, tcp_address: str) -> dict[str, str]:
         """The addresses a bot is given, `tcp_address` being the referee's: in the sandbox, its
@@ -245,6 +251,8 @@ def prepare(
     PYTHONPATH, so that a Python bot imports its own modules wherever it lies (a ladder file's
     PYTHONPATH replaces it)."""
     here = (cwd or Path.cwd()).resolve()
+    if sandbox.runtime is not None:
+        croupier = {**croupier, RUNTIME_VARIABLE: str(sandbox.runtime.resolve())}
     uid = door.uid if door is not None else build.uid if build is not None else None
     bot_paths = view.bot_paths(argv, here, own=own_folder)
     wrapped: list[str] = []
@@ -305,6 +313,8 @@ def _wrapper(
     bwrap = check_bwrap()
     folder, *extra = bot_paths
     runtimes = view.runtime_folders(argv, here)
+    if sandbox.runtime is not None:
+        runtimes.append(sandbox.runtime.resolve())
     if door is not None:  # the relay's Python (where it lies outside /usr)
         runtimes.append(Path(os.path.realpath(sys.base_prefix)))
     uid = door.uid if door is not None else build.uid if build is not None else None
