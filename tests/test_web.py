@@ -325,6 +325,10 @@ def test_a_bot_page_lists_its_matches(site: Site, page: Any) -> None:
 
 
 def test_a_bot_s_versions_are_its_own_and_never_their_build_logs(site: Site) -> None:
+    deadline = time.monotonic() + 60  # a bot's page exists once it has connected
+    while not set(MODES) <= {row["bot"] for row in site.json("/api/contest")["standings"]}:
+        assert time.monotonic() < deadline, "not every bot connected"
+        time.sleep(0.2)
     for bot in MODES:
         body = site.get(f"/api/bots/{bot}").decode()
         shown = [
