@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from referee.hosted.archive import ArchiveLimits, unpack
-from referee.hosted.store import VersionId, VersionStore
+from referee.hosted.store import VersionId, VersionStatus, VersionStore
 from referee.hosted.submitting import build_log
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "python"
@@ -25,3 +25,25 @@ def add_example(store: VersionStore, account: str, variant: str) -> VersionId:
     id = store.add(account, into).id
     build_log(store.folder(id)).write_text(f"compiling {variant}\n{SECRET_LOG_LINE}\n")
     return id
+
+
+#: The reasons `add_three` gives its versions.
+BUILD_FAILED = "the build exited with status 2"
+QUALIFIED = "every check passed"
+FAILED = "reconnects: no answer within 10 s"
+
+
+def add_three(root: Path, first: str, second: str) -> tuple[VersionId, VersionId, VersionId]:
+    """Three versions in final statuses (which a running pipeline leaves alone), oldest first:
+    `first`'s build-failed one, `first`'s qualified and active one, `second`'s failed one."""
+    store = VersionStore(root)
+    try:
+        broken = add_example(store, first, "one")
+        store.set_status(broken, VersionStatus.BUILD_FAILED, BUILD_FAILED)
+        active = add_example(store, first, "two")
+        store.activate(active, QUALIFIED)
+        failed = add_example(store, second, "three")
+        store.set_status(failed, VersionStatus.FAILED, FAILED)
+    finally:
+        store.close()
+    return broken, active, failed

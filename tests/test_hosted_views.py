@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 
 from referee.cli import app
 from referee.contest.tokens import TokenStore
-from referee.hosted.store import MIN_PREFIX, SHORT_ID, VersionId, VersionStatus, VersionStore
-from tests.hosted_helpers import SECRET_LOG_LINE, add_example
+from referee.hosted.store import MIN_PREFIX, SHORT_ID, VersionId
+from tests.hosted_helpers import SECRET_LOG_LINE, add_three
 
 pytestmark = pytest.mark.usefixtures("wide_console")
 
@@ -35,17 +35,7 @@ def _contest(folder: Path, versions: Path | None = None) -> Contest:
     db = folder / "contest.db"
     TokenStore(db).add("alice")
     root = versions or folder / "versions"
-    store = VersionStore(root)
-    try:
-        broken = add_example(store, "alice", "one")
-        store.set_status(broken, VersionStatus.BUILD_FAILED, "the build exited with status 2")
-        active = add_example(store, "alice", "two")
-        store.activate(active, "every check passed")
-        failed = add_example(store, "bob", "three")
-        store.set_status(failed, VersionStatus.FAILED, "reconnects: no answer within 10 s")
-    finally:
-        store.close()
-    return Contest(db, root, broken, active, failed)
+    return Contest(db, root, *add_three(root, "alice", "bob"))
 
 
 @pytest.fixture

@@ -31,9 +31,9 @@ from typing import Any
 import pytest
 
 from referee.contest.tokens import TokenStore
-from referee.hosted.store import VersionId, VersionStatus, VersionStore
+from referee.hosted.store import VersionId
 from referee.ladder.store import Played, Store
-from tests.hosted_helpers import SECRET_LOG_LINE, add_example
+from tests.hosted_helpers import BUILD_FAILED, FAILED, QUALIFIED, SECRET_LOG_LINE, add_three
 from tests.pipes import drain
 from tests.site_helpers import check_only_public, listen
 from tests.tls_helpers import make_ca_and_server_cert
@@ -179,22 +179,13 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
 
 def _hosted(root: Path) -> dict[str, list[tuple[VersionId, str, str, bool]]]:
     """Hosted versions for carol and alice, in statuses the contest's pipeline leaves alone."""
-    store = VersionStore(root)
-    try:
-        broken = add_example(store, "carol", "one")
-        store.set_status(broken, VersionStatus.BUILD_FAILED, "the build exited with status 2")
-        active = add_example(store, "carol", "two")
-        store.activate(active, "every check passed")
-        failed = add_example(store, "alice", "three")
-        store.set_status(failed, VersionStatus.FAILED, "reconnects: no answer within 10 s")
-    finally:
-        store.close()
+    broken, active, failed = add_three(root, "carol", "alice")
     return {
         "carol": [
-            (broken, "build-failed", "the build exited with status 2", False),
-            (active, "qualified", "every check passed", True),
+            (broken, "build-failed", BUILD_FAILED, False),
+            (active, "qualified", QUALIFIED, True),
         ],
-        "alice": [(failed, "failed", "reconnects: no answer within 10 s", False)],
+        "alice": [(failed, "failed", FAILED, False)],
     }
 
 

@@ -40,6 +40,9 @@ Ca = Annotated[
     Path | None, typer.Option("--ca", help="Speak TLS, trusting this CA certificate (PEM).")
 ]
 Tls = Annotated[bool, typer.Option("--tls", help="Speak TLS, trusting the system roots.")]
+VersionArg = Annotated[
+    str, typer.Argument(help="The version's id, or 6 or more of its first digits.")
+]
 
 submissions_app = typer.Typer(
     help="Versions on a contest: list, show, build log (yours with --to, every account's with "
@@ -228,9 +231,7 @@ def list_command(
     ),
 )
 def show_command(
-    version_id: Annotated[
-        str, typer.Argument(help="The version's id, or 6 or more of its first digits.")
-    ],
+    version_id: VersionArg,
     to: MaybeTo = None,
     token: MaybeToken = None,
     ca: Ca = None,
@@ -263,9 +264,7 @@ def show_command(
     ),
 )
 def log_command(
-    version_id: Annotated[
-        str, typer.Argument(help="The version's id, or 6 or more of its first digits.")
-    ],
+    version_id: VersionArg,
     to: MaybeTo = None,
     token: MaybeToken = None,
     ca: Ca = None,
@@ -319,9 +318,7 @@ def _one(
     ),
 )
 def withdraw_command(
-    version_id: Annotated[
-        str, typer.Argument(help="The version's id, or 6 or more of its first digits.")
-    ],
+    version_id: VersionArg,
     to: To,
     token: Token,
     ca: Ca = None,
