@@ -4,10 +4,11 @@ bench/fair_clock.py's matches (XIX over real gRPC between Python SDK random bots
 once, a 100 ms move and no bank), played while `--builds` sandboxed builds
 (referee.hosted.build, at once rather than the Builder's two, to be harsher) run a command that
 spins on the CPU for the whole run. Builds run at nice 19 under SCHED_IDLE: the target is 0
-timeout faults. Prints the decisions, the timeout faults, the builds' outcomes and the load
-average.
+timeout faults. Plays the same matches alone first, then beside the builds, and prints for
+each the decisions, the timeout faults and the load average, the builds' outcomes, and the
+ratio of decisions per second (what the builds take from the matches' speed, not their clocks).
 
-Run: .venv/bin/python bench/build_load.py [--seconds 30] [--builds 4] [--matches 20]
+Run: .venv/bin/python bench/build_load.py [--seconds 30] [--builds 10] [--matches 20]
 """
 
 from __future__ import annotations
@@ -68,21 +69,26 @@ def timeouts_in(records: Path) -> tuple[int, int, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=30.0)
-    parser.add_argument("--builds", type=int, default=4)
+    parser.add_argument("--builds", type=int, default=10)
     parser.add_argument("--matches", type=int, default=20)
     parser.add_argument("--processes", type=int, default=2, help="processes per bot")
     args = parser.parse_args()
-    records = Path(tempfile.mkdtemp(prefix="croupier-build-load-"))
-    outcomes = transport.run(
-        builds_beside_matches, args.builds, args.matches, args.seconds, records, args.processes
-    )
-    matches, decisions, timeouts = timeouts_in(records)
-    print(
-        f"{args.matches} matches at once, {args.builds} spinning builds, {args.seconds:.0f} s, "
-        f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}"
-    )
-    print(f"matches {matches}  decisions {decisions}  timeout faults {timeouts}")
-    print("builds: " + ", ".join(f"{o.why} after {o.seconds:.0f} s" for o in outcomes))
+    print(f"{os.cpu_count()} cores, {args.matches} matches at once for {args.seconds:.0f} s")
+    rates = []
+    for builds in (0, args.builds):  # the same matches alone, then beside the builds
+        records = Path(tempfile.mkdtemp(prefix="croupier-build-load-"))
+        outcomes = transport.run(
+            builds_beside_matches, builds, args.matches, args.seconds, records, args.processes
+        )
+        matches, decisions, timeouts = timeouts_in(records)
+        rates.append(decisions / args.seconds)
+        print(
+            f"{builds:>2} spinning builds: matches {matches}  decisions {decisions}  "
+            f"timeout faults {timeouts}  load average {os.getloadavg()[0]:.2f}"
+        )
+        if outcomes:
+            print("    builds: " + ", ".join(f"{o.why} after {o.seconds:.0f} s" for o in outcomes))
+    print(f"decisions/s beside the builds / alone: {rates[1] / rates[0]:.2f}")
 
 
 if __name__ == "__main__":

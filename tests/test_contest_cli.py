@@ -140,6 +140,28 @@ def test_a_bad_contest_file_names_the_line_and_key(tmp_path: Path) -> None:
     assert "key 'port': expected a whole number, got 'fifty'" in result.output
 
 
+def test_a_contest_file_sets_the_hosted_bots_folders_and_quotas(tmp_path: Path) -> None:
+    contest = tmp_path / "contest.toml"
+    contest.write_text(
+        'game = "xix"\ndatabase = "contest.db"\n[hosted]\nversions = "store"\n'
+        'runtime = "runtime"\nsubmissions_per_hour = 5\nmax_upload_mb = 8\nversions_kept = 3\n'
+    )
+    assert load_contest_file(contest) == {
+        "game": "xix",
+        "tokens": tmp_path / "contest.db",
+        "versions": tmp_path / "store",
+        "runtime": tmp_path / "runtime",
+        "submissions_per_hour": 5,
+        "max_upload_mb": 8,
+        "versions_kept": 3,
+    }
+    contest.write_text('game = "xix"\ndatabase = "contest.db"\n[hosted]\nversions_kept = 0\n')
+    result = runner.invoke(app, ["serve", str(contest)])
+    assert result.exit_code == 2
+    said = " ".join(result.output.split())
+    assert f"{contest}:4: key 'hosted.versions_kept': expected at least 1" in said, said
+
+
 def test_a_contest_file_is_read_as_a_ladder_file_is(tmp_path: Path) -> None:
     """One reader, one format (issue 25.5): a contest file that is not TOML is refused at its
     line, and one that is not UTF-8 at the line of its first bad byte, as a ladder file is."""

@@ -1,7 +1,8 @@
-"""The example bots in other languages as an author submits them, uploaded alone (without the
-checkout's proto/ and sdk/ beside them): the C++, Go and Java bots built in the sandbox against
-the protos of the organiser's runtime folder (`croupier serve --runtime`), the Node bot running
-on its SDK, each qualified through a real `croupier serve --db` and `croupier submit --wait`."""
+"""The example bots as an author submits them, uploaded alone (without the checkout's proto/ and
+sdk/ beside them): the C++, Go and Java bots built in the sandbox against the protos of the
+organiser's runtime folder (`croupier serve --runtime`), the Node bot running on its SDK, the
+Python bot on the referee's; each qualified through a real `croupier serve --db` and `croupier
+submit --wait`, and read back through the CLI and the contest's site."""
 
 from __future__ import annotations
 
@@ -10,12 +11,15 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from referee.contest.tokens import TokenStore
+from referee.hosted.store import SHORT_ID, read_listing
 from tests.node_support import SDK, node_or_skip
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,22 +71,51 @@ def runtime_folder(into: Path, *, node_sdk: bool = False) -> Path:
     return runtime
 
 
+@dataclass(frozen=True)
+class Contest:
+    """A running `croupier serve --db`: where bots and authors reach it, its accounts' tokens,
+    and its web site (or "")."""
+
+    folder: Path
+    address: str
+    tokens: dict[str, str]
+    web: str = ""
+
+    @property
+    def token(self) -> str:
+        """The token of its first account."""
+        return next(iter(self.tokens.values()))
+
+
 @contextmanager
-def contest(game: str, folder: Path, runtime: Path | None) -> Iterator[tuple[str, str]]:
-    """A real `croupier serve --db` for `game`; yields its address and an account's token."""
+def contest(
+    game: str,
+    folder: Path,
+    runtime: Path | None,
+    accounts: tuple[str, ...] = ("author",),
+    web: bool = False,
+) -> Iterator[Contest]:
+    """A real `croupier serve --db` for `game` with `accounts` (and its site, with `web`)."""
     folder.mkdir()
     db = folder / "contest.db"
-    token = TokenStore(db).add("author")
+    tokens = {name: TokenStore(db).add(name) for name in accounts}
     command = [CROUPIER, "serve", "--db", str(db), "--port", "0", "--game", game]
     if runtime is not None:
         command += ["--runtime", str(runtime)]
+    if web:
+        command += ["--web", "127.0.0.1:0"]
     with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as serve:
         assert serve.stdout is not None
+        site = ""
         while "croupier referee" not in (line := serve.stdout.readline()):
             assert line, "the referee stopped before it listened"
+            if "web site on " in line:
+                site = line.split("web site on ")[1].strip()
         port = line.split(":")[-1].split()[0]
+        if web and not site:
+            site = serve.stdout.readline().split("web site on ")[1].strip()
         try:
-            yield f"127.0.0.1:{port}", token
+            yield Contest(folder, f"127.0.0.1:{port}", tokens, site)
         finally:
             serve.terminate()
             serve.wait(timeout=60)
@@ -93,20 +126,59 @@ def submit(bot: Path, address: str, token: str) -> subprocess.Popen[str]:
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
-def test_the_cpp_and_go_examples_build_against_the_runtime_folder_and_qualify(
-    toolchains: None, tmp_path: Path
+#: The e2e test's accounts and the example each submits.
+AUTHORS = {"py-author": "python", "cpp-author": "cpp", "go-author": "go"}
+
+
+def test_authors_submit_the_python_cpp_and_go_examples_and_read_them_on_the_cli_and_the_site(
+    toolchains: None, tmp_path: Path, page: Any
 ) -> None:
+    """Issue 26's end to end: three authors upload their bots with `croupier submit --wait` to
+    one real contest; each is built in the sandbox against the runtime folder and qualified in
+    the contest's game; each author reads their own version, status and build log, the
+    organiser every account's, and the site each bot's versions, without their build logs."""
     runtime = runtime_folder(tmp_path)
-    bots = {"xix": uploaded_alone("cpp", tmp_path), "xeri": uploaded_alone("go", tmp_path)}
-    with ExitStack() as stack:
-        submitted = {}
-        for game, bot in bots.items():  # both at once: the slow part is the two builds
-            address, token = stack.enter_context(contest(game, tmp_path / game, runtime))
-            submitted[game] = submit(bot, address, token)
-        for game, process in submitted.items():
+    with contest("xix", tmp_path / "xix", runtime, tuple(AUTHORS), web=True) as running:
+        submitted = {
+            account: submit(uploaded_alone(AUTHORS[account], tmp_path), running.address, token)
+            for account, token in running.tokens.items()
+        }  # all at once: the slow part is the two builds
+        for account, process in submitted.items():
             output, _ = process.communicate(timeout=WAIT_SECONDS)
-            assert process.returncode == 0, f"{game}: {output}"
+            assert process.returncode == 0, f"{account}: {output}"
             assert " qualified" in output, output
+        listing = read_listing(running.folder / "versions")
+        ids = {version.account: version.id for version in listing.versions}
+        assert set(ids) == set(AUTHORS) and set(ids.values()) == listing.active, listing
+        for account, token in running.tokens.items():
+            author = ("--to", running.address, "--token", token)
+            mine = croupier("submissions", "list", *author)
+            assert ids[account][:SHORT_ID] in mine and "qualified (active)" in mine, mine
+            assert not [other for a, other in ids.items() if a != account and other[:8] in mine]
+            shown = croupier("submissions", "show", ids[account][:8], *author)
+            assert f"version: {ids[account]}" in shown and "status: qualified (active)" in shown
+            log = croupier("submissions", "log", ids[account][:8], *author)
+            assert str(tmp_path) not in log, log  # the referee's folders are named by stand-ins
+            said = {"py-author": "nothing to build", "cpp-author": "g++", "go-author": "go build"}
+            assert said[account] in log, log
+        every = croupier("submissions", "list", "--db", str(running.folder / "contest.db"))
+        assert all(account in every for account in AUTHORS), every
+        for account, id in ids.items():
+            page.goto(f"{running.web}/bots/{account}")
+            rows = page.locator("#versions:not([hidden]) tbody tr")
+            rows.first.wait_for(timeout=30_000)
+            cells = rows.first.locator("td").all_text_contents()
+            assert rows.count() == 1 and rows.first.get_attribute("data-version") == id, cells
+            assert cells[1] == "qualifiedactive" and cells[2] == "passed the checks in xix", cells
+            assert rows.first.locator(".badge.active").count() == 1
+            assert "g++" not in page.content() and "go build" not in page.content()
+
+
+def croupier(*arguments: str) -> str:
+    """What a croupier command prints to a pipe; it must succeed."""
+    done = subprocess.run([CROUPIER, *arguments], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
 
 
 def only_xix(bot: Path, every_game_run: str, xix_run: str) -> None:
@@ -121,8 +193,8 @@ def only_xix(bot: Path, every_game_run: str, xix_run: str) -> None:
 
 
 def qualifies(bot: Path, game: str, runtime: Path, tmp_path: Path) -> None:
-    with contest(game, tmp_path / game, runtime) as (address, token):
-        process = submit(bot, address, token)
+    with contest(game, tmp_path / game, runtime) as running:
+        process = submit(bot, running.address, running.token)
         output, _ = process.communicate(timeout=WAIT_SECONDS)
     assert process.returncode == 0, output
     assert " qualified" in output, output
@@ -152,8 +224,8 @@ def test_without_the_runtime_folder_the_cpp_example_fails_its_build_and_says_why
     toolchains: None, tmp_path: Path
 ) -> None:
     bot = uploaded_alone("cpp", tmp_path)
-    with contest("xix", tmp_path / "xix", None) as (address, token):
-        process = submit(bot, address, token)
+    with contest("xix", tmp_path / "xix", None) as running:
+        process = submit(bot, running.address, running.token)
         output, _ = process.communicate(timeout=WAIT_SECONDS)
     assert process.returncode == 1, output
     assert "build-failed" in output and "no protos in /proto/croupier/v1" in output, output

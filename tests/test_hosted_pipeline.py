@@ -3,14 +3,18 @@ qualified by the doctor against the random bot, their bots real processes in the
 
 from __future__ import annotations
 
+import json
 import shutil
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import trio
 
 from referee import transport
+from referee.games import get_game
+from referee.games.base import parse_options
 from referee.hosted.archive import ArchiveLimits, unpack
 from referee.hosted.pipeline import Pipeline, PipelineSettings, VersionFiles
 from referee.hosted.qualify import QualifySettings
@@ -98,6 +102,43 @@ def test_the_example_bot_is_built_qualified_and_active(tmp_path: Path) -> None:
     report = files.report.read_text()
     assert report.count("all 12 checks passed") == 4, report
     assert str(tmp_path) not in report  # the author reads it: no path of the referee's machine
+
+
+def test_a_contest_qualifies_a_version_in_its_own_game_with_its_options(tmp_path: Path) -> None:
+    """In a contest, a version that declares four games qualifies in the one the contest plays,
+    as the contest plays it (three players), not in the other three."""
+    xactika = get_game("xactika")
+    three = parse_options(xactika, {"players": "3"})
+    contest = replace(SETTINGS, qualify=replace(SETTINGS.qualify, games=((xactika, three),)))
+    store = VersionStore(tmp_path / "store")
+    version = submit(store, EXAMPLE)
+    (done,) = settle(store, version.id, settings=contest)
+    assert done.status is VersionStatus.QUALIFIED, done.reason
+    assert done.reason == "passed the checks in xactika"
+    played = VersionFiles(store.folder(version.id)).qualification
+    assert [folder.name for folder in played.iterdir()] == ["xactika"]
+    records = played.rglob("*.jsonl")
+    headers = [json.loads(path.read_text().partition("\n")[0])["header"] for path in records]
+    assert headers and all(h["options"] == dict(three.as_text()) for h in headers), headers
+    assert {len(h["seats"]) for h in headers} == {3}
+
+
+def test_a_version_declaring_none_of_the_contest_s_games_fails(tmp_path: Path) -> None:
+    """Submitting refuses such a version; one stored before the contest changed its game (a
+    restart with another) fails at qualification instead of passing with no match played."""
+    xeri = get_game("xeri")
+    contest = replace(
+        SETTINGS, qualify=replace(SETTINGS.qualify, games=((xeri, parse_options(xeri, {})),))
+    )
+    store = VersionStore(tmp_path / "store")
+    only_xix = bot_folder(tmp_path, 'games = ["xix"]\nrun = "{python} random_bot.py"\n')
+    version = submit(store, only_xix)
+    (done,) = settle(store, version.id, settings=contest)
+    assert done.status is VersionStatus.FAILED
+    assert done.reason.startswith(
+        "bot.toml declares none of the games this contest plays: ['xeri']"
+    ), done.reason
+    assert store.active("alice") is None
 
 
 def test_a_crash_at_start_up_fails_and_the_active_version_stays(tmp_path: Path) -> None:

@@ -28,10 +28,11 @@ runner = CliRunner()
 
 
 class Contest:
-    def __init__(self, address: str, tokens: dict[str, str], versions: Path) -> None:
+    def __init__(self, address: str, tokens: dict[str, str], versions: Path, runtime: Path) -> None:
         self.address = address
         self.tokens = tokens
         self.versions = versions
+        self.runtime = runtime
 
     def cli(self, account: str, *args: str) -> tuple[int, str]:
         result = runner.invoke(app, [*args, "--to", self.address, "--token", self.tokens[account]])
@@ -50,15 +51,18 @@ def contest(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Contest]:
     folder = tmp_path_factory.mktemp("contest")
     db = folder / "contest.db"
     store = TokenStore(db)
-    tokens = {name: store.add(name) for name in ("alice", "bob", "carol", "dave")}
+    tokens = {name: store.add(name) for name in ("alice", "bob", "carol", "dave", "erin")}
+    runtime = tmp_path_factory.mktemp("runtime")
+    runtime.chmod(0o755)  # the builds' own users read it
     croupier = str(Path(sys.executable).parent / "croupier")
     command = [croupier, "serve", "--db", str(db), "--port", "0", "--max-upload-mb", "1"]
+    command += ["--runtime", str(runtime)]
     with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as serve:
         assert serve.stdout is not None
         while "croupier referee" not in (line := serve.stdout.readline()):
             assert line, "the referee stopped before it listened"
         port = line.split(":")[-1].split()[0]
-        yield Contest(f"127.0.0.1:{port}", tokens, folder / "versions")
+        yield Contest(f"127.0.0.1:{port}", tokens, folder / "versions", runtime)
         serve.terminate()
         serve.wait(timeout=60)
 
@@ -97,7 +101,11 @@ def test_the_example_bot_is_submitted_once_and_again_is_the_same_version(
     assert code == 0, waited
     assert f"{id} qualified" in waited
     code, shown = contest.cli("alice", "submissions", "show", id)
-    assert code == 0 and "status: qualified" in shown, shown
+    assert code == 0 and "status: qualified (active)" in shown, shown
+    # It declares four games; the contest plays XIX, and qualifies it there alone.
+    assert "reason: passed the checks in xix\n" in shown, shown
+    code, listed = contest.cli("alice", "submissions", "list")
+    assert code == 0 and "qualified (active)" in listed, listed
 
 
 def test_another_account_can_neither_see_nor_withdraw_a_version(contest: Contest) -> None:
@@ -222,3 +230,26 @@ def test_wait_prints_a_failed_builds_log_tail(contest: Contest, tmp_path: Path) 
     id = output.split()[0]
     assert f"{id} build-failed" in output, output
     assert "no makefile found" in output.lower(), output
+
+
+def test_an_author_s_build_log_names_no_folder_of_the_referee_s_machine(
+    contest: Contest, tmp_path: Path
+) -> None:
+    """The build runs in the version's folder in the store and sees the runtime folder at their
+    real paths; its author reads them as `<version>` and `$CROUPIER_RUNTIME`, the organiser as
+    they are."""
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "bot.toml").write_text('games = ["xix"]\nbuild = "sh build.sh"\nrun = "./bot"\n')
+    (bot / "build.sh").write_text('echo "in $(pwd)"\necho "runtime $CROUPIER_RUNTIME"\nexit 3\n')
+    code, output = contest.cli("erin", "submit", str(bot), "--wait")
+    assert code == 1, output
+    id = output.split()[0]
+    code, log = contest.cli("erin", "submissions", "log", id)
+    assert code == 0, log
+    assert "in <version>/build\n" in log and "runtime $CROUPIER_RUNTIME\n" in log, log
+    assert str(contest.versions) not in log and str(contest.runtime) not in log, log
+    organiser = runner.invoke(
+        app, ["submissions", "log", id, "--db", str(contest.versions.parent / "contest.db")]
+    )
+    assert f"runtime {contest.runtime.resolve()}" in organiser.output, organiser.output

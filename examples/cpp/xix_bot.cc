@@ -1,7 +1,8 @@
 // A XIX bot in C++, written from the .proto files and docs/bots.md alone (no SDK).
 //
-// It plays by two rules of thumb: take a trick with the cheapest card that wins it, else throw
-// the lowest; draft the most extreme card. Everything else is the first legal action.
+// In XIX it plays by two rules of thumb: take a trick with the cheapest card that wins it, else
+// throw the lowest; draft the most extreme card; everything else is the first legal action. It
+// plays the other games too, by a random legal action, so that it can enter any contest.
 // It opens CROUPIER_SESSIONS sessions at once (one thread each) to the referee at
 // CROUPIER_ADDRESS with the token CROUPIER_TOKEN, reconnects when a stream breaks, and exits
 // with code 0 once every session has ended with Goodbye.
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -36,9 +38,19 @@ bool takes(unsigned lead, unsigned follow) {
   return lead + follow == kTarget ? follow < lead : follow > lead;
 }
 
+// The games it plays: XIX by its rules of thumb, the others at random.
+const char* const kGames[] = {"xix", "xactika", "xeri", "textactoe"};
+
+// A random legal action's index, for the games other than XIX.
+int any(int count) {
+  thread_local std::mt19937 generator{std::random_device{}()};
+  return std::uniform_int_distribution<int>(0, count - 1)(generator);
+}
+
 // The index of the legal action to play.
 int choose(const v1::ActionRequest& request) {
   const auto& actions = request.legal_actions();
+  if (!request.observation().has_xix()) return any(actions.size());
   const auto& obs = request.observation().xix();
   const auto kind = actions[0].xix().kind_case();
   if (kind == v1::XixAction::kPlay) {
@@ -78,7 +90,7 @@ Ending play(const std::shared_ptr<grpc::Channel>& channel, const std::string& to
   v1::BotMessage hello;
   hello.mutable_hello()->set_name("xix-cpp");
   hello.mutable_hello()->set_version("1");
-  hello.mutable_hello()->add_games("xix");
+  for (const char* game : kGames) hello.mutable_hello()->add_games(game);
   hello.mutable_hello()->set_protocol_version(2);  // this file's protocol (referee.proto)
   stream->Write(hello);
   v1::RefereeMessage message;

@@ -1,7 +1,8 @@
 // A Xeri bot in Go, written from the .proto files and docs/bots.md alone (no SDK).
 //
-// It captures whenever it can (the top card's rank, or a jack on a pile), preferring the
-// biggest pile, and otherwise plays its lowest card that is not a jack. It opens
+// In Xeri it captures whenever it can (the top card's rank, or a jack on a pile), preferring
+// the biggest pile, and otherwise plays its lowest card that is not a jack. It plays the other
+// games too, by a random legal action, so that it can enter any contest. It opens
 // CROUPIER_SESSIONS sessions at once to the referee at CROUPIER_ADDRESS with the token
 // CROUPIER_TOKEN, reconnects when a stream breaks, and exits with code 0 once every session has
 // ended with Goodbye.
@@ -11,6 +12,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"math/rand"
 	"os"
 	"strconv"
 	"strings"
@@ -29,9 +31,15 @@ import (
 
 const ranks = "23456789TJQKA"
 
+// games are the games it plays: Xeri by its rules of thumb, the others at random.
+var games = []string{"xeri", "xix", "xactika", "textactoe"}
+
 // choose returns the index of the legal action to play.
 func choose(request *croupierv1.ActionRequest) uint32 {
 	obs := request.GetObservation().GetXeri()
+	if obs == nil { // another game
+		return uint32(rand.Intn(len(request.GetLegalActions())))
+	}
 	top := obs.TopCard // nil when the pile is empty (proto3 optional: no value is unset)
 	best, bestScore := 0, -1000
 	for i, action := range request.GetLegalActions() {
@@ -71,7 +79,7 @@ func play(client croupierv1.RefereeClient, token string, welcomed *bool) ending 
 		return lost
 	}
 	// ProtocolVersion: this file's protocol (referee.proto).
-	hello := &croupierv1.Hello{Name: "xeri-go", Version: "1", Games: []string{"xeri"}, ProtocolVersion: proto.Uint32(2)}
+	hello := &croupierv1.Hello{Name: "xeri-go", Version: "1", Games: games, ProtocolVersion: proto.Uint32(2)}
 	if err := stream.Send(&croupierv1.BotMessage{Kind: &croupierv1.BotMessage_Hello{Hello: hello}}); err != nil {
 		return lost
 	}

@@ -201,7 +201,7 @@ def list_command(
     """Your versions, oldest first; every account's with --db (the organiser)."""
     from rich.table import Table
 
-    from referee.hosted.store import SHORT_ID, Listing, read_listing
+    from referee.hosted.store import SHORT_ID, Listing, VersionId, read_listing
 
     with user_errors():
         root = _store_here(to, token, db, versions)
@@ -210,7 +210,9 @@ def list_command(
         else:
             assert to is not None and token is not None
             with _author(to, token, ca, tls) as author:
-                listing = Listing(tuple(_stored(v) for v in author.versions()), frozenset())
+                sent = author.versions()
+            active = frozenset(VersionId(v.id) for v in sent if v.active)
+            listing = Listing(tuple(_stored(v) for v in sent), active)
     table = Table("version", *(["account"] if root else []), "status", "submitted", "reason")
     for version in listing.versions:
         account = [version.account] if root else []
@@ -297,7 +299,7 @@ def _one(
     versions: Path | None,
 ) -> tuple[Version, frozenset[VersionId]]:
     """One version, from the store here (--db) or the referee (--to), and the active ones known."""
-    from referee.hosted.store import read_listing
+    from referee.hosted.store import VersionId, read_listing
 
     root = _store_here(to, token, db, versions)
     if root is not None:
@@ -305,7 +307,8 @@ def _one(
         return listing.find(version_id), listing.active
     assert to is not None and token is not None
     with _author(to, token, ca, tls) as author:
-        return _stored(author.version(version_id)), frozenset()
+        sent = author.version(version_id)
+    return _stored(sent), frozenset({VersionId(sent.id)} if sent.active else ())
 
 
 @submissions_app.command(

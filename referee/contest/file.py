@@ -15,6 +15,8 @@
                                   # max_matches_per_session, max_messages_per_second,
                                   # max_message_bytes, drain_seconds, max_lead
     [web]                         # host, port: the contest's web site (serve --web)
+    [hosted]                      # versions, runtime, submissions_per_hour, max_upload_mb,
+                                  # versions_kept: hosted bots (serve --versions, --runtime, ...)
 
 Relative paths start from the file's folder. A mistake names the file, the line and the key, as
 in a ladder file (referee.tomlfile reads both).
@@ -59,10 +61,32 @@ _TABLES: dict[str, dict[str, tuple[type, str]]] = {
     },
     # The web site (`serve --web HOST:PORT`): host defaults to loopback, port to 8080.
     "web": {"host": (str, "web_host"), "port": (int, "web_port")},
+    # Hosted bots (docs/contest.md, "Hosted bots"): where their versions are kept, the runtime
+    # folder every build and bot sees, and the authors' quotas.
+    "hosted": {
+        "versions": (str, "versions"),
+        "runtime": (str, "runtime"),
+        "submissions_per_hour": (int, "submissions_per_hour"),
+        "max_upload_mb": (int, "max_upload_mb"),
+        "versions_kept": (int, "versions_kept"),
+    },
 }
-_PATHS = {"tokens", "records", "tls_cert", "tls_key"}
+_PATHS = {"tokens", "records", "tls_cert", "tls_key", "versions", "runtime"}
+
+
+def _at_least_one(count: int) -> str | None:
+    """Why `count` cannot be a quota (serve's options say min=1), or None."""
+    return None if count >= 1 else "expected at least 1"
+
+
 #: Options whose values are bounded by what they can mean (referee.match.bounds).
-_BOUNDS: dict[str, Callable[[int], str | None]] = {"move_ms": time_problem, "bank_ms": time_problem}
+_BOUNDS: dict[str, Callable[[int], str | None]] = {
+    "move_ms": time_problem,
+    "bank_ms": time_problem,
+    "submissions_per_hour": _at_least_one,
+    "max_upload_mb": _at_least_one,
+    "versions_kept": _at_least_one,
+}
 
 
 class ContestFileError(CroupierError):

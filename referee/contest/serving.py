@@ -191,7 +191,8 @@ class _Referee:
             return None
         store = VersionStore(config.version_store)
         store.recover()
-        return Submitting(store, Limits(), config.quotas, frozenset({config.game.id}))
+        games = frozenset({config.game.id})
+        return Submitting(store, Limits(), config.quotas, games, runtime=config.runtime)
 
     def pipeline(self, desk: Submitting | None) -> Pipeline | None:
         """What builds and qualifies the uploaded versions, on the contest's clock; none
@@ -203,10 +204,11 @@ class _Referee:
         except SandboxError as error:
             log.warning("hosted bots are not built", extra={"why": str(error)})
             return None
-        qualify = QualifySettings(time_control=self.config.time_control)
-        settings = PipelineSettings(
-            maxima=desk.maxima, qualify=qualify, runtime=self.config.runtime
+        config = self.config
+        qualify = QualifySettings(
+            time_control=config.time_control, games=((config.game, config.options),)
         )
+        settings = PipelineSettings(maxima=desk.maxima, qualify=qualify, runtime=config.runtime)
         return Pipeline(desk.store, settings)
 
     async def serve(self, on_listening: Callable[[int], None], stop: trio.Event) -> None:

@@ -1,9 +1,10 @@
 """Qualifying a built version before it is ranked: the doctor's checks, in the sandbox, once.
 
-For each game its manifest declares, the version plays the doctor's matches (referee.doctor:
-connects, answers in time, plays several matches on one session, reconnects after a drop, holds
-its sessions at once, exits cleanly on Goodbye) against the reference bots, for now the random
-bot of the game, in process. It runs as a contest would run it: in its own folder, with its
+In each game the contest plays (with the contest's options) that its manifest declares (every
+declared game, with default options, outside a contest), the version plays the doctor's matches
+(referee.doctor: connects, answers in time, plays several matches on one session, reconnects
+after a drop, holds its sessions at once, exits cleanly on Goodbye) against the reference bot,
+the game's random bot, in process. It runs as a contest would run it: in its own folder, with its
 manifest's run command, sessions and limits, in the bubblewrap sandbox.
 
 Time: a version has `QualifySettings.startup_seconds` from its launch to its first Play call (load
@@ -25,7 +26,8 @@ from pathlib import Path
 from referee.doctor.checks import LOG_TAIL_LINES, Check, DoctorConfig, DoctorReport, Status, render
 from referee.doctor.examine import examine
 from referee.games import get_game
-from referee.games.base import parse_options
+from referee.games.base import Game, parse_options
+from referee.games.options import Options
 from referee.hosted.manifest import Manifest
 from referee.local.last_output import telling
 from referee.local.limits import Limits
@@ -47,17 +49,29 @@ class QualifySettings:
     limits: Limits = field(default_factory=Limits)
     sandbox: bool = field(default_factory=default_enabled)
     seed: str | int = 0
+    #: The games the contest plays, with its options: a version qualifies in those it
+    #: declares. Empty: in every game it declares, with their default options.
+    games: tuple[tuple[Game, Options], ...] = ()
+
+    def to_play(self, manifest: Manifest) -> list[tuple[Game, Options]]:
+        """The games (and options) a version with this manifest qualifies in, in order."""
+        if not self.games:
+            return [(game, parse_options(game, {})) for game in map(get_game, manifest.games)]
+        return [(game, options) for game, options in self.games if game.id in manifest.games]
 
 
 @dataclass(frozen=True, slots=True)
 class QualificationReport:
-    """Each declared game's doctor report, in the manifest's order, up to the first that failed."""
+    """Each game's doctor report, in order, up to the first that failed. No game at all: the
+    version declares none the contest plays (a contest restarted on another game), and fails."""
 
     games: tuple[tuple[str, DoctorReport], ...]
+    #: The games the contest plays, for the reason when the version declares none of them.
+    contest: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
-        return all(report.ok for _, report in self.games)
+        return bool(self.games) and all(report.ok for _, report in self.games)
 
     @property
     def failed(self) -> tuple[str, Check] | None:
@@ -71,6 +85,8 @@ class QualificationReport:
     @property
     def reason(self) -> str:
         """One line for the version's status: the check that failed and why."""
+        if not self.games:
+            return f"bot.toml declares none of the games this contest plays: {list(self.contest)}"
         failed = self.failed
         if failed is None:
             return f"passed the checks in {', '.join(game for game, _ in self.games)}"
@@ -88,7 +104,7 @@ class QualificationReport:
     def lines(self) -> list[str]:
         """The whole report as its author reads it: each game's checks, advice, last output.
         No path of the referee's machine appears in it."""
-        lines: list[str] = []
+        lines: list[str] = [] if self.games else [self.reason]
         for game, report in self.games:
             lines += render(report, f"qualification in {game}:", kept=False)
         return lines
@@ -101,18 +117,17 @@ async def qualify(
     settings: QualifySettings,
     runtime: Path | None = None,
 ) -> QualificationReport:
-    """Qualify the version built in `folder` (its run command runs there) in each game of its
-    `manifest`, stopping at the first game it fails. `workdir` (made if missing, and kept apart
-    from `folder`: the bot must not see it) receives the records and the bot's output; the bot
-    sees the organiser's `runtime` folder read-only, as its build did."""
+    """Qualify the version built in `folder` (its run command runs there) in each game of
+    `settings.to_play(manifest)`, stopping at the first game it fails. `workdir` (made if
+    missing, and kept apart from `folder`: the bot must not see it) receives the records and the
+    bot's output; the bot sees the organiser's `runtime` folder read-only, as its build did."""
     played: list[tuple[str, DoctorReport]] = []
-    for game_id in manifest.games:
-        game = get_game(game_id)
+    for game, options in settings.to_play(manifest):
         config = DoctorConfig(
             game=game,
-            options=parse_options(game, {}),
+            options=options,
             argv=tuple(manifest.run_argv()),
-            workdir=workdir / game_id,
+            workdir=workdir / game.id,
             matches=settings.matches,
             time_control=settings.time_control,
             seed=settings.seed,
@@ -125,7 +140,7 @@ async def qualify(
             runtime=runtime,
         )
         report = await examine(config)
-        played.append((game_id, report))
+        played.append((game.id, report))
         if not report.ok:
             break
-    return QualificationReport(tuple(played))
+    return QualificationReport(tuple(played), tuple(game.id for game, _ in settings.games))

@@ -68,8 +68,11 @@ class Submitting:
         quotas: Quotas = Quotas(),
         games: frozenset[str] = frozenset(),
         clock: Callable[[], float] = time.monotonic,
+        runtime: Path | None = None,
     ) -> None:
         self.store = store
+        #: The organiser's runtime folder, named $CROUPIER_RUNTIME in the logs authors read.
+        self.runtime = runtime
         self.maxima = maxima
         self.quotas = quotas
         #: The games the contest runs: a bot.toml must name one of them (empty: any).
@@ -147,6 +150,10 @@ class Submitting:
         """The account's versions, oldest first."""
         return self.store.versions(account)
 
+    def active(self, account: str) -> Version | None:
+        """The version the account plays now, if any."""
+        return self.store.active(account)
+
     def version(self, account: str, id: str) -> Version:
         """One of the account's versions, by its id or a prefix that names one of them only
         (store.by_prefix); NotFoundError for another account's or none."""
@@ -157,8 +164,13 @@ class Submitting:
 
     def log(self, account: str, id: str) -> str:
         """The build log of one of the account's versions, its last LOG_BYTES ("" before any
-        build), as text with undecodable bytes replaced."""
-        return log_tail(self.store.folder(self.version(account, id).id))
+        build), as text with undecodable bytes replaced, and the referee's folders named by
+        stand-ins: its author learns nothing of the organiser's machine."""
+        folder = self.store.folder(self.version(account, id).id)
+        places = {folder: "<version>", self.store.root: "<store>"}
+        if self.runtime is not None:
+            places[self.runtime] = "$CROUPIER_RUNTIME"
+        return redacted(log_tail(folder), places)
 
     def withdraw(self, account: str, id: str) -> Version:
         """Withdraw one of the account's versions; NotFoundError for another's or none."""
@@ -190,6 +202,16 @@ def log_tail(folder: Path) -> str:
             return data.read().decode(errors="replace")
     except FileNotFoundError:
         return ""
+
+
+def redacted(text: str, places: dict[Path, str]) -> str:
+    """`text` with each of `places` (as given and resolved, the longest first, so that a folder
+    inside another keeps its own name) replaced by its stand-in."""
+    spellings = {str(path): name for path, name in places.items()}
+    spellings |= {str(path.resolve()): name for path, name in places.items()}
+    for spelling in sorted(spellings, key=len, reverse=True):
+        text = text.replace(spelling, spellings[spelling])
+    return text
 
 
 #: Folders a packed bot leaves out: a tool's, never the bot's (their contents change from run to

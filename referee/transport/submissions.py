@@ -58,6 +58,7 @@ class Desk(Protocol):
     def end(self, spool: Path) -> None: ...
     def submit(self, account: str, upload: Path) -> StoredVersion: ...
     def versions(self, account: str) -> Sequence[StoredVersion]: ...
+    def active(self, account: str) -> StoredVersion | None: ...
     def version(self, account: str, id: str) -> StoredVersion: ...
     def log(self, account: str, id: str) -> str: ...
     def withdraw(self, account: str, id: str) -> StoredVersion: ...
@@ -117,7 +118,8 @@ class SubmissionsService:
             version = await self._call(context, self.desk.submit, account, path, thread=True)
         finally:
             self.desk.end(spool)
-        return pb.UploadResponse(version=_version(version), new_version=version.new)
+        active = await self._call(context, self.desk.active, account)
+        return pb.UploadResponse(version=_version(version, active), new_version=version.new)
 
     async def _next(
         self, requests: AsyncIterator[pb.UploadRequest], context: _Context
@@ -139,14 +141,16 @@ class SubmissionsService:
     ) -> pb.ListVersionsResponse:
         account = await self._account(context)
         versions = await self._call(context, self.desk.versions, account)
-        return pb.ListVersionsResponse(versions=[_version(v) for v in versions])
+        active = await self._call(context, self.desk.active, account)
+        return pb.ListVersionsResponse(versions=[_version(v, active) for v in versions])
 
     async def get_version(
         self, request: pb.GetVersionRequest, context: _Context
     ) -> pb.GetVersionResponse:
         account = await self._account(context)
         version = await self._call(context, self.desk.version, account, request.version_id)
-        return pb.GetVersionResponse(version=_version(version))
+        active = await self._call(context, self.desk.active, account)
+        return pb.GetVersionResponse(version=_version(version, active))
 
     async def get_build_log(
         self, request: pb.GetBuildLogRequest, context: _Context
@@ -158,7 +162,8 @@ class SubmissionsService:
     async def withdraw(self, request: pb.WithdrawRequest, context: _Context) -> pb.WithdrawResponse:
         account = await self._account(context)
         version = await self._call(context, self.desk.withdraw, account, request.version_id)
-        return pb.WithdrawResponse(version=_version(version))
+        active = await self._call(context, self.desk.active, account)
+        return pb.WithdrawResponse(version=_version(version, active))
 
     async def _call(
         self,
@@ -211,7 +216,8 @@ class SubmissionsService:
         )
 
 
-def _version(version: StoredVersion) -> pb.Version:
+def _version(version: StoredVersion, active: StoredVersion | None) -> pb.Version:
+    """The version on the wire; `active` is the account's active version, if any."""
     status = "VERSION_STATUS_" + version.status.upper().replace("-", "_")
     return pb.Version(
         id=version.id,
@@ -219,4 +225,5 @@ def _version(version: StoredVersion) -> pb.Version:
         reason=version.reason,
         submitted_at=version.submitted_at,
         updated_at=version.updated_at,
+        active=active is not None and active.id == version.id,
     )

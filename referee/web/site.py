@@ -207,7 +207,7 @@ class Site:
         bot = request.path_params["bot"]
         if self.snapshots.contest is None and self.view.database is not None:
             await self.snapshots.read_database()  # the site just started: look before saying no
-        if self.snapshots.knows(bot):
+        if await self.knows(bot):
             return _cached(request, _page("bot.html"), "text/html")
         page = (
             _page("missing.html")
@@ -255,7 +255,8 @@ class Site:
         elo = contest.standings.plan.system == "elo"
         row = asdict(found) | {"text": row_text(found, elo)} if found is not None else None
         here = self.view.presence().get(bot)
-        if not snapshots.knows(bot):
+        versions = await self.versions(bot)
+        if not snapshots.knows(bot) and not versions:
             return JSONResponse(
                 {"error": f"no bot {bot!r} in this {self.view.kind}"}, status_code=404
             )
@@ -266,7 +267,6 @@ class Site:
             if (r := rated.get(bot)) is not None
         ]
         plan = contest.standings.plan
-        versions = await self.versions(bot)
         return JSONResponse(
             {
                 "bot": bot,
@@ -291,6 +291,11 @@ class Site:
                 "versions": versions,
             }
         )
+
+    async def knows(self, bot: str) -> bool:
+        """Whether `bot` has a page: it played, is connected or revoked, or is a hosted account
+        that submitted a version (which has a page before it plays)."""
+        return self.snapshots.knows(bot) or bool(await self.versions(bot))
 
     async def versions(self, bot: str) -> list[dict[str, Any]]:
         """The hosted versions of the bot's account, oldest first, each with its status and
