@@ -26,6 +26,7 @@ from referee.games.base import Game
 from referee.games.options import Options
 from referee.hosted.pipeline import Pipeline, PipelineSettings
 from referee.hosted.qualify import QualifySettings
+from referee.hosted.roster import Roster
 from referee.hosted.store import VersionStore, beside
 from referee.hosted.submitting import Quotas, Submitting
 from referee.ladder.view import Kind, Presence, RefereeView
@@ -211,6 +212,14 @@ class _Referee:
         settings = PipelineSettings(maxima=desk.maxima, qualify=qualify, runtime=config.runtime)
         return Pipeline(desk.store, settings)
 
+    def roster(self, pipeline: Pipeline, port: int) -> Roster:
+        """What launches the hosted accounts' active versions into this contest's lobby."""
+        accounts = self.accounts
+        revoked = accounts.revoked if accounts is not None else set
+        address = f"127.0.0.1:{port}"
+        secrets = tuple(p for p in (self.config.tokens, self.records) if p is not None)
+        return Roster(pipeline.store, self.lobby, address, pipeline.settings, revoked, secrets)
+
     async def serve(self, on_listening: Callable[[int], None], stop: trio.Event) -> None:
         config = self.config
         desk = self.desk()
@@ -222,6 +231,7 @@ class _Referee:
             await aux.start(_stop_on_signals, stop)  # before anyone is told where it listens
             if pipeline is not None:
                 await aux.start(pipeline.run)
+                await aux.start(self.roster(pipeline, port).run)
             on_listening(port)
             if self.accounts is not None:
                 aux.start_soon(_enforce_revocations, self.accounts, self.lobby, self.view.revoked)

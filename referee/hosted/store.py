@@ -280,6 +280,16 @@ class VersionStore:
             ).fetchone()
         return None if row is None else _version(row)
 
+    def active_versions(self) -> list[Version]:
+        """Every account's active version (see `active`), by account."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT versions.* FROM active JOIN versions USING (id) "
+                "WHERE versions.status = ? ORDER BY active.account",
+                (VersionStatus.QUALIFIED,),
+            ).fetchall()
+        return [_version(row) for row in rows]
+
     def withdraw(self, account: str, id: VersionId) -> Version:
         """Withdraw one of the account's versions: it is kept, but no longer played. Another
         account's version is reported as missing, not as someone else's."""

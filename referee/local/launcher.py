@@ -14,7 +14,7 @@ import shlex
 import shutil
 import signal
 import subprocess
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +35,8 @@ from referee.transport import serve_door
 
 #: How long a bot may take to leave after its last Goodbye before it is killed.
 EXIT_GRACE_SECONDS = 5.0
+#: How often a bot that finishes its matches before it leaves is looked at (seconds).
+_PLAYING_POLL_SECONDS = 0.25
 
 
 class LaunchError(CroupierError):
@@ -81,6 +83,9 @@ class BotProcess:
     cpus: frozenset[int] | None = None
     #: Whether `cwd` is the bot's own folder, the one its sandbox shows (see sandbox.prepare).
     own_folder: bool = False
+    #: Once the referee is done with it, whether its sessions still in a match finish it before
+    #: its exit grace starts (a retired hosted version: referee.hosted.roster).
+    finish_matches: bool = False
 
     def argv(self) -> list[str]:
         argv = shlex.split(self.command)
@@ -157,15 +162,15 @@ async def _supervise(
         bot.exits.append(detail)
         bot.exit_codes.append(code)
         bot.exit_reasons.append(reason)
-        lobby.process_exited(bot.token, detail, reason)
+        lobby.process_exited(lobby.launched_identity(bot.token), detail, reason)
         if done.is_set():
             return
         if bot.restarts >= bot.max_restarts:
             raise LaunchError(
                 f"bot {bot.command!r} exited {len(bot.exits)} times ({', '.join(bot.exits)})"
                 + (
-                    f"; the referee refused it: {lobby.refused[bot.token]}"
-                    if bot.token in lobby.refused
+                    f"; the referee refused it: {lobby.refused[who]}"
+                    if (who := lobby.launched_identity(bot.token)) in lobby.refused
                     else ""
                 )
                 + last_words(bot)
@@ -256,11 +261,12 @@ async def _run_once(
             account=cgroups.account if cgroups is not None else None,
             freezer=cgroups.freezer if cgroups is not None else None,
         )
-        lobby.attach(bot.token, group)
+        lobby.attach(lobby.launched_identity(bot.token), group)
         bot.pid = process.pid
         task_status.started()
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(_stop_when_done, process, group, done, exit_grace)
+            playing = _playing(lobby, bot) if bot.finish_matches else None
+            nursery.start_soon(_stop_when_done, process, group, done, exit_grace, playing)
             code = await process.wait()
             nursery.cancel_scope.cancel()
         group.close()
@@ -314,12 +320,25 @@ def log_tail(path: Path | None, lines: int = 20) -> list[str]:
         return []
 
 
+def _playing(lobby: Lobby, bot: BotProcess) -> Callable[[], bool]:
+    """Whether the bot has a session open (in a match, once the lobby has retired it)."""
+    identity = lobby.launched_identity(bot.token)
+    return lambda: lobby.active(identity) > 0
+
+
 async def _stop_when_done(
-    process: spawn.Child, group: BotProcessGroup, done: trio.Event, exit_grace: float
+    process: spawn.Child,
+    group: BotProcessGroup,
+    done: trio.Event,
+    exit_grace: float,
+    playing: Callable[[], bool] | None = None,
 ) -> None:
-    """Once the referee is done with the bot, it has `exit_grace` seconds to exit on its own."""
+    """Once the referee is done with the bot (and, with `playing`, once it plays no more), it
+    has `exit_grace` seconds to exit on its own."""
     try:
         await done.wait()
+        while playing is not None and playing():
+            await trio.sleep(_PLAYING_POLL_SECONDS)
         await trio.sleep(exit_grace)
     finally:
         if process.returncode is None:

@@ -1,7 +1,8 @@
 """Who may connect, and the sessions waiting for their next match, per bot identity.
 
 A session's identity is the bot it belongs to: the admitted token itself (bots that `croupier
-match` launches), or the account name a contest's token store gives for the token.
+match` launches), the identity it was admitted with (a contest's hosted version, "alice@4e63..."),
+or the account name a contest's token store gives for the token.
 """
 
 from __future__ import annotations
@@ -59,7 +60,10 @@ class Lobby:
     closing: str = ""
     #: Every session ever opened, by identity (to tell a bot's sessions its process died).
     by_identity: dict[str, list[Session]] = field(default_factory=dict)
-    _admitted: set[str] = field(default_factory=set)
+    #: Admitted tokens (launched bots), each with its identity: the token itself unless given.
+    _admitted: dict[str, str] = field(default_factory=dict)
+    #: The identities of admitted tokens: their closed sessions are kept (see `open`).
+    _launched: set[str] = field(default_factory=set)
     _pools: dict[str, _Pool] = field(default_factory=dict)
     #: Remote seats in a match now, by identity: a bot that comes back after losing its
     #: connection takes such a seat back (see RemoteSeat).
@@ -67,20 +71,29 @@ class Lobby:
     #: The launched process behind each identity that has one (see `attach`).
     _processes: dict[str, LaunchedBot] = field(default_factory=dict)
 
-    #: Names to show and log for admitted tokens (see `label`).
+    #: Names to show and log for admitted tokens' identities (see `label`).
     _labels: dict[str, str] = field(default_factory=dict)
     #: The door (a sandboxed bot's own socket, referee.local.doors) each such token must come
     #: through; a token without one is accepted at the referee's main address only.
     _doors: dict[str, str] = field(default_factory=dict)
+    #: Identities retired (see `retire`), with the reason their sessions are told.
+    _retired: dict[str, str] = field(default_factory=dict)
 
-    def admit(self, token: str, label: str = "", door: str = "") -> None:
-        """Accept sessions that present `token`; their identity is the token, shown as `label`.
-        With `door`, only sessions that come through that door (issue 31)."""
-        self._admitted.add(token)
+    def admit(self, token: str, label: str = "", door: str = "", identity: str = "") -> None:
+        """Accept sessions that present `token`; their identity is `identity` (else the token,
+        kept from an earlier call), shown as `label`. With `door`, only sessions that come
+        through that door (issue 31)."""
+        who = identity or self._admitted.get(token, token)
+        self._admitted[token] = who
+        self._launched.add(who)
         if label:
-            self._labels[token] = label
+            self._labels[who] = label
         if door:
             self._doors[token] = door
+
+    def launched_identity(self, token: str) -> str:
+        """The identity an admitted token was given: the launcher's key for its bot."""
+        return self._admitted.get(token, token)
 
     def identity(self, token: str, door: str = "") -> str | None:
         """Who `token` belongs to, or None to refuse it: also when it came through another door
@@ -88,7 +101,7 @@ class Lobby:
         if self._doors.get(token, "") != door:
             return None
         if token in self._admitted:
-            return token
+            return self._admitted[token]
         if self.authenticate is not None:
             return self.authenticate(token)
         if self.open_access and token:  # any token, but a token (docs/bots.md)
@@ -148,13 +161,13 @@ class Lobby:
         self.sessions_opened += 1
         session.process = self._processes.get(session.identity)
         sessions = self.by_identity.setdefault(session.identity, [])
-        if session.identity not in self._admitted:
+        if session.identity not in self._launched:
             # Only a launched (admitted) bot's process can exit under a closed session that a
             # seat still holds (see process_exited); other closed sessions are let go.
             sessions[:] = [s for s in sessions if not s.closed.is_set()]
         sessions.append(session)
-        if self.closing:
-            session.end(self.closing)
+        if self.closing or session.identity in self._retired:
+            session.end(self.closing or self._retired[session.identity])
             return
         for seat in self._in_play.get(session.identity, ()):
             if seat.offer(session):
@@ -162,9 +175,22 @@ class Lobby:
         self.give_back(session)
 
     def give_back(self, session: Session) -> None:
-        """A session that finished a match waits for the next one (dropped if it closed)."""
-        if not session.closed.is_set():
+        """A session that finished a match waits for the next one (dropped if it closed; ended
+        if its identity was retired meanwhile)."""
+        if session.identity in self._retired:
+            session.end(self._retired[session.identity])
+        elif not session.closed.is_set():
             self._pool(session.identity)[0].send_nowait(session)
+
+    def retire(self, identity: str, reason: str) -> None:
+        """Seat `identity` no more: its idle sessions end now with Goodbye and `reason`, those
+        in a match as they come back from it (a replaced hosted version finishes its matches),
+        and any it opens later at once."""
+        self._retired[identity] = reason
+        playing = {id(seat.session) for seat in self._in_play.get(identity, ())}
+        for session in self.by_identity.get(identity, []):
+            if id(session) not in playing:
+                session.end(reason)
 
     async def take(self, identity: str = ANYONE) -> Session:
         """The next idle, still-open session for `identity` (or from the shared pool)."""

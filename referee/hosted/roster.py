@@ -1,0 +1,158 @@
+"""Hosted bots at play: the active version of every hosted account, launched by the contest.
+
+`Roster.run` runs beside a contest's referee (`croupier serve --db`) and keeps one launched bot
+per account that has an active version (referee.hosted.store): its manifest's run command, in
+its built folder, in the bubblewrap sandbox, with its manifest's sessions and limits and
+`ponder = false`, as a ladder launches its bots. The bot reaches the referee through its own
+door with a token minted for this launch, and plays in the contest's one lobby beside the bots
+that connect from outside: one book, one set of standings.
+
+Each version is its own entrant, `ACCOUNT@SHORTID` (SHORT_ID hex digits of its id): its
+matches, its rating and its interval are its own, and its records say which version played.
+
+When an account's active version changes (a new one qualified, or it was withdrawn, or the
+account's token was revoked) the old version is retired: its sessions end as each comes back
+from its match (Lobby.retire), so no match is cut short, and its process leaves once its last
+session has. A revoked account's version is stopped at once, as its network sessions are.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import trio
+
+from referee.hosted.manifest import ManifestError, load_manifest
+from referee.hosted.pipeline import PipelineSettings, VersionFiles
+from referee.hosted.store import SHORT_ID, Version, VersionId, VersionStore
+from referee.local.launcher import BotProcess, LaunchError, supervise
+from referee.local.sandbox import Sandbox, socket_folder
+from referee.match.lobby import Lobby
+
+log = logging.getLogger("croupier.referee")
+
+#: How often the roster looks at the store's active versions (seconds).
+POLL_SECONDS = 1.0
+#: How long a version that could not be kept running waits before it is launched again.
+RELAUNCH_SECONDS = 60.0
+#: A hosted bot's output, beside its folder in the store (capped by its limits' log_bytes).
+PLAY_LOG = "play.log"
+
+
+def entrant(version: Version) -> str:
+    """The contest's name for a hosted version: its account and its id's first digits."""
+    return f"{version.account}@{version.id[:SHORT_ID]}"
+
+
+@dataclass
+class _Running:
+    version: Version
+    identity: str
+    #: Set to let the process go (it has `exit_grace` to leave after its last Goodbye).
+    done: trio.Event = field(default_factory=trio.Event)
+
+
+class Roster:
+    """Launches and retires the hosted versions of `store` in `lobby`; run it in a nursery."""
+
+    def __init__(
+        self,
+        store: VersionStore,
+        lobby: Lobby,
+        address: str,
+        settings: PipelineSettings,
+        revoked: Callable[[], set[str]] = set,
+        secrets: tuple[Path, ...] = (),
+    ) -> None:
+        self.store = store
+        self.lobby = lobby
+        self.address = address
+        self.settings = settings
+        #: The accounts whose tokens are revoked now (the contest's TokenStore.revoked).
+        self.revoked = revoked
+        #: What no hosted bot's folder may show (the contest's database and records).
+        self.secrets = secrets
+        self._sandbox = Sandbox(enabled=True)
+        self.running: dict[str, _Running] = {}
+        #: When each version that failed to run may be launched again (trio time).
+        self._resting: dict[VersionId, float] = {}
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Keep the store's active versions playing until cancelled."""
+        with socket_folder() as doors:
+            self._sandbox = Sandbox(
+                enabled=True, socket_dir=doors, secrets=self.secrets, runtime=self.settings.runtime
+            )
+            await self._run(task_status)
+
+    async def _run(self, task_status: trio.TaskStatus[None]) -> None:
+        async with trio.open_nursery() as nursery:
+            task_status.started()
+            while True:
+                active = await trio.to_thread.run_sync(self.store.active_versions)
+                revoked = await trio.to_thread.run_sync(self.revoked)
+                self._update(nursery, active, revoked)
+                await trio.sleep(POLL_SECONDS)
+
+    def _update(self, nursery: trio.Nursery, active: list[Version], revoked: set[str]) -> None:
+        wanted = {v.account: v for v in active if v.account not in revoked}
+        for account, running in list(self.running.items()):
+            if account in revoked:
+                self.lobby.revoke(running.identity, "token revoked")
+                self._retire(account, "token revoked")
+            elif account not in wanted or wanted[account].id != running.version.id:
+                self._retire(account, "replaced by the account's new active version")
+        now = trio.current_time()
+        for account, version in wanted.items():
+            if account not in self.running and self._resting.get(version.id, 0.0) <= now:
+                running = _Running(version, entrant(version))
+                self.running[account] = running
+                nursery.start_soon(self._play, running)
+
+    def _retire(self, account: str, reason: str) -> None:
+        running = self.running.pop(account)
+        log.info("hosted version retired", extra={"bot": running.identity, "why": reason})
+        self.lobby.retire(running.identity, reason)
+        running.done.set()
+
+    async def _play(self, running: _Running) -> None:
+        """Launch the version and keep it running until it is retired."""
+        version = running.version
+        files = VersionFiles(self.store.folder(version.id))
+        try:
+            manifest = load_manifest(files.src, self.settings.maxima)
+        except ManifestError as error:  # it qualified with this manifest: the store was changed
+            self._rest(running, "not launched", error)
+            return
+        token = secrets.token_urlsafe(24)
+        self.lobby.admit(token, identity=running.identity)
+        bot = BotProcess(
+            command=shlex.join(manifest.run_argv()),
+            token=token,
+            log_path=files.root / PLAY_LOG,
+            sessions=manifest.sessions,
+            cwd=files.run_folder(manifest),
+            own_folder=True,
+            limits=manifest.limits(self.settings.qualify.limits),
+            sandbox=self._sandbox,
+            ponder=False,
+            finish_matches=True,
+        )
+        log.info("hosted version launched", extra={"bot": running.identity})
+        try:
+            await supervise(bot, self.address, self.lobby, running.done)
+        except LaunchError as error:
+            self._rest(running, "stopped", error)
+
+    def _rest(self, running: _Running, what: str, error: Exception) -> None:
+        """Let a version that cannot be kept running rest before its next launch."""
+        why = f"{error}; launched again in {RELAUNCH_SECONDS:.0f} s"
+        log.warning(f"hosted version {what}", extra={"bot": running.identity, "why": why})
+        self._resting[running.version.id] = trio.current_time() + RELAUNCH_SECONDS
+        if self.running.get(running.version.account) is running:
+            del self.running[running.version.account]

@@ -1,0 +1,153 @@
+"""Hosted bots at play (issue 27.1): a real `croupier serve --db`, real submissions through
+`croupier submit --wait`, the referee launching the active version in the sandbox, a network
+bot connecting from outside, and a version replaced while the contest runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from referee.contest.tokens import TokenStore
+from referee.hosted.store import SHORT_ID, read_listing
+from tests.pipes import drain
+
+ROOT = Path(__file__).resolve().parents[1]
+CROUPIER = str(Path(sys.executable).parent / "croupier")
+EXAMPLE = ROOT / "examples" / "python"
+
+pytestmark = pytest.mark.usefixtures("bubblewrap")
+
+
+@dataclass(frozen=True)
+class Played:
+    """A committed match: its id, its seats' names and its faults."""
+
+    match: str
+    seats: list[str]
+    faults: list[object]
+
+    def has(self, entrant: str) -> bool:
+        return any(seat.startswith(entrant) for seat in self.seats)
+
+
+@dataclass(frozen=True)
+class Contest:
+    folder: Path
+    address: str
+    tokens: dict[str, str]
+    serve: subprocess.Popen[bytes]
+
+    @property
+    def records(self) -> Path:
+        return self.folder / "contest-records"
+
+    def played(self) -> list[Played]:
+        """Every committed match, from its record."""
+        played = []
+        for path in sorted(self.records.glob("contest-*.jsonl")):
+            lines = [json.loads(line) for line in path.read_text().splitlines()]
+            if not lines or "result" not in lines[-1]:
+                continue  # still being played
+            seats = [seat["name"] for seat in lines[0]["header"]["seats"]]
+            faults = [line["fault"] for line in lines if "fault" in line]
+            played.append(Played(path.stem, seats, faults))
+        return played
+
+    def submit(self, account: str, bot: Path) -> str:
+        """Submit `bot` as `account`, wait for its qualification; its version's id."""
+        command = [CROUPIER, "submit", str(bot), "--to", self.address, "--wait"]
+        done = subprocess.run(
+            [*command, "--token", self.tokens[account]],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert " qualified" in done.stdout, done.stdout
+        return done.stdout.split()[0]
+
+
+@pytest.fixture
+def contest(tmp_path: Path) -> Iterator[Contest]:
+    db = tmp_path / "contest.db"
+    tokens = {name: TokenStore(db).add(name) for name in ("alice", "bob")}
+    command = [CROUPIER, "serve", "--db", str(db), "--port", "0", "--game", "xix"]
+    serve = subprocess.Popen([*command, "--move-ms", "2000"], stdout=subprocess.PIPE, cwd=tmp_path)
+    assert serve.stdout is not None
+    while b"croupier referee" not in (line := serve.stdout.readline()):
+        assert line, "the referee stopped before it listened"
+    port = line.decode().split(":")[-1].split()[0]
+    drain(serve.stdout)
+    try:
+        yield Contest(tmp_path, f"127.0.0.1:{port}", tokens, serve)
+    finally:
+        if serve.poll() is None:
+            serve.send_signal(signal.SIGTERM)
+            serve.wait(timeout=60)
+
+
+def wait_for(contest: Contest, entrant: str, matches: int, timeout: float = 120) -> None:
+    """Until `entrant` has played `matches` committed matches."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if len([p for p in contest.played() if p.has(entrant)]) >= matches:
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"{entrant} played fewer than {matches} matches: {contest.played()}")
+
+
+def test_a_hosted_version_plays_a_network_bot_and_is_replaced_between_matches(
+    contest: Contest, tmp_path: Path
+) -> None:
+    first = contest.submit("alice", EXAMPLE)
+    env = os.environ | {"CROUPIER_ADDRESS": contest.address}
+    env |= {"CROUPIER_TOKEN": contest.tokens["bob"]}
+    bob = subprocess.Popen(
+        [sys.executable, str(EXAMPLE / "random_bot.py")],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        old = f"alice@{first[:SHORT_ID]}"
+        wait_for(contest, old, 3)
+        # A second version: the same bot, one byte more; it replaces the first once qualified.
+        second_bot = tmp_path / "second"
+        shutil.copytree(EXAMPLE, second_bot, ignore=shutil.ignore_patterns("__pycache__"))
+        with (second_bot / "random_bot.py").open("a") as source:
+            source.write("# the second version\n")
+        second = contest.submit("alice", second_bot)
+        assert second != first
+        new = f"alice@{second[:SHORT_ID]}"
+        wait_for(contest, new, 3)
+    finally:
+        contest.serve.send_signal(signal.SIGTERM)
+        assert contest.serve.wait(timeout=60) == 0
+        bob.kill()
+    played = contest.played()
+    # Each match: bob against one of alice's versions, none cut short by the replacement.
+    for match in played:
+        assert match.has("bob") and match.faults == [], match
+    olds = [i for i, match in enumerate(played) if match.has(old)]
+    news = [i for i, match in enumerate(played) if match.has(new)]
+    assert olds and news and max(olds) < max(news)
+    assert len({match.match for match in played}) == len(played)
+    verify = subprocess.run(
+        [CROUPIER, "ladder", "verify", str(contest.folder / "contest.db")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    listing = read_listing(contest.folder / "versions")
+    assert listing.active == {second}
