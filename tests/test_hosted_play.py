@@ -134,6 +134,7 @@ def test_a_hosted_version_plays_a_network_bot_and_is_replaced_between_matches(
         contest.serve.send_signal(signal.SIGTERM)
         assert contest.serve.wait(timeout=60) == 0
         bob.kill()
+        bob.wait()
     played = contest.played()
     # Each match: bob against one of alice's versions, none cut short by the replacement.
     for match in played:
@@ -151,3 +152,30 @@ def test_a_hosted_version_plays_a_network_bot_and_is_replaced_between_matches(
     assert verify.returncode == 0, verify.stdout + verify.stderr
     listing = read_listing(contest.folder / "versions")
     assert listing.active == {second}
+
+
+def test_a_revoked_account_s_hosted_version_stops_at_once(contest: Contest) -> None:
+    version = contest.submit("alice", EXAMPLE)
+    env = os.environ | {"CROUPIER_ADDRESS": contest.address}
+    bob = subprocess.Popen(
+        [sys.executable, str(EXAMPLE / "random_bot.py")],
+        env=env | {"CROUPIER_TOKEN": contest.tokens["bob"]},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        hosted = f"alice@{version[:SHORT_ID]}"
+        wait_for(contest, hosted, 2)
+        revoke = [CROUPIER, "token", "revoke", "alice", "--db", str(contest.folder / "contest.db")]
+        subprocess.run(revoke, check=True, capture_output=True, timeout=60)
+        time.sleep(3)  # the referee looks for revocations every 0.5 s, the roster every 1 s
+        before = sum(match.has(hosted) for match in contest.played())
+        time.sleep(3)
+        assert sum(match.has(hosted) for match in contest.played()) == before
+    finally:
+        bob.kill()
+        bob.wait()
+    # Its launched process is gone: nothing of it runs under the version's folder.
+    folder = str(contest.folder / "versions" / "versions" / version)
+    running = subprocess.run(["pgrep", "-f", folder], capture_output=True, text=True)
+    assert running.stdout == "", running.stdout
