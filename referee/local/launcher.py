@@ -255,6 +255,7 @@ async def _run_once(
             ponder=bot.ponder,
             account=cgroups.account if cgroups is not None else None,
             freezer=cgroups.freezer if cgroups is not None else None,
+            pinned=tuple(sorted(bot.cpus or ())),
         )
         lobby.attach(bot.token, group)
         bot.pid = process.pid
