@@ -3,13 +3,15 @@
 It plays XIX in-process (the referee's own match runner) between the SDK's random bot and its
 XIX heuristic bot, writes the record, and puts its lines between the markers in docs/records.md.
 The seed is fixed, so the cards and moves are the same on every run; the start time and the
-thinking times are real. tests/test_records_doc.py checks that the example still verifies.
+thinking times are real. The header's computer is a stand-in (COMPUTER): the doc names no
+machine of ours. tests/test_records_doc.py checks that the example still verifies.
 
     .venv/bin/python scripts/record_example.py
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import tempfile
 from pathlib import Path
@@ -28,6 +30,8 @@ BEGIN = "<!-- example record: begin (scripts/record_example.py writes what follo
 END = "<!-- example record: end -->"
 #: Of seeds 0..299, one of those giving the shortest match (152 lines) with these two bots.
 SEED = 145
+#: The computer the example says it was played on (a record names the referee's own).
+COMPUTER = {"host": "referee-1", "cpuModel": "AMD EPYC 7B13", "cpus": 8}
 
 
 def example_record(folder: Path) -> str:
@@ -43,7 +47,10 @@ def example_record(folder: Path) -> str:
     seats = [InProcessSeat(RandomBot(0)), InProcessSeat(XixHeuristicBot())]
     path = folder / "example.jsonl"
     trio.run(run_match, config, seats, path)
-    return path.read_text(encoding="utf-8")
+    first, rest = path.read_text(encoding="utf-8").split("\n", 1)
+    header = json.loads(first)
+    header["header"]["computer"] = COMPUTER
+    return json.dumps(header, separators=(",", ":")) + "\n" + rest
 
 
 def main() -> int:

@@ -12,6 +12,7 @@ import contextlib
 import json
 import multiprocessing
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -32,6 +33,7 @@ from referee.ladder.config import LadderConfigError, parse
 from referee.local.launcher import BotProcess, LaunchError, supervise
 from referee.match.clock import LAG_ALLOWANCE_SECONDS, DecisionTimer, SeatClock, TimeControl
 from referee.match.lobby import Lobby
+from referee.match.records import read_all
 from referee.match.remote_seat import RemoteSeat
 from referee.match.replay import verify
 from referee.match.runner import MatchConfig, MatchOutcome, run_match
@@ -274,6 +276,16 @@ def test_each_slots_bots_run_on_its_cores(tmp_path: Path) -> None:
         for bot in ("a", "b"):
             text = (logs / f"{bot}-{slot}.log").read_text()
             assert f"affinity {core}\n" in text, (bot, slot, text)
+    # Each record names the computer and, per seat, its bot's core: a match's bots share a slot.
+    pinned = set()
+    for record in sorted((tmp_path / "records").glob("*.jsonl")):
+        header = read_all(record, strict=True)[0][0].header
+        assert header.computer.host == socket.gethostname()
+        assert header.computer.cpus == len(os.sched_getaffinity(0))
+        cores = {tuple(seat.cores) for seat in header.seats}
+        assert len(cores) == 1 and cores <= {(0,), (1,)}, (record, cores)
+        pinned |= cores
+    assert pinned == {(0,), (1,)}
 
 
 @pytest.mark.parametrize(

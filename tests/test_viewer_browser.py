@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from referee.match.computer import played_on
 from referee.viewer import Timeline, load, write_html
 from tests.viewer_helpers import MATCHES, play
 
@@ -167,6 +168,9 @@ def test_move_list_banner_legend_links_and_layout(browser: Any, tmp_path: Path) 
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.goto(html.as_uri())
     page.wait_for_selector("body[data-step='0']")
+    # Where it was played, in the line under the title (issue 27).
+    assert played_on(timeline.header).startswith("played on ")
+    assert played_on(timeline.header) in page.text_content("#meta")
     actions = [step for step in timeline.steps if step.seat is not None]
     moves = page.locator("#moves li")
     assert moves.count() == len(actions)

@@ -135,6 +135,10 @@ class _TimedSeat:
     def version(self) -> str:
         return self.inner.version
 
+    @property
+    def cores(self) -> tuple[int, ...]:
+        return self.inner.cores
+
     async def start(self, start: referee_pb2.MatchStart) -> None:
         await self.inner.start(start)
 

@@ -260,6 +260,7 @@ async def _run_once(
             ponder=bot.ponder,
             account=cgroups.account if cgroups is not None else None,
             freezer=cgroups.freezer if cgroups is not None else None,
+            pinned=tuple(sorted(bot.cpus or ())),
         )
         lobby.attach(lobby.launched_identity(bot.token), group)
         bot.pid = process.pid

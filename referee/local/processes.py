@@ -74,6 +74,8 @@ class BotProcessGroup:
     account: Path | None = None
     #: The bot's freezer cgroup (v2's cgroup.freeze or v1's freezer.state), if it has one.
     freezer: Path | None = None
+    #: The cores the launcher pinned the bot to, ascending; empty: not pinned.
+    pinned: tuple[int, ...] = ()
     #: Requests of this bot pending now (across its sessions).
     pending: int = 0
     stopped: bool = False
@@ -102,6 +104,9 @@ class BotProcessGroup:
                 if pid == self.pid:
                     return None  # the bot itself is gone (or this is not Linux)
         return total
+
+    def cores(self) -> tuple[int, ...]:
+        return self.pinned
 
     def starved_seconds(self) -> float | None:
         """Seconds so far during which some of the bot's processes were ready to run but waited

@@ -32,3 +32,6 @@ class LaunchedBot(Protocol):
 
     def starved_seconds(self) -> float | None:
         """Seconds the bot has waited for a CPU so far; None where unknown."""
+
+    def cores(self) -> tuple[int, ...]:
+        """The cores the bot's processes are pinned to, ascending; empty when not pinned."""

@@ -112,6 +112,12 @@ class RemoteSeat:
         self.session.send(referee_pb2.RefereeMessage(match_end=end))
 
     @property
+    def cores(self) -> tuple[int, ...]:
+        """The cores the bot's launched process is pinned to (see seats.pinned_cores)."""
+        process = self.session.process
+        return process.cores() if process is not None else ()
+
+    @property
     def cause(self) -> SeatFault | None:
         """Why the pending request is still unanswered, if the bot was lost before its clock ran
         out: the runner records this rather than a timeout (see seats.cause_of_silence). Read

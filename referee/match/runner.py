@@ -24,9 +24,10 @@ from referee.games.base import Action, ChanceOutcome, Event, Game, Pick, Shuffle
 from referee.games.options import Options
 from referee.match import protocol
 from referee.match.clock import DecisionTimer, SeatClock, TimeControl
+from referee.match.computer import this_computer
 from referee.match.public import public_observation
 from referee.match.records import SCHEMA_VERSION, RecordWriter, action_line, event_line
-from referee.match.seats import Seat, SeatFault, cause_of_silence
+from referee.match.seats import Seat, SeatFault, cause_of_silence, pinned_cores
 from referee.match.spectators import LiveMatch, LiveMatches
 from referee.version import VERSION
 
@@ -151,12 +152,16 @@ class _Match:
                 game=self.game.id,
                 rules_version=self.game.rules_version,
                 options=config.options.as_text(),
-                seats=[record_pb2.RecordSeat(name=s.name, version=s.version) for s in self.seats],
+                seats=[
+                    record_pb2.RecordSeat(name=s.name, version=s.version, cores=pinned_cores(s))
+                    for s in self.seats
+                ],
                 time_control=config.time_control.to_proto(),
                 seed=str(config.seed),
                 deck=config.deck or (),
                 software_version=VERSION,
                 started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+                computer=this_computer().to_proto(),
             )
         )
 

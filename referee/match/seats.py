@@ -64,6 +64,13 @@ def cause_of_silence(seat: Seat) -> SeatFault | None:
     return cause if isinstance(cause, SeatFault) else None
 
 
+def pinned_cores(seat: Seat) -> tuple[int, ...]:
+    """The cores a seat's bot was pinned to, for its record (empty: not pinned, or not a
+    process the referee launched): a seat may offer them as `cores`."""
+    cores = getattr(seat, "cores", ())
+    return tuple(cores) if isinstance(cores, tuple) else ()
+
+
 class InProcessSeat:
     """A Python `croupier.Bot` called directly: for self-play, tests and benchmarks."""
 

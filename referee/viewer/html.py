@@ -22,6 +22,7 @@ import orjson
 
 from referee.errors import CroupierError
 from referee.games.catalog import CATALOG
+from referee.match.computer import played_on
 from referee.version import VERSION
 from referee.viewer.glyphs import readable
 from referee.viewer.timeline import StepKind, Timeline
@@ -77,6 +78,7 @@ def viewer_data(timeline: Timeline) -> dict[str, Any]:
         "rules": header.rules_version,
         "options": dict(sorted(header.options.items())),
         "started": header.started_at,
+        "computer": played_on(header),
         "software": VERSION,
         "deck": timeline.view.deck.value,
         "major": timeline.view.major,

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from croupier.v1 import common_pb2, record_pb2
 from referee.errors import CroupierError
+from referee.match.computer import played_on
 from referee.match.records import read_to_show
 from referee.viewer.glyphs import readable
 
@@ -46,6 +47,9 @@ def render(
     options = ", ".join(f"{k}={v}" for k, v in sorted(header.options.items())) or "default options"
     yield f"{header.game} ({header.rules_version}), match {header.match_id}, {options}"
     yield "seats: " + ", ".join(f"{i}={name}" for i, name in enumerate(names))
+    where = played_on(header)
+    if where:
+        yield where
     if seat is not None:
         yield f"as seen by seat {seat} ({names[seat]})"
     restating: int | None = None  # the seat whose action line was just printed

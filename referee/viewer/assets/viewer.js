@@ -228,6 +228,7 @@
       options || "default options",
       data.names.map((name, seat) => `${seat} ${name}`).join(", "),
       data.started ? `started ${data.started}` : "",
+      data.computer || "",
     ].filter(Boolean).join(" · ");
     for (const name of document.querySelectorAll(".major-name, #major-name")) name.textContent = data.major;
     for (const name of document.querySelectorAll(".minor-name, #minor-name")) name.textContent = data.minor;

@@ -25,15 +25,27 @@ class Record(_message.Message):
     def __init__(self, header: _Optional[_Union[RecordHeader, _Mapping]] = ..., chance: _Optional[_Union[ChanceRecord, _Mapping]] = ..., action: _Optional[_Union[ActionRecord, _Mapping]] = ..., fault: _Optional[_Union[FaultRecord, _Mapping]] = ..., event: _Optional[_Union[EventRecord, _Mapping]] = ..., result: _Optional[_Union[ResultRecord, _Mapping]] = ...) -> None: ...
 
 class RecordSeat(_message.Message):
-    __slots__ = ("name", "version")
+    __slots__ = ("name", "version", "cores")
     NAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
+    CORES_FIELD_NUMBER: _ClassVar[int]
     name: str
     version: str
-    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ...) -> None: ...
+    cores: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., cores: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class Computer(_message.Message):
+    __slots__ = ("host", "cpu_model", "cpus")
+    HOST_FIELD_NUMBER: _ClassVar[int]
+    CPU_MODEL_FIELD_NUMBER: _ClassVar[int]
+    CPUS_FIELD_NUMBER: _ClassVar[int]
+    host: str
+    cpu_model: str
+    cpus: int
+    def __init__(self, host: _Optional[str] = ..., cpu_model: _Optional[str] = ..., cpus: _Optional[int] = ...) -> None: ...
 
 class RecordHeader(_message.Message):
-    __slots__ = ("schema_version", "match_id", "game", "rules_version", "options", "seats", "time_control", "seed", "deck", "software_version", "started_at")
+    __slots__ = ("schema_version", "match_id", "game", "rules_version", "options", "seats", "time_control", "seed", "deck", "software_version", "started_at", "computer")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -52,6 +64,7 @@ class RecordHeader(_message.Message):
     DECK_FIELD_NUMBER: _ClassVar[int]
     SOFTWARE_VERSION_FIELD_NUMBER: _ClassVar[int]
     STARTED_AT_FIELD_NUMBER: _ClassVar[int]
+    COMPUTER_FIELD_NUMBER: _ClassVar[int]
     schema_version: int
     match_id: str
     game: str
@@ -63,7 +76,8 @@ class RecordHeader(_message.Message):
     deck: _containers.RepeatedScalarFieldContainer[str]
     software_version: str
     started_at: str
-    def __init__(self, schema_version: _Optional[int] = ..., match_id: _Optional[str] = ..., game: _Optional[str] = ..., rules_version: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., seats: _Optional[_Iterable[_Union[RecordSeat, _Mapping]]] = ..., time_control: _Optional[_Union[_common_pb2.TimeControl, _Mapping]] = ..., seed: _Optional[str] = ..., deck: _Optional[_Iterable[str]] = ..., software_version: _Optional[str] = ..., started_at: _Optional[str] = ...) -> None: ...
+    computer: Computer
+    def __init__(self, schema_version: _Optional[int] = ..., match_id: _Optional[str] = ..., game: _Optional[str] = ..., rules_version: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., seats: _Optional[_Iterable[_Union[RecordSeat, _Mapping]]] = ..., time_control: _Optional[_Union[_common_pb2.TimeControl, _Mapping]] = ..., seed: _Optional[str] = ..., deck: _Optional[_Iterable[str]] = ..., software_version: _Optional[str] = ..., started_at: _Optional[str] = ..., computer: _Optional[_Union[Computer, _Mapping]] = ...) -> None: ...
 
 class ChanceRecord(_message.Message):
     __slots__ = ("deck", "pick", "label")
