@@ -121,15 +121,20 @@ def test_a_hosted_version_plays_a_network_bot_and_is_replaced_between_matches(
     try:
         old = f"alice@{first[:SHORT_ID]}"
         wait_for(contest, old, 3)
-        # A second version: the same bot, one byte more; it replaces the first once qualified.
+        # A second version, which says what it plays on stderr; it replaces the first once
+        # qualified.
         second_bot = tmp_path / "second"
         shutil.copytree(EXAMPLE, second_bot, ignore=shutil.ignore_patterns("__pycache__"))
-        with (second_bot / "random_bot.py").open("a") as source:
-            source.write("# the second version\n")
+        source = (second_bot / "random_bot.py").read_text()
+        said = 'print("thinking about", request.match_id, file=sys.stderr, flush=True)\n'
+        source = source.replace("        return random", f"        {said}        return random")
+        source = source.replace("import random", "import random\nimport sys")
+        (second_bot / "random_bot.py").write_text(source)
         second = contest.submit("alice", second_bot)
         assert second != first
         new = f"alice@{second[:SHORT_ID]}"
         wait_for(contest, new, 3)
+        reads_its_match_log(contest, [p.match for p in contest.played() if p.has(new)][-1])
     finally:
         contest.serve.send_signal(signal.SIGTERM)
         assert contest.serve.wait(timeout=60) == 0
@@ -152,6 +157,10 @@ def test_a_hosted_version_plays_a_network_bot_and_is_replaced_between_matches(
     assert verify.returncode == 0, verify.stdout + verify.stderr
     listing = read_listing(contest.folder / "versions")
     assert listing.active == {second}
+
+
+def croupier(*arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([CROUPIER, *arguments], capture_output=True, text=True, timeout=60)
 
 
 def test_a_revoked_account_s_hosted_version_stops_at_once(contest: Contest) -> None:
@@ -179,3 +188,21 @@ def test_a_revoked_account_s_hosted_version_stops_at_once(contest: Contest) -> N
     folder = str(contest.folder / "versions" / "versions" / version)
     running = subprocess.run(["pgrep", "-f", folder], capture_output=True, text=True)
     assert running.stdout == "", running.stdout
+
+
+def reads_its_match_log(contest: Contest, match_id: str) -> None:
+    """Alice reads what her hosted version printed in `match_id` (issue 27.4); nobody else
+    does, and no name climbs out of the store."""
+    alice = ("--to", contest.address, "--token", contest.tokens["alice"])
+    shown = croupier("submissions", "log", "--match", match_id, *alice)
+    assert shown.returncode == 0 and f"thinking about {match_id}\n" in shown.stdout, shown
+    others = [line for line in shown.stdout.splitlines() if match_id not in line]
+    assert others == [], others  # its other matches' lines are in their own logs
+    bob = ("--to", contest.address, "--token", contest.tokens["bob"])
+    refused = croupier("submissions", "log", "--match", match_id, *bob)
+    assert refused.returncode != 0 and "no output of account 'bob'" in refused.stderr, refused
+    climbing = croupier("submissions", "log", "--match", "../../contest", *alice)
+    assert climbing.returncode != 0 and "no match" in climbing.stderr, climbing
+    db = str(contest.folder / "contest.db")
+    organiser = croupier("submissions", "log", "--match", match_id, "--db", db)
+    assert "--- alice, version " in organiser.stdout and f"about {match_id}" in organiser.stdout

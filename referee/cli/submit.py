@@ -260,13 +260,26 @@ def show_command(
     epilog=epilog(
         [
             "croupier submissions log 4e639b076764 --to contest.example.org:50051 --token $T",
+            "croupier submissions log --match contest-00042 --to contest.example.org:50051 "
+            "--token $T",
             "croupier submissions log 4e639b076764 --db contest.db",
         ],
         DONE,
     ),
 )
 def log_command(
-    version_id: VersionArg,
+    version_id: Annotated[
+        str | None,
+        typer.Argument(help="The version's id, or 6 or more of its first digits."),
+    ] = None,
+    match: Annotated[
+        str | None,
+        typer.Option(
+            "--match",
+            metavar="MATCH",
+            help="What your hosted version printed during this match instead: its last 64 KiB.",
+        ),
+    ] = None,
     to: MaybeTo = None,
     token: MaybeToken = None,
     ca: Ca = None,
@@ -274,19 +287,30 @@ def log_command(
     db: Db = None,
     versions: Versions = None,
 ) -> None:
-    """The build log of one of your versions (any account's, with --db): its end, when long."""
+    """The build log of one of your versions (any account's, with --db): its end, when long.
+    With --match, what your hosted version printed during that match."""
     from referee.hosted.store import read_listing, version_folder
-    from referee.hosted.submitting import log_tail
+    from referee.hosted.submitting import log_tail, match_logs
 
     with user_errors():
+        if (version_id is None) == (match is None):
+            raise CroupierError("give a version's id, or --match MATCH")
         root = _store_here(to, token, db, versions)
-        if root is not None:
+        if root is not None and match is not None:
+            log = match_logs(root, match)
+        elif root is not None:
+            assert version_id is not None
             log = log_tail(version_folder(root, read_listing(root).find(version_id).id))
         else:
             assert to is not None and token is not None
             with _author(to, token, ca, tls) as author:
-                log = author.log(version_id)
-    console.print(log or "(no build has run yet)", markup=False, highlight=False, end="")
+                if match is not None:
+                    log = author.match_log(match).log
+                else:
+                    assert version_id is not None
+                    log = author.log(version_id)
+    empty = "(it printed nothing)" if match is not None else "(no build has run yet)"
+    console.print(log or empty, markup=False, highlight=False, end="")
 
 
 def _one(

@@ -8,12 +8,14 @@ running matches get `drain_seconds` to finish and are then aborted with their re
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import math
 import signal
 from collections import Counter
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -161,6 +163,8 @@ class _Referee:
         self.pacing = Pacing(config.max_lead, config.reconnect_grace) if book is not None else None
         self.control = ServerControl()
         self.seats = config.game.seat_count(config.options)
+        #: The hosted versions at play (a contest with accounts where bubblewrap is).
+        self.hosted: Roster | None = None
         self.records = config.records
         if self.records is None and config.tokens is not None:
             self.records = config.tokens.with_name(config.tokens.stem + "-records")
@@ -218,7 +222,16 @@ class _Referee:
         revoked = accounts.revoked if accounts is not None else set
         address = f"127.0.0.1:{port}"
         secrets = tuple(p for p in (self.config.tokens, self.records) if p is not None)
-        return Roster(pipeline.store, self.lobby, address, pipeline.settings, revoked, secrets)
+        self.hosted = Roster(
+            pipeline.store, self.lobby, address, pipeline.settings, revoked, secrets
+        )
+        return self.hosted
+
+    def hosted_output(self, bots: list[str], match_id: str) -> AbstractAsyncContextManager[None]:
+        """While a match runs: the output of its hosted versions, kept for their authors."""
+        if self.hosted is None:
+            return contextlib.nullcontext()
+        return self.hosted.match_output(bots, match_id)
 
     async def serve(self, on_listening: Callable[[int], None], stop: trio.Event) -> None:
         config = self.config
@@ -291,9 +304,10 @@ class _Referee:
         self.view.tables[match_id] = bots
         grace = config.reconnect_grace
         try:
-            async with seated(
-                sessions, self.lobby, grace=grace, names=names, leave=self.release
-            ) as seats:
+            async with (
+                self.hosted_output(bots, match_id),
+                seated(sessions, self.lobby, grace=grace, names=names, leave=self.release) as seats,
+            ):
                 outcome = await play_match(
                     config, seats, seed=seed, match_id=match_id, record=path, live=self.live
                 )

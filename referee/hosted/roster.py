@@ -18,10 +18,12 @@ session has. A revoked account's version is stopped at once, as its network sess
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import secrets
 import shlex
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,6 +32,8 @@ import trio
 from referee.hosted.manifest import ManifestError, load_manifest
 from referee.hosted.pipeline import PipelineSettings, VersionFiles
 from referee.hosted.store import SHORT_ID, Version, VersionId, VersionStore
+from referee.hosted.submitting import MATCH_LOGS
+from referee.local.bot_log import tapped
 from referee.local.launcher import BotProcess, LaunchError, supervise
 from referee.local.sandbox import Sandbox, socket_folder
 from referee.match.lobby import Lobby
@@ -42,6 +46,10 @@ POLL_SECONDS = 1.0
 RELAUNCH_SECONDS = 60.0
 #: A hosted bot's output, beside its folder in the store (capped by its limits' log_bytes).
 PLAY_LOG = "play.log"
+#: The most of a hosted bot's output its author gets per match: its last bytes.
+MATCH_LOG_BYTES = 64 * 1024
+#: What a match's log starts with when its output was longer than MATCH_LOG_BYTES.
+CUT_LINE = "[... the first {cut:,} bytes cut: a match's log keeps its last {kept:,} bytes ...]\n"
 
 
 def entrant(version: Version) -> str:
@@ -79,6 +87,9 @@ class Roster:
         self.secrets = secrets
         self._sandbox = Sandbox(enabled=True)
         self.running: dict[str, _Running] = {}
+        #: Every version launched by this roster, by its identity (retired ones still finish
+        #: their matches).
+        self.launched: dict[str, Version] = {}
         #: When each version that failed to run may be launched again (trio time).
         self._resting: dict[VersionId, float] = {}
 
@@ -112,6 +123,7 @@ class Roster:
             if account not in self.running and self._resting.get(version.id, 0.0) <= now:
                 running = _Running(version, entrant(version))
                 self.running[account] = running
+                self.launched[running.identity] = version
                 nursery.start_soon(self._play, running)
 
     def _retire(self, account: str, reason: str) -> None:
@@ -156,3 +168,41 @@ class Roster:
         self._resting[running.version.id] = trio.current_time() + RELAUNCH_SECONDS
         if self.running.get(running.version.account) is running:
             del self.running[running.version.account]
+
+    @asynccontextmanager
+    async def match_output(self, identities: list[str], match_id: str) -> AsyncIterator[None]:
+        """Keep what each hosted version among `identities` prints while the block (its match
+        `match_id`) runs: the last MATCH_LOG_BYTES, in its folder, for its author. A version
+        that plays several matches at once prints into each of their logs."""
+        hosted = [(self.launched[i], _Tail()) for i in identities if i in self.launched]
+        async with contextlib.AsyncExitStack() as taps:
+            for version, tail in hosted:
+                taps.enter_context(tapped(self.store.folder(version.id) / PLAY_LOG, tail.add))
+            yield
+        for version, tail in hosted:
+            folder = self.store.folder(version.id) / MATCH_LOGS
+            await trio.to_thread.run_sync(tail.save, folder / f"{match_id}.log")
+
+
+class _Tail:
+    """The last MATCH_LOG_BYTES of a stream of output, and how much came before them."""
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+        self.cut = 0
+
+    def add(self, data: bytes) -> None:
+        self.data += data
+        if len(self.data) > 2 * MATCH_LOG_BYTES:  # trimmed now and then, not at every write
+            self._trim()
+
+    def _trim(self) -> None:
+        over = max(0, len(self.data) - MATCH_LOG_BYTES)
+        self.cut += over
+        del self.data[:over]
+
+    def save(self, path: Path) -> None:
+        self._trim()
+        path.parent.mkdir(exist_ok=True)
+        head = CUT_LINE.format(cut=self.cut, kept=MATCH_LOG_BYTES).encode() if self.cut else b""
+        path.write_bytes(head + self.data)

@@ -11,6 +11,7 @@ another account's version is reported as missing, exactly as one that does not e
 from __future__ import annotations
 
 import collections
+import re
 import shutil
 import tarfile
 import threading
@@ -19,19 +20,26 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from referee.errors import ConflictError, NotFoundError, QuotaError
+from referee.errors import ConflictError, CroupierError, NotFoundError, QuotaError
 from referee.hosted.archive import ArchiveError, ArchiveLimits, unpack
 from referee.hosted.manifest import MANIFEST, ManifestError, load_manifest
 from referee.hosted.store import (
+    SHORT_ID,
     StoreError,
     Version,
     VersionStatus,
     VersionStore,
     by_prefix,
+    read_listing,
+    version_folder,
     version_id,
 )
 from referee.local.limits import Limits
 
+#: What a match id looks like (referee.contest.serving names them): nothing that climbs.
+MATCH_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+#: The folder, in a version's, of its output per match (referee.hosted.roster writes it).
+MATCH_LOGS = "matches"
 #: A version's build log, in its folder beside `src/` (the pipeline writes it there).
 BUILD_LOG = "build.log"
 #: The most of a build log an author is sent, bytes: its tail (the build caps it anyway).
@@ -172,6 +180,17 @@ class Submitting:
             places[self.runtime] = "$CROUPIER_RUNTIME"
         return redacted(log_tail(folder), places)
 
+    def match_log(self, account: str, match_id: str) -> tuple[str, str]:
+        """The version of the account that played `match_id`, and what it printed then (see
+        referee.hosted.roster); NotFoundError for a match none of its versions played."""
+        if not MATCH_ID.fullmatch(match_id):
+            raise NotFoundError(f"no match {match_id!r}")
+        for version in reversed(self.store.versions(account)):
+            path = self.store.folder(version.id) / MATCH_LOGS / f"{match_id}.log"
+            if path.is_file():
+                return version.id, path.read_bytes().decode(errors="replace")
+        raise NotFoundError(f"no output of account {account!r} in match {match_id!r}")
+
     def withdraw(self, account: str, id: str) -> Version:
         """Withdraw one of the account's versions; NotFoundError for another's or none."""
         found = self.version(account, id)
@@ -190,6 +209,22 @@ class Submitting:
 def build_log(folder: Path) -> Path:
     """A version's build log, given its folder (VersionStore.folder)."""
     return folder / BUILD_LOG
+
+
+def match_logs(root: Path, match_id: str) -> str:
+    """What each hosted version in the store at `root` printed during `match_id`, each under a
+    line naming it (the organiser's view; read-only). CroupierError when none played it."""
+    if not MATCH_ID.fullmatch(match_id):
+        raise CroupierError(f"no match {match_id!r}")
+    logs = []
+    for version in read_listing(root).versions:
+        path = version_folder(root, version.id) / MATCH_LOGS / f"{match_id}.log"
+        if path.is_file():
+            named = f"--- {version.account}, version {version.id[:SHORT_ID]} ---\n"
+            logs.append(named + path.read_bytes().decode(errors="replace"))
+    if not logs:
+        raise CroupierError(f"no hosted version played match {match_id!r}")
+    return "".join(logs)
 
 
 def log_tail(folder: Path) -> str:

@@ -17,11 +17,14 @@ import fcntl
 import os
 import re
 import subprocess
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TypeVar
 
 import trio
+
+_V = TypeVar("_V")
 
 #: The pipe's buffer: a bot's bursts up to this size never wait for the referee.
 PIPE_BYTES = 1024 * 1024
@@ -42,9 +45,11 @@ class _Log:
     launch runs several processes of one bot at once): each write goes at its tracked end, and
     `lock` keeps a cut (in a worker thread) apart from writes."""
 
-    def __init__(self, path: Path, cap: int) -> None:
+    def __init__(self, path: Path, cap: int, taps: list[Callable[[bytes], None]]) -> None:
         # Not O_APPEND: the file is rewritten in place when it reaches its cap.
         self.fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        #: Who gets the output as it comes, besides the file (see `tapped`).
+        self.taps = taps
         self.cap = cap
         self.users = 0
         self.lock = trio.Lock()
@@ -74,6 +79,8 @@ class _Log:
                 except BlockingIOError:
                     break
                 self._write(data)
+                for tap in self.taps:
+                    tap(data)
                 moved += len(data)
         return moved
 
@@ -105,19 +112,40 @@ class _Log:
 
 #: The logs open in this trio run (their locks are its own), by path.
 _OPEN: trio.lowlevel.RunVar[dict[Path, _Log]] = trio.lowlevel.RunVar("bot_logs")
+#: Who gets each log's output as it comes (see `tapped`), by path, whether it is open or not.
+_TAPS: trio.lowlevel.RunVar[dict[Path, list[Callable[[bytes], None]]]] = trio.lowlevel.RunVar(
+    "bot_log_taps"
+)
+
+
+def _run_dict(var: trio.lowlevel.RunVar[dict[Path, _V]]) -> dict[Path, _V]:
+    try:
+        return var.get()
+    except LookupError:
+        made: dict[Path, _V] = {}
+        var.set(made)
+        return made
+
+
+@contextlib.contextmanager
+def tapped(path: Path, tap: Callable[[bytes], None]) -> Iterator[None]:
+    """`tap` gets every byte of output the log at `path` is given while the block runs, before
+    any cut: a hosted bot's output during one of its matches (referee.hosted.roster)."""
+    taps = _run_dict(_TAPS).setdefault(Path(os.path.abspath(path)), [])
+    taps.append(tap)
+    try:
+        yield
+    finally:
+        taps.remove(tap)
 
 
 @contextlib.contextmanager
 def _shared(path: Path, cap: int) -> Iterator[_Log]:
-    try:
-        opened = _OPEN.get()
-    except LookupError:
-        opened = {}
-        _OPEN.set(opened)
+    opened = _run_dict(_OPEN)
     key = Path(os.path.abspath(path))
     log = opened.get(key)
     if log is None:
-        log = opened[key] = _Log(path, cap)
+        log = opened[key] = _Log(path, cap, _run_dict(_TAPS).setdefault(key, []))
     log.users += 1
     try:
         yield log

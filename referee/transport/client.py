@@ -122,6 +122,11 @@ class Author:
         call = partial(self.stub.GetBuildLog, request, metadata=self.metadata, timeout=30)
         return self._call("read the build log of", id, call).log
 
+    def match_log(self, match_id: str) -> submissions_pb2.GetMatchLogResponse:
+        request = submissions_pb2.GetMatchLogRequest(match_id=match_id)
+        call = partial(self.stub.GetMatchLog, request, metadata=self.metadata, timeout=30)
+        return self._call("read the log of match", match_id, call)
+
     def withdraw(self, id: str) -> submissions_pb2.Version:
         request = submissions_pb2.WithdrawRequest(version_id=id)
         call = partial(self.stub.Withdraw, request, metadata=self.metadata, timeout=30)

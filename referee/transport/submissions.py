@@ -58,6 +58,7 @@ class Desk(Protocol):
     def end(self, spool: Path) -> None: ...
     def submit(self, account: str, upload: Path) -> StoredVersion: ...
     def versions(self, account: str) -> Sequence[StoredVersion]: ...
+    def match_log(self, account: str, match_id: str) -> tuple[str, str]: ...
     def active(self, account: str) -> StoredVersion | None: ...
     def version(self, account: str, id: str) -> StoredVersion: ...
     def log(self, account: str, id: str) -> str: ...
@@ -159,6 +160,15 @@ class SubmissionsService:
         log = await self._call(context, self.desk.log, account, request.version_id, thread=True)
         return pb.GetBuildLogResponse(log=log)
 
+    async def get_match_log(
+        self, request: pb.GetMatchLogRequest, context: _Context
+    ) -> pb.GetMatchLogResponse:
+        account = await self._account(context)
+        found = await self._call(
+            context, self.desk.match_log, account, request.match_id, thread=True
+        )
+        return pb.GetMatchLogResponse(version_id=found[0], log=found[1])
+
     async def withdraw(self, request: pb.WithdrawRequest, context: _Context) -> pb.WithdrawResponse:
         account = await self._account(context)
         version = await self._call(context, self.desk.withdraw, account, request.version_id)
@@ -211,6 +221,11 @@ class SubmissionsService:
                     self.withdraw,
                     request_deserializer=pb.WithdrawRequest.FromString,
                     response_serializer=pb.WithdrawResponse.SerializeToString,
+                ),
+                "GetMatchLog": grpc.unary_unary_rpc_method_handler(
+                    self.get_match_log,
+                    request_deserializer=pb.GetMatchLogRequest.FromString,
+                    response_serializer=pb.GetMatchLogResponse.SerializeToString,
                 ),
             },
         )

@@ -102,6 +102,20 @@ class GetBuildLogResponse(_message.Message):
     log: str
     def __init__(self, log: _Optional[str] = ...) -> None: ...
 
+class GetMatchLogRequest(_message.Message):
+    __slots__ = ("match_id",)
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+
+class GetMatchLogResponse(_message.Message):
+    __slots__ = ("version_id", "log")
+    VERSION_ID_FIELD_NUMBER: _ClassVar[int]
+    LOG_FIELD_NUMBER: _ClassVar[int]
+    version_id: str
+    log: str
+    def __init__(self, version_id: _Optional[str] = ..., log: _Optional[str] = ...) -> None: ...
+
 class WithdrawRequest(_message.Message):
     __slots__ = ("version_id",)
     VERSION_ID_FIELD_NUMBER: _ClassVar[int]

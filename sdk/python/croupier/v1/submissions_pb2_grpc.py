@@ -65,6 +65,11 @@ class SubmissionsStub:
                 request_serializer=croupier_dot_v1_dot_submissions__pb2.WithdrawRequest.SerializeToString,
                 response_deserializer=croupier_dot_v1_dot_submissions__pb2.WithdrawResponse.FromString,
                 _registered_method=True)
+        self.GetMatchLog = channel.unary_unary(
+                '/croupier.v1.Submissions/GetMatchLog',
+                request_serializer=croupier_dot_v1_dot_submissions__pb2.GetMatchLogRequest.SerializeToString,
+                response_deserializer=croupier_dot_v1_dot_submissions__pb2.GetMatchLogResponse.FromString,
+                _registered_method=True)
 
 
 class SubmissionsServicer:
@@ -114,6 +119,14 @@ class SubmissionsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetMatchLog(self, request, context):
+        """What one of the account's hosted versions printed (stdout and stderr) during one of its
+        matches: its last 64 KiB. NOT_FOUND for a match none of the account's versions played.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SubmissionsServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -141,6 +154,11 @@ def add_SubmissionsServicer_to_server(servicer, server):
                     servicer.Withdraw,
                     request_deserializer=croupier_dot_v1_dot_submissions__pb2.WithdrawRequest.FromString,
                     response_serializer=croupier_dot_v1_dot_submissions__pb2.WithdrawResponse.SerializeToString,
+            ),
+            'GetMatchLog': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetMatchLog,
+                    request_deserializer=croupier_dot_v1_dot_submissions__pb2.GetMatchLogRequest.FromString,
+                    response_serializer=croupier_dot_v1_dot_submissions__pb2.GetMatchLogResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -284,6 +302,33 @@ class Submissions:
             '/croupier.v1.Submissions/Withdraw',
             croupier_dot_v1_dot_submissions__pb2.WithdrawRequest.SerializeToString,
             croupier_dot_v1_dot_submissions__pb2.WithdrawResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetMatchLog(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/croupier.v1.Submissions/GetMatchLog',
+            croupier_dot_v1_dot_submissions__pb2.GetMatchLogRequest.SerializeToString,
+            croupier_dot_v1_dot_submissions__pb2.GetMatchLogResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -58,6 +58,10 @@ class SubmissionsStub:
     """The build log of one of the account's versions (capped: its head and its tail)."""
     Withdraw: _grpc.UnaryUnaryMultiCallable[_submissions_pb2.WithdrawRequest, _submissions_pb2.WithdrawResponse]
     """Withdraw one of the account's versions: it is kept, but no longer played."""
+    GetMatchLog: _grpc.UnaryUnaryMultiCallable[_submissions_pb2.GetMatchLogRequest, _submissions_pb2.GetMatchLogResponse]
+    """What one of the account's hosted versions printed (stdout and stderr) during one of its
+    matches: its last 64 KiB. NOT_FOUND for a match none of the account's versions played.
+    """
 
 @_typing.type_check_only
 class SubmissionsAsyncStub(SubmissionsStub):
@@ -84,6 +88,10 @@ class SubmissionsAsyncStub(SubmissionsStub):
     """The build log of one of the account's versions (capped: its head and its tail)."""
     Withdraw: _aio.UnaryUnaryMultiCallable[_submissions_pb2.WithdrawRequest, _submissions_pb2.WithdrawResponse]  # type: ignore[assignment]
     """Withdraw one of the account's versions: it is kept, but no longer played."""
+    GetMatchLog: _aio.UnaryUnaryMultiCallable[_submissions_pb2.GetMatchLogRequest, _submissions_pb2.GetMatchLogResponse]  # type: ignore[assignment]
+    """What one of the account's hosted versions printed (stdout and stderr) during one of its
+    matches: its last 64 KiB. NOT_FOUND for a match none of the account's versions played.
+    """
 
 class SubmissionsServicer(metaclass=_abc_1.ABCMeta):
     """An account's versions: upload, list, read their status and build log, withdraw.
@@ -137,5 +145,15 @@ class SubmissionsServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_submissions_pb2.WithdrawResponse, _abc.Awaitable[_submissions_pb2.WithdrawResponse]]:
         """Withdraw one of the account's versions: it is kept, but no longer played."""
+
+    @_abc_1.abstractmethod
+    def GetMatchLog(
+        self,
+        request: _submissions_pb2.GetMatchLogRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_submissions_pb2.GetMatchLogResponse, _abc.Awaitable[_submissions_pb2.GetMatchLogResponse]]:
+        """What one of the account's hosted versions printed (stdout and stderr) during one of its
+        matches: its last 64 KiB. NOT_FOUND for a match none of the account's versions played.
+        """
 
 def add_SubmissionsServicer_to_server(servicer: SubmissionsServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
