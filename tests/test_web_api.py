@@ -206,7 +206,17 @@ def test_the_index_shows_what_every_bot_gets(contest: Contest, page: Any) -> Non
 
 @pytest.mark.parametrize(
     "query",
-    ["offset=-1", "offset=x", "offset=1.5", "limit=0", "limit=ten", "before=0", "bot=", "limit="],
+    [
+        "offset=-1",
+        "offset=x",
+        "offset=1.5",
+        "limit=0",
+        "limit=ten",
+        "before=0",
+        "bot=",
+        "limit=",
+        "offset=" + "9" * 5000,
+    ],
 )
 def test_a_bad_parameter_is_400_json(contest: Contest, query: str) -> None:
     status, headers, data = contest.answer(f"/api/v1/matches?{query}")

@@ -189,6 +189,7 @@ def _optional_whole(request: Request, name: str) -> int | None:
 
 def _whole(request: Request, name: str, default: int, *, least: int) -> int:
     text = request.query_params.get(name, str(default))
-    if not text.isascii() or not text.isdigit() or int(text) < least:
+    # 18 digits: any count of matches, and never Python's own refusal of a huge number.
+    if not text.isascii() or not text.isdigit() or len(text) > 18 or int(text) < least:
         raise ValueError(f"{name} must be a whole number from {least}, got {text!r}")
     return int(text)

@@ -9,7 +9,8 @@ are woken on shared beats that slow down as more come, and the runner does nothi
 viewers cost the referee little. Records are served only once their match is committed: a live
 match's record holds every hand. Everything comes through one `RefereeView`
 (referee.ladder.view), which `croupier serve` and `croupier ladder run` both fill in; the site
-only reads (GET and HEAD; any other method is 405).
+only reads (GET and HEAD; any other method is 405). Scripts read the same through the public
+JSON API (referee.web.api, /api/v1); /api/contest and /api/bots/NAME are the pages' own.
 """
 
 from __future__ import annotations
