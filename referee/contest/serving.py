@@ -31,7 +31,7 @@ from referee.hosted.qualify import QualifySettings
 from referee.hosted.roster import Roster
 from referee.hosted.store import VersionStore, beside
 from referee.hosted.submitting import Quotas, Submitting
-from referee.ladder.view import Kind, Presence, RefereeView
+from referee.ladder.view import Kind, Presence, RefereeView, Terms
 from referee.local.limits import Limits
 from referee.local.sandbox import SandboxError, check_bwrap
 from referee.match.clock import TimeControl
@@ -177,6 +177,13 @@ class _Referee:
             versions=config.version_store,
             planned=config.matches,
             connected=self.presence,
+            terms=Terms(
+                config.time_control,
+                config.max_faults,
+                config.reconnect_grace,
+                config.max_matches_per_session,
+                Limits() if config.version_store is not None else None,
+            ),
         )
 
     def presence(self) -> dict[str, Presence]:

@@ -17,6 +17,8 @@ from pathlib import Path
 
 from referee.games.base import Game
 from referee.games.options import Options
+from referee.local.limits import Limits
+from referee.match.clock import TimeControl
 from referee.match.spectators import LiveMatches
 
 
@@ -41,6 +43,22 @@ class Presence:
         if self.playing:
             return "playing"
         return "idle" if self.sessions else "offline"
+
+
+@dataclass(frozen=True, slots=True)
+class Terms:
+    """What every bot of a contest gets, the same for all: public, so that authors read it on
+    the site rather than learn it from their faults."""
+
+    time_control: TimeControl
+    #: Faults in a match before the seat is retired.
+    max_faults: int
+    #: Seconds a bot may take to reconnect mid-match and take its seat back.
+    reconnect_grace: float
+    #: Matches one session plays before the referee ends it (None: no limit).
+    max_matches_per_session: int | None = None
+    #: A hosted bot's limits unless its bot.toml asks for others (None: no hosted bots here).
+    hosted_limits: Limits | None = None
 
 
 @dataclass(eq=False)
@@ -74,6 +92,8 @@ class RefereeView:
     tables: dict[str, list[str]] = field(default_factory=dict)
     #: Who is connected (set by whoever holds the lobby).
     connected: Callable[[], dict[str, Presence]] = dict
+    #: What every bot gets (a contest's); None: not shown (a ladder's bots each have their own).
+    terms: Terms | None = None
 
     def presence(self) -> dict[str, Presence]:
         """Every bot that connected (or is in the ladder), with its sessions and live matches."""

@@ -10,9 +10,10 @@ May import: `referee.ladder` (its view and standings), `referee.viewer` (the rep
 `referee.match`, `referee.games` and the shared modules; never transport (it serves HTTP with
 Hypercorn, not gRPC), the contest server or the CLI.
 
-- `site`: the routes, caching and static files; `snapshot`: the database read into what the
-  pages show, and the standings stream; `live`: live and followed matches' event streams, paced;
-  `server`: Hypercorn and TLS; `ladders`: a ladder run with its site beside it.
+- `site`: the routes and static files; `caching`: ETags and 304s; `api`: the public JSON API
+  (/api/v1); `snapshot`: the database read into what the pages show, and the standings stream;
+  `live`: live and followed matches' event streams, paced; `server`: Hypercorn and TLS;
+  `ladders`: a ladder run with its site beside it.
 """
 
 from __future__ import annotations

@@ -9,7 +9,8 @@ are woken on shared beats that slow down as more come, and the runner does nothi
 viewers cost the referee little. Records are served only once their match is committed: a live
 match's record holds every hand. Everything comes through one `RefereeView`
 (referee.ladder.view), which `croupier serve` and `croupier ladder run` both fill in; the site
-only reads (GET and HEAD; any other method is 405).
+only reads (GET and HEAD; any other method is 405). Scripts read the same through the public
+JSON API (referee.web.api, /api/v1); /api/contest and /api/bots/NAME are the pages' own.
 """
 
 from __future__ import annotations
@@ -41,15 +42,13 @@ from referee.ladder.store import Played
 from referee.ladder.view import RefereeView
 from referee.viewer import load, render_html
 from referee.viewer.html import ASSETS
+from referee.web.api import PublicApi, newest_first, summary, window
+from referee.web.caching import cached, tagged
 from referee.web.live import LiveStreams, seat_names
 from referee.web.snapshot import Snapshots
 
 #: Replay pages kept rendered.
 PAGE_CACHE = 32
-#: A bot's matches listed per page (the JSON API's default `limit`), and the most one request
-#: may ask for.
-PAGE_SIZE = 100
-MAX_LIMIT = 1000
 
 _PAGES = {
     "index.html": "text/html",
@@ -85,24 +84,14 @@ HEADERS = [
 #: use: most of level 9's saving for a fraction of its CPU, which is the referee's.
 GZIP_LEVEL = 6
 GZIP_FROM = 500
-#: A static file asked for by its fingerprint (`?v=`, what the pages name) never changes: the
-#: browser keeps it a year without asking. Everything else that is cacheable carries an ETag
-#: and `no-cache`: the browser asks each time and gets 304, no body, while it is unchanged.
-IMMUTABLE = "public, max-age=31536000, immutable"
-REVALIDATE = "no-cache"
 _STATIC_LINK = re.compile(r'"/static/([a-z]+\.(?:css|js|svg))"')
-
-
-def _tagged(body: bytes) -> str:
-    """A weak ETag (the body may travel gzipped, byte for byte another entity)."""
-    return f'W/"{hashlib.sha256(body).hexdigest()[:20]}"'
 
 
 @functools.cache
 def _static(package: str, name: str) -> tuple[bytes, str]:
     """A static file's bytes and ETag (its fingerprint is the tag's hex)."""
     body = _asset(package, name).encode()
-    return body, _tagged(body)
+    return body, tagged(body)
 
 
 def _package(name: str) -> str | None:
@@ -129,19 +118,6 @@ def _page(name: str) -> bytes:
     return _STATIC_LINK.sub(fingerprinted, _asset("referee.web", name)).encode()
 
 
-def _cached(
-    request: Request, body: bytes, media_type: str, tag: str | None = None, forever: bool = False
-) -> Response:
-    """`body` with its ETag (`tag`, else one made from the body), or 304 with no body when the
-    request holds that tag already (If-None-Match)."""
-    tag = tag or _tagged(body)
-    headers = {"etag": tag, "cache-control": IMMUTABLE if forever else REVALIDATE}
-    held = request.headers.get("if-none-match", "")
-    if held.strip() == "*" or tag in (t.strip() for t in held.split(",")):
-        return Response(status_code=304, headers=headers)
-    return Response(body, media_type=media_type, headers=headers)
-
-
 class _Headers:
     """Adds HEADERS to every response (a plain ASGI middleware)."""
 
@@ -166,6 +142,7 @@ class Site:
         self.snapshots = Snapshots(view)
         self.live = LiveStreams(view)
         self._pages: OrderedDict[str, str] = OrderedDict()
+        self.api = PublicApi(view, self.snapshots, self.knows)
         self.app = Starlette(
             routes=[
                 Route("/", self.page("index.html")),
@@ -181,6 +158,7 @@ class Site:
                 Route("/events/follow", self.live.follow_events),
                 Route("/matches/{name}", self.replay),
                 Route("/records/{name}", self.record),
+                *self.api.routes(),
             ],
             middleware=[
                 Middleware(GZipMiddleware, minimum_size=GZIP_FROM, compresslevel=GZIP_LEVEL),
@@ -198,7 +176,7 @@ class Site:
 
     def page(self, name: str) -> Callable[[Request], Any]:
         async def serve(request: Request) -> Response:
-            return _cached(request, _page(name), _PAGES[name])
+            return cached(request, _page(name), _PAGES[name])
 
         return serve
 
@@ -208,7 +186,7 @@ class Site:
         if self.snapshots.contest is None and self.view.database is not None:
             await self.snapshots.read_database()  # the site just started: look before saying no
         if await self.knows(bot):
-            return _cached(request, _page("bot.html"), "text/html")
+            return cached(request, _page("bot.html"), "text/html")
         page = (
             _page("missing.html")
             .decode()
@@ -218,7 +196,7 @@ class Site:
 
     async def favicon(self, request: Request) -> Response:
         body, tag = _static("referee.web", "favicon.svg")
-        return _cached(request, body, "image/svg+xml", tag)
+        return cached(request, body, "image/svg+xml", tag)
 
     async def static(self, request: Request) -> Response:
         """A static file; for ever, when asked for by its current fingerprint."""
@@ -229,7 +207,7 @@ class Site:
         body, tag = _static(package, name)
         forever = request.query_params.get("v") == _fingerprint(package, name)
         kind = _PAGES.get(name) or ("text/css" if name.endswith(".css") else "text/javascript")
-        return _cached(request, body, kind, tag, forever)
+        return cached(request, body, kind, tag, forever)
 
     async def contest_json(self, request: Request) -> Response:
         return Response(self.snapshots.snapshot, media_type="application/json")
@@ -241,16 +219,11 @@ class Site:
         if contest is None:
             return JSONResponse({"error": f"no {self.view.kind} database"}, status_code=404)
         try:
-            offset, limit = _window(request)
+            offset, limit = window(request)
         except ValueError as error:
             return JSONResponse({"error": str(error)}, status_code=400)
-        played = [
-            p
-            for p in contest.played
-            if p.number in contest.results and bot in contest.results[p.number].match.bots
-        ]
-        newest_first = played[::-1]
-        matches = [snapshots.played(p) for p in newest_first[offset : offset + limit]]
+        played = newest_first(contest, bot)
+        matches = [summary(snapshots, p) for p in played[offset : offset + limit]]
         found = next((r for r in contest.standings.rows if r.bot == bot), None)
         elo = contest.standings.plan.system == "elo"
         row = asdict(found) | {"text": row_text(found, elo)} if found is not None else None
@@ -325,7 +298,7 @@ class Site:
         if name in ASSETS:
             kind = "text/css" if name.endswith(".css") else "text/javascript"
             body, tag = _static("referee.viewer", name)
-            return _cached(request, body, kind, tag)
+            return cached(request, body, kind, tag)
         played = await self.snapshots.committed(name.removesuffix(".html"))
         if played is None or not name.endswith(".html"):
             return Response("no such finished match", status_code=404)
@@ -357,7 +330,7 @@ class Site:
             while len(self._pages) > PAGE_CACHE:
                 self._pages.popitem(last=False)
         # The page of a committed record changes only with croupier's viewer.
-        return _cached(request, page.encode(), "text/html")
+        return cached(request, page.encode(), "text/html")
 
     async def record(self, request: Request) -> Response:
         name = request.path_params["name"]
@@ -387,17 +360,3 @@ async def _intact(played: Played) -> bytes | None:
         return data if hashlib.sha256(data).hexdigest() == played.record_sha256 else None
 
     return await trio.to_thread.run_sync(read)
-
-
-def _window(request: Request) -> tuple[int, int]:
-    """`?offset=` and `?limit=` of a list (defaults 0 and PAGE_SIZE; a limit above MAX_LIMIT
-    is MAX_LIMIT); ValueError naming the offending value."""
-    offset = _whole(request, "offset", 0, least=0)
-    return offset, min(_whole(request, "limit", PAGE_SIZE, least=1), MAX_LIMIT)
-
-
-def _whole(request: Request, name: str, default: int, *, least: int) -> int:
-    text = request.query_params.get(name, str(default))
-    if not text.isascii() or not text.isdigit() or int(text) < least:
-        raise ValueError(f"{name} must be a whole number from {least}, got {text!r}")
-    return int(text)

@@ -51,7 +51,7 @@ PLOT_POINTS = 60
 
 
 @dataclass(frozen=True, slots=True)
-class _Contest:
+class Contest:
     """One reading of the contest database (taken in a worker thread)."""
 
     standings: Standings
@@ -61,7 +61,7 @@ class _Contest:
     last_played: dict[str, str]
 
 
-def _read(database: Path) -> _Contest:
+def _read(database: Path) -> Contest:
     store = Store(database, create=False)
     try:
         with store.snapshot():
@@ -75,7 +75,7 @@ def _read(database: Path) -> _Contest:
     for match in played:
         for bot in by_number[match.number].match.bots if match.number in by_number else ():
             last_played[bot] = max(last_played.get(bot, ""), match.finished_at)
-    return _Contest(standings, played, by_number, last_played)
+    return Contest(standings, played, by_number, last_played)
 
 
 class Snapshots:
@@ -85,7 +85,7 @@ class Snapshots:
     def __init__(self, view: RefereeView) -> None:
         self.view = view
         self.game = view.game
-        self.contest: _Contest | None = None
+        self.contest: Contest | None = None
         self.snapshot = "{}"
         self.version = 0
         self._stale = True
@@ -93,7 +93,7 @@ class Snapshots:
         self._reads = Spacing(SNAPSHOT_SECONDS)
         self._reading = trio.Lock()
         self._poke = trio.Event()
-        self._ratings: tuple[_Contest | None, list[tuple[int, dict[str, Rating]]]] = (None, [])
+        self._ratings: tuple[Contest | None, list[tuple[int, dict[str, Rating]]]] = (None, [])
         #: The snapshot as a standings viewer gets it (encoded once per version).
         self.snapshot_event = b""
         #: The bots connected at the last snapshot, and when the site saw each one leave.
@@ -242,7 +242,7 @@ class Snapshots:
             bot in contest.standings.plan.bots or bot in contest.last_played
         )
 
-    async def history(self, contest: _Contest) -> list[tuple[int, dict[str, Rating]]]:
+    async def history(self, contest: Contest) -> list[tuple[int, dict[str, Rating]]]:
         """Every bot's rating after k committed matches, for up to PLOT_POINTS values of k
         spread over the contest; refitted once per reading of the database, for all bots."""
         if self._ratings[0] is contest:

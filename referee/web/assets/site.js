@@ -165,6 +165,51 @@
     document.body.dataset.matches = String(c.matches_done || 0);
   }
 
+  // What every bot gets (the contest's terms, from the public API): read once, they never change
+  // while the referee runs.
+  const limitText = (value, unit) => (value ? `${value}${unit}` : "no limit");
+  function termRows(c) {
+    const t = c.every_bot_gets;
+    const options = Object.entries(c.options || {}).map(([k, v]) => `${k}=${v}`).join(", ");
+    const clock = t.time_control.move_ms
+      ? `${t.time_control.move_ms} ms a decision, and a bank of ${t.time_control.bank_ms} ms for overruns`
+      : "no time limit";
+    const rows = [
+      ["game", "game", `${c.title} (${c.game}): ${options || "default options"}`],
+      ["clock", "time control", clock],
+      ["faults", "faults", `a seat is retired after ${plural(t.max_faults, "fault")} in a match`],
+      ["reconnect", "reconnecting", `${t.reconnect_grace} s to come back mid-match and take the seat again`],
+      ["sessions", "matches per session", t.max_matches_per_session ? `a session ends after ${plural(t.max_matches_per_session, "match", "matches")}` : "no limit"],
+    ];
+    const l = t.hosted_limits;
+    if (l) {
+      rows.push(["limits", "hosted bots' limits", [
+        `memory ${limitText(l.memory_mb, " MiB")}`,
+        `processes ${limitText(l.processes, "")}`,
+        `disk ${limitText(l.disk_mb, " MiB")}`,
+        `open files ${limitText(l.open_files, "")}`,
+        `CPU time ${limitText(l.cpu_seconds, " s")}`,
+      ].join(", ") + " (unless its bot.toml asks for others)"]);
+    }
+    return rows;
+  }
+  async function showTerms() {
+    const response = await fetch("/api/v1/contest");
+    const c = await response.json();
+    if (!response.ok || !c.every_bot_gets) return;
+    const body = document.createDocumentFragment();
+    for (const [key, name, text] of termRows(c)) {
+      const tr = el("tr");
+      tr.append(el("th", name), el("td", text));
+      tr.dataset.term = key;
+      body.appendChild(tr);
+    }
+    const section = $("terms");
+    section.querySelector("tbody").replaceChildren(body);
+    section.hidden = false;
+  }
+  if (page === "index") showTerms();
+
   function followLink() {
     const bot = $("follow-bot").value;
     $("follow-link").href = bot ? `/follow?bot=${encodeURIComponent(bot)}` : "/follow";
