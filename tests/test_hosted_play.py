@@ -35,6 +35,8 @@ class Played:
     match: str
     seats: list[str]
     faults: list[object]
+    #: The cores each seat's bot was pinned to (empty: not pinned).
+    cores: list[list[int]]
 
     def has(self, entrant: str) -> bool:
         return any(seat.startswith(entrant) for seat in self.seats)
@@ -58,9 +60,10 @@ class Contest:
             lines = [json.loads(line) for line in path.read_text().splitlines()]
             if not lines or "result" not in lines[-1]:
                 continue  # still being played
-            seats = [seat["name"] for seat in lines[0]["header"]["seats"]]
+            seats = lines[0]["header"]["seats"]
             faults = [line["fault"] for line in lines if "fault" in line]
-            played.append(Played(path.stem, seats, faults))
+            names = [seat["name"] for seat in seats]
+            played.append(Played(path.stem, names, faults, [s.get("cores", []) for s in seats]))
         return played
 
     def submit(self, account: str, bot: Path) -> str:
@@ -144,6 +147,9 @@ def test_a_hosted_version_plays_a_network_bot_and_is_replaced_between_matches(
     # Each match: bob against one of alice's versions, none cut short by the replacement.
     for match in played:
         assert match.has("bob") and match.faults == [], match
+        # The hosted seat plays on a core of its own (referee.contest.slots); bob, at home.
+        pinned = [len(cores) for name, cores in zip(match.seats, match.cores, strict=True)]
+        assert sorted(pinned) == [0, 1], match
     olds = [i for i, match in enumerate(played) if match.has(old)]
     news = [i for i, match in enumerate(played) if match.has(new)]
     assert olds and news and max(olds) < max(news)

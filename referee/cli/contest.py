@@ -103,6 +103,14 @@ def serve_command(
             min=1, help="With --db: versions an account may keep, withdrawn ones aside [50]."
         ),
     ] = None,
+    hosted_slots: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="With --db: matches with hosted bots at once, each on cores of its own "
+            "[the cores / the seats].",
+        ),
+    ] = None,
     tls_cert: Annotated[Path | None, typer.Option(help="PEM certificate chain for TLS.")] = None,
     tls_key: Annotated[Path | None, typer.Option(help="PEM private key for TLS.")] = None,
     insecure: Annotated[
@@ -251,6 +259,7 @@ def serve_command(
             max_matches_per_session=max_matches_per_session,
             drain_seconds=drain_seconds,
             max_lead=max_lead,
+            hosted_slots=hosted_slots,
         )
 
         def listening(bound: int) -> None:

@@ -16,7 +16,7 @@
                                   # max_message_bytes, drain_seconds, max_lead
     [web]                         # host, port: the contest's web site (serve --web)
     [hosted]                      # versions, runtime, submissions_per_hour, max_upload_mb,
-                                  # versions_kept: hosted bots (serve --versions, --runtime, ...)
+                                  # versions_kept, slots: hosted bots (serve --versions, ...)
 
 Relative paths start from the file's folder. A mistake names the file, the line and the key, as
 in a ladder file (referee.tomlfile reads both).
@@ -69,6 +69,7 @@ _TABLES: dict[str, dict[str, tuple[type, str]]] = {
         "submissions_per_hour": (int, "submissions_per_hour"),
         "max_upload_mb": (int, "max_upload_mb"),
         "versions_kept": (int, "versions_kept"),
+        "slots": (int, "hosted_slots"),
     },
 }
 _PATHS = {"tokens", "records", "tls_cert", "tls_key", "versions", "runtime"}
@@ -86,6 +87,7 @@ _BOUNDS: dict[str, Callable[[int], str | None]] = {
     "submissions_per_hour": _at_least_one,
     "max_upload_mb": _at_least_one,
     "versions_kept": _at_least_one,
+    "hosted_slots": _at_least_one,
 }
 
 

@@ -12,6 +12,7 @@ import contextlib
 import itertools
 import logging
 import math
+import os
 import signal
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -23,6 +24,7 @@ import trio
 
 from referee.contest.book import ContestBook
 from referee.contest.pairing import Pacing, choose_table
+from referee.contest.slots import CoreSlots, default_count
 from referee.contest.tokens import TokenStore
 from referee.games.base import Game
 from referee.games.options import Options
@@ -82,6 +84,9 @@ class ServeConfig:
     #: In a contest, how many matches a bot may play ahead of the slowest present bot (faster
     #: bots wait for it: referee.contest.pairing).
     max_lead: int = 2
+    #: Matches with hosted bots played at once, each on cores of its own (referee.contest.slots);
+    #: None: what the cores allow with one core per seat.
+    hosted_slots: int | None = None
 
     @property
     def version_store(self) -> Path | None:
@@ -165,6 +170,9 @@ class _Referee:
         self.seats = config.game.seat_count(config.options)
         #: The hosted versions at play (a contest with accounts where bubblewrap is).
         self.hosted: Roster | None = None
+        cpus = sorted(os.sched_getaffinity(0))
+        count = config.hosted_slots or default_count(self.seats, cpus)
+        self.slots = CoreSlots(count, self.seats, cpus)
         self.records = config.records
         if self.records is None and config.tokens is not None:
             self.records = config.tokens.with_name(config.tokens.stem + "-records")
@@ -297,6 +305,11 @@ class _Referee:
             matches.start_soon(self.play, index, table)
 
     async def play(self, index: int, sessions: list[Session]) -> None:
+        hosted = self.hosted.launched if self.hosted is not None else {}
+        async with self.slots.pinned(sessions, hosted):
+            await self._play(index, sessions)
+
+    async def _play(self, index: int, sessions: list[Session]) -> None:
         config = self.config
         bots = [s.identity for s in sessions]
         if self.book is not None:

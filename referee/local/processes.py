@@ -108,6 +108,19 @@ class BotProcessGroup:
     def cores(self) -> tuple[int, ...]:
         return self.pinned
 
+    def pin(self, cores: frozenset[int]) -> None:
+        """Every thread of the bot's process tree on `cores` (their children inherit it); a
+        thread that ended meanwhile is skipped."""
+        for pid in self._descendants():
+            try:
+                threads = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue
+            for thread in threads:
+                with contextlib.suppress(OSError, ValueError):
+                    os.sched_setaffinity(int(thread), cores)
+        self.pinned = tuple(sorted(cores))
+
     def starved_seconds(self) -> float | None:
         """Seconds so far during which some of the bot's processes were ready to run but waited
         for a CPU (its cgroup's pressure stall count); None where unknown."""

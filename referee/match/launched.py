@@ -35,3 +35,7 @@ class LaunchedBot(Protocol):
 
     def cores(self) -> tuple[int, ...]:
         """The cores the bot's processes are pinned to, ascending; empty when not pinned."""
+
+    def pin(self, cores: frozenset[int]) -> None:
+        """Run the bot's processes (every thread, and what they start from now on) on `cores`
+        alone: a hosted bot gets the cores of the match it plays (referee.contest.slots)."""
