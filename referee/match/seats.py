@@ -64,6 +64,12 @@ def cause_of_silence(seat: Seat) -> SeatFault | None:
     return cause if isinstance(cause, SeatFault) else None
 
 
+def metered(seat: Seat) -> bool:
+    """Whether the referee can read the CPU time of a seat's bot (a bot it launched, on Linux):
+    a seat says so with a `meter`, as RemoteSeat does. A CPU clock needs it."""
+    return getattr(seat, "meter", None) is not None
+
+
 class InProcessSeat:
     """A Python `croupier.Bot` called directly: for self-play, tests and benchmarks."""
 

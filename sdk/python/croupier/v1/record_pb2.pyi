@@ -25,12 +25,14 @@ class Record(_message.Message):
     def __init__(self, header: _Optional[_Union[RecordHeader, _Mapping]] = ..., chance: _Optional[_Union[ChanceRecord, _Mapping]] = ..., action: _Optional[_Union[ActionRecord, _Mapping]] = ..., fault: _Optional[_Union[FaultRecord, _Mapping]] = ..., event: _Optional[_Union[EventRecord, _Mapping]] = ..., result: _Optional[_Union[ResultRecord, _Mapping]] = ...) -> None: ...
 
 class RecordSeat(_message.Message):
-    __slots__ = ("name", "version")
+    __slots__ = ("name", "version", "clock")
     NAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
+    CLOCK_FIELD_NUMBER: _ClassVar[int]
     name: str
     version: str
-    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ...) -> None: ...
+    clock: _common_pb2.ClockKind
+    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., clock: _Optional[_Union[_common_pb2.ClockKind, str]] = ...) -> None: ...
 
 class RecordHeader(_message.Message):
     __slots__ = ("schema_version", "match_id", "game", "rules_version", "options", "seats", "time_control", "seed", "deck", "software_version", "started_at")
