@@ -97,3 +97,21 @@ def test_the_doctor_tells_a_version_1_bot_what_to_change(old_bot: Path) -> None:
     hello = next(line for line in result.output.splitlines() if " hello " in f" {line} ")
     assert "PASS" in hello and "speaks protocol version 1" in hello, result.output
     assert "set it to 2" in hello
+
+
+def test_a_version_1_bot_plays_under_a_cpu_clock(old_bot: Path, tmp_path: Path) -> None:
+    """Stubs older than TimeControl.clock and Clock.ceiling_ms ignore them (issue 27.5)."""
+    records = tmp_path / "records"
+    result = runner.invoke(
+        app,
+        [
+            *("match", "textactoe", "--bot", f"{sys.executable} {old_bot}", "--bot", RANDOM),
+            *("--records", str(records), "--clock", "cpu", "--move-ms", "2000"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert faults(records) == []
+    header = json.loads(next(records.glob("*.jsonl")).read_text().splitlines()[0])["header"]
+    assert header["timeControl"]["clock"] == "CLOCK_KIND_CPU"
+    log = "".join(path.read_text() for path in records.glob("logs/*-bot0.log"))
+    assert "Traceback" not in log, log

@@ -22,9 +22,10 @@ import typer
 from referee.cli.bot_limits import LIMIT_HELP, SANDBOX_HELP, limit_pairs
 from referee.cli.consoles import EXIT_CHECK_FAILED, console, errors, progress, user_errors
 from referee.cli.epilog import DONE, epilog
-from referee.cli.options import within
+from referee.cli.options import CeilingFactor, within
 from referee.cli.web_settings import web_settings
 from referee.errors import CroupierError
+from referee.match.clock_kind import ClockKind
 from referee.text import plural
 
 if TYPE_CHECKING:
@@ -110,6 +111,14 @@ def run_command(
     limit: Annotated[
         list[str] | None, typer.Option(help=LIMIT_HELP + " Overrides the file's limits.")
     ] = None,
+    clock: Annotated[
+        ClockKind | None,
+        typer.Option(
+            help="What measures a bot's time (overrides [time_control] clock): wall, or cpu "
+            "(the CPU time its processes used, however busy the machine; docs/ladders.md)."
+        ),
+    ] = None,
+    ceiling_factor: CeilingFactor = None,
     web: Annotated[
         str | None,
         typer.Option(
@@ -145,6 +154,7 @@ def run_command(
     from referee.cli.ladder_display import Display
     from referee.cluster import on_cluster, venue_for
     from referee.ladder import Sprt, load, run_ladder
+    from referee.ladder.config import clocked
     from referee.ladder.store import reporting_store_failures
     from referee.match.bounds import concurrency_problem
     from referee.web import run_ladder_with_site
@@ -163,6 +173,8 @@ def run_command(
             concurrency=concurrency if concurrency is not None else config.concurrency,
             sandbox=sandbox if sandbox is not None else config.sandbox,
         )
+        if clock is not None or ceiling_factor is not None:
+            config = clocked(config, clock or config.time_control.clock, ceiling_factor)
         if limit:
             overrides = limit_pairs(limit)
             bots = tuple(

@@ -9,8 +9,9 @@ import typer
 
 from referee.cli.bot_limits import LIMIT_HELP, SANDBOX_HELP, limit_pairs, sandboxed
 from referee.cli.consoles import console, errors, user_errors
-from referee.cli.options import BankMs, option_pairs, time_control, within
+from referee.cli.options import BankMs, CeilingFactor, Clock, option_pairs, time_control, within
 from referee.cli.seeds import Seed, announce_seed, reveal_seed
+from referee.match.clock_kind import ClockKind
 from referee.text import plural
 
 if TYPE_CHECKING:
@@ -65,6 +66,8 @@ def match(
         int, typer.Option(min=0, help="Time per decision, ms (0: no limit).")
     ] = 1000,
     bank_ms: BankMs = 10_000,
+    clock: Clock = ClockKind.WALL,
+    ceiling_factor: CeilingFactor = None,
     players: Annotated[int | None, typer.Option(help="Shortcut for --option players=N.")] = None,
     option: Annotated[
         list[str] | None, typer.Option(metavar="NAME=VALUE", help="A game option; repeatable.")
@@ -79,12 +82,18 @@ def match(
     from referee.games.base import parse_options
     from referee.local.limits import Limits
     from referee.local.series import SeriesConfig
-    from referee.match.bounds import concurrency_problem, series_matches_problem
+    from referee.match.bounds import (
+        concurrency_problem,
+        series_matches_problem,
+        shared_clock_problem,
+    )
 
     with user_errors():
         within("--games", games, series_matches_problem)
         within("--concurrency", concurrency, concurrency_problem)
-        control = time_control(move_ms, bank_ms)
+        control = time_control(move_ms, bank_ms, clock, ceiling_factor)
+        if clock is ClockKind.CPU:  # `croupier match` runs one process per bot for all matches
+            within("--concurrency", concurrency, shared_clock_problem)
         chosen = get_game(game)
         master = announce_seed(seed)
         config = SeriesConfig(

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from referee.errors import CroupierError
+from referee.match.clock_kind import ClockKind
 
 if TYPE_CHECKING:
     from referee.match.clock import TimeControl
@@ -32,14 +33,47 @@ MoveMs = Annotated[int, typer.Option(min=0, help="Time per decision, ms.")]
 BankMs = Annotated[int, typer.Option(min=0, help="Time bank for overage, ms.")]
 
 
-def time_control(move_ms: int, bank_ms: int) -> TimeControl:
-    """--move-ms and --bank-ms as a time control, each refused past what it can mean."""
-    from referee.match.bounds import time_problem
-    from referee.match.clock import TimeControl
+Clock = Annotated[
+    ClockKind,
+    typer.Option(
+        help="What measures a bot's time: wall, or cpu (the CPU time its processes used, "
+        "however busy the machine, under a wall ceiling; docs/ladders.md)."
+    ),
+]
+CeilingFactor = Annotated[
+    int | None,
+    typer.Option(
+        help="With --clock cpu: a decision also ends after this many times its allowed time, "
+        "plus a second, on the wall clock (a bot that sleeps costs no CPU)."
+    ),
+]
 
+
+def time_control(
+    move_ms: int,
+    bank_ms: int,
+    clock: ClockKind = ClockKind.WALL,
+    ceiling_factor: int | None = None,
+) -> TimeControl:
+    """--move-ms, --bank-ms, --clock and --ceiling-factor as a time control, each refused past
+    what it can mean."""
+    from referee.match.bounds import ceiling_problem, cpu_clock_problem, time_problem
+    from referee.match.clock import DEFAULT_CEILING_FACTOR, TimeControl
+
+    if ceiling_factor is not None and clock is not ClockKind.CPU:
+        raise CroupierError("--ceiling-factor is for --clock cpu (the wall clock has no ceiling)")
+    problem = cpu_clock_problem(move_ms) if clock is ClockKind.CPU else None
+    if problem:
+        raise CroupierError(f"--clock cpu with --move-ms {move_ms!r}: {problem}")
     return TimeControl(
         move_ms=within("--move-ms", move_ms, time_problem),
         bank_ms=within("--bank-ms", bank_ms, time_problem),
+        clock=clock,
+        ceiling_factor=within(
+            "--ceiling-factor",
+            DEFAULT_CEILING_FACTOR if ceiling_factor is None else ceiling_factor,
+            ceiling_problem,
+        ),
     )
 
 

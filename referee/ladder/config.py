@@ -15,7 +15,7 @@ import re
 import shlex
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -28,8 +28,15 @@ from referee.games.catalog import CATALOG
 from referee.games.options import Options
 from referee.local.limits import Limits
 from referee.local.sandbox import default_enabled
-from referee.match.bounds import concurrency_problem, ladder_matches_problem, time_problem
-from referee.match.clock import TimeControl
+from referee.match.bounds import (
+    ceiling_problem,
+    concurrency_problem,
+    cpu_clock_problem,
+    ladder_matches_problem,
+    time_problem,
+)
+from referee.match.clock import DEFAULT_CEILING_FACTOR, TimeControl
+from referee.match.clock_kind import ClockKind
 from referee.text import tidy_path
 from referee.tomlfile import MISSING, TomlReader
 
@@ -156,6 +163,12 @@ class LadderConfig:
             "time_control": {
                 "move_ms": self.time_control.move_ms,
                 "bank_ms": self.time_control.bank_ms,
+                # only under a CPU clock: databases made before it existed keep their fingerprint
+                **(
+                    {"clock": "cpu", "ceiling_factor": self.time_control.ceiling_factor}
+                    if self.time_control.clock is ClockKind.CPU
+                    else {}
+                ),
             },
             "max_faults": self.max_faults,
             # only when off: databases made before the key existed keep their fingerprint
@@ -233,7 +246,38 @@ _TOP_KEYS = (
 )
 _BOT_KEYS = ("name", "command", "cwd", "env", "limits")
 _CLUSTER_KEYS = ("scheduler", "ship", "root", "batch")
-_TIME_KEYS = ("move_ms", "bank_ms")
+_TIME_KEYS = ("move_ms", "bank_ms", "clock", "ceiling_factor")
+
+
+def clock_problem(clock: ClockKind, move_ms: int, launch: Launch) -> tuple[str, str] | None:
+    """Why a ladder cannot time its bots launched by `launch` by `clock` with `move_ms`: the
+    key at fault and the reason, or None."""
+    if clock is not ClockKind.CPU:
+        return None
+    problem = cpu_clock_problem(move_ms)
+    if problem:
+        return "clock", problem
+    if launch is Launch.SHARED:
+        return "launch", (
+            "a cpu clock needs launch 'per-slot' or 'per-match': a shared process plays "
+            "several matches at once and the kernel counts its CPU time for all of them"
+        )
+    return None
+
+
+def clocked(config: LadderConfig, clock: ClockKind, ceiling_factor: int | None) -> LadderConfig:
+    """The ladder under another clock (`croupier ladder run --clock`), refused as in its file."""
+    if ceiling_factor is not None and clock is not ClockKind.CPU:
+        raise LadderConfigError("--ceiling-factor is for --clock cpu (the wall clock has none)")
+    factor = config.time_control.ceiling_factor if ceiling_factor is None else ceiling_factor
+    problem = ceiling_problem(factor)
+    if problem:
+        raise LadderConfigError(f"--ceiling-factor {factor!r}: {problem}")
+    found = clock_problem(clock, config.time_control.move_ms, config.launch)
+    if found:
+        raise LadderConfigError(f"--clock {str(clock)!r}: {found[1]}")
+    control = replace(config.time_control, clock=clock, ceiling_factor=factor)
+    return replace(config, time_control=control)
 
 
 class _Reader(TomlReader[LadderConfigError]):
@@ -309,10 +353,7 @@ class _Reader(TomlReader[LadderConfigError]):
         if fmt is Format.SWISS and entrants < sides:
             raise self.error(("format",), f"a Swiss ladder needs at least {sides} competitors")
 
-        time_table = self.value(data, (), "time_control", dict, {})
-        self.check_keys(time_table, _TIME_KEYS, ("time_control",))
-        move_ms = self.value(time_table, ("time_control",), "move_ms", int, 1000, time_problem)
-        bank_ms = self.value(time_table, ("time_control",), "bank_ms", int, 10_000, time_problem)
+        control = self.time_control(data)
         # The schedule's size, counted before anything is made per table or match.
         competitors = teams if teams_game else tuple((bot,) for bot in names)
         champions = sum(bool(set(c) & set(challengers)) for c in competitors)
@@ -345,7 +386,7 @@ class _Reader(TomlReader[LadderConfigError]):
             database=root / database,
             records=root / records,
             root=root,
-            time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms),
+            time_control=control,
             max_faults=self.value(data, (), "max_faults", int, 3, _at_least(1)),
             max_restarts=self.value(data, (), "max_restarts", int, 10, _at_least(0)),
             launch=Launch(self.value(data, (), "launch", str, "per-slot", _choice(Launch))),
@@ -361,6 +402,29 @@ class _Reader(TomlReader[LadderConfigError]):
             sandbox=self.value(data, (), "sandbox", bool, default_enabled()),
             ponder=self.value(data, (), "ponder", bool, True),
             cpus=self.cpus(data),
+        )
+
+    def time_control(self, data: dict[str, Any]) -> TimeControl:
+        """`[time_control]`: move_ms, bank_ms, and the clock (with its ceiling_factor)."""
+        where = ("time_control",)
+        table = self.value(data, (), "time_control", dict, {})
+        self.check_keys(table, _TIME_KEYS, where)
+        clock = ClockKind(self.value(table, where, "clock", str, "wall", _choice(ClockKind)))
+        if "ceiling_factor" in table and clock is not ClockKind.CPU:
+            raise self.error((*where, "ceiling_factor"), 'only clock = "cpu" has a ceiling')
+        move_ms = self.value(table, where, "move_ms", int, 1000, time_problem)
+        launch = self.value(data, (), "launch", str, "per-slot", _choice(Launch))
+        found = clock_problem(clock, move_ms, Launch(launch))
+        if found:
+            key, problem = found
+            raise self.error((*where, key) if key == "clock" else (key,), problem)
+        return TimeControl(
+            move_ms=move_ms,
+            bank_ms=self.value(table, where, "bank_ms", int, 10_000, time_problem),
+            clock=clock,
+            ceiling_factor=self.value(
+                table, where, "ceiling_factor", int, DEFAULT_CEILING_FACTOR, ceiling_problem
+            ),
         )
 
     def cpus(self, data: dict[str, Any]) -> tuple[frozenset[int], ...]:

@@ -237,7 +237,10 @@ def _summary(data: LadderData) -> str:
     if isinstance(control, dict):
         move, bank = control.get("move_ms"), control.get("bank_ms")
         move_text = "no limit" if not move else f"{move} ms"
-        items.append(("time control", _e(f"{move_text} per decision, bank {bank} ms")))
+        text = f"{move_text} per decision, bank {bank} ms"
+        if control.get("clock") == "cpu":
+            text += f", CPU time (wall ceiling {control.get('ceiling_factor')}x plus 1 s)"
+        items.append(("time control", _e(text)))
     items.append(("seed commitment", f"<code>{_e(standings.seed_sha256)}</code>"))
     if standings.seed is not None:
         items.append(("seed", f"<code id='seed'>{_e(standings.seed)}</code> (revealed)"))

@@ -15,6 +15,11 @@ import os
 #: 49.7 days); a day each keeps their sum well inside, and no game's decision needs longer.
 MAX_TIME_MS = 24 * 60 * 60 * 1000
 
+#: The largest factor of a CPU clock's wall ceiling (referee.match.clock.SeatClock): a bot that
+#: sleeps holds its match for that many times its allowed time at each decision, so past this
+#: a stalled bot stalls a ladder for hours, for no bot's good.
+MAX_CEILING_FACTOR = 100
+
 #: The most matches a ladder's schedule holds: each is a row in its SQLite database and, while
 #: the ladder runs, an entry in memory (about a kilobyte), so a million is ~1 GB at most.
 MAX_LADDER_MATCHES = 1_000_000
@@ -35,6 +40,39 @@ def time_problem(ms: int) -> str | None:
         return "expected at least 0"
     if ms > MAX_TIME_MS:
         return f"expected at most {MAX_TIME_MS} ms (a day; the protocol carries uint32 ms)"
+    return None
+
+
+def ceiling_problem(factor: int) -> str | None:
+    """Why `factor` cannot be a CPU clock's wall ceiling factor, or None."""
+    if factor < 1:
+        return (
+            "expected at least 1: a wall ceiling below the CPU budget would end a decision "
+            "before a bot busy on one core could use its time"
+        )
+    if factor > MAX_CEILING_FACTOR:
+        return (
+            f"expected at most {MAX_CEILING_FACTOR} (a bot that sleeps holds its match that "
+            "many times its allowed time at each decision)"
+        )
+    return None
+
+
+def cpu_clock_problem(move_ms: int) -> str | None:
+    """Why a CPU clock cannot go with a move time of `move_ms`, or None."""
+    if move_ms == 0:
+        return "a cpu clock needs a time limit (move_ms 0 means no limit at all)"
+    return None
+
+
+def shared_clock_problem(sessions: int) -> str | None:
+    """Why a CPU clock cannot time bots whose one process plays `sessions` matches at once:
+    the kernel counts the CPU time of a process, not of a match."""
+    if sessions > 1:
+        return (
+            "a cpu clock needs one bot process per match at once: a process playing "
+            f"{sessions} matches at once would be charged the CPU time of all of them"
+        )
     return None
 
 

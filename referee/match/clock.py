@@ -4,28 +4,47 @@ Every rule of what time a bot pays for lives here: the budget and the bank (`Sea
 decision's clock (`DecisionTimer`): the lag allowance, the forgiveness of a wait for a CPU, the CPU
 floor and the moment the bot's time is up. The remote seat waits and reports what its transport
 saw; the runner judges a decision from the `DecisionTime` the timer returns.
+
+The budget is measured by one of two clocks (`ClockKind`): the wall clock, less the bot's wait
+for a CPU where the kernel counts it, or the CPU clock, which charges only the CPU time the bot's
+processes used, under a wall ceiling (`SeatClock.ceiling_seconds`).
 """
 
 from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 import trio
 
 from croupier.v1 import common_pb2
 from referee.errors import CroupierError
-from referee.match.bounds import time_problem
+from referee.match.bounds import ceiling_problem, cores, cpu_clock_problem, time_problem
+from referee.match.clock_kind import ClockKind
+
+#: Under a CPU clock, a decision also ends once CEILING_FACTOR times its allowed time plus
+#: CEILING_SLACK_SECONDS passed on the wall clock (`SeatClock.ceiling_seconds`). CPU time does
+#: not run while a bot sleeps or blocks, so without a ceiling a bot could hold its match for
+#: ever at no cost. Four times lets a bot that gets a quarter of a core (a host with three other
+#: busy programs per core) still use its whole budget; the second covers what a short budget
+#: cannot: waking a stopped bot, the scheduler's latency, a page fault or two.
+DEFAULT_CEILING_FACTOR = 4
+CEILING_SLACK_SECONDS = 1.0
+#: The protocol carries the ceiling as uint32 ms: a longer one is sent as this.
+_MAX_WIRE_MS = 2**32 - 1
 
 
 @dataclass(frozen=True, slots=True)
 class TimeControl:
-    """`move_ms` per decision and a `bank_ms` reserve; move_ms 0 means no limit at all."""
+    """`move_ms` per decision and a `bank_ms` reserve; move_ms 0 means no limit at all. The
+    `clock` measures both; under a CPU clock `ceiling_factor` sets the wall ceiling."""
 
     move_ms: int = 1000
     bank_ms: int = 10_000
+    clock: ClockKind = ClockKind.WALL
+    ceiling_factor: int = DEFAULT_CEILING_FACTOR
 
     def __post_init__(self) -> None:
         # The last guard: every entry point checks at parse time, where it can name a line.
@@ -33,16 +52,35 @@ class TimeControl:
             problem = time_problem(value)
             if problem:
                 raise CroupierError(f"{name} {value!r}: {problem}")
+        problem = ceiling_problem(self.ceiling_factor)
+        if problem:
+            raise CroupierError(f"ceiling_factor {self.ceiling_factor!r}: {problem}")
+        problem = cpu_clock_problem(self.move_ms) if self.clock is ClockKind.CPU else None
+        if problem:
+            raise CroupierError(f"clock {str(self.clock)!r}: {problem}")
 
     def to_proto(self) -> common_pb2.TimeControl:
-        # An unlimited control leaves move_ms unset (the proto's "no limit"), never 0.
+        # An unlimited control leaves move_ms unset (the proto's "no limit"), never 0. A wall
+        # clock leaves `clock` unset, as every referee before it did: its records do not change.
+        cpu = self.clock is ClockKind.CPU
         return common_pb2.TimeControl(
-            move_ms=None if self.unlimited else self.move_ms, bank_ms=self.bank_ms
+            move_ms=None if self.unlimited else self.move_ms,
+            bank_ms=self.bank_ms,
+            clock=common_pb2.CLOCK_KIND_CPU if cpu else None,
+            ceiling_factor=self.ceiling_factor if cpu else None,
         )
 
     @property
     def unlimited(self) -> bool:
         return self.move_ms == 0
+
+    def for_seat(self, metered: bool) -> TimeControl:
+        """The control a seat plays under: a CPU clock falls back to the wall clock for a seat
+        whose bot's CPU time the referee cannot read (a bot it did not launch), which its
+        MatchStart and the record's header then say (docs/ladders.md)."""
+        if self.clock is ClockKind.CPU and not metered:
+            return replace(self, clock=ClockKind.WALL)
+        return self
 
 
 @dataclass(slots=True)
@@ -63,10 +101,18 @@ class SeatClock:
         return self.control.move_ms + self.bank_ms
 
     def budget_seconds(self) -> float:
-        """How long the seat may take for the next decision (inf when unlimited)."""
+        """How long the seat may take for the next decision (inf when unlimited): wall seconds,
+        or CPU seconds under a CPU clock."""
         if self.control.unlimited:
             return math.inf
         return self.allowed_ms / 1000
+
+    def ceiling_seconds(self) -> float:
+        """Under a CPU clock, the most wall seconds the next decision may take, whatever CPU it
+        used (see DEFAULT_CEILING_FACTOR); inf under the wall clock."""
+        if self.control.clock is not ClockKind.CPU or self.control.unlimited:
+            return math.inf
+        return self.control.ceiling_factor * self.budget_seconds() + CEILING_SLACK_SECONDS
 
     def charge(self, elapsed_ms: float) -> bool:
         """Charge a decision's time; False when it overran the budget (the bank is then empty)."""
@@ -85,10 +131,12 @@ class SeatClock:
         bank = int(self.bank_ms)
         if self.control.unlimited:  # no deadline: move_ms and deadline_ms stay unset
             return common_pb2.Clock(bank_ms=bank)
+        ceiling = self.ceiling_seconds()
         return common_pb2.Clock(
             move_ms=self.control.move_ms,
             bank_ms=bank,
             deadline_ms=self.control.move_ms + bank,
+            ceiling_ms=min(_MAX_WIRE_MS, int(ceiling * 1000)) if ceiling < math.inf else None,
         )
 
 
@@ -99,6 +147,8 @@ LAG_ALLOWANCE_SECONDS = 1.0
 #: The least a starved bot's deadline moves at a time: a bot starved only a little is not
 #: checked again and again.
 STARVED_STEP_SECONDS = 0.001
+#: Under a CPU clock, the least time between two reads of a bot's CPU count while it thinks.
+CPU_POLL_SECONDS = 0.001
 
 
 class CpuMeter(Protocol):
@@ -116,7 +166,8 @@ class DecisionTime:
     #: The bot's budget when it was asked (move time plus bank), in ms.
     allowed_ms: float
     #: Time charged to the bot: from its request leaving to its reply arriving, less its wait
-    #: for a CPU, never less than the CPU time it used (within its budget).
+    #: for a CPU, never less than the CPU time it used (within its budget); under a CPU clock,
+    #: the CPU time it used.
     charged_ms: float
     #: The referee's own lag around it (never charged): asking to sending, arrival to use.
     lag_ms: int
@@ -127,6 +178,10 @@ class DecisionTime:
     #: The bot's time was measured at the transport and was not up: if no reply came, the
     #: referee's own lag past LAG_ALLOWANCE_SECONDS ended the decision, not the bot's clock.
     cut_by_lag: bool
+    #: Under a CPU clock, the decision's wall ceiling in ms (inf under the wall clock), and
+    #: whether the bot's wall time reached it before its reply arrived (a timeout).
+    ceiling_ms: float = math.inf
+    over_ceiling: bool = False
 
 
 @dataclass(slots=True, eq=False)
@@ -148,6 +203,12 @@ class DecisionTimer:
     never less than the CPU time it used (so that a bot cannot earn time by starving itself with
     more busy threads than cores). That CPU floor holds wherever the CPU time is known, so a bot
     also earns nothing by keeping the referee's own loop off the cores while it thinks.
+
+    Under a CPU clock (a finite `ceiling`) the bot is charged the CPU time its process tree used
+    from `count_from` to `count_to`, and nothing else: its time is up once that reaches its
+    budget, or once `ceiling` wall seconds passed from the request leaving, whichever comes
+    first. A wait for a CPU is no CPU time, so nothing is forgiven; the ceiling is generous
+    instead. The runner's deadline is then the ceiling.
     """
 
     #: Seconds the bot may take (inf when unlimited), and the same in ms for the verdict.
@@ -170,14 +231,25 @@ class DecisionTimer:
     forgiven: float = 0.0
     #: Where the bot's counts are read (see `count_from`).
     meter: CpuMeter | None = None
+    #: Under a CPU clock, the wall seconds the bot may take at most; inf under the wall clock.
+    ceiling: float = math.inf
 
     @classmethod
     def start(cls, clock: SeatClock) -> DecisionTimer:
         """The clock of a decision asked now, with the seat's budget (call inside trio)."""
         now = trio.current_time()
         budget = clock.budget_seconds()
-        scope = trio.CancelScope(deadline=now + budget)
-        return cls(budget=budget, allowed_ms=clock.allowed_ms, started=now, scope=scope)
+        ceiling = clock.ceiling_seconds()
+        bound = budget if ceiling == math.inf else ceiling
+        scope = trio.CancelScope(deadline=now + bound)
+        return cls(
+            budget=budget, allowed_ms=clock.allowed_ms, started=now, scope=scope, ceiling=ceiling
+        )
+
+    @property
+    def on_cpu(self) -> bool:
+        """Whether the bot's time is its CPU time (a CPU clock), not the wall clock's."""
+        return self.ceiling < math.inf
 
     def measure_at_transport(self) -> None:
         """Called by a seat whose transport stamps `left` and `arrival`: the runner's deadline
@@ -215,16 +287,41 @@ class DecisionTimer:
 
     def seconds_left(self) -> float:
         """Seconds until the bot's time is up as it stands: its budget from when the request
-        left (or from now while it has not left yet), moved out by what was forgiven."""
-        return self._due() - time.perf_counter()
+        left (or from now while it has not left yet), moved out by what was forgiven. Under a
+        CPU clock, the soonest its CPU budget could run out (its threads busy on every core),
+        at least CPU_POLL_SECONDS while any is left, or its ceiling if sooner."""
+        if not self.on_cpu:
+            return self._due() - time.perf_counter()
+        now = time.perf_counter()
+        wall_left = (self.sent if self.sent is not None else now) + self.ceiling - now
+        used = self._cpu_now()
+        if used is None:
+            return wall_left
+        if used >= self.budget:
+            return 0.0
+        return min(wall_left, max(CPU_POLL_SECONDS, (self.budget - used) / cores()))
 
-    def remaining_ms(self, deadline_ms: int) -> int:
-        """What is left of a request's `deadline_ms` now (to send it again after a reconnect)."""
-        return max(0, deadline_ms - round((trio.current_time() - self.started) * 1000))
+    def catch_up(self, clock: common_pb2.Clock) -> None:
+        """Take off a request's `clock` what the bot used of it so far (to send the request
+        again after a reconnect): wall time, or CPU time and the ceiling's wall time."""
+        wall_ms = round((trio.current_time() - self.started) * 1000)
+        used_ms = wall_ms
+        if self.on_cpu:
+            used_ms = round((self._cpu_now() or 0.0) * 1000)
+            if clock.HasField("ceiling_ms"):
+                clock.ceiling_ms = max(0, clock.ceiling_ms - wall_ms)
+        if clock.HasField("deadline_ms"):
+            clock.deadline_ms = max(0, clock.deadline_ms - used_ms)
 
     def is_up(self) -> bool:
         """Whether the bot's time is up now. If the bot waited for a CPU for part of it, its
-        deadline moves out instead (then not up), by at least STARVED_STEP_SECONDS a time."""
+        deadline moves out instead (then not up), by at least STARVED_STEP_SECONDS a time.
+        Under a CPU clock: its CPU time reached its budget, or its wall time the ceiling."""
+        if self.on_cpu:
+            if self.sent is not None and time.perf_counter() - self.sent >= self.ceiling:
+                return True
+            used = self._cpu_now()
+            return used is not None and used >= self.budget
         if time.perf_counter() < self._due():
             return False
         return not self._forgive_starving()
@@ -240,23 +337,31 @@ class DecisionTimer:
         charged = self.charged(total)
         starved = self.starved_seconds() if self.starved_after is not None else None
         cpu = self.cpu_seconds()
+        over_ceiling = self.on_cpu and self.sent is not None and self._wall() >= self.ceiling
+        if self.on_cpu:  # the bot's time is not wall time: the lag is what its turn was not
+            lag = total - (self._wall() if self.sent is not None else 0.0)
+        else:
+            lag = total - charged - (starved or 0.0)
         return DecisionTime(
             allowed_ms=self.allowed_ms,
             charged_ms=charged * 1000,
-            lag_ms=max(0, round((total - charged - (starved or 0.0)) * 1000)),
+            lag_ms=max(0, round(lag * 1000)),
             cpu_ms=None if cpu is None else round(cpu * 1000),
             starved_ms=None if starved is None else round(starved * 1000),
-            cut_by_lag=self.stamped and charged * 1000 < self.allowed_ms,
+            cut_by_lag=self.stamped and charged * 1000 < self.allowed_ms and not over_ceiling,
+            ceiling_ms=self.ceiling * 1000,
+            over_ceiling=over_ceiling,
         )
 
     def charged(self, elapsed: float) -> float:
         """Seconds to charge the bot, given the `elapsed` seconds the runner saw (the bound)."""
         if self.sent is None:  # never left: a stamping seat's bot had no time at all
             return 0.0 if self.stamped else elapsed
-        end = self.arrived if self.arrived is not None else time.perf_counter()
-        wall = end - self.sent
-        had = wall - self.starved_seconds(wall)
         cpu = self.cpu_seconds()
+        if self.on_cpu and cpu is not None:
+            return cpu  # all of it, even past the wall time (threads on several cores)
+        wall = self._wall()
+        had = wall - self.starved_seconds(wall)
         if cpu is not None:
             # The CPU time the bot used on its turn is time it had, however late the referee's
             # loop saw the reply (a loop kept off the cores, by load or by a bot that hogs
@@ -271,13 +376,22 @@ class DecisionTimer:
         if self.starved_before is None or self.starved_after is None or self.sent is None:
             return 0.0
         if wall is None:
-            end = self.arrived if self.arrived is not None else time.perf_counter()
-            wall = end - self.sent
+            wall = self._wall()
         starved = self.starved_after - self.starved_before
         return _forgiven(wall, starved, self.cpu_seconds())
 
     def cpu_seconds(self) -> float | None:
         return self._cpu(self.cpu_after)
+
+    def _wall(self) -> float:
+        """Wall seconds from the request leaving to the reply arriving (or now), once sent."""
+        assert self.sent is not None
+        end = self.arrived if self.arrived is not None else time.perf_counter()
+        return end - self.sent
+
+    def _cpu_now(self) -> float | None:
+        """CPU seconds the bot used since `count_from`, read now."""
+        return None if self.meter is None else self._cpu(self.meter.cpu_seconds())
 
     def _due(self) -> float:
         start = self.sent if self.sent is not None else time.perf_counter()

@@ -16,6 +16,7 @@ import trio
 
 from croupier.v1 import common_pb2, referee_pb2
 from referee.match.clock import DecisionTimer
+from referee.match.launched import LaunchedBot
 from referee.match.seats import SeatFault
 from referee.match.session import Closed, Session, decode
 
@@ -90,6 +91,12 @@ class RemoteSeat:
         self._comeback = session
         self._came_back.set()
         return True
+
+    @property
+    def meter(self) -> LaunchedBot | None:
+        """The bot's launched process, if its CPU time can be read (see seats.metered)."""
+        process = self.session.process
+        return process if process is not None and process.cpu_seconds() is not None else None
 
     async def start(self, start: referee_pb2.MatchStart) -> None:
         self._start = start
@@ -236,7 +243,7 @@ class RemoteSeat:
         session.send(referee_pb2.RefereeMessage(match_start=self._start))
         again = referee_pb2.ActionRequest()
         again.CopyFrom(request)
-        again.clock.deadline_ms = timer.remaining_ms(request.clock.deadline_ms)
+        timer.catch_up(again.clock)
         session.send(referee_pb2.RefereeMessage(action_request=again))
         return True
 

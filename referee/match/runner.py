@@ -23,11 +23,12 @@ from referee.games import checked
 from referee.games.base import Action, ChanceOutcome, Event, Game, Pick, Shuffle, State
 from referee.games.options import Options
 from referee.match import protocol
-from referee.match.clock import DecisionTimer, SeatClock, TimeControl
+from referee.match.clock import DecisionTime, DecisionTimer, SeatClock, TimeControl
+from referee.match.clock_kind import ClockKind
 from referee.match.computer import this_computer
 from referee.match.public import public_observation
 from referee.match.records import SCHEMA_VERSION, RecordWriter, action_line, event_line
-from referee.match.seats import Seat, SeatFault, cause_of_silence, pinned_cores
+from referee.match.seats import Seat, SeatFault, cause_of_silence, metered, pinned_cores
 from referee.match.spectators import LiveMatch, LiveMatches
 from referee.version import VERSION
 
@@ -111,6 +112,16 @@ def _chance_record(node: Shuffle | Pick, outcome: ChanceOutcome) -> record_pb2.R
     return record_pb2.Record(chance=chance)
 
 
+def _overran(clock: SeatClock, spent: DecisionTime) -> str:
+    """A timeout's detail: the budget the bot overran, by its clock."""
+    if clock.control.clock is ClockKind.CPU:
+        return (
+            f"used {spent.charged_ms:.0f} ms of CPU, more than the {spent.allowed_ms:.0f} ms "
+            f"allowed (move {clock.control.move_ms} ms plus bank, cpu clock)"
+        )
+    return f"no reply within {spent.allowed_ms:.0f} ms (move {clock.control.move_ms} ms plus bank)"
+
+
 class _Match:
     """The state of one running match; `run_match` is its only entry point."""
 
@@ -126,7 +137,8 @@ class _Match:
         self.seats = seats
         self.writer = writer
         self.rng = random.Random(config.seed)
-        self.clocks = [SeatClock.start(config.time_control) for _ in seats]
+        # A CPU clock times a seat by wall where its bot's CPU time cannot be read.
+        self.clocks = [SeatClock.start(config.time_control.for_seat(metered(s))) for s in seats]
         self.fault_counts = [0] * len(seats)
         self.retired = [False] * len(seats)
         self.faults: list[common_pb2.Fault] = []
@@ -153,8 +165,13 @@ class _Match:
                 rules_version=self.game.rules_version,
                 options=config.options.as_text(),
                 seats=[
-                    record_pb2.RecordSeat(name=s.name, version=s.version, cores=pinned_cores(s))
-                    for s in self.seats
+                    record_pb2.RecordSeat(
+                        name=s.name,
+                        version=s.version,
+                        cores=pinned_cores(s),
+                        clock=self.fallback(i),
+                    )
+                    for i, s in enumerate(self.seats)
                 ],
                 time_control=config.time_control.to_proto(),
                 seed=str(config.seed),
@@ -164,6 +181,13 @@ class _Match:
                 computer=this_computer().to_proto(),
             )
         )
+
+    def fallback(self, seat: int) -> common_pb2.ClockKind | None:
+        """The record's note for a seat timed by another clock than the match's (by wall, under
+        a CPU clock it could not read), else None."""
+        if self.clocks[seat].control.clock is self.config.time_control.clock:
+            return None
+        return common_pb2.CLOCK_KIND_WALL
 
     def publish(self, state: State) -> None:
         """Record every event of the last transition and queue it for the seats that may see it:
@@ -255,11 +279,13 @@ class _Match:
             failure = cause_of_silence(self.seats[seat])
         spent = timer.result()
         if failure is None and not clock.charge(spent.charged_ms):
-            failure = SeatFault(
-                common_pb2.FAULT_REASON_TIMEOUT,
-                f"no reply within {spent.allowed_ms:.0f} ms "
-                f"(move {clock.control.move_ms} ms plus bank)",
+            failure = SeatFault(common_pb2.FAULT_REASON_TIMEOUT, _overran(clock, spent))
+        elif failure is None and spent.over_ceiling:
+            detail = (
+                f"no reply within the wall ceiling of {spent.ceiling_ms:.0f} ms (cpu clock: "
+                f"{spent.charged_ms:.0f} ms of CPU used of {spent.allowed_ms:.0f} ms allowed)"
             )
+            failure = SeatFault(common_pb2.FAULT_REASON_TIMEOUT, detail)
         if self.live is not None:
             self.live.answered(seat, clock.bank_ms)
         if failure is None and index is not None and not 0 <= index < len(legal):
@@ -298,6 +324,7 @@ class _Match:
             mine = referee_pb2.MatchStart()
             mine.CopyFrom(start)
             mine.seat = seat_index
+            mine.time_control.CopyFrom(self.clocks[seat_index].control.to_proto())
             await client.start(mine)
         try:
             state = await self.play()

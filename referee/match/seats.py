@@ -71,6 +71,12 @@ def pinned_cores(seat: Seat) -> tuple[int, ...]:
     return tuple(cores) if isinstance(cores, tuple) else ()
 
 
+def metered(seat: Seat) -> bool:
+    """Whether the referee can read the CPU time of a seat's bot (a bot it launched, on Linux):
+    a seat says so with a `meter`, as RemoteSeat does. A CPU clock needs it."""
+    return getattr(seat, "meter", None) is not None
+
+
 class InProcessSeat:
     """A Python `croupier.Bot` called directly: for self-play, tests and benchmarks."""
 

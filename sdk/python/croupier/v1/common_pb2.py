@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63roupier/v1/common.proto\x12\x0b\x63roupier.v1\"@\n\x0bTimeControl\x12\x14\n\x07move_ms\x18\x01 \x01(\rH\x00\x88\x01\x01\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\rB\n\n\x08_move_ms\"d\n\x05\x43lock\x12\x14\n\x07move_ms\x18\x01 \x01(\rH\x00\x88\x01\x01\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\r\x12\x18\n\x0b\x64\x65\x61\x64line_ms\x18\x03 \x01(\rH\x01\x88\x01\x01\x42\n\n\x08_move_msB\x0e\n\x0c_deadline_ms\"w\n\x05\x46\x61ult\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12(\n\x06reason\x18\x02 \x01(\x0e\x32\x18.croupier.v1.FaultReason\x12\x0e\n\x06\x64\x65tail\x18\x03 \x01(\t\x12\x17\n\nrequest_id\x18\x04 \x01(\x04H\x00\x88\x01\x01\x42\r\n\x0b_request_id\"\x82\x01\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\r\n\x05score\x18\x03 \x01(\x12\x12\x0c\n\x04rank\x18\x04 \x01(\r\x12\x0e\n\x06\x66\x61ults\x18\x05 \x01(\r\x12\x0f\n\x07retired\x18\x06 \x01(\x08\x12\x11\n\x04team\x18\x07 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_team\"m\n\x06Result\x12-\n\x0btermination\x18\x01 \x01(\x0e\x32\x18.croupier.v1.Termination\x12&\n\x05seats\x18\x02 \x03(\x0b\x32\x17.croupier.v1.SeatResult\x12\x0c\n\x04text\x18\x03 \x01(\t*\xe3\x02\n\x0b\x46\x61ultReason\x12\x1c\n\x18\x46\x41ULT_REASON_UNSPECIFIED\x10\x00\x12\x18\n\x14\x46\x41ULT_REASON_TIMEOUT\x10\x01\x12\x1f\n\x1b\x46\x41ULT_REASON_ILLEGAL_ACTION\x10\x02\x12\"\n\x1e\x46\x41ULT_REASON_MALFORMED_MESSAGE\x10\x03\x12\x1e\n\x1a\x46\x41ULT_REASON_WRONG_REQUEST\x10\x04\x12\x1c\n\x18\x46\x41ULT_REASON_OUT_OF_TURN\x10\x05\x12\x1d\n\x19\x46\x41ULT_REASON_DISCONNECTED\x10\x06\x12\x18\n\x14\x46\x41ULT_REASON_CRASHED\x10\x07\x12\x17\n\x13\x46\x41ULT_REASON_MEMORY\x10\x08\x12\x1a\n\x16\x46\x41ULT_REASON_PROCESSES\x10\t\x12\x14\n\x10\x46\x41ULT_REASON_CPU\x10\n\x12\x15\n\x11\x46\x41ULT_REASON_DISK\x10\x0b*t\n\x0bTermination\x12\x1b\n\x17TERMINATION_UNSPECIFIED\x10\x00\x12\x16\n\x12TERMINATION_NORMAL\x10\x01\x12\x17\n\x13TERMINATION_RETIRED\x10\x02\x12\x17\n\x13TERMINATION_ABORTED\x10\x03\x42\x42\n\x0b\x63roupier.v1B\x0b\x43ommonProtoP\x01Z\x16\x63roupier/v1;croupierv1\xaa\x02\x0b\x43roupier.V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63roupier/v1/common.proto\x12\x0b\x63roupier.v1\"\x97\x01\n\x0bTimeControl\x12\x14\n\x07move_ms\x18\x01 \x01(\rH\x00\x88\x01\x01\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\r\x12%\n\x05\x63lock\x18\x03 \x01(\x0e\x32\x16.croupier.v1.ClockKind\x12\x1b\n\x0e\x63\x65iling_factor\x18\x04 \x01(\rH\x01\x88\x01\x01\x42\n\n\x08_move_msB\x11\n\x0f_ceiling_factor\"\x8c\x01\n\x05\x43lock\x12\x14\n\x07move_ms\x18\x01 \x01(\rH\x00\x88\x01\x01\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\r\x12\x18\n\x0b\x64\x65\x61\x64line_ms\x18\x03 \x01(\rH\x01\x88\x01\x01\x12\x17\n\nceiling_ms\x18\x04 \x01(\rH\x02\x88\x01\x01\x42\n\n\x08_move_msB\x0e\n\x0c_deadline_msB\r\n\x0b_ceiling_ms\"w\n\x05\x46\x61ult\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12(\n\x06reason\x18\x02 \x01(\x0e\x32\x18.croupier.v1.FaultReason\x12\x0e\n\x06\x64\x65tail\x18\x03 \x01(\t\x12\x17\n\nrequest_id\x18\x04 \x01(\x04H\x00\x88\x01\x01\x42\r\n\x0b_request_id\"\x82\x01\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\r\n\x05score\x18\x03 \x01(\x12\x12\x0c\n\x04rank\x18\x04 \x01(\r\x12\x0e\n\x06\x66\x61ults\x18\x05 \x01(\r\x12\x0f\n\x07retired\x18\x06 \x01(\x08\x12\x11\n\x04team\x18\x07 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_team\"m\n\x06Result\x12-\n\x0btermination\x18\x01 \x01(\x0e\x32\x18.croupier.v1.Termination\x12&\n\x05seats\x18\x02 \x03(\x0b\x32\x17.croupier.v1.SeatResult\x12\x0c\n\x04text\x18\x03 \x01(\t*P\n\tClockKind\x12\x1a\n\x16\x43LOCK_KIND_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x43LOCK_KIND_WALL\x10\x01\x12\x12\n\x0e\x43LOCK_KIND_CPU\x10\x02*\xe3\x02\n\x0b\x46\x61ultReason\x12\x1c\n\x18\x46\x41ULT_REASON_UNSPECIFIED\x10\x00\x12\x18\n\x14\x46\x41ULT_REASON_TIMEOUT\x10\x01\x12\x1f\n\x1b\x46\x41ULT_REASON_ILLEGAL_ACTION\x10\x02\x12\"\n\x1e\x46\x41ULT_REASON_MALFORMED_MESSAGE\x10\x03\x12\x1e\n\x1a\x46\x41ULT_REASON_WRONG_REQUEST\x10\x04\x12\x1c\n\x18\x46\x41ULT_REASON_OUT_OF_TURN\x10\x05\x12\x1d\n\x19\x46\x41ULT_REASON_DISCONNECTED\x10\x06\x12\x18\n\x14\x46\x41ULT_REASON_CRASHED\x10\x07\x12\x17\n\x13\x46\x41ULT_REASON_MEMORY\x10\x08\x12\x1a\n\x16\x46\x41ULT_REASON_PROCESSES\x10\t\x12\x14\n\x10\x46\x41ULT_REASON_CPU\x10\n\x12\x15\n\x11\x46\x41ULT_REASON_DISK\x10\x0b*t\n\x0bTermination\x12\x1b\n\x17TERMINATION_UNSPECIFIED\x10\x00\x12\x16\n\x12TERMINATION_NORMAL\x10\x01\x12\x17\n\x13TERMINATION_RETIRED\x10\x02\x12\x17\n\x13TERMINATION_ABORTED\x10\x03\x42\x42\n\x0b\x63roupier.v1B\x0b\x43ommonProtoP\x01Z\x16\x63roupier/v1;croupierv1\xaa\x02\x0b\x43roupier.V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -32,18 +32,20 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'croupier.v1.common_pb2', _g
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\013croupier.v1B\013CommonProtoP\001Z\026croupier/v1;croupierv1\252\002\013Croupier.V1'
-  _globals['_FAULTREASON']._serialized_start=575
-  _globals['_FAULTREASON']._serialized_end=930
-  _globals['_TERMINATION']._serialized_start=932
-  _globals['_TERMINATION']._serialized_end=1048
-  _globals['_TIMECONTROL']._serialized_start=41
-  _globals['_TIMECONTROL']._serialized_end=105
-  _globals['_CLOCK']._serialized_start=107
-  _globals['_CLOCK']._serialized_end=207
-  _globals['_FAULT']._serialized_start=209
-  _globals['_FAULT']._serialized_end=328
-  _globals['_SEATRESULT']._serialized_start=331
-  _globals['_SEATRESULT']._serialized_end=461
-  _globals['_RESULT']._serialized_start=463
-  _globals['_RESULT']._serialized_end=572
+  _globals['_CLOCKKIND']._serialized_start=703
+  _globals['_CLOCKKIND']._serialized_end=783
+  _globals['_FAULTREASON']._serialized_start=786
+  _globals['_FAULTREASON']._serialized_end=1141
+  _globals['_TERMINATION']._serialized_start=1143
+  _globals['_TERMINATION']._serialized_end=1259
+  _globals['_TIMECONTROL']._serialized_start=42
+  _globals['_TIMECONTROL']._serialized_end=193
+  _globals['_CLOCK']._serialized_start=196
+  _globals['_CLOCK']._serialized_end=336
+  _globals['_FAULT']._serialized_start=338
+  _globals['_FAULT']._serialized_end=457
+  _globals['_SEATRESULT']._serialized_start=460
+  _globals['_SEATRESULT']._serialized_end=590
+  _globals['_RESULT']._serialized_start=592
+  _globals['_RESULT']._serialized_end=701
 # @@protoc_insertion_point(module_scope)

@@ -7,6 +7,12 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class ClockKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    CLOCK_KIND_UNSPECIFIED: _ClassVar[ClockKind]
+    CLOCK_KIND_WALL: _ClassVar[ClockKind]
+    CLOCK_KIND_CPU: _ClassVar[ClockKind]
+
 class FaultReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     FAULT_REASON_UNSPECIFIED: _ClassVar[FaultReason]
@@ -28,6 +34,9 @@ class Termination(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     TERMINATION_NORMAL: _ClassVar[Termination]
     TERMINATION_RETIRED: _ClassVar[Termination]
     TERMINATION_ABORTED: _ClassVar[Termination]
+CLOCK_KIND_UNSPECIFIED: ClockKind
+CLOCK_KIND_WALL: ClockKind
+CLOCK_KIND_CPU: ClockKind
 FAULT_REASON_UNSPECIFIED: FaultReason
 FAULT_REASON_TIMEOUT: FaultReason
 FAULT_REASON_ILLEGAL_ACTION: FaultReason
@@ -46,22 +55,28 @@ TERMINATION_RETIRED: Termination
 TERMINATION_ABORTED: Termination
 
 class TimeControl(_message.Message):
-    __slots__ = ("move_ms", "bank_ms")
+    __slots__ = ("move_ms", "bank_ms", "clock", "ceiling_factor")
     MOVE_MS_FIELD_NUMBER: _ClassVar[int]
     BANK_MS_FIELD_NUMBER: _ClassVar[int]
+    CLOCK_FIELD_NUMBER: _ClassVar[int]
+    CEILING_FACTOR_FIELD_NUMBER: _ClassVar[int]
     move_ms: int
     bank_ms: int
-    def __init__(self, move_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ...) -> None: ...
+    clock: ClockKind
+    ceiling_factor: int
+    def __init__(self, move_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., clock: _Optional[_Union[ClockKind, str]] = ..., ceiling_factor: _Optional[int] = ...) -> None: ...
 
 class Clock(_message.Message):
-    __slots__ = ("move_ms", "bank_ms", "deadline_ms")
+    __slots__ = ("move_ms", "bank_ms", "deadline_ms", "ceiling_ms")
     MOVE_MS_FIELD_NUMBER: _ClassVar[int]
     BANK_MS_FIELD_NUMBER: _ClassVar[int]
     DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
+    CEILING_MS_FIELD_NUMBER: _ClassVar[int]
     move_ms: int
     bank_ms: int
     deadline_ms: int
-    def __init__(self, move_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., deadline_ms: _Optional[int] = ...) -> None: ...
+    ceiling_ms: int
+    def __init__(self, move_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., deadline_ms: _Optional[int] = ..., ceiling_ms: _Optional[int] = ...) -> None: ...
 
 class Fault(_message.Message):
     __slots__ = ("seat", "reason", "detail", "request_id")

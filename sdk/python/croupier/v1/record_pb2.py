@@ -26,7 +26,7 @@ from croupier.v1 import common_pb2 as croupier_dot_v1_dot_common__pb2
 from croupier.v1 import game_pb2 as croupier_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63roupier/v1/record.proto\x12\x0b\x63roupier.v1\x1a\x18\x63roupier/v1/common.proto\x1a\x16\x63roupier/v1/game.proto\"\x9a\x02\n\x06Record\x12+\n\x06header\x18\x01 \x01(\x0b\x32\x19.croupier.v1.RecordHeaderH\x00\x12+\n\x06\x63hance\x18\x02 \x01(\x0b\x32\x19.croupier.v1.ChanceRecordH\x00\x12+\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x19.croupier.v1.ActionRecordH\x00\x12)\n\x05\x66\x61ult\x18\x04 \x01(\x0b\x32\x18.croupier.v1.FaultRecordH\x00\x12)\n\x05\x65vent\x18\x05 \x01(\x0b\x32\x18.croupier.v1.EventRecordH\x00\x12+\n\x06result\x18\x06 \x01(\x0b\x32\x19.croupier.v1.ResultRecordH\x00\x42\x06\n\x04line\":\n\nRecordSeat\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\r\n\x05\x63ores\x18\x03 \x03(\r\"9\n\x08\x43omputer\x12\x0c\n\x04host\x18\x01 \x01(\t\x12\x11\n\tcpu_model\x18\x02 \x01(\t\x12\x0c\n\x04\x63pus\x18\x03 \x01(\r\"\x91\x03\n\x0cRecordHeader\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x0c\n\x04game\x18\x03 \x01(\t\x12\x15\n\rrules_version\x18\x04 \x01(\t\x12\x37\n\x07options\x18\x05 \x03(\x0b\x32&.croupier.v1.RecordHeader.OptionsEntry\x12&\n\x05seats\x18\x06 \x03(\x0b\x32\x17.croupier.v1.RecordSeat\x12.\n\x0ctime_control\x18\x07 \x01(\x0b\x32\x18.croupier.v1.TimeControl\x12\x0c\n\x04seed\x18\x08 \x01(\t\x12\x0c\n\x04\x64\x65\x63k\x18\t \x03(\t\x12\x18\n\x10software_version\x18\n \x01(\t\x12\x12\n\nstarted_at\x18\x0b \x01(\t\x12\'\n\x08\x63omputer\x18\x0c \x01(\x0b\x32\x15.croupier.v1.Computer\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"[\n\x0c\x43hanceRecord\x12!\n\x04\x64\x65\x63k\x18\x01 \x01(\x0b\x32\x11.croupier.v1.DeckH\x00\x12\x0e\n\x04pick\x18\x02 \x01(\rH\x00\x12\r\n\x05label\x18\x03 \x01(\tB\t\n\x07outcome\"\x15\n\x04\x44\x65\x63k\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\t\"\xb8\x01\n\x0c\x41\x63tionRecord\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05index\x18\x02 \x01(\r\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x12\n\nelapsed_ms\x18\x04 \x01(\r\x12\x11\n\tdefaulted\x18\x05 \x01(\x08\x12\x0e\n\x06lag_ms\x18\x06 \x01(\r\x12\x13\n\x06\x63pu_ms\x18\x07 \x01(\rH\x00\x88\x01\x01\x12\x17\n\nstarved_ms\x18\x08 \x01(\rH\x01\x88\x01\x01\x42\t\n\x07_cpu_msB\r\n\x0b_starved_ms\"A\n\x0b\x46\x61ultRecord\x12!\n\x05\x66\x61ult\x18\x01 \x01(\x0b\x32\x12.croupier.v1.Fault\x12\x0f\n\x07retired\x18\x02 \x01(\x08\"O\n\x0b\x45ventRecord\x12!\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x12.croupier.v1.Event\x12\x0e\n\x06public\x18\x02 \x01(\x08\x12\r\n\x05seats\x18\x03 \x03(\r\"3\n\x0cResultRecord\x12#\n\x06result\x18\x01 \x01(\x0b\x32\x13.croupier.v1.ResultBB\n\x0b\x63roupier.v1B\x0bRecordProtoP\x01Z\x16\x63roupier/v1;croupierv1\xaa\x02\x0b\x43roupier.V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63roupier/v1/record.proto\x12\x0b\x63roupier.v1\x1a\x18\x63roupier/v1/common.proto\x1a\x16\x63roupier/v1/game.proto\"\x9a\x02\n\x06Record\x12+\n\x06header\x18\x01 \x01(\x0b\x32\x19.croupier.v1.RecordHeaderH\x00\x12+\n\x06\x63hance\x18\x02 \x01(\x0b\x32\x19.croupier.v1.ChanceRecordH\x00\x12+\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x19.croupier.v1.ActionRecordH\x00\x12)\n\x05\x66\x61ult\x18\x04 \x01(\x0b\x32\x18.croupier.v1.FaultRecordH\x00\x12)\n\x05\x65vent\x18\x05 \x01(\x0b\x32\x18.croupier.v1.EventRecordH\x00\x12+\n\x06result\x18\x06 \x01(\x0b\x32\x19.croupier.v1.ResultRecordH\x00\x42\x06\n\x04line\"a\n\nRecordSeat\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\r\n\x05\x63ores\x18\x03 \x03(\r\x12%\n\x05\x63lock\x18\x04 \x01(\x0e\x32\x16.croupier.v1.ClockKind\"9\n\x08\x43omputer\x12\x0c\n\x04host\x18\x01 \x01(\t\x12\x11\n\tcpu_model\x18\x02 \x01(\t\x12\x0c\n\x04\x63pus\x18\x03 \x01(\r\"\x91\x03\n\x0cRecordHeader\x12\x16\n\x0eschema_version\x18\x01 \x01(\r\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x0c\n\x04game\x18\x03 \x01(\t\x12\x15\n\rrules_version\x18\x04 \x01(\t\x12\x37\n\x07options\x18\x05 \x03(\x0b\x32&.croupier.v1.RecordHeader.OptionsEntry\x12&\n\x05seats\x18\x06 \x03(\x0b\x32\x17.croupier.v1.RecordSeat\x12.\n\x0ctime_control\x18\x07 \x01(\x0b\x32\x18.croupier.v1.TimeControl\x12\x0c\n\x04seed\x18\x08 \x01(\t\x12\x0c\n\x04\x64\x65\x63k\x18\t \x03(\t\x12\x18\n\x10software_version\x18\n \x01(\t\x12\x12\n\nstarted_at\x18\x0b \x01(\t\x12\'\n\x08\x63omputer\x18\x0c \x01(\x0b\x32\x15.croupier.v1.Computer\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"[\n\x0c\x43hanceRecord\x12!\n\x04\x64\x65\x63k\x18\x01 \x01(\x0b\x32\x11.croupier.v1.DeckH\x00\x12\x0e\n\x04pick\x18\x02 \x01(\rH\x00\x12\r\n\x05label\x18\x03 \x01(\tB\t\n\x07outcome\"\x15\n\x04\x44\x65\x63k\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\t\"\xb8\x01\n\x0c\x41\x63tionRecord\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05index\x18\x02 \x01(\r\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x12\n\nelapsed_ms\x18\x04 \x01(\r\x12\x11\n\tdefaulted\x18\x05 \x01(\x08\x12\x0e\n\x06lag_ms\x18\x06 \x01(\r\x12\x13\n\x06\x63pu_ms\x18\x07 \x01(\rH\x00\x88\x01\x01\x12\x17\n\nstarved_ms\x18\x08 \x01(\rH\x01\x88\x01\x01\x42\t\n\x07_cpu_msB\r\n\x0b_starved_ms\"A\n\x0b\x46\x61ultRecord\x12!\n\x05\x66\x61ult\x18\x01 \x01(\x0b\x32\x12.croupier.v1.Fault\x12\x0f\n\x07retired\x18\x02 \x01(\x08\"O\n\x0b\x45ventRecord\x12!\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x12.croupier.v1.Event\x12\x0e\n\x06public\x18\x02 \x01(\x08\x12\r\n\x05seats\x18\x03 \x03(\r\"3\n\x0cResultRecord\x12#\n\x06result\x18\x01 \x01(\x0b\x32\x13.croupier.v1.ResultBB\n\x0b\x63roupier.v1B\x0bRecordProtoP\x01Z\x16\x63roupier/v1;croupierv1\xaa\x02\x0b\x43roupier.V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -39,23 +39,23 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_RECORD']._serialized_start=92
   _globals['_RECORD']._serialized_end=374
   _globals['_RECORDSEAT']._serialized_start=376
-  _globals['_RECORDSEAT']._serialized_end=434
-  _globals['_COMPUTER']._serialized_start=436
-  _globals['_COMPUTER']._serialized_end=493
-  _globals['_RECORDHEADER']._serialized_start=496
-  _globals['_RECORDHEADER']._serialized_end=897
-  _globals['_RECORDHEADER_OPTIONSENTRY']._serialized_start=851
-  _globals['_RECORDHEADER_OPTIONSENTRY']._serialized_end=897
-  _globals['_CHANCERECORD']._serialized_start=899
-  _globals['_CHANCERECORD']._serialized_end=990
-  _globals['_DECK']._serialized_start=992
-  _globals['_DECK']._serialized_end=1013
-  _globals['_ACTIONRECORD']._serialized_start=1016
-  _globals['_ACTIONRECORD']._serialized_end=1200
-  _globals['_FAULTRECORD']._serialized_start=1202
-  _globals['_FAULTRECORD']._serialized_end=1267
-  _globals['_EVENTRECORD']._serialized_start=1269
-  _globals['_EVENTRECORD']._serialized_end=1348
-  _globals['_RESULTRECORD']._serialized_start=1350
-  _globals['_RESULTRECORD']._serialized_end=1401
+  _globals['_RECORDSEAT']._serialized_end=473
+  _globals['_COMPUTER']._serialized_start=475
+  _globals['_COMPUTER']._serialized_end=532
+  _globals['_RECORDHEADER']._serialized_start=535
+  _globals['_RECORDHEADER']._serialized_end=936
+  _globals['_RECORDHEADER_OPTIONSENTRY']._serialized_start=890
+  _globals['_RECORDHEADER_OPTIONSENTRY']._serialized_end=936
+  _globals['_CHANCERECORD']._serialized_start=938
+  _globals['_CHANCERECORD']._serialized_end=1029
+  _globals['_DECK']._serialized_start=1031
+  _globals['_DECK']._serialized_end=1052
+  _globals['_ACTIONRECORD']._serialized_start=1055
+  _globals['_ACTIONRECORD']._serialized_end=1239
+  _globals['_FAULTRECORD']._serialized_start=1241
+  _globals['_FAULTRECORD']._serialized_end=1306
+  _globals['_EVENTRECORD']._serialized_start=1308
+  _globals['_EVENTRECORD']._serialized_end=1387
+  _globals['_RESULTRECORD']._serialized_start=1389
+  _globals['_RESULTRECORD']._serialized_end=1440
 # @@protoc_insertion_point(module_scope)

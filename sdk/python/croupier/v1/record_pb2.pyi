@@ -25,14 +25,16 @@ class Record(_message.Message):
     def __init__(self, header: _Optional[_Union[RecordHeader, _Mapping]] = ..., chance: _Optional[_Union[ChanceRecord, _Mapping]] = ..., action: _Optional[_Union[ActionRecord, _Mapping]] = ..., fault: _Optional[_Union[FaultRecord, _Mapping]] = ..., event: _Optional[_Union[EventRecord, _Mapping]] = ..., result: _Optional[_Union[ResultRecord, _Mapping]] = ...) -> None: ...
 
 class RecordSeat(_message.Message):
-    __slots__ = ("name", "version", "cores")
+    __slots__ = ("name", "version", "cores", "clock")
     NAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     CORES_FIELD_NUMBER: _ClassVar[int]
+    CLOCK_FIELD_NUMBER: _ClassVar[int]
     name: str
     version: str
     cores: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., cores: _Optional[_Iterable[int]] = ...) -> None: ...
+    clock: _common_pb2.ClockKind
+    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., cores: _Optional[_Iterable[int]] = ..., clock: _Optional[_Union[_common_pb2.ClockKind, str]] = ...) -> None: ...
 
 class Computer(_message.Message):
     __slots__ = ("host", "cpu_model", "cpus")
