@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -82,9 +83,16 @@ class Contest:
 
 @pytest.fixture
 def contest(tmp_path: Path) -> Iterator[Contest]:
+    with running(tmp_path) as started:
+        yield started
+
+
+@contextmanager
+def running(tmp_path: Path, *extra: str) -> Iterator[Contest]:
+    """A real `croupier serve --db` of XIX with accounts alice and bob (and `extra` options)."""
     db = tmp_path / "contest.db"
     tokens = {name: TokenStore(db).add(name) for name in ("alice", "bob")}
-    command = [CROUPIER, "serve", "--db", str(db), "--port", "0", "--game", "xix"]
+    command = [CROUPIER, "serve", "--db", str(db), "--port", "0", "--game", "xix", *extra]
     serve = subprocess.Popen([*command, "--move-ms", "2000"], stdout=subprocess.PIPE, cwd=tmp_path)
     assert serve.stdout is not None
     while b"croupier referee" not in (line := serve.stdout.readline()):
@@ -194,6 +202,31 @@ def test_a_revoked_account_s_hosted_version_stops_at_once(contest: Contest) -> N
     folder = str(contest.folder / "versions" / "versions" / version)
     running = subprocess.run(["pgrep", "-f", folder], capture_output=True, text=True)
     assert running.stdout == "", running.stdout
+
+
+def test_under_a_cpu_clock_the_hosted_seat_is_timed_by_its_cpu_the_network_one_by_the_wall(
+    tmp_path: Path,
+) -> None:
+    with running(tmp_path, "--clock", "cpu") as contest:
+        version = contest.submit("alice", EXAMPLE)
+        env = os.environ | {"CROUPIER_ADDRESS": contest.address}
+        bob = subprocess.Popen(
+            [sys.executable, str(EXAMPLE / "random_bot.py")],
+            env=env | {"CROUPIER_TOKEN": contest.tokens["bob"]},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            wait_for(contest, f"alice@{version[:SHORT_ID]}", 2)
+        finally:
+            bob.kill()
+            bob.wait()
+    path = contest.records / f"{contest.played()[0].match}.jsonl"
+    header = json.loads(path.read_text().partition("\n")[0])["header"]
+    assert header["timeControl"]["clock"] == "CLOCK_KIND_CPU", header
+    seats = header["seats"]
+    clocks = {seat["name"].split("@")[0].split(" ")[0]: seat.get("clock") for seat in seats}
+    assert clocks == {"alice": None, "bob": "CLOCK_KIND_WALL"}, header["seats"]
 
 
 def reads_its_match_log(contest: Contest, match_id: str) -> None:

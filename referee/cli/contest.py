@@ -11,10 +11,18 @@ import typer
 
 from referee.cli.consoles import console, user_errors
 from referee.cli.epilog import DONE, epilog
-from referee.cli.options import BankMs, MoveMs, option_pairs, time_control
+from referee.cli.options import (
+    BankMs,
+    CeilingFactor,
+    Clock,
+    MoveMs,
+    option_pairs,
+    time_control,
+)
 from referee.cli.seeds import announce_seed, reveal_seed
 from referee.cli.web_settings import LOOPBACK, web_settings
 from referee.errors import CroupierError
+from referee.match.clock_kind import ClockKind
 from referee.text import named
 
 if TYPE_CHECKING:
@@ -122,6 +130,8 @@ def serve_command(
     ] = None,
     move_ms: MoveMs = 1000,
     bank_ms: BankMs = 10_000,
+    clock: Clock = ClockKind.WALL,
+    ceiling_factor: CeilingFactor = None,
     seed: Annotated[
         str | None,
         typer.Option(
@@ -197,7 +207,7 @@ def serve_command(
         serve_command(**settings)
         return
     with user_errors():
-        control = time_control(move_ms, bank_ms)
+        control = time_control(move_ms, bank_ms, ClockKind(clock), ceiling_factor)
         chosen = get_game(game)
         if (tls_cert is None) != (tls_key is None):
             raise CroupierError("give both --tls-cert and --tls-key, or neither")

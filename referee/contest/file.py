@@ -10,7 +10,7 @@
     matches = 1000                # optional: the contest ends (and reveals its seed) after these,
                                   # counted over every run of it
     [options]                     # the game's options
-    [time_control]                # move_ms, bank_ms
+    [time_control]                # move_ms, bank_ms, clock ("wall" or "cpu"), ceiling_factor
     [limits]                      # max_faults, reconnect_grace, max_sessions_per_token,
                                   # max_matches_per_session, max_messages_per_second,
                                   # max_message_bytes, drain_seconds, max_lead
@@ -31,6 +31,7 @@ from typing import Any
 from referee import tomlfile
 from referee.errors import CroupierError
 from referee.match.bounds import time_problem
+from referee.match.clock_kind import ClockKind
 from referee.text import tidy_path
 from referee.tomlfile import TomlReader
 
@@ -48,7 +49,12 @@ _TOP: dict[str, tuple[type, str]] = {
     "log_json": (bool, "log_json"),
 }
 _TABLES: dict[str, dict[str, tuple[type, str]]] = {
-    "time_control": {"move_ms": (int, "move_ms"), "bank_ms": (int, "bank_ms")},
+    "time_control": {
+        "move_ms": (int, "move_ms"),
+        "bank_ms": (int, "bank_ms"),
+        "clock": (str, "clock"),
+        "ceiling_factor": (int, "ceiling_factor"),
+    },
     "limits": {
         "max_faults": (int, "max_faults"),
         "reconnect_grace": (float, "reconnect_grace"),
@@ -75,19 +81,26 @@ _TABLES: dict[str, dict[str, tuple[type, str]]] = {
 _PATHS = {"tokens", "records", "tls_cert", "tls_key", "versions", "runtime"}
 
 
+def _clock_problem(kind: str) -> str | None:
+    """Why `kind` cannot be a clock, or None."""
+    known = [str(k) for k in ClockKind]
+    return None if kind in known else f"expected one of {known!r}"
+
+
 def _at_least_one(count: int) -> str | None:
     """Why `count` cannot be a quota (serve's options say min=1), or None."""
     return None if count >= 1 else "expected at least 1"
 
 
 #: Options whose values are bounded by what they can mean (referee.match.bounds).
-_BOUNDS: dict[str, Callable[[int], str | None]] = {
+_BOUNDS: dict[str, Callable[[Any], str | None]] = {
     "move_ms": time_problem,
     "bank_ms": time_problem,
     "submissions_per_hour": _at_least_one,
     "max_upload_mb": _at_least_one,
     "versions_kept": _at_least_one,
     "hosted_slots": _at_least_one,
+    "clock": _clock_problem,
 }
 
 

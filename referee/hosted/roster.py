@@ -36,6 +36,7 @@ from referee.hosted.submitting import MATCH_LOGS
 from referee.local.bot_log import tapped
 from referee.local.launcher import BotProcess, LaunchError, supervise
 from referee.local.sandbox import Sandbox, socket_folder
+from referee.match.clock_kind import ClockKind
 from referee.match.lobby import Lobby
 
 log = logging.getLogger("croupier.referee")
@@ -147,7 +148,7 @@ class Roster:
             command=shlex.join(manifest.run_argv()),
             token=token,
             log_path=files.root / PLAY_LOG,
-            sessions=manifest.sessions,
+            sessions=self._sessions(manifest.sessions),
             cwd=files.run_folder(manifest),
             own_folder=True,
             limits=manifest.limits(self.settings.qualify.limits),
@@ -160,6 +161,11 @@ class Roster:
             await supervise(bot, self.address, self.lobby, running.done)
         except LaunchError as error:
             self._rest(running, "stopped", error)
+
+    def _sessions(self, asked: int) -> int:
+        """The sessions a version plays at once: those its manifest asks, but one under a CPU
+        clock, which charges a decision the CPU of the whole process (every match it plays)."""
+        return 1 if self.settings.qualify.time_control.clock is ClockKind.CPU else asked
 
     def _rest(self, running: _Running, what: str, error: Exception) -> None:
         """Let a version that cannot be kept running rest before its next launch."""
