@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import hashlib
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -27,6 +28,8 @@ from referee.contest.tokens import TokenStore
 from referee.games import get_game
 from referee.games.base import parse_options
 from referee.hosted.store import SHORT_ID, VersionId, VersionStore, read_listing
+from tests.pipes import drain
+from tests.test_hosted_play import Contest, wait_for
 
 pytestmark = pytest.mark.usefixtures("wide_console")
 
@@ -87,13 +90,21 @@ def fingerprint(folder: Path) -> dict[str, str]:
 @contextmanager
 def serving(db: Path, *args: str) -> Iterator[str]:
     """`croupier serve --db DB ARGS` on a free port: its address while it runs."""
-    command = [CROUPIER, "serve", "--db", str(db), "--port", "0", *args]
-    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as serve:
+    with served(db, *args) as (address, _):
+        yield address
+
+
+@contextmanager
+def served(db: Path, *args: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`croupier serve --db DB ARGS` on a free port: its address and process while it runs."""
+    command = [CROUPIER, "serve", "--db", str(db), "--port", "0", "--drain-seconds", "5", *args]
+    with subprocess.Popen(command, stdout=subprocess.PIPE) as serve:
         assert serve.stdout is not None
-        while "croupier referee" not in (line := serve.stdout.readline()):
+        while b"croupier referee" not in (line := serve.stdout.readline()):
             assert line, "the referee stopped before it listened"
+        drain(serve.stdout)
         try:
-            yield f"127.0.0.1:{line.split(':')[-1].split()[0]}"
+            yield f"127.0.0.1:{line.decode().split(':')[-1].split()[0]}", serve
         finally:
             serve.terminate()
             serve.wait(timeout=60)
@@ -173,3 +184,25 @@ def test_the_final_round_replays_the_active_versions_from_nothing(tmp_path: Path
         error = refused_upload(address, tokens["alice"])
         assert error.code() is grpc.StatusCode.FAILED_PRECONDITION
         assert "frozen: this is the contest's final round" in (error.details() or "")
+
+
+@pytest.mark.usefixtures("bubblewrap")
+def test_the_final_round_plays_the_version_that_qualified(tmp_path: Path) -> None:
+    """A real contest: alice's version is submitted and qualifies. Its final round, served,
+    launches that very version (copied as it was built, not built again) against bob."""
+    db = tmp_path / "contest.db"
+    tokens = {name: TokenStore(db).add(name) for name in ("alice", "bob")}
+    xix = ("--game", "xix", "--move-ms", "2000")
+    with served(db, *xix) as (address, serve):
+        version = Contest(tmp_path, address, tokens, serve).submit("alice", EXAMPLE)
+    final = tmp_path / "final" / "contest.db"
+    result = runner.invoke(app, ["contest", "final", str(db), "--into", str(final)])
+    assert result.exit_code == 0, result.output
+    with served(final, *xix) as (address, serve):
+        env = os.environ | {"CROUPIER_ADDRESS": address, "CROUPIER_TOKEN": tokens["bob"]}
+        bob = [sys.executable, str(EXAMPLE / "random_bot.py")]
+        with subprocess.Popen(bob, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
+            finalist = Contest(final.parent, address, tokens, serve)
+            wait_for(finalist, f"alice@{version[:SHORT_ID]}", 2)
+            serve.terminate()  # bob leaves with the referee's Goodbye
+    assert not list((tmp_path / "final" / "versions" / "incoming").iterdir())
