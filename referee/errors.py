@@ -42,6 +42,10 @@ class QuotaError(CroupierError):
     """A quota the organiser set, reached: a count or a size over what is allowed."""
 
 
+class FrozenError(CroupierError):
+    """A change the organiser has stopped: a contest's submissions are frozen."""
+
+
 class RecordError(CroupierError):
     """A record file that cannot be read, or one that does not replay as recorded."""
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import typer
 
 from referee.cli.cluster import cluster_app
-from referee.cli.contest import serve_command, token_app
+from referee.cli.contest import contest_app, serve_command, token_app
 from referee.cli.doctor import doctor
 from referee.cli.epilog import DONE, epilog
 from referee.cli.ladder import ladder_app
@@ -102,6 +102,7 @@ app.command(
 )(submit_command)
 app.add_typer(submissions_app, name="submissions")
 app.add_typer(token_app, name="token")
+app.add_typer(contest_app, name="contest")
 app.add_typer(ladder_app, name="ladder")
 app.add_typer(cluster_app, name="cluster")
 

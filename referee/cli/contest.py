@@ -119,6 +119,13 @@ def serve_command(
             "[the cores / the seats].",
         ),
     ] = None,
+    freeze_submissions: Annotated[
+        bool,
+        typer.Option(
+            help="With --db: refuse uploads and withdrawals (FAILED_PRECONDITION); the active "
+            "versions play on, and authors may still list them and read their logs."
+        ),
+    ] = False,
     tls_cert: Annotated[Path | None, typer.Option(help="PEM certificate chain for TLS.")] = None,
     tls_key: Annotated[Path | None, typer.Option(help="PEM private key for TLS.")] = None,
     insecure: Annotated[
@@ -225,6 +232,8 @@ def serve_command(
             raise CroupierError("--web shows a contest: give --db too")
         if versions is not None and tokens is None:
             raise CroupierError("--versions keeps hosted bots of a contest: give --db too")
+        if freeze_submissions and tokens is None:
+            raise CroupierError("--freeze-submissions freezes a contest's uploads: give --db too")
         if runtime is not None and tokens is None:
             raise CroupierError("--runtime is for hosted bots of a contest: give --db too")
         if runtime is not None and not runtime.is_dir():
@@ -259,6 +268,7 @@ def serve_command(
             tokens=tokens,
             versions=versions,
             quotas=quotas(submissions_per_hour, max_upload_mb, versions_kept),
+            freeze_submissions=freeze_submissions,
             runtime=runtime.resolve() if runtime is not None else None,
             records=records,
             time_control=control,
@@ -298,6 +308,50 @@ def serve_command(
             revealed = contest_meta(tokens, "master_seed")
             console.print(f"master seed: {revealed}", markup=False, soft_wrap=True)
     logging.shutdown()
+
+
+contest_app = typer.Typer(help="A contest's rounds (the database `croupier serve --db` plays).")
+
+
+@contest_app.command(
+    "final",
+    epilog=epilog(
+        [
+            "croupier contest final contest.db --into final/contest.db && "
+            "croupier serve --db final/contest.db --matches 1000"
+        ],
+        DONE,
+    ),
+)
+def contest_final(
+    database: Annotated[Path, typer.Argument(help="The contest's database (left untouched).")],
+    into: Annotated[
+        Path, typer.Option(help="The final round's new database, in a folder of its own.")
+    ],
+    versions: Annotated[
+        Path | None,
+        typer.Option(help="The contest's versions folder (default: versions/ beside it)."),
+    ] = None,
+) -> None:
+    """Make the final round: the accounts and their active versions, frozen, from no ratings.
+
+    The new database has the same accounts (and tokens), each account's active version as it
+    qualified (copied, not built again), no match and no rating, and its submissions frozen for
+    good; `croupier serve --db` on it plays the final. The contest's own database, records and
+    versions are only read. Freeze or stop it first.
+    """
+    from referee.contest.final import final_round
+
+    with user_errors():
+        made = final_round(database, into, source_versions=versions)
+    console.print(
+        f"final round in {made.database}: {made.accounts} accounts, {len(made.active)} active "
+        f"versions in {made.versions}, submissions frozen",
+        markup=False,
+    )
+    for version in made.active:
+        console.print(f"  {version.account}: {version.id[:12]}", markup=False)
+    console.print(f"play it: croupier serve --db {made.database}", markup=False)
 
 
 def quotas(per_hour: int | None, upload_mb: int | None, kept: int | None) -> Quotas:

@@ -34,6 +34,9 @@ log = logging.getLogger("croupier.referee")
 #: Ratings for pairing are refitted at most this often (the fit covers every match so far, so
 #: once it is slow, less often: `Spacing`).
 RATING_REFRESH_SECONDS = 2.0
+#: The meta key of a contest whose submissions are frozen for good (a final round:
+#: referee.contest.final); its value says why, to the authors.
+FROZEN = "submissions_frozen"
 
 
 class ContestBook:
@@ -80,6 +83,9 @@ class ContestBook:
             for a, b in itertools.combinations(set(result.match.bots), 2):
                 self.meetings[frozenset((a, b))] += 1
         self.ratings: dict[str, float] = {}
+        #: The entrants whose ratings are no longer provisional: the others sit first
+        #: (referee.contest.pairing).
+        self.settled: frozenset[str] = frozenset()
         self._refits = Spacing(RATING_REFRESH_SECONDS)
         self._lock = threading.Lock()
         self.bots = set(Plan.from_json(self.store.meta("plan") or self._plan(()).to_json()).bots)
@@ -148,6 +154,12 @@ class ContestBook:
         for a, b in itertools.combinations(set(match.bots), 2):
             self.meetings[frozenset((a, b))] += 1
 
+    @property
+    def frozen(self) -> str | None:
+        """Why this contest's submissions are frozen for good, or None."""
+        with self._lock:
+            return self.store.meta(FROZEN)
+
     def standings(self) -> Standings:
         with self._lock:
             return self._standings()
@@ -169,9 +181,9 @@ class ContestBook:
         began = time.monotonic()
         if not self._refits.due(began):
             return
-        self.ratings = {
-            row.bot: row.rating for row in self.standings().rows if row.rating is not None
-        }
+        rows = self.standings().rows
+        self.ratings = {row.bot: row.rating for row in rows if row.rating is not None}
+        self.settled = frozenset(row.bot for row in rows if not row.provisional)
         self._refits.ran(began, time.monotonic())
 
     def close(self, *, reveal: bool) -> None:

@@ -8,6 +8,25 @@ Two rules keep it fair, whatever a bot's speed:
   of the slowest present bot (or further ahead than it already was): fast bots wait for it;
 - `choose_table`: the idle bot with the fewest matches sits first, joined by the bots it has
   met least, then those with the fewest matches, the closest in rating, the longest waiting.
+
+A new entrant (a new version of a hosted bot, a bot that just connected) also sits first while
+its rating is *unsettled*, so that it reaches its place soon (CodinGame's authors complain that a
+late submission never does): every entrant of the contest is unsettled but those the standings
+do not mark provisional (referee.ladder.ratings.provisional: rated, with their own 95% interval
+at most PROVISIONAL_WIDTH times the median of the rated entrants'). Why that rule:
+
+- the median, not the mean, of every rated entrant's interval (the retired versions' too, each
+  with all its matches): a few new versions, however wide, barely move it;
+- a margin over the median: half the field is wider than its median by definition, and an
+  entrant that wins (or loses) nearly every match has a wider interval than an even one after
+  as many matches; with no margin these would sit first for good. Twice the median is about a
+  quarter of the field's typical matches (the interval narrows as 1/sqrt(matches));
+- it is the provisional mark authors see beside a rating: a version sits first exactly while
+  its rating is marked so.
+
+The head start is bounded by `Pacing` all the same: an unsettled entrant sits first only while
+it is free, so it gets at most `max_lead` matches ahead of the slowest present bot, and no one
+waits longer than that rule lets them.
 """
 
 from __future__ import annotations
@@ -76,13 +95,16 @@ def choose_table(
     ratings: dict[str, float],
     meetings: Counter[frozenset[str]],
     pacing: Pacing | None = None,
+    settled: frozenset[str] = frozenset(),
 ) -> list[Session] | None:
     """The next table from the idle sessions (oldest first), or None if none may sit down.
 
     One session per bot at a table (a bot must not play itself). With `pacing` (a contest) the
-    idle bot with the fewest matches sits first (the longest waiting among equals) and a table
-    must be allowed (`Pacing.free`). Without it (a referee with no accounts, where every token
-    is anyone's) any idle sessions make a table, two copies of one bot included.
+    free idle bot that is not `settled` (see the module's docstring) sits first, else the one
+    with the fewest matches (the longest waiting among equals), and a table must be allowed
+    (`Pacing.free`); among the bots it has met as often, unsettled ones join it first. Without
+    pacing (a referee with no accounts, where every token is anyone's) any idle sessions make a
+    table, two copies of one bot included.
     """
     if pacing is None:
         return list(idle[:seats]) if len(idle) >= seats else None
@@ -92,15 +114,18 @@ def choose_table(
     if len(first_per_bot) < seats:
         return None
     count = pacing.counts
-    waiting = sorted(first_per_bot.values(), key=lambda s: count[s.identity])  # stable: oldest
-    head = waiting[0]
-    if not pacing.free(head.identity):
+    waiting = sorted(  # stable: the oldest first among equals
+        first_per_bot.values(), key=lambda s: (s.identity in settled, count[s.identity])
+    )
+    head = next((s for s in waiting if pacing.free(s.identity)), None)
+    if head is None:
         return None  # the fewest among the idle is not free: no idle bot is
     rating = ratings.get(head.identity, 0.0)
     others = sorted(
-        waiting[1:],
+        (s for s in waiting if s is not head),
         key=lambda s: (
             meetings[frozenset((head.identity, s.identity))],
+            s.identity in settled,
             count[s.identity],
             abs(ratings.get(s.identity, 0.0) - rating),
         ),
@@ -112,7 +137,9 @@ def choose_table(
     idle_bots = set(first_per_bot)
     if not behind <= idle_bots or len(behind) > seats:
         return None
-    # Every bot at the floor sits, so no one's lead grows: the rest of the seats go by preference.
-    table = [head, *(s for s in others if s.identity in behind)]
-    table += [s for s in others if s.identity not in behind][: seats - len(table)]
+    # Every bot at the floor sits, so no one's lead grows: the rest of the seats go by preference
+    # (the head too, when an unsettled head is not at the floor and there is room for it).
+    candidates = [head, *others]
+    table = [s for s in candidates if s.identity in behind]
+    table += [s for s in candidates if s.identity not in behind][: seats - len(table)]
     return table

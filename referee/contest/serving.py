@@ -52,6 +52,8 @@ REVOCATION_POLL_SECONDS = 0.5
 #: How often a contest's matchmaking looks again with no session coming back (a bot that left
 #: may have stopped holding the others up).
 PACING_POLL_SECONDS = 1.0
+#: Why uploads are refused under `serve --freeze-submissions`, as an author is told.
+FROZEN_BY_ORGANISER = "the organiser has closed this contest's uploads; the active versions play on"
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +67,9 @@ class ServeConfig:
     #: database), and their authors' quotas.
     versions: Path | None = None
     quotas: Quotas = field(default_factory=Quotas)
+    #: With `tokens`: refuse uploads and withdrawals (a final round's database is frozen for
+    #: good: referee.contest.final); authors may still list their versions and read logs.
+    freeze_submissions: bool = False
     #: With `tokens`: the organiser's runtime folder every hosted bot's build and run sees
     #: read-only (referee.local.sandbox.Sandbox.runtime); None: none.
     runtime: Path | None = None
@@ -212,7 +217,12 @@ class _Referee:
         store = VersionStore(config.version_store)
         store.recover()
         games = frozenset({config.game.id})
-        return Submitting(store, Limits(), config.quotas, games, runtime=config.runtime)
+        frozen = self.book.frozen if self.book is not None else None
+        if frozen is None and config.freeze_submissions:
+            frozen = FROZEN_BY_ORGANISER
+        return Submitting(
+            store, Limits(), config.quotas, games, runtime=config.runtime, frozen=frozen
+        )
 
     def pipeline(self, desk: Submitting | None) -> Pipeline | None:
         """What builds and qualifies the uploaded versions, on the contest's clock; none
@@ -293,7 +303,8 @@ class _Referee:
                 if self.pacing is not None:
                     here = [bot for bot, p in self.presence().items() if p.sessions or p.playing]
                     self.pacing.observe(here, trio.current_time())
-                table = choose_table(idle, self.seats, ratings, meetings, self.pacing)
+                settled = self.book.settled if self.book is not None else frozenset()
+                table = choose_table(idle, self.seats, ratings, meetings, self.pacing, settled)
                 if table is not None:
                     break
                 with trio.move_on_after(poll):

@@ -128,6 +128,21 @@ class TokenStore:
             ).fetchone()
         return row[0] if row else None
 
+    def carry(self, source: Path) -> int:
+        """Copy every account of the contest database at `source` (read-only: left as it is)
+        here, with its token's hash and any revocation, so that a final round's authors keep
+        their tokens. Returns how many; TokenError if `source` holds no accounts."""
+        try:
+            with contextlib.closing(sqlite3.connect(f"file:{source}?mode=ro", uri=True)) as db:
+                rows = db.execute(
+                    "SELECT name, token_hash, created_at, revoked_at FROM tokens ORDER BY name"
+                ).fetchall()
+        except sqlite3.Error as error:
+            raise TokenError(f"cannot read the accounts of {str(source)!r}: {error}") from None
+        with self._connect() as db:
+            db.executemany("INSERT INTO tokens VALUES (?, ?, ?, ?)", rows)
+        return len(rows)
+
     def revoked(self) -> set[str]:
         """The names whose tokens are revoked (the referee polls this)."""
         with self._connect() as db:

@@ -2,7 +2,7 @@
 its manifest read, and stored; and what an author may read of their own versions.
 
 grpc-free: referee.transport.submissions serves it as the Submissions service, mapping its
-errors to status codes (`QuotaError`, `NotFoundError`, `ConflictError`, any other
+errors to status codes (`QuotaError`, `NotFoundError`, `ConflictError`, `FrozenError`, any other
 CroupierError: the upload or its bot.toml refused). Nothing is built here: the hosted pipeline
 picks up `received` versions. Every method that names a version checks that it is the caller's:
 another account's version is reported as missing, exactly as one that does not exist.
@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from referee.errors import ConflictError, CroupierError, NotFoundError, QuotaError
+from referee.errors import ConflictError, CroupierError, FrozenError, NotFoundError, QuotaError
 from referee.hosted.archive import ArchiveError, ArchiveLimits, unpack
 from referee.hosted.manifest import MANIFEST, ManifestError, load_manifest
 from referee.hosted.store import (
@@ -67,7 +67,11 @@ class Quotas:
 
 class Submitting:
     """The submissions of a contest's accounts to `store`. Safe to call from several threads:
-    the transport runs `submit` off its event loop."""
+    the transport runs `submit` off its event loop.
+
+    With `frozen` (why, for the authors) the contest's submissions are frozen: an upload or a
+    withdrawal (either would change the version an account plays) is refused with FrozenError;
+    an author may still list and show their versions and read their logs."""
 
     def __init__(
         self,
@@ -77,8 +81,10 @@ class Submitting:
         games: frozenset[str] = frozenset(),
         clock: Callable[[], float] = time.monotonic,
         runtime: Path | None = None,
+        frozen: str | None = None,
     ) -> None:
         self.store = store
+        self.frozen = frozen
         #: The organiser's runtime folder, named $CROUPIER_RUNTIME in the logs authors read.
         self.runtime = runtime
         self.maxima = maxima
@@ -93,8 +99,10 @@ class Submitting:
     def begin(self, account: str, declared_bytes: int = 0) -> Path:
         """Count an upload against the account's hourly quota and give it a fresh folder to
         write its file into (`upload_path`), in the store's `incoming/` so that `recover` removes
-        it after a kill; the caller removes it with `end`. QuotaError past the hourly quota or
-        for a declared size over the limit."""
+        it after a kill; the caller removes it with `end`. FrozenError while submissions are
+        frozen (before any quota is counted), QuotaError past the hourly quota or for a declared
+        size over the limit."""
+        self._check_open()
         if declared_bytes > self.quotas.upload_bytes:
             raise QuotaError(self._too_large(declared_bytes))
         now = self._clock()
@@ -192,12 +200,21 @@ class Submitting:
         raise NotFoundError(f"no output of account {account!r} in match {match_id!r}")
 
     def withdraw(self, account: str, id: str) -> Version:
-        """Withdraw one of the account's versions; NotFoundError for another's or none."""
+        """Withdraw one of the account's versions; NotFoundError for another's or none,
+        FrozenError while submissions are frozen."""
         found = self.version(account, id)
+        self._check_open()
         try:
             return self.store.withdraw(account, found.id)
         except StoreError:
             raise NotFoundError(f"no version {id!r} of account {account!r}") from None
+
+    def _check_open(self) -> None:
+        if self.frozen is not None:
+            raise FrozenError(
+                f"submissions are frozen: {self.frozen}; your versions, their logs and your "
+                "matches' output can still be read"
+            )
 
     def _too_large(self, size: int) -> str:
         return (

@@ -18,7 +18,13 @@ from typing import Protocol, TypeVar
 import grpc
 
 from croupier.v1 import submissions_pb2 as pb
-from referee.errors import ConflictError, CroupierError, NotFoundError, QuotaError
+from referee.errors import (
+    ConflictError,
+    CroupierError,
+    FrozenError,
+    NotFoundError,
+    QuotaError,
+)
 from referee.match.lobby import Lobby
 from referee.transport.play import bearer_token
 
@@ -70,6 +76,7 @@ _CODES: tuple[tuple[type[CroupierError], grpc.StatusCode], ...] = (
     (QuotaError, grpc.StatusCode.RESOURCE_EXHAUSTED),
     (NotFoundError, grpc.StatusCode.NOT_FOUND),
     (ConflictError, grpc.StatusCode.ALREADY_EXISTS),
+    (FrozenError, grpc.StatusCode.FAILED_PRECONDITION),
     (CroupierError, grpc.StatusCode.INVALID_ARGUMENT),
 )
 

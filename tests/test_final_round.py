@@ -1,0 +1,208 @@
+"""Frozen submissions and the final round (issue 27.2): a real `croupier serve --db`, real gRPC
+uploads, the real stores on disk, `croupier contest final` through the CLI."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import hashlib
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import grpc
+import pytest
+from typer.testing import CliRunner
+
+from croupier.v1 import submissions_pb2 as pb
+from croupier.v1 import submissions_pb2_grpc
+from referee.cli import app
+from referee.contest import file as contest_file
+from referee.contest.book import ContestBook
+from referee.contest.tokens import TokenStore
+from referee.games import get_game
+from referee.games.base import parse_options
+from referee.hosted.store import SHORT_ID, VersionId, VersionStore, read_listing
+from tests.pipes import drain
+from tests.test_hosted_play import Contest, wait_for
+
+pytestmark = pytest.mark.usefixtures("wide_console")
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "python"
+CROUPIER = str(Path(sys.executable).parent / "croupier")
+XIX = get_game("xix")
+runner = CliRunner()
+
+
+def stored(store: VersionStore, account: str, bot: Path, active: bool) -> VersionId:
+    """`bot`'s files as a version of `account` in `store` (made active, as if qualified)."""
+    src = store.incoming()
+    shutil.copytree(bot, src, ignore=shutil.ignore_patterns("__pycache__"))
+    version = store.add(account, src)
+    if active:
+        store.activate(version.id, "qualified: 2 matches, 0 faults")
+    return version.id
+
+
+def a_contest(folder: Path) -> tuple[dict[str, str], dict[str, VersionId]]:
+    """A contest that has played: alice with two versions (the second active), bob with one
+    he never got qualified, carol revoked; a table seated in its book. Its tokens and the active
+    versions by account."""
+    db = folder / "contest.db"
+    accounts = TokenStore(db)
+    tokens = {name: accounts.add(name) for name in ("alice", "bob", "carol")}
+    accounts.revoke("carol")
+    store = VersionStore(folder / "versions")
+    stored(store, "alice", EXAMPLE, active=True)
+    second = folder / "second"
+    shutil.copytree(EXAMPLE, second, ignore=shutil.ignore_patterns("__pycache__"))
+    (second / "NOTES").write_text("the second version\n")
+    alice = stored(store, "alice", second, active=True)
+    (store.folder(alice) / "matches").mkdir()  # its output in this contest stays here
+    (store.folder(alice) / "matches" / "contest-00001.log").write_text("thinking\n")
+    (store.folder(alice) / "build.log").write_text("built\n")
+    third = folder / "third"
+    shutil.copytree(second, third)
+    (third / "NOTES").write_text("bob's\n")
+    stored(store, "bob", third, active=False)
+    store.close()
+    book = ContestBook(db, XIX, parse_options(XIX, {}))
+    book.seat([f"alice@{alice[:SHORT_ID]}", "bob"])
+    book.close(reveal=False)
+    return tokens, {"alice": alice}
+
+
+def fingerprint(folder: Path) -> dict[str, str]:
+    """Every file under `folder`, by path, with its SHA-256; not SQLite's -wal and -shm files,
+    which any reader of a WAL database may leave (empty of changes) beside it."""
+    return {
+        str(path.relative_to(folder)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and not path.name.endswith(("-wal", "-shm"))
+    }
+
+
+@contextmanager
+def serving(db: Path, *args: str) -> Iterator[str]:
+    """`croupier serve --db DB ARGS` on a free port: its address while it runs."""
+    with served(db, *args) as (address, _):
+        yield address
+
+
+@contextmanager
+def served(db: Path, *args: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`croupier serve --db DB ARGS` on a free port: its address and process while it runs."""
+    command = [CROUPIER, "serve", "--db", str(db), "--port", "0", "--drain-seconds", "5", *args]
+    with subprocess.Popen(command, stdout=subprocess.PIPE) as serve:
+        assert serve.stdout is not None
+        while b"croupier referee" not in (line := serve.stdout.readline()):
+            assert line, "the referee stopped before it listened"
+        drain(serve.stdout)
+        try:
+            yield f"127.0.0.1:{line.decode().split(':')[-1].split()[0]}", serve
+        finally:
+            serve.terminate()
+            serve.wait(timeout=60)
+
+
+def refused_upload(address: str, token: str) -> grpc.RpcError:
+    metadata = pb.UploadRequest(metadata=pb.UploadMetadata(file_name="bot.tar.gz"))
+    with grpc.insecure_channel(address) as channel:
+        stub = submissions_pb2_grpc.SubmissionsStub(channel)
+        with pytest.raises(grpc.RpcError) as raised:
+            stub.Upload(iter([metadata]), metadata=(("authorization", f"Bearer {token}"),))
+    return raised.value
+
+
+def test_a_frozen_serve_refuses_uploads_and_withdrawals_and_still_lists(tmp_path: Path) -> None:
+    tokens, active = a_contest(tmp_path)
+    with serving(tmp_path / "contest.db", "--freeze-submissions") as address:
+        error = refused_upload(address, tokens["alice"])
+        assert error.code() is grpc.StatusCode.FAILED_PRECONDITION
+        assert (error.details() or "").startswith("submissions are frozen: the organiser has")
+        author = ["--to", address, "--token", tokens["alice"]]
+        result = runner.invoke(app, ["submit", str(EXAMPLE), *author])
+        assert result.exit_code != 0 and "submissions are frozen: " in result.output
+        result = runner.invoke(app, ["submissions", "list", *author])
+        assert result.exit_code == 0 and active["alice"][:SHORT_ID] in result.output
+        result = runner.invoke(app, ["submissions", "show", active["alice"][:8], *author])
+        assert result.exit_code == 0, result.output
+        result = runner.invoke(app, ["submissions", "withdraw", active["alice"][:8], *author])
+        assert result.exit_code != 0 and "submissions are frozen: " in result.output
+    assert read_listing(tmp_path / "versions").active == frozenset(active.values())
+
+
+def test_a_contest_file_freezes_submissions(tmp_path: Path) -> None:
+    contest = tmp_path / "contest.toml"
+    contest.write_text('game = "xix"\ndatabase = "contest.db"\n[hosted]\nfreeze = true\n')
+    assert contest_file.load(contest)["freeze_submissions"] is True
+
+
+def test_the_final_round_replays_the_active_versions_from_nothing(tmp_path: Path) -> None:
+    """The final has the accounts (same tokens, carol still revoked), alice's active version
+    (not her first, nor bob's unqualified one, nor her output in the contest), an empty book and
+    frozen submissions; the contest's database and store are byte for byte as they were."""
+    tokens, active = a_contest(tmp_path)
+    gc.collect()  # the connections the setting up left to the collector: their WAL checkpointed
+    before = fingerprint(tmp_path)
+    final = tmp_path / "final" / "contest.db"
+    command = ["contest", "final", str(tmp_path / "contest.db"), "--into", str(final)]
+    result = runner.invoke(app, command)
+    assert result.exit_code == 0, result.output
+    assert f"alice: {active['alice'][:SHORT_ID]}" in result.output
+    assert "contest.db" in before and "versions/store.db" in before
+    assert {k: v for k, v in fingerprint(tmp_path).items() if not k.startswith("final/")} == before
+
+    accounts = TokenStore(final, create=False)
+    assert accounts.lookup(tokens["alice"]) == "alice"
+    assert accounts.revoked() == {"carol"}
+    with contextlib.closing(sqlite3.connect(final)) as book:
+        for table in ("schedule", "matches", "seats", "faults", "exits"):
+            assert book.execute(f"SELECT COUNT(*) FROM {table}").fetchone() == (0,), table
+        # No plan, no master seed yet: `serve` draws a new one.
+        assert dict(book.execute("SELECT key, value FROM meta")) == {
+            "submissions_frozen": "this is the contest's final round, played by the versions "
+            "active when it began"
+        }
+    listing = read_listing(final.parent / "versions")
+    assert [v.id for v in listing.versions] == [active["alice"]]
+    assert listing.active == frozenset(active.values())
+    copied = final.parent / "versions" / "versions" / active["alice"]
+    assert (copied / "build.log").read_text() == "built\n"
+    assert not (copied / "matches").exists()
+
+    again = runner.invoke(app, command)
+    assert again.exit_code == 2 and "exists already" in again.output
+    beside = runner.invoke(app, [*command[:3], "--into", str(tmp_path / "final.db")])
+    assert beside.exit_code == 2 and "share the versions folder" in beside.output
+    with serving(final) as address:
+        error = refused_upload(address, tokens["alice"])
+        assert error.code() is grpc.StatusCode.FAILED_PRECONDITION
+        assert "frozen: this is the contest's final round" in (error.details() or "")
+
+
+@pytest.mark.usefixtures("bubblewrap")
+def test_the_final_round_plays_the_version_that_qualified(tmp_path: Path) -> None:
+    """A real contest: alice's version is submitted and qualifies. Its final round, served,
+    launches that very version (copied as it was built, not built again) against bob."""
+    db = tmp_path / "contest.db"
+    tokens = {name: TokenStore(db).add(name) for name in ("alice", "bob")}
+    xix = ("--game", "xix", "--move-ms", "2000")
+    with served(db, *xix) as (address, serve):
+        version = Contest(tmp_path, address, tokens, serve).submit("alice", EXAMPLE)
+    final = tmp_path / "final" / "contest.db"
+    result = runner.invoke(app, ["contest", "final", str(db), "--into", str(final)])
+    assert result.exit_code == 0, result.output
+    with served(final, *xix) as (address, serve):
+        env = os.environ | {"CROUPIER_ADDRESS": address, "CROUPIER_TOKEN": tokens["bob"]}
+        bob = [sys.executable, str(EXAMPLE / "random_bot.py")]
+        with subprocess.Popen(bob, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
+            finalist = Contest(final.parent, address, tokens, serve)
+            wait_for(finalist, f"alice@{version[:SHORT_ID]}", 2)
+            serve.terminate()  # bob leaves with the referee's Goodbye
+    assert not list((tmp_path / "final" / "versions" / "incoming").iterdir())
