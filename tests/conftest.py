@@ -88,9 +88,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.system)
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def bubblewrap() -> None:
-    """Skip where bubblewrap is missing (never on CI, where it must be there)."""
+    """Skip where bubblewrap is missing (never on CI, where it must be there); module-scoped, so
+    that a module's own fixtures may start hosted bots."""
     from referee.local.sandbox import SandboxError, check_bwrap
 
     try:

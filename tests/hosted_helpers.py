@@ -3,6 +3,9 @@ the organiser, the authors and the web site are shown of them."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from referee.hosted.archive import ArchiveLimits, unpack
@@ -47,3 +50,14 @@ def add_three(root: Path, first: str, second: str) -> tuple[VersionId, VersionId
     finally:
         store.close()
     return broken, active, failed
+
+
+def network_bot(address: str, token: str) -> subprocess.Popen[bytes]:
+    """examples/python's random bot connecting from outside to the referee at `address`."""
+    env = os.environ | {"CROUPIER_ADDRESS": address, "CROUPIER_TOKEN": token}
+    return subprocess.Popen(
+        [sys.executable, str(EXAMPLE / "random_bot.py")],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )

@@ -10,6 +10,7 @@ its live display is `ladder_display`.
 from __future__ import annotations
 
 import contextlib
+import json
 import shlex
 import sys
 from dataclasses import replace
@@ -262,6 +263,7 @@ def _print_summary(summary: Summary, config: LadderConfig) -> None:
         [
             "croupier ladder standings ladder-out/xix/ladder.sqlite",
             "croupier ladder standings ladder-out/xix/ladder.sqlite --format csv > xix.csv",
+            "croupier ladder standings contest.db --all",
         ],
         DONE,
     ),
@@ -271,22 +273,54 @@ def standings_command(
     format: Annotated[
         OutputFormat, typer.Option("--format", help="table for people; json or csv to export.")
     ] = OutputFormat.TABLE,
+    everything: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="A contest's whole field: also the rows of hosted versions their accounts no "
+            "longer play (retired), ranked with the rest. Without it, each account's active "
+            "version and the bots that connect by themselves, ranked among themselves.",
+        ),
+    ] = False,
+    versions: Annotated[
+        Path | None,
+        typer.Option(
+            "--versions",
+            help="A contest's folder of hosted versions (default: versions/ beside the database).",
+        ),
+    ] = None,
 ) -> None:
-    """Print a ladder's standings (finished or still running)."""
+    """Print a ladder's or a contest's standings (finished or still running)."""
     from referee.contest.tokens import revoked_accounts
+    from referee.hosted import current
+    from referee.hosted.store import beside, read_listing
     from referee.ladder import standings_of
-    from referee.ladder.standings import footer, table, to_csv, to_json
+    from referee.ladder.standings import footer, table, to_csv
     from referee.ladder.store import reporting_store_failures
 
     with user_errors(), reporting_store_failures(database):
+        if versions is not None and not versions.is_dir():
+            raise CroupierError(f"no versions folder {str(versions)!r}")
         standings = standings_of(database)
+        listing = read_listing(versions or beside(database))
+    shown = current.shown(standings, listing, everything=everything)
+    retired = current.split(standings, listing).retired
     if format is OutputFormat.JSON:
-        sys.stdout.write(to_json(standings) + "\n")
+        data = current.to_dict(standings, listing, everything=everything)
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
     elif format is OutputFormat.CSV:
-        sys.stdout.write(to_csv(standings))
+        sys.stdout.write(to_csv(shown))
     else:
-        console.print(table(standings, revoked=revoked_accounts(database)))
-        for line in footer(standings):
+        accounts = revoked_accounts(database)
+        who = current.entrants((row.bot for row in shown.rows), listing)
+        revoked = frozenset(bot for bot, one in who.items() if one.account in accounts)
+        marked = frozenset(row.bot for row in retired)
+        console.print(table(shown, revoked=revoked, retired=marked))
+        lines = footer(shown)
+        if retired and not everything:
+            hidden = plural(len(retired), "retired hosted version")
+            lines.insert(0, f"{hidden} not shown: --all shows them")
+        for line in lines:
             console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 

@@ -6,7 +6,9 @@
 - `store`: versions in a content-addressed store (the id is the SHA-256 of the normalised
   contents), their authors and statuses in SQLite, recovered after a kill;
 - `build`: builds a version once, in the bot sandbox (referee.local.sandbox), within its own
-  limits and at the lowest CPU priority, two at a time.
+  limits and at the lowest CPU priority, two at a time;
+- `current`: which rows of a contest's standings are current (each account's active version,
+  the bots that connect by themselves), for the site and `croupier ladder standings`.
 
 May import: `referee.ladder` (its bot commands), `referee.local` (limits, the sandbox),
 `referee.games` and the shared modules. Never the CLI, the contest server or the web site,

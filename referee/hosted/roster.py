@@ -31,7 +31,7 @@ import trio
 
 from referee.hosted.manifest import ManifestError, load_manifest
 from referee.hosted.pipeline import PipelineSettings, VersionFiles
-from referee.hosted.store import SHORT_ID, Version, VersionId, VersionStore
+from referee.hosted.store import Version, VersionId, VersionStore, entrant
 from referee.hosted.submitting import MATCH_LOGS
 from referee.local.bot_log import tapped
 from referee.local.launcher import BotProcess, LaunchError, supervise
@@ -51,11 +51,6 @@ PLAY_LOG = "play.log"
 MATCH_LOG_BYTES = 64 * 1024
 #: What a match's log starts with when its output was longer than MATCH_LOG_BYTES.
 CUT_LINE = "[... the first {cut:,} bytes cut: a match's log keeps its last {kept:,} bytes ...]\n"
-
-
-def entrant(version: Version) -> str:
-    """The contest's name for a hosted version: its account and its id's first digits."""
-    return f"{version.account}@{version.id[:SHORT_ID]}"
 
 
 @dataclass

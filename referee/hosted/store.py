@@ -411,3 +411,8 @@ def read_listing(root: Path, account: str | None = None) -> Listing:
 def _version(row: tuple[str, ...]) -> Version:
     id, account, status, reason, submitted_at, updated_at = row
     return Version(VersionId(id), account, VersionStatus(status), reason, submitted_at, updated_at)
+
+
+def entrant(version: Version) -> str:
+    """The contest's name for a hosted version: its account and its id's first digits."""
+    return f"{version.account}@{version.id[:SHORT_ID]}"

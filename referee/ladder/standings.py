@@ -228,11 +228,16 @@ def from_store(store: Store, results: Sequence[MatchResult] | None = None) -> St
 
 
 def table(
-    standings: Standings, *, title: str | None = None, revoked: frozenset[str] = frozenset()
+    standings: Standings,
+    *,
+    title: str | None = None,
+    revoked: frozenset[str] = frozenset(),
+    retired: frozenset[str] = frozenset(),
 ) -> Table:
     """The standings as a rich table. openskill shows its ordinal (mu - 3 sigma, what it ranks
     by) and mu with sigma; the JSON export also has its 95% interval, mu +- 1.96 sigma. Bots in
-    `revoked` (a contest's revoked accounts) are marked."""
+    `revoked` (a contest's revoked accounts) and `retired` (its hosted versions no longer
+    played, referee.hosted.current) are marked."""
     plan = standings.plan
     elo = plan.system == "elo"
     count = f"{standings.matches_done} of {plural(standings.matches_scheduled, 'match', 'matches')}"
@@ -255,7 +260,8 @@ def table(
         out.add_column(column, justify="left" if column in {"bot", "faults"} else "right")
     for row in standings.rows:
         text = row_text(row, elo)
-        bot = f"{row.bot} (revoked)" if row.bot in revoked else row.bot
+        marks = [m for m, bots in (("revoked", revoked), ("retired", retired)) if row.bot in bots]
+        bot = f"{row.bot} ({', '.join(marks)})" if marks else row.bot
         cells = [str(row.rank), bot, text["rating"], text["interval"]]
         cells += [str(row.matches), text["score"], text["points"], fault_text(row)]
         out.add_row(*cells)
@@ -309,10 +315,6 @@ def footer(standings: Standings) -> list[str]:
     else:
         lines.append("master seed: revealed when the ladder ends")
     return lines
-
-
-def to_json(standings: Standings) -> str:
-    return json.dumps(standings.to_dict(), indent=2)
 
 
 CSV_COLUMNS = (

@@ -19,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from referee.hosted.current import to_dict
 from referee.ladder.store import Played
 from referee.ladder.view import RefereeView, Terms
 from referee.web.caching import cached
@@ -69,11 +70,18 @@ class PublicApi:
         )
 
     async def standings(self, request: Request) -> Response:
-        """The standings as `croupier ladder standings --format json` prints them."""
+        """The standings as `croupier ladder standings --format json` prints them: each
+        account's active version and the bots that connect by themselves, or with `?all=1`
+        the whole field, retired hosted versions too (referee.hosted.current)."""
+        try:
+            everything = _switch(request, "all")
+        except ValueError as error:
+            return refusal(400, str(error))
         contest = await self.reading()
         if contest is None:
             return refusal(404, f"no {self.view.kind} database")
-        return answer(request, {"kind": str(self.view.kind)} | contest.standings.to_dict())
+        data = to_dict(contest.standings, contest.listing, everything=everything)
+        return answer(request, {"kind": str(self.view.kind)} | data)
 
     async def matches(self, request: Request) -> Response:
         """Committed matches, newest first (by match number), one bot's with `?bot=`."""
@@ -181,6 +189,14 @@ def _bot(request: Request) -> str | None:
     if bot == "":
         raise ValueError("bot must name a bot, got ''")
     return bot
+
+
+def _switch(request: Request, name: str) -> bool:
+    """`?name=1` (or `true`) on, `?name=0` (or `false`, or none) off; ValueError otherwise."""
+    text = request.query_params.get(name, "0")
+    if text not in {"0", "1", "false", "true"}:
+        raise ValueError(f"{name} must be 1 or 0, got {text!r}")
+    return text in {"1", "true"}
 
 
 def _optional_whole(request: Request, name: str) -> int | None:

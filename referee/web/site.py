@@ -36,8 +36,10 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from referee.errors import CroupierError
-from referee.hosted.store import read_listing
-from referee.ladder.standings import row_text
+from referee.hosted.current import entrants
+from referee.hosted.store import Listing, Version, entrant, read_listing
+from referee.ladder.ratings import Rating
+from referee.ladder.standings import Row, row_text
 from referee.ladder.store import Played
 from referee.ladder.view import RefereeView
 from referee.viewer import load, render_html
@@ -224,33 +226,34 @@ class Site:
             return JSONResponse({"error": str(error)}, status_code=400)
         played = newest_first(contest, bot)
         matches = [summary(snapshots, p) for p in played[offset : offset + limit]]
-        found = next((r for r in contest.standings.rows if r.bot == bot), None)
         elo = contest.standings.plan.system == "elo"
-        row = asdict(found) | {"text": row_text(found, elo)} if found is not None else None
+        rows = {row.bot: row for row in contest.standings.rows}
         here = self.view.presence().get(bot)
-        versions = await self.versions(bot)
+        listing = await self.listing()
+        who = entrants([bot], listing)[bot]
+        history = await snapshots.history(contest)
+        # An account's page lists its versions; a version's page names its account.
+        versions = [
+            self.version_json(v, listing, rows, history, elo)
+            for v in listing.versions
+            if v.account == bot and who.version is None
+        ]
         if not snapshots.knows(bot) and not versions:
             return JSONResponse(
                 {"error": f"no bot {bot!r} in this {self.view.kind}"}, status_code=404
             )
-        history = await snapshots.history(contest)
-        points = [
-            [k, round(r.value, 2), round(r.low, 2), round(r.high, 2)]
-            for k, rated in history
-            if (r := rated.get(bot)) is not None
-        ]
         plan = contest.standings.plan
         return JSONResponse(
             {
                 "bot": bot,
                 "kind": str(self.view.kind),
-                "row": row,
+                "row": _row_json(rows.get(bot), elo),
                 "state": here.state if here else "offline",
                 "sessions": here.sessions if here else 0,
                 "last_seen": None if here and here.sessions else snapshots.last_seen(bot),
-                "revoked": bot in self.view.revoked,
+                "revoked": who.account in self.view.revoked,
                 "rating": plan.system,
-                "history": points,
+                "history": _points(history, bot),
                 # Newest first, `limit` from `offset`, of `total`.
                 "total": len(played),
                 "offset": offset,
@@ -261,6 +264,9 @@ class Site:
                     for m in self.view.live.matches.values()
                     if bot in seat_names(self.view, m)
                 ],
+                # A hosted version's account and id (its own name and None for other bots).
+                "account": who.account,
+                "version": who.version,
                 "versions": versions,
             }
         )
@@ -268,27 +274,44 @@ class Site:
     async def knows(self, bot: str) -> bool:
         """Whether `bot` has a page: it played, is connected or revoked, or is a hosted account
         that submitted a version (which has a page before it plays)."""
-        return self.snapshots.knows(bot) or bool(await self.versions(bot))
+        if self.snapshots.knows(bot):
+            return True
+        store = self.view.versions
+        return store is not None and bool(
+            (await trio.to_thread.run_sync(read_listing, store, bot)).versions
+        )
 
-    async def versions(self, bot: str) -> list[dict[str, Any]]:
-        """The hosted versions of the bot's account, oldest first, each with its status and
-        one-line reason: never its build log or files, never another account's ([] without
-        hosted bots)."""
+    async def listing(self) -> Listing:
+        """The hosted versions as the store has them now (empty without hosted bots)."""
         store = self.view.versions
         if store is None:
-            return []
-        listing = await trio.to_thread.run_sync(read_listing, store, bot)
-        return [
-            {
-                "id": v.id,
-                "status": str(v.status),
-                "reason": v.reason,
-                "submitted_at": v.submitted_at,
-                "updated_at": v.updated_at,
-                "active": v.id in listing.active,
-            }
-            for v in listing.versions
-        ]
+            return Listing((), frozenset())
+        return await trio.to_thread.run_sync(read_listing, store)
+
+    def version_json(
+        self,
+        version: Version,
+        listing: Listing,
+        rows: dict[str, Row],
+        history: list[tuple[int, dict[str, Rating]]],
+        elo: bool,
+    ) -> dict[str, Any]:
+        """One of an account's versions on its page: its status and one-line reason (never its
+        build log or files), and as the entrant it plays as, its row, rating over time and
+        whether it has a page of its own (it played, or is connected)."""
+        name = entrant(version)
+        return {
+            "id": version.id,
+            "status": str(version.status),
+            "reason": version.reason,
+            "submitted_at": version.submitted_at,
+            "updated_at": version.updated_at,
+            "active": version.id in listing.active,
+            "entrant": name,
+            "page": self.snapshots.knows(name),
+            "row": _row_json(rows.get(name), elo),
+            "history": _points(history, name),
+        }
 
     # --- replays and records -------------------------------------------------------------------
 
@@ -342,6 +365,20 @@ class Site:
             return Response(ALTERED, status_code=404)
         attachment = {"content-disposition": f'attachment; filename="{played.match_id}.jsonl"'}
         return Response(data, media_type="application/x-ndjson", headers=attachment)
+
+
+def _row_json(row: Row | None, elo: bool) -> dict[str, Any] | None:
+    """A row of the standings as the pages show it (its rating and interval as text too)."""
+    return asdict(row) | {"text": row_text(row, elo)} if row is not None else None
+
+
+def _points(history: list[tuple[int, dict[str, Rating]]], bot: str) -> list[list[float]]:
+    """`bot`'s rating over time: [after k matches, rating, low, high], for its plot."""
+    return [
+        [k, round(r.value, 2), round(r.low, 2), round(r.high, 2)]
+        for k, rated in history
+        if (r := rated.get(bot)) is not None
+    ]
 
 
 #: Why a committed match's record or replay is not served (never the site's file paths).

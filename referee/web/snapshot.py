@@ -16,6 +16,8 @@ import trio
 from starlette.requests import Request
 from starlette.responses import Response
 
+from referee.hosted.current import entrants, split
+from referee.hosted.store import Listing, read_listing
 from referee.ladder.model import MatchResult
 from referee.ladder.ratings import Rating
 from referee.ladder.standings import (
@@ -26,7 +28,7 @@ from referee.ladder.standings import (
     row_text,
 )
 from referee.ladder.store import Played, Store, now
-from referee.ladder.view import RefereeView
+from referee.ladder.view import Presence, RefereeView
 from referee.match.spectators import LiveMatch
 from referee.spacing import Spacing
 from referee.text import named
@@ -59,9 +61,13 @@ class Contest:
     results: dict[int, MatchResult]
     #: When each bot's latest match was committed (UTC, ISO 8601).
     last_played: dict[str, str]
+    #: The hosted versions and the active ones, read with the database (empty without them):
+    #: which rows of the standings are current (referee.hosted.current).
+    listing: Listing
 
 
-def _read(database: Path) -> Contest:
+def _read(database: Path, versions: Path | None) -> Contest:
+    listing = read_listing(versions) if versions is not None else Listing((), frozenset())
     store = Store(database, create=False)
     try:
         with store.snapshot():
@@ -75,7 +81,7 @@ def _read(database: Path) -> Contest:
     for match in played:
         for bot in by_number[match.number].match.bots if match.number in by_number else ():
             last_played[bot] = max(last_played.get(bot, ""), match.finished_at)
-    return Contest(standings, played, by_number, last_played)
+    return Contest(standings, played, by_number, last_played, listing)
 
 
 class Snapshots:
@@ -138,7 +144,9 @@ class Snapshots:
             if self._reads.began >= unless_since:
                 return
             began = trio.current_time()
-            self.contest = await trio.to_thread.run_sync(_read, self.view.database)
+            self.contest = await trio.to_thread.run_sync(
+                _read, self.view.database, self.view.versions
+            )
             self._reads.ran(began, trio.current_time())
 
     def publish(self, snapshot: str) -> None:
@@ -149,8 +157,6 @@ class Snapshots:
 
     def _snapshot(self) -> str:
         presence = self.view.presence()
-        revoked = self.view.revoked
-        rows: list[dict[str, Any]] = []
         info: dict[str, Any] = {
             "kind": str(self.view.kind),
             "name": self.view.name,
@@ -166,8 +172,6 @@ class Snapshots:
         self._online = now_online
         if self.contest is not None:
             standings = self.contest.standings
-            elo = standings.plan.system == "elo"
-            rows = [asdict(row) | {"text": row_text(row, elo)} for row in standings.rows]
             info |= {
                 "rating": standings.plan.system,
                 "matches_done": standings.matches_done,
@@ -181,24 +185,48 @@ class Snapshots:
                 "provisional_legend": PROVISIONAL_LEGEND,
             }
             recent = [self.played(p) for p in reversed(self.contest.played[-RECENT:])]
-        listed = {row["bot"] for row in rows}
-        rows += [
-            {"rank": None, "bot": bot, "matches": 0, "faults": {}}
-            for bot in presence
-            if bot not in listed
-        ]
-        for row in rows:
-            here = presence.get(row["bot"])
-            row["sessions"] = here.sessions if here else 0
-            row["playing"] = here.playing if here else 0
-            row["state"] = here.state if here else "offline"
-            row["revoked"] = row["bot"] in revoked
-            row["last_seen"] = None if row["bot"] in now_online else self.last_seen(row["bot"])
+        rows, retired = self._rows(presence)
         live = [
             {"match": m.start.match_id, "bots": seat_names(self.view, m)}
             for m in self.view.live.matches.values()
         ]
-        return json_text({"contest": info, "standings": rows, "live": live, "recent": recent})
+        snapshot = {"contest": info, "standings": rows, "retired": retired}
+        return json_text(snapshot | {"live": live, "recent": recent})
+
+    def _rows(
+        self, presence: dict[str, Presence]
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The standings' current rows (ranked among themselves) then connected bots not rated
+        yet; and apart, the rows of retired hosted versions (referee.hosted.current), whose
+        ranks are the whole field's (/api/v1/standings?all=1), not this table's."""
+        rows: list[dict[str, Any]] = []
+        retired: list[dict[str, Any]] = []
+        listing = Listing((), frozenset())
+        if self.contest is not None:
+            standings = self.contest.standings
+            listing = self.contest.listing
+            elo = standings.plan.system == "elo"
+            parts = split(standings, listing)
+            rows = [asdict(row) | {"text": row_text(row, elo)} for row in parts.current.rows]
+            retired = [
+                asdict(row) | {"rank": None, "text": row_text(row, elo)} for row in parts.retired
+            ]
+        listed = {row["bot"] for row in rows + retired}
+        unrated = [bot for bot in presence if bot not in listed]
+        for name, who in entrants(unrated, listing).items():
+            unrated_row: dict[str, Any] = {"rank": None, "bot": name, "matches": 0, "faults": {}}
+            (rows if who.current else retired).append(unrated_row)
+        named = entrants([row["bot"] for row in rows + retired], listing)
+        for row in rows + retired:
+            bot: str = row["bot"]
+            here = presence.get(bot)
+            row |= named[bot].fields()
+            row["sessions"] = here.sessions if here else 0
+            row["playing"] = here.playing if here else 0
+            row["state"] = here.state if here else "offline"
+            row["revoked"] = row["account"] in self.view.revoked  # its versions too
+            row["last_seen"] = None if here and here.sessions else self.last_seen(bot)
+        return rows, retired
 
     def played(self, played: Played) -> dict[str, Any]:
         assert self.contest is not None

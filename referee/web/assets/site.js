@@ -13,8 +13,8 @@
     else if (content !== undefined && content !== null) node.textContent = String(content);
     return node;
   }
-  function link(href, content) {
-    const a = el("a", content);
+  function link(href, content, className) {
+    const a = el("a", content, className);
     a.href = href;
     return a;
   }
@@ -81,6 +81,36 @@
     return td;
   }
 
+  // A bot's name in the standings: a hosted version's is its account's (a link to the account's
+  // page, with every version) then its version (a link to that version's own page).
+  function botCell(r) {
+    if (!r.version || !r.bot.startsWith(r.account)) return link(botHref(r.bot), r.bot);
+    const td = el("td", link(botHref(r.account), r.account), "bot");
+    const version = link(botHref(r.bot), r.bot.slice(r.account.length), "version");
+    version.title = `version ${r.version}`;
+    td.appendChild(version);
+    return td;
+  }
+  function standingRows(rows) {
+    const body = document.createDocumentFragment();
+    for (const r of rows) {
+      const tr = row([
+        r.rank ?? "-",
+        botCell(r),
+        ratingCell(r),
+        textCell(r, "interval"),
+        num(r.matches, 0),
+        textCell(r, "score"),
+        faultText(r.faults),
+        stateCell(r),
+      ]);
+      tr.dataset.bot = r.bot;
+      if (r.revoked) tr.classList.add("revoked");
+      body.appendChild(tr);
+    }
+    return body;
+  }
+
   function showSnapshot(snap) {
     const c = snap.contest;
     const elo = c.rating === "elo";
@@ -95,23 +125,11 @@
       c.sprt || "",
       c.finished ? "finished" : "",
     ].filter(Boolean).join(" · ");
-    const body = document.createDocumentFragment();
-    for (const r of snap.standings) {
-      const tr = row([
-        r.rank ?? "-",
-        link(botHref(r.bot), r.bot),
-        ratingCell(r),
-        textCell(r, "interval"),
-        num(r.matches, 0),
-        textCell(r, "score"),
-        faultText(r.faults),
-        stateCell(r),
-      ]);
-      tr.dataset.bot = r.bot;
-      if (r.revoked) tr.classList.add("revoked");
-      body.appendChild(tr);
-    }
-    $("standings").tBodies[0].replaceChildren(body);
+    $("standings").tBodies[0].replaceChildren(standingRows(snap.standings));
+    const retired = snap.retired || [];
+    $("retired").hidden = !retired.length;
+    $("retired-count").textContent = plural(retired.length, "retired hosted version");
+    $("retired-table").tBodies[0].replaceChildren(standingRows(retired));
     $("rating-note").textContent = (elo
       ? "rating: Elo, with its 95% interval; score: mean score per match"
       : "rating: openskill ordinal (mu - 3 sigma), interval mu ± 1.96 sigma; score: mean rank score")
@@ -208,7 +226,10 @@
     section.querySelector("tbody").replaceChildren(body);
     section.hidden = false;
   }
-  if (page === "index") showTerms();
+  if (page === "index") {
+    showTerms();
+    $("retired-table").tHead.replaceWith($("standings").tHead.cloneNode(true));
+  }
 
   function followLink() {
     const bot = $("follow-bot").value;
@@ -221,12 +242,18 @@
 
   const botName = page === "bot" ? decodeURIComponent(location.pathname.split("/").pop()) : "";
 
-  function plot(history, elo) {
-    if (!history.length) return el("p", "no rating yet", "note");
+  // Ratings over time, one line per series ({label, legend, points: [[k, rating, low, high], ...]}):
+  // a bot's own, or each of an account's versions, named in a legend. A lone series shows its
+  // interval too.
+  function plot(series, elo) {
+    series = series.filter((s) => s.points.length);
+    if (!series.length) return el("p", "no rating yet", "note");
+    const all = series.flatMap((s) => s.points);
     const W = 640, H = 220, L = 48, R = 10, T = 10, B = 28;
-    const xs = history.map((p) => p[0]);
-    const lows = history.map((p) => p[2]), highs = history.map((p) => p[3]);
-    let lo = Math.min(...lows), hi = Math.max(...highs);
+    const xs = all.map((p) => p[0]);
+    const band = series.length === 1;
+    let lo = Math.min(...all.map((p) => (band ? p[2] : p[1])));
+    let hi = Math.max(...all.map((p) => (band ? p[3] : p[1])));
     if (hi - lo < 1e-9) { lo -= 1; hi += 1; }
     const x0 = Math.min(...xs), x1 = Math.max(...xs);
     const x = (v) => L + (x1 > x0 ? ((v - x0) / (x1 - x0)) * (W - L - R) : (W - L - R) / 2);
@@ -243,10 +270,17 @@
       svg.appendChild(node);
       return node;
     };
-    const upper = history.map((p) => `${x(p[0]).toFixed(1)},${y(p[3]).toFixed(1)}`);
-    const lower = history.slice().reverse().map((p) => `${x(p[0]).toFixed(1)},${y(p[2]).toFixed(1)}`);
-    add("polygon", { class: "band", points: upper.concat(lower).join(" ") });
-    add("polyline", { class: "line", points: history.map((p) => `${x(p[0]).toFixed(1)},${y(p[1]).toFixed(1)}`).join(" ") });
+    const at = (p, i) => `${x(p[0]).toFixed(1)},${y(p[i]).toFixed(1)}`;
+    if (band) {
+      const points = series[0].points;
+      const lower = points.slice().reverse().map((p) => at(p, 2));
+      add("polygon", { class: "band", points: points.map((p) => at(p, 3)).concat(lower).join(" ") });
+    }
+    series.forEach((s, i) => {
+      const line = add("polyline", { class: `line series-${i % 6}`, points: s.points.map((p) => at(p, 1)).join(" ") });
+      line.dataset.series = s.label;
+      if (!band) add("text", { class: `legend series-${i % 6}`, x: L + 8 + i * 150, y: T + 12 }, `— ${s.legend}`);
+    });
     add("line", { class: "axis", x1: L, x2: W - R, y1: H - B, y2: H - B });
     add("text", { x: 4, y: y(hi) + 10 }, hi.toFixed(0));
     add("text", { x: 4, y: y(lo) }, lo.toFixed(0));
@@ -284,20 +318,39 @@
     );
   }
 
-  // A hosted bot's versions: status and its one-line reason only (never a build log).
+  // A hosted account's versions: status and its one-line reason (never a build log), and each
+  // version's rating, interval and matches as the entrant it plays as, with a link to its page.
   function showVersions(versions) {
     const section = $("versions");
     section.hidden = !versions.length;
     const body = document.createDocumentFragment();
     for (const v of versions) {
+      const short = v.id.slice(0, 12);
+      const name = v.page ? el("td", link(botHref(v.entrant), short)) : el("td", short);
       const status = el("td", v.status);
       if (v.active) status.appendChild(el("span", "active", "badge active"));
-      const tr = row([el("td", v.id.slice(0, 12)), status, v.reason || "-", el("td", when(v.submitted_at)), el("td", when(v.updated_at))]);
+      const r = v.row || {};
+      const tr = row([
+        name, status, ratingCell(r), textCell(r, "interval"), num(v.row ? r.matches : null, 0),
+        v.reason || "-", el("td", when(v.submitted_at)), el("td", when(v.updated_at)),
+      ]);
       tr.dataset.version = v.id;
       tr.title = v.id;
       body.appendChild(tr);
     }
     section.querySelector("tbody").replaceChildren(body);
+  }
+
+  // A hosted version's page names its account, whose page lists every version.
+  function showAccount(data) {
+    const account = $("account");
+    account.hidden = !data.version;
+    if (!data.version) return;
+    account.replaceChildren(
+      `version ${data.version.slice(0, 12)} of `,
+      link(botHref(data.account), data.account),
+      ", whose page lists every version",
+    );
   }
 
   async function showBot() {
@@ -311,13 +364,15 @@
       return;
     }
     const r = data.row;
+    // A hosted account that never connects by itself: its versions play, each under its own name.
+    const hostedOnly = data.versions.length && !r && data.state === "offline";
     $("meta").textContent = [
       data.revoked ? "account revoked" : "",
-      data.state,
+      hostedOnly ? `a hosted bot: ${plural(data.versions.length, "version")}, each with its own page and matches` : data.state,
       data.state === "offline" && data.last_seen ? `seen ${ago(data.last_seen)} (${data.last_seen})` : "",
       r && r.rating !== null ? `rating ${r.text.rating} (${r.text.interval}), score ${r.text.score}` : "",
       r && provisional(r) ? "provisional rating (its interval is still wide next to the field's)" : "",
-      plural(data.total, "match", "matches"),
+      hostedOnly ? "" : plural(data.total, "match", "matches"),
       r ? `faults: ${faultText(r.faults)}` : "",
     ].filter(Boolean).join(" · ");
     const live = $("live-now");
@@ -330,7 +385,13 @@
     if (data.live.length || data.state !== "offline") {
       live.appendChild(link(`/follow?bot=${encodeURIComponent(botName)}`, `follow ${botName}'s matches`));
     }
-    $("plot").replaceChildren(plot(data.history, data.rating === "elo"));
+    const series = [{ label: botName, legend: botName, points: data.history }];
+    for (const v of data.versions) {
+      const legend = v.id.slice(0, 12) + (v.active ? " (active)" : "");
+      series.push({ label: v.entrant, legend, points: v.history });
+    }
+    $("plot").replaceChildren(plot(series, data.rating === "elo"));
+    showAccount(data);
     const body = document.createDocumentFragment();
     for (const m of data.matches) {
       const seat = m.bots.indexOf(botName);
