@@ -172,7 +172,12 @@ def test_every_bot_gets_what_the_serve_command_gave(contest: Contest) -> None:
     assert (info["kind"], info["game"], info["options"]) == ("contest", "xix", {})
     assert info["matches_planned"] is None  # open-ended
     assert info["every_bot_gets"] == {
-        "time_control": {"move_ms": MOVE_MS, "bank_ms": BANK_MS},
+        "time_control": {
+            "move_ms": MOVE_MS,
+            "bank_ms": BANK_MS,
+            "clock": "wall",
+            "ceiling_factor": 4,
+        },
         "max_faults": MAX_FAULTS,
         "reconnect_grace": GRACE,
         "max_matches_per_session": None,

@@ -338,7 +338,7 @@ class Site:
                 else None
             ):
                 links += [
-                    (f"/bots/{quote(bot, safe='')}", bot)
+                    (f"/bots/{quote(bot, safe='@')}", bot)
                     for bot in dict.fromkeys(result.match.bots)
                 ]
 
