@@ -245,3 +245,67 @@ def reads_its_match_log(contest: Contest, match_id: str) -> None:
     db = str(contest.folder / "contest.db")
     organiser = croupier("submissions", "log", "--match", match_id, "--db", db)
     assert "--- alice, version " in organiser.stdout and f"about {match_id}" in organiser.stdout
+
+
+#: A hosted bot that, at each move, looks for the contest's secrets: at the paths they have on
+#: the referee's machine (an attacker may guess them), and up from wherever it runs.
+SNOOP = """
+import os, random, sys
+import croupier
+
+SECRETS = {secrets!r}
+
+
+def snoop():
+    found = [path for path in SECRETS if os.path.exists(path)]
+    here = os.path.abspath(os.getcwd())
+    while here != "/":
+        here = os.path.dirname(here)
+        try:
+            found += [os.path.join(here, f) for f in os.listdir(here) if f.endswith(".db")]
+        except OSError:
+            pass
+    return sorted(set(found))
+
+
+class Snoop(croupier.Bot):
+    name = "snoop"
+
+    def act(self, request):
+        print("found", snoop() or "nothing", request.match_id, file=sys.stderr, flush=True)
+        return random.randrange(len(request.legal_actions))
+
+
+croupier.run(Snoop)
+"""
+
+
+def test_a_hosted_bot_sees_neither_the_database_nor_the_store_nor_the_records(
+    contest: Contest, tmp_path: Path
+) -> None:
+    bot = tmp_path / "snoop"
+    bot.mkdir()
+    (bot / "bot.toml").write_text('games = ["xix"]\nrun = "{python} snoop.py"\n')
+    folder = contest.folder
+    names = ("contest.db", "versions/store.db", "contest-records")
+    secrets = [str(folder / name) for name in names]  # its own folder is in versions/: shown
+    (bot / "snoop.py").write_text(SNOOP.format(secrets=secrets))
+    version = contest.submit("alice", bot)
+    env = os.environ | {"CROUPIER_ADDRESS": contest.address}
+    bob = subprocess.Popen(
+        [sys.executable, str(EXAMPLE / "random_bot.py")],
+        env=env | {"CROUPIER_TOKEN": contest.tokens["bob"]},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        hosted = f"alice@{version[:SHORT_ID]}"
+        wait_for(contest, hosted, 1)
+        match = next(p.match for p in contest.played() if p.has(hosted))
+        alice = ("--to", contest.address, "--token", contest.tokens["alice"])
+        shown = croupier("submissions", "log", "--match", match, *alice)
+    finally:
+        bob.kill()
+        bob.wait()
+    assert shown.returncode == 0, shown
+    assert f"found nothing {match}" in shown.stdout and "found [" not in shown.stdout, shown
