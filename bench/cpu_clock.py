@@ -25,11 +25,11 @@ import time
 from pathlib import Path
 
 from referee import transport
+from referee.clock_kind import ClockKind
 from referee.games import get_game
 from referee.games.base import parse_options
 from referee.local.series import SeriesConfig, play_series
 from referee.match.clock import TimeControl
-from referee.match.clock_kind import ClockKind
 
 ROOT = Path(__file__).resolve().parent.parent
 PONDERER = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'ponderer.py'}"

@@ -24,6 +24,7 @@ from typer.testing import CliRunner
 from croupier.bot import Bot
 from croupier.v1 import common_pb2, referee_pb2
 from referee.cli import app
+from referee.clock_kind import ClockKind
 from referee.games import get_game
 from referee.games.base import parse_options
 from referee.ladder.config import LadderConfigError, Launch, clocked, parse
@@ -34,7 +35,6 @@ from referee.match.clock import (
     SeatClock,
     TimeControl,
 )
-from referee.match.clock_kind import ClockKind
 from referee.match.replay import verify
 from referee.match.runner import MatchConfig, run_match
 from referee.match.seats import InProcessSeat

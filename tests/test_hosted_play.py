@@ -58,9 +58,10 @@ class Contest:
         """Every committed match, from its record."""
         played = []
         for path in sorted(self.records.glob("contest-*.jsonl")):
-            lines = [json.loads(line) for line in path.read_text().splitlines()]
-            if not lines or "result" not in lines[-1]:
-                continue  # still being played
+            text = path.read_text()
+            if not text.endswith("}\n") or '"result"' not in text.rsplit("\n", 2)[-2]:
+                continue  # still being played (its last line may be half written)
+            lines = [json.loads(line) for line in text.splitlines()]
             seats = lines[0]["header"]["seats"]
             faults = [line["fault"] for line in lines if "fault" in line]
             names = [seat["name"] for seat in seats]

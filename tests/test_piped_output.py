@@ -56,8 +56,10 @@ def test_replay_plain_in_a_pipe_is_one_unwrapped_line_per_event(tmp_path: Path) 
     events = sum("event" in entry for entry in entries)
     actions = sum("action" in entry for entry in entries)
     assert actions > 0
-    # Each action is told once, by its event; nothing is printed twice.
-    assert len(lines) == 2 + events + sum("chance" in entry for entry in entries) + 1 + 4
+    # Each action is told once, by its event; nothing is printed twice. The header: the match,
+    # its seats and the computer it was played on ("played on ...").
+    assert lines[2].startswith("played on "), lines[:3]
+    assert len(lines) == 3 + events + sum("chance" in entry for entry in entries) + 1 + 4
 
 
 def test_a_table_in_a_pipe_keeps_every_cell_whole() -> None:

@@ -21,8 +21,8 @@ from referee.cli.options import (
 )
 from referee.cli.seeds import announce_seed, reveal_seed
 from referee.cli.web_settings import LOOPBACK, web_settings
+from referee.clock_kind import ClockKind
 from referee.errors import CroupierError
-from referee.match.clock_kind import ClockKind
 from referee.text import named
 
 if TYPE_CHECKING:

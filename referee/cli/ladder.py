@@ -25,8 +25,8 @@ from referee.cli.consoles import EXIT_CHECK_FAILED, console, errors, progress, u
 from referee.cli.epilog import DONE, epilog
 from referee.cli.options import CeilingFactor, within
 from referee.cli.web_settings import web_settings
+from referee.clock_kind import ClockKind
 from referee.errors import CroupierError
-from referee.match.clock_kind import ClockKind
 from referee.text import plural
 
 if TYPE_CHECKING:

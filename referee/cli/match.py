@@ -11,7 +11,7 @@ from referee.cli.bot_limits import LIMIT_HELP, SANDBOX_HELP, limit_pairs, sandbo
 from referee.cli.consoles import console, errors, user_errors
 from referee.cli.options import BankMs, CeilingFactor, Clock, option_pairs, time_control, within
 from referee.cli.seeds import Seed, announce_seed, reveal_seed
-from referee.match.clock_kind import ClockKind
+from referee.clock_kind import ClockKind
 from referee.text import plural
 
 if TYPE_CHECKING:

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from referee.clock_kind import ClockKind
 from referee.errors import CroupierError
-from referee.match.clock_kind import ClockKind
 
 if TYPE_CHECKING:
     from referee.match.clock import TimeControl

@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from referee import tomlfile
+from referee.clock_kind import ClockKind
 from referee.errors import CroupierError
 from referee.match.bounds import time_problem
-from referee.match.clock_kind import ClockKind
 from referee.text import tidy_path
 from referee.tomlfile import TomlReader
 

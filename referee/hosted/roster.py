@@ -29,6 +29,7 @@ from pathlib import Path
 
 import trio
 
+from referee.clock_kind import ClockKind
 from referee.hosted.manifest import ManifestError, load_manifest
 from referee.hosted.pipeline import PipelineSettings, VersionFiles
 from referee.hosted.store import Version, VersionId, VersionStore, entrant
@@ -36,7 +37,6 @@ from referee.hosted.submitting import MATCH_LOGS
 from referee.local.bot_log import tapped
 from referee.local.launcher import BotProcess, LaunchError, supervise
 from referee.local.sandbox import Sandbox, socket_folder
-from referee.match.clock_kind import ClockKind
 from referee.match.lobby import Lobby
 
 log = logging.getLogger("croupier.referee")

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from referee import tomlfile
+from referee.clock_kind import ClockKind
 from referee.errors import CroupierError
 from referee.games import get_game
 from referee.games.base import Game, parse_options
@@ -36,7 +37,6 @@ from referee.match.bounds import (
     time_problem,
 )
 from referee.match.clock import DEFAULT_CEILING_FACTOR, TimeControl
-from referee.match.clock_kind import ClockKind
 from referee.text import tidy_path
 from referee.tomlfile import MISSING, TomlReader
 

@@ -20,9 +20,9 @@ from typing import Protocol
 import trio
 
 from croupier.v1 import common_pb2
+from referee.clock_kind import ClockKind
 from referee.errors import CroupierError
 from referee.match.bounds import ceiling_problem, cores, cpu_clock_problem, time_problem
-from referee.match.clock_kind import ClockKind
 
 #: Under a CPU clock, a decision also ends once CEILING_FACTOR times its allowed time plus
 #: CEILING_SLACK_SECONDS passed on the wall clock (`SeatClock.ceiling_seconds`). CPU time does

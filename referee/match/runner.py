@@ -19,12 +19,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from croupier.v1 import common_pb2, game_pb2, record_pb2, referee_pb2
+from referee.clock_kind import ClockKind
 from referee.games import checked
 from referee.games.base import Action, ChanceOutcome, Event, Game, Pick, Shuffle, State
 from referee.games.options import Options
 from referee.match import protocol
 from referee.match.clock import DecisionTime, DecisionTimer, SeatClock, TimeControl
-from referee.match.clock_kind import ClockKind
 from referee.match.computer import this_computer
 from referee.match.public import public_observation
 from referee.match.records import SCHEMA_VERSION, RecordWriter, action_line, event_line
