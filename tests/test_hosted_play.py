@@ -5,7 +5,6 @@ bot connecting from outside, and a version replaced while the contest runs."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import subprocess
@@ -20,6 +19,7 @@ import pytest
 
 from referee.contest.tokens import TokenStore
 from referee.hosted.store import SHORT_ID, read_listing
+from tests.hosted_helpers import network_bot
 from tests.pipes import drain
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -122,14 +122,7 @@ def test_a_hosted_version_plays_a_network_bot_and_is_replaced_between_matches(
     contest: Contest, tmp_path: Path
 ) -> None:
     first = contest.submit("alice", EXAMPLE)
-    env = os.environ | {"CROUPIER_ADDRESS": contest.address}
-    env |= {"CROUPIER_TOKEN": contest.tokens["bob"]}
-    bob = subprocess.Popen(
-        [sys.executable, str(EXAMPLE / "random_bot.py")],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    bob = network_bot(contest.address, contest.tokens["bob"])
     try:
         old = f"alice@{first[:SHORT_ID]}"
         wait_for(contest, old, 3)
@@ -180,13 +173,7 @@ def croupier(*arguments: str) -> subprocess.CompletedProcess[str]:
 
 def test_a_revoked_account_s_hosted_version_stops_at_once(contest: Contest) -> None:
     version = contest.submit("alice", EXAMPLE)
-    env = os.environ | {"CROUPIER_ADDRESS": contest.address}
-    bob = subprocess.Popen(
-        [sys.executable, str(EXAMPLE / "random_bot.py")],
-        env=env | {"CROUPIER_TOKEN": contest.tokens["bob"]},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    bob = network_bot(contest.address, contest.tokens["bob"])
     try:
         hosted = f"alice@{version[:SHORT_ID]}"
         wait_for(contest, hosted, 2)
@@ -210,13 +197,7 @@ def test_under_a_cpu_clock_the_hosted_seat_is_timed_by_its_cpu_the_network_one_b
 ) -> None:
     with running(tmp_path, "--clock", "cpu") as contest:
         version = contest.submit("alice", EXAMPLE)
-        env = os.environ | {"CROUPIER_ADDRESS": contest.address}
-        bob = subprocess.Popen(
-            [sys.executable, str(EXAMPLE / "random_bot.py")],
-            env=env | {"CROUPIER_TOKEN": contest.tokens["bob"]},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        bob = network_bot(contest.address, contest.tokens["bob"])
         try:
             wait_for(contest, f"alice@{version[:SHORT_ID]}", 2)
         finally:
@@ -292,13 +273,7 @@ def test_a_hosted_bot_sees_neither_the_database_nor_the_store_nor_the_records(
     secrets = [str(folder / name) for name in names]  # its own folder is in versions/: shown
     (bot / "snoop.py").write_text(SNOOP.format(secrets=secrets))
     version = contest.submit("alice", bot)
-    env = os.environ | {"CROUPIER_ADDRESS": contest.address}
-    bob = subprocess.Popen(
-        [sys.executable, str(EXAMPLE / "random_bot.py")],
-        env=env | {"CROUPIER_TOKEN": contest.tokens["bob"]},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    bob = network_bot(contest.address, contest.tokens["bob"])
     try:
         hosted = f"alice@{version[:SHORT_ID]}"
         wait_for(contest, hosted, 1)
