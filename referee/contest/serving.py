@@ -297,7 +297,7 @@ class _Referee:
             while True:
                 while (session := self.lobby.take_nowait()) is not None:
                     idle.append(session)
-                idle = [s for s in idle if not s.closed.is_set()]
+                idle = [s for s in idle if self.lobby.wanted(s)]
                 ratings = self.book.ratings if self.book is not None else {}
                 meetings = self.book.meetings if self.book is not None else Counter()
                 if self.pacing is not None:

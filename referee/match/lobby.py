@@ -183,21 +183,25 @@ class Lobby:
             self._pool(session.identity)[0].send_nowait(session)
 
     def retire(self, identity: str, reason: str) -> None:
-        """Seat `identity` no more: its idle sessions end now with Goodbye and `reason`, those
-        in a match as they come back from it (a replaced hosted version finishes its matches),
-        and any it opens later at once."""
+        """Seat `identity` no more: each of its sessions ends with Goodbye and `reason` when it
+        is next taken from the lobby (`wanted`) or comes back from a match (a replaced hosted
+        version finishes the matches it was seated in, even one still waiting to start), and
+        any it opens later at once."""
         self._retired[identity] = reason
-        playing = {id(seat.session) for seat in self._in_play.get(identity, ())}
-        for session in self.by_identity.get(identity, []):
-            if id(session) not in playing:
-                session.end(reason)
+
+    def wanted(self, session: Session) -> bool:
+        """Whether an idle session may still be seated: open, and not of a retired identity
+        (which it ends now)."""
+        if session.identity in self._retired:
+            session.end(self._retired[session.identity])
+        return not session.closed.is_set()
 
     async def take(self, identity: str = ANYONE) -> Session:
         """The next idle, still-open session for `identity` (or from the shared pool)."""
         receive = self._pool(identity)[1]
         while True:
             session = await receive.receive()
-            if not session.closed.is_set():
+            if self.wanted(session):
                 return session
 
     def take_nowait(self, identity: str = ANYONE) -> Session | None:
@@ -208,7 +212,7 @@ class Lobby:
                 session = receive.receive_nowait()
             except trio.WouldBlock:
                 return None
-            if not session.closed.is_set():
+            if self.wanted(session):
                 return session
 
     def enlist(self, seat: RemoteSeat) -> None:
