@@ -352,17 +352,23 @@ def test_answers_are_revalidated_with_an_etag(contest: Contest) -> None:
 @pytest.mark.parametrize("which", ["contest", "over"])
 def test_no_token_in_any_answer(which: str, request: pytest.FixtureRequest) -> None:
     site: Contest = request.getfixturevalue(which)
+    deadline = time.monotonic() + 60
+    while not site.json("/api/v1/matches?limit=1")["matches"]:  # the test may run first
+        assert time.monotonic() < deadline, "no match committed"
+        time.sleep(0.1)
     for path in ("/api/v1/contest", "/api/v1/matches?limit=1000"):
         site.json(path)
     # A bot the site does not know yet (on a loaded machine, one that has not connected) is a
     # 404 of its own; every bot in the standings is known.
     standing = {row["bot"] for row in site.json("/api/v1/standings")["standings"]}
+    summaries = 0
     for bot in site.tokens:
         status, _, page = site.answer(f"/api/v1/matches?bot={bot}")
         assert status == 200 or (status == 404 and bot not in standing), (bot, page)
         for match in page.get("matches", []):
             site.json(match["links"]["self"])
-    assert len(site.bodies) > 10  # with every answer of the module's tests so far
+            summaries += 1
+    assert summaries > 0
     for token in site.tokens.values():
         assert not any(token.encode() in body for body in site.bodies)
 
