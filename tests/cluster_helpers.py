@@ -185,3 +185,13 @@ def outcomes(database: Path) -> dict[int, tuple[object, ...]]:
             canonical,
         )
     return found
+
+
+def kill_a_busy_worker(cluster_pid: int) -> list[int]:
+    """SIGKILL a worker process of the cluster that is playing (its bots are running): the pids
+    of the bots it leaves behind."""
+    victim = wait_for(lambda: next((w for w in dask_workers(cluster_pid) if children(w)), None), 30)
+    assert victim is not None, "no worker was playing"
+    orphans = children(victim)
+    os.kill(victim, signal.SIGKILL)
+    return orphans

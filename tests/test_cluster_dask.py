@@ -9,7 +9,6 @@ with every scheduled match committed exactly once and every record verifying.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import socket
 import sqlite3
@@ -29,9 +28,8 @@ from tests.cluster_helpers import (
     CLI,
     SEEDED,
     alive,
-    children,
     committed,
-    dask_workers,
+    kill_a_busy_worker,
     ladder_file,
     local_cluster,
     outcomes,
@@ -109,13 +107,8 @@ def test_an_interrupted_coordinator_and_a_killed_worker_lose_nothing(tmp_path: P
             coordinator = coordinate(path, address, log)
             # Then kill a worker that is playing a batch (its bots are running).
             assert wait_until(lambda: committed(database) >= resumed_at + 4, 60)
-            victim = wait_for(
-                lambda: next((w for w in dask_workers(cluster.pid) if children(w)), None), 30
-            )
-            assert victim is not None
-            orphans = children(victim)
             at_kill = committed(database)
-            os.kill(victim, signal.SIGKILL)
+            orphans = kill_a_busy_worker(cluster.pid)
             assert coordinator.wait(timeout=120) == 0, log.read_text()
         finally:
             if coordinator.poll() is None:

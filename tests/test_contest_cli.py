@@ -145,6 +145,7 @@ def test_a_contest_file_sets_the_hosted_bots_folders_and_quotas(tmp_path: Path) 
     contest.write_text(
         'game = "xix"\ndatabase = "contest.db"\n[hosted]\nversions = "store"\n'
         'runtime = "runtime"\nsubmissions_per_hour = 5\nmax_upload_mb = 8\nversions_kept = 3\n'
+        'cluster = "tcp://scheduler.lan:8786"\n'
     )
     assert load_contest_file(contest) == {
         "game": "xix",
@@ -154,6 +155,7 @@ def test_a_contest_file_sets_the_hosted_bots_folders_and_quotas(tmp_path: Path) 
         "submissions_per_hour": 5,
         "max_upload_mb": 8,
         "versions_kept": 3,
+        "cluster": "tcp://scheduler.lan:8786",
     }
     contest.write_text('game = "xix"\ndatabase = "contest.db"\n[hosted]\nversions_kept = 0\n')
     result = runner.invoke(app, ["serve", str(contest)])

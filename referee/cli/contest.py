@@ -119,6 +119,14 @@ def serve_command(
             "[the cores / the seats].",
         ),
     ] = None,
+    cluster: Annotated[
+        str | None,
+        typer.Option(
+            metavar="tcp://HOST:PORT",
+            help="With --db: a Dask scheduler whose workers play the hosted bots against each "
+            "other (network bots play here); see docs/contest.md.",
+        ),
+    ] = None,
     freeze_submissions: Annotated[
         bool,
         typer.Option(
@@ -234,6 +242,15 @@ def serve_command(
             raise CroupierError("--versions keeps hosted bots of a contest: give --db too")
         if freeze_submissions and tokens is None:
             raise CroupierError("--freeze-submissions freezes a contest's uploads: give --db too")
+        if cluster is not None:
+            from referee.cluster import require_dask
+            from referee.ladder.config import check_scheduler
+
+            if tokens is None:
+                raise CroupierError("--cluster plays a contest's hosted bots: give --db too")
+            if problem := check_scheduler(cluster):
+                raise CroupierError(f"--cluster {cluster!r}: {problem}")
+            require_dask()
         if runtime is not None and tokens is None:
             raise CroupierError("--runtime is for hosted bots of a contest: give --db too")
         if runtime is not None and not runtime.is_dir():
@@ -280,6 +297,7 @@ def serve_command(
             drain_seconds=drain_seconds,
             max_lead=max_lead,
             hosted_slots=hosted_slots,
+            cluster=cluster,
         )
 
         def listening(bound: int) -> None:

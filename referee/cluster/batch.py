@@ -24,6 +24,8 @@ import trio
 
 from referee import transport
 from referee.cluster import ClusterError
+from referee.cluster.packing import COMPLETE
+from referee.cluster.versions import VersionsMissing, cache_folder, cached
 from referee.errors import CroupierError, leaves
 from referee.games import get_game
 from referee.ladder.config import LadderConfig
@@ -67,6 +69,9 @@ class Batch:
     #: The ladder's root on the worker: this path, or (with `shipped`) the unpacked files.
     root: str
     shipped: str | None = None
+    #: Hosted versions the batch plays (referee.cluster.versions): the root is then the worker's
+    #: cache of versions, and each bot's folder is its version's id.
+    versions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +175,12 @@ def _where() -> tuple[str, Path | None]:
 
 
 def _root(batch: Batch, scratch: Path | None, worker: str) -> Path:
+    if batch.versions:
+        root = cache_folder(scratch or tempfile.gettempdir())
+        missing = tuple(v for v in batch.versions if not cached(root, v))
+        if missing:
+            raise VersionsMissing(worker, missing)
+        return root
     if batch.shipped is None:
         root = Path(batch.root)
         if not root.is_dir():
@@ -179,7 +190,7 @@ def _root(batch: Batch, scratch: Path | None, worker: str) -> Path:
             )
         return root
     root = (scratch or Path(tempfile.gettempdir())) / f"{SHIP_PREFIX}{batch.shipped}"
-    if not (root / ".complete").is_file():
+    if not (root / COMPLETE).is_file():
         raise ClusterError(f"worker {worker} has not unpacked the shipped files into {root}")
     return root
 

@@ -108,7 +108,7 @@ class _Measure:
         return max(1, min(wanted, max(fair, least)))
 
 
-async def _aio(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+async def aio(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
     return await call_asyncio(make())
 
 
@@ -132,7 +132,7 @@ async def play_on_cluster(config: LadderConfig, work: Work, observer: LadderObse
 
     async def coordinate() -> None:
         try:  # Dask retries until its own timeout: a scheduler that is starting is waited for
-            client = await _aio(lambda: _connect(address))
+            client = await aio(lambda: connect_client(address))
         except (OSError, ValueError) as error:
             raise ClusterError(
                 f"cannot reach the Dask scheduler at {address!r}: {error} (start one with "
@@ -142,7 +142,7 @@ async def play_on_cluster(config: LadderConfig, work: Work, observer: LadderObse
             await _Coordinator(config, work, observer, client).run()
         finally:
             with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_SECONDS):
-                await _aio(client.close)
+                await aio(client.close)
 
     await _interruptible(coordinate)
 
@@ -173,12 +173,47 @@ async def _interruptible(body: Callable[[], Awaitable[None]]) -> None:
         raise KeyboardInterrupt
 
 
-async def _connect(address: str) -> Any:
+async def connect_client(address: str) -> Any:
     """A Dask client on the running asyncio loop (the one hosting trio): its futures are then
     awaited on that loop, with no thread of their own. (Dask's API is typed as Any here: the
     package's annotations are partial.)"""
     client: Any = Client
     return await client(address, asynchronous=True, set_as_default=False, timeout=CONNECT_SECONDS)
+
+
+async def running_workers(client: Any) -> dict[str, Any]:
+    """The scheduler's running workers by address, with what it knows of each (`nthreads`)."""
+    info = await aio(lambda: client.scheduler.identity(n_workers=-1))
+    workers: dict[str, Any] = info.get("workers", {})
+    return {
+        address: worker
+        for address, worker in workers.items()
+        if worker.get("status", "running") == "running"
+    }
+
+
+async def check_workers(client: Any, scheduler: str) -> None:
+    """Wait for a first worker, and check that every worker runs this croupier."""
+    with trio.move_on_after(WORKER_WAIT_SECONDS):
+        while not await running_workers(client):
+            await trio.sleep(0.2)
+    if not await running_workers(client):
+        raise ClusterError(
+            f"no worker joined the Dask scheduler at {scheduler!r} within "
+            f"{WORKER_WAIT_SECONDS:g} s (start some with `dask worker {scheduler}`)"
+        )
+    facts = await aio(lambda: client.run(worker_facts, on_error="return"))
+    for worker, fact in sorted(facts.items()):
+        if isinstance(fact, BaseException):
+            raise ClusterError(
+                f"worker {worker} cannot run croupier ({type(fact).__name__}: {fact}): "
+                "install the same croupier, with its [cluster] extra, on every worker"
+            )
+        if fact.get("croupier") != VERSION:
+            raise ClusterError(
+                f"worker {worker} runs croupier {fact.get('croupier')!r} but this "
+                f"coordinator runs {VERSION!r}: install the same version everywhere"
+            )
 
 
 class _Coordinator:
@@ -225,13 +260,7 @@ class _Coordinator:
     # -- the cluster --------------------------------------------------------------------
 
     async def _workers(self) -> dict[str, Any]:
-        info = await _aio(lambda: self.client.scheduler.identity(n_workers=-1))
-        workers: dict[str, Any] = info.get("workers", {})
-        return {
-            address: worker
-            for address, worker in workers.items()
-            if worker.get("status", "running") == "running"
-        }
+        return await running_workers(self.client)
 
     async def _size(self) -> None:
         workers = await self._workers()
@@ -251,28 +280,7 @@ class _Coordinator:
                 continue
 
     async def _check_workers(self) -> None:
-        """Wait for a first worker, and check that every worker runs this croupier."""
-        with trio.move_on_after(WORKER_WAIT_SECONDS):
-            while not await self._workers():
-                await trio.sleep(0.2)
-        if not await self._workers():
-            raise ClusterError(
-                f"no worker joined the Dask scheduler at {self.settings.scheduler!r} within "
-                f"{WORKER_WAIT_SECONDS:g} s (start some with `dask worker "
-                f"{self.settings.scheduler}`)"
-            )
-        facts = await _aio(lambda: self.client.run(worker_facts, on_error="return"))
-        for worker, fact in sorted(facts.items()):
-            if isinstance(fact, BaseException):
-                raise ClusterError(
-                    f"worker {worker} cannot run croupier ({type(fact).__name__}: {fact}): "
-                    "install the same croupier, with its [cluster] extra, on every worker"
-                )
-            if fact.get("croupier") != VERSION:
-                raise ClusterError(
-                    f"worker {worker} runs croupier {fact.get('croupier')!r} but this "
-                    f"coordinator runs {VERSION!r}: install the same version everywhere"
-                )
+        await check_workers(self.client, self.settings.scheduler or "")
         await self._size()
 
     async def _template(self) -> Batch:
@@ -281,7 +289,7 @@ class _Coordinator:
             return template(self.config, root=self.settings.root)
         digest, data = await trio.to_thread.run_sync(pack, self.config.root, self.settings.ship)
         plugin = ShipFiles(digest, data)
-        await _aio(lambda: self.client.register_plugin(plugin, name=plugin.name))
+        await aio(lambda: self.client.register_plugin(plugin, name=plugin.name))
         return template(self.config, shipped=digest)
 
     # -- one batch ----------------------------------------------------------------------
@@ -317,7 +325,7 @@ class _Coordinator:
         future: Any = self.client.submit(play_batch, batch, key=key, pure=False)
         matches = f"matches {first}-{last}" if last != first else f"match {first}"
         try:
-            outcome: BatchOutcome = await _aio(lambda: _result(future))
+            outcome: BatchOutcome = await aio(lambda: _result(future))
         except BatchFailed as error:
             await trio.to_thread.run_sync(self._keep_logs, error.worker, batch.number, error.logs)
             where = f"; the bots' logs are kept in {self.logs}" if error.logs else ""

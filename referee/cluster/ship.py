@@ -12,9 +12,6 @@ from __future__ import annotations
 import hashlib
 import io
 import os
-import shutil
-import stat
-import tempfile
 import zipfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -24,6 +21,7 @@ from distributed.diagnostics.plugin import WorkerPlugin
 
 from referee.cluster import ClusterError
 from referee.cluster.batch import SHIP_PREFIX
+from referee.cluster.packing import entry, unpack_once
 
 #: Folders never worth shipping.
 SKIPPED = frozenset({"__pycache__", ".git", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
@@ -41,9 +39,6 @@ def pack(root: Path, paths: Sequence[str]) -> tuple[str, bytes]:
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for path in sorted(set(_files(root, paths))):
             source = root / path
-            info = zipfile.ZipInfo(path.as_posix(), date_time=(1980, 1, 1, 0, 0, 0))
-            info.external_attr = (source.stat().st_mode & 0o777 | stat.S_IFREG) << 16
-            info.compress_type = zipfile.ZIP_DEFLATED
             data = source.read_bytes()
             total += len(data)
             if total > MAX_BYTES:
@@ -51,7 +46,7 @@ def pack(root: Path, paths: Sequence[str]) -> tuple[str, bytes]:
                     f"the files to ship are over {MAX_BYTES // 2**20} MiB: install the bots on "
                     "the workers instead and set [cluster] root"
                 )
-            archive.writestr(info, data)
+            archive.writestr(entry(path.as_posix(), source.stat().st_mode), data)
     data = buffer.getvalue()
     return hashlib.sha256(data).hexdigest()[:24], data
 
@@ -71,27 +66,9 @@ def _files(root: Path, paths: Sequence[str]) -> Iterator[Path]:
 
 
 def unpack(data: bytes, target: Path) -> None:
-    """Unpack into `target` once: into a fresh folder renamed into place, marked complete, so a
-    worker that dies halfway leaves nothing that looks usable."""
-    if (target / ".complete").is_file():
-        return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fresh = Path(tempfile.mkdtemp(prefix=target.name + ".", dir=target.parent))
+    """Unpack into `target` once (referee.cluster.packing.unpack_once)."""
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        for info in archive.infolist():
-            out = (fresh / info.filename).resolve()
-            if not out.is_relative_to(fresh.resolve()):
-                raise ClusterError(f"refusing to unpack {info.filename!r} outside {fresh}")
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_bytes(archive.read(info))
-            mode = (info.external_attr >> 16) & 0o777
-            if mode:
-                out.chmod(mode)
-    (fresh / ".complete").touch()
-    try:
-        fresh.rename(target)
-    except OSError:  # another worker of this machine was first: theirs is as good
-        shutil.rmtree(fresh, ignore_errors=True)
+        unpack_once(archive, target)
 
 
 class ShipFiles(WorkerPlugin):

@@ -16,8 +16,9 @@
                                   # max_message_bytes, drain_seconds, max_lead
     [web]                         # host, port: the contest's web site (serve --web)
     [hosted]                      # versions, runtime, submissions_per_hour, max_upload_mb,
-                                  # versions_kept, slots, freeze: hosted bots (serve
-                                  # --versions, ..., --hosted-slots, --freeze-submissions)
+                                  # versions_kept, slots, freeze, cluster: hosted bots
+                                  # (serve --versions, ..., --hosted-slots,
+                                  # --freeze-submissions, --cluster)
 
 Relative paths start from the file's folder. A mistake names the file, the line and the key, as
 in a ladder file (referee.tomlfile reads both).
@@ -78,6 +79,7 @@ _TABLES: dict[str, dict[str, tuple[type, str]]] = {
         "versions_kept": (int, "versions_kept"),
         "slots": (int, "hosted_slots"),
         "freeze": (bool, "freeze_submissions"),
+        "cluster": (str, "cluster"),
     },
 }
 _PATHS = {"tokens", "records", "tls_cert", "tls_key", "versions", "runtime"}

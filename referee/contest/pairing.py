@@ -33,8 +33,17 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from typing import Protocol, TypeVar
 
-from referee.match.session import Session
+
+class Seatable(Protocol):
+    """What pairing needs of a seat's claimant: a session, or a hosted version on a cluster."""
+
+    @property
+    def identity(self) -> str: ...
+
+
+S = TypeVar("S", bound=Seatable)
 
 
 class Pacing:
@@ -90,13 +99,13 @@ class Pacing:
 
 
 def choose_table(
-    idle: Sequence[Session],
+    idle: Sequence[S],
     seats: int,
     ratings: dict[str, float],
     meetings: Counter[frozenset[str]],
     pacing: Pacing | None = None,
     settled: frozenset[str] = frozenset(),
-) -> list[Session] | None:
+) -> list[S] | None:
     """The next table from the idle sessions (oldest first), or None if none may sit down.
 
     One session per bot at a table (a bot must not play itself). With `pacing` (a contest) the
@@ -108,7 +117,7 @@ def choose_table(
     """
     if pacing is None:
         return list(idle[:seats]) if len(idle) >= seats else None
-    first_per_bot: dict[str, Session] = {}
+    first_per_bot: dict[str, S] = {}
     for session in idle:
         first_per_bot.setdefault(session.identity, session)
     if len(first_per_bot) < seats:

@@ -9,7 +9,6 @@ running matches get `drain_seconds` to finish and are then aborted with their re
 from __future__ import annotations
 
 import contextlib
-import itertools
 import logging
 import math
 import os
@@ -19,12 +18,14 @@ from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import trio
 
 from referee.contest.book import ContestBook
 from referee.contest.pairing import Pacing, choose_table
 from referee.contest.slots import CoreSlots, default_count
+from referee.contest.starts import Starts
 from referee.contest.tokens import TokenStore
 from referee.games.base import Game
 from referee.games.options import Options
@@ -33,6 +34,7 @@ from referee.hosted.qualify import QualifySettings
 from referee.hosted.roster import Roster
 from referee.hosted.store import VersionStore, beside
 from referee.hosted.submitting import Quotas, Submitting
+from referee.ladder.config import LadderConfig
 from referee.ladder.view import Kind, Presence, RefereeView, Terms
 from referee.local.limits import Limits
 from referee.local.sandbox import SandboxError, check_bwrap
@@ -44,6 +46,9 @@ from referee.match.seeds import derive_seed
 from referee.match.session import Session
 from referee.match.spectators import LiveMatches
 from referee.transport import ServerControl, ServerSettings, serve
+
+if TYPE_CHECKING:
+    from referee.contest.on_cluster import ClusterTables
 
 log = logging.getLogger("croupier.referee")
 
@@ -92,6 +97,9 @@ class ServeConfig:
     #: Matches with hosted bots played at once, each on cores of its own (referee.contest.slots);
     #: None: what the cores allow with one core per seat.
     hosted_slots: int | None = None
+    #: With `tokens`: a Dask scheduler (`tcp://host:8786`) whose workers play the hosted versions
+    #: against each other (referee.contest.on_cluster) instead of this machine's slots.
+    cluster: str | None = None
 
     @property
     def version_store(self) -> Path | None:
@@ -173,6 +181,11 @@ class _Referee:
         self.pacing = Pacing(config.max_lead, config.reconnect_grace) if book is not None else None
         self.control = ServerControl()
         self.seats = config.game.seat_count(config.options)
+        planned = config.matches
+        if planned is not None and book is not None:  # a total, over every run of it
+            planned = max(0, planned - book.committed)
+        #: The matches still to start, here and on a cluster.
+        self.starts = Starts(planned)
         #: The hosted versions at play (a contest with accounts where bubblewrap is).
         self.hosted: Roster | None = None
         cpus = sorted(os.sched_getaffinity(0))
@@ -269,13 +282,17 @@ class _Referee:
             await aux.start(_stop_on_signals, stop)  # before anyone is told where it listens
             if pipeline is not None:
                 await aux.start(pipeline.run)
-                await aux.start(self.roster(pipeline, port).run)
+                if config.cluster is None:
+                    await aux.start(self.roster(pipeline, port).run)
             on_listening(port)
             if self.accounts is not None:
                 aux.start_soon(_enforce_revocations, self.accounts, self.lobby, self.view.revoked)
             async with trio.open_nursery() as matches:
+                if pipeline is not None and config.cluster is not None:
+                    matches.start_soon(self.on_cluster(pipeline, config.cluster).run, stop)
                 with trio.CancelScope() as matchmaking:
                     aux.start_soon(_cancel_when, stop, matchmaking)
+                    aux.start_soon(_cancel_when, self.starts.over, matchmaking)
                     await self.matchmake(matches)
                 if stop.is_set():
                     log.info("draining", extra={"seconds": config.drain_seconds})
@@ -286,14 +303,11 @@ class _Referee:
             aux.cancel_scope.cancel()
 
     async def matchmake(self, matches: trio.Nursery) -> None:
-        """Seat tables as bots become idle, until `config.matches` have started."""
+        """Seat tables as bots become idle, until `config.matches` have started (here and on a
+        cluster)."""
         idle: list[Session] = []
-        planned = self.config.matches
-        if planned is not None and self.book is not None:  # a total, over every run of it
-            planned = max(0, planned - self.book.committed)
-        indices = range(planned) if planned is not None else itertools.count()
         poll = PACING_POLL_SECONDS if self.pacing is not None else math.inf
-        for index in indices:
+        while not self.starts.over.is_set():
             while True:
                 while (session := self.lobby.take_nowait()) is not None:
                     idle.append(session)
@@ -309,11 +323,52 @@ class _Referee:
                     break
                 with trio.move_on_after(poll):
                     idle.append(await self.lobby.take(ANYONE))
+            index = self.starts.take()
+            if index is None:
+                return
             for session in table:
                 idle.remove(session)
             if self.pacing is not None:
                 self.pacing.seated(s.identity for s in table)
             matches.start_soon(self.play, index, table)
+
+    def on_cluster(self, pipeline: Pipeline, scheduler: str) -> ClusterTables:
+        """What plays the hosted versions against each other on a Dask cluster."""
+        from referee.contest.on_cluster import ClusterTables  # imports Dask
+
+        assert self.book is not None and self.pacing is not None and self.records is not None
+        config = self.config
+        rules = LadderConfig(
+            path=Path("contest"),
+            name="contest",
+            game=config.game,
+            options=config.options,
+            bots=(),
+            records=self.records,
+            time_control=config.time_control,
+            max_faults=config.max_faults,
+            ponder=False,
+            sandbox=True,
+            runtime=config.runtime,
+            connect_timeout=pipeline.settings.qualify.startup_seconds,
+        )
+
+        def committed(outcome: MatchOutcome) -> None:
+            self.view.notify()
+            self.on_match(outcome)
+
+        revoked = self.accounts.revoked if self.accounts is not None else set
+        return ClusterTables(
+            scheduler,
+            pipeline.store,
+            self.book,
+            pipeline.settings,
+            rules,
+            self.pacing,
+            self.starts,
+            committed,
+            revoked,
+        )
 
     async def play(self, index: int, sessions: list[Session]) -> None:
         hosted = self.hosted.launched if self.hosted is not None else {}

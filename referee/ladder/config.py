@@ -136,6 +136,9 @@ class LadderConfig:
     ponder: bool = True
     #: Cores per slot (slot i gets entry i modulo their number); empty: no pinning.
     cpus: tuple[frozenset[int], ...] = ()
+    #: The organiser's runtime folder every bot sees read-only (a hosted contest's, played on a
+    #: cluster: referee.local.sandbox.Sandbox.runtime); None: none.
+    runtime: Path | None = None
 
     @property
     def seats(self) -> int:

@@ -240,7 +240,9 @@ async def play_matches(
         check_bwrap()  # a clear error before anything starts
     with socket_folder() as folder:
         private = out_of_sight(config)
-        sandbox = Sandbox(enabled=config.sandbox, socket_dir=folder, secrets=private)
+        sandbox = Sandbox(
+            enabled=config.sandbox, socket_dir=folder, secrets=private, runtime=config.runtime
+        )
         await _play_matches(config, sandbox, next_match, settle, view)
 
 

@@ -1,0 +1,149 @@
+"""Hosted versions played on a real local Dask cluster (issue 27.3): `croupier serve --db
+--cluster` with `croupier cluster local` (two worker processes).
+
+The contest's active versions play each other on the workers, each version's built folder
+shipped to a worker once and cached there, while two network bots play each other here: one
+book. A worker killed in the middle of a batch loses no committed match (its matches are played
+again elsewhere, with their numbers and seeds); a version an author submits mid-contest
+(`croupier submit --wait`: built and qualified here) is shipped and plays on the cluster. The
+contest ends with every match committed once, every record verifying, and each author's log of
+each match kept.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from referee.contest.tokens import TokenStore
+from referee.hosted.store import SHORT_ID, VersionId, VersionStore, entrant
+from referee.hosted.submitting import MATCH_LOGS
+from referee.ladder import verify_ladder
+from tests.cluster_helpers import alive, committed, kill_a_busy_worker, local_cluster, wait_until
+from tests.hosted_helpers import EXAMPLE, add_example, network_bot
+
+pytest.importorskip("distributed")
+pytestmark = pytest.mark.usefixtures("bubblewrap")
+
+CROUPIER = str(Path(sys.executable).parent / "croupier")
+HOSTED = ("alice", "bob", "carol")
+NETWORK = ("net-1", "net-2")
+
+
+def _contest(folder: Path) -> tuple[Path, dict[str, str], dict[str, VersionId]]:
+    """A contest database with three hosted accounts, each with an active version of the Python
+    example (as a qualified upload leaves it), and two network accounts: the tokens, and the
+    versions by identity."""
+    db = folder / "contest.db"
+    accounts = TokenStore(db)
+    tokens = {account: accounts.add(account) for account in (*HOSTED, *NETWORK)}
+    store = VersionStore(folder / "versions")
+    identities = {}
+    try:
+        for account in HOSTED:
+            version = add_example(store, account, account)
+            store.activate(version, "every check passed")
+            identities[entrant(store.version(version))] = version
+    finally:
+        store.close()
+    return db, tokens, identities
+
+
+def _listening(log: Path, serve: subprocess.Popen[bytes]) -> str:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if found := re.search(r"croupier referee for xix on 127.0.0.1:(\d+)", log.read_text()):
+            return f"127.0.0.1:{found.group(1)}"
+        assert serve.poll() is None, log.read_text()
+        time.sleep(0.1)
+    raise AssertionError(log.read_text())
+
+
+def _events(log: Path, message: str) -> list[dict[str, object]]:
+    lines = log.read_text(errors="replace").splitlines()
+    return [json.loads(line) for line in lines if line.startswith("{") and f'"{message}"' in line]
+
+
+def _tables(db: Path) -> dict[int, set[str]]:
+    """Each committed match's bots."""
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as sql:
+        rows = sql.execute("SELECT number, bot FROM seats").fetchall()
+    tables: dict[int, set[str]] = {}
+    for number, bot in rows:
+        tables.setdefault(number, set()).add(bot)
+    return tables
+
+
+def test_hosted_versions_play_on_the_cluster_and_a_killed_worker_loses_nothing(
+    tmp_path: Path,
+) -> None:
+    db, tokens, identities = _contest(tmp_path)
+    log = tmp_path / "serve.log"
+    with local_cluster() as (scheduler, cluster):
+        command = [CROUPIER, "serve", "--db", str(db), "--port", "0", "--cluster", scheduler]
+        with log.open("wb") as out:
+            serve = subprocess.Popen(
+                [*command, "--move-ms", "2000", "--log-json"], stdout=out, stderr=out
+            )
+        address = _listening(log, serve)
+        nets = [network_bot(address, tokens[account]) for account in NETWORK]
+        try:
+            assert wait_until(lambda: committed(db) >= 4, 120), log.read_text()
+            at_kill = committed(db)
+            orphans = kill_a_busy_worker(cluster.pid)  # in the middle of a batch
+            # alice submits a new version, as an author does: built and qualified here, then
+            # shipped to the workers and played there in her old version's place.
+            submit = [CROUPIER, "submit", str(EXAMPLE), "--to", address, "--wait"]
+            done = subprocess.run(
+                [*submit, "--token", tokens["alice"]],
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            assert done.returncode == 0 and " qualified" in done.stdout, done.stdout + done.stderr
+            new = f"alice@{done.stdout.split()[0][:SHORT_ID]}"
+            assert wait_until(
+                lambda: sum(new in bots for bots in _tables(db).values()) >= 4, 120
+            ), log.read_text()
+        finally:
+            serve.send_signal(signal.SIGTERM)
+            code = serve.wait(timeout=90)
+            for bot in nets:
+                bot.kill()
+                bot.wait()
+        assert code == 0, log.read_text()
+        # The killed worker's bots lost their referee and quit by themselves.
+        assert wait_until(lambda: not any(alive(pid) for pid in orphans), 20)
+    check = verify_ladder(db)
+    assert check.ok, check.problems
+    assert check.records_verified == check.matches > at_kill
+    tables = _tables(db)
+    with sqlite3.connect(db) as sql:
+        numbers = [n for (n,) in sql.execute("SELECT number FROM matches ORDER BY number")]
+    assert len(numbers) == len(set(numbers)) == len(tables)  # nothing doubled
+    records = sorted(p.name for p in (tmp_path / "contest-records").glob("*.jsonl*"))
+    assert records == [f"contest-{n:05d}.jsonl" for n in numbers]
+    # One book: hosted versions met each other on the cluster, network bots each other here.
+    hosted = {*identities, new}
+    assert {frozenset(bots) for bots in tables.values() if bots & set(NETWORK)} == {
+        frozenset(NETWORK)
+    }
+    assert set().union(*(bots for bots in tables.values() if not bots & set(NETWORK))) == hosted
+    # Shipped once per worker that played a version (a worker restarted by its nanny is new).
+    shipped = Counter((e["bot"], e["worker"]) for e in _events(log, "hosted version shipped"))
+    assert {bot for bot, _ in shipped} == hosted and set(shipped.values()) == {1}, shipped
+    # Each author has their version's output of each of its matches.
+    store = VersionStore(tmp_path / "versions")
+    for identity, version in identities.items():
+        logs = {p.stem for p in (store.folder(version) / MATCH_LOGS).glob("*.log")}
+        mine = {f"contest-{n:05d}" for n, bots in tables.items() if identity in bots}
+        assert logs == mine, identity
