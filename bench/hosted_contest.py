@@ -23,7 +23,14 @@ hosted slots) and the two network bots' command play a round-robin `croupier lad
 about N matches (whole rounds of its pairings), timed the same way; printed: the contest's
 decisions/s over the ladder's, same run.
 
-Run: .venv/bin/python bench/hosted_contest.py [--matches 1000] [--compare-ladder] [--keep]
+With --compare-cluster, the hosted versions alone (no network bots) play N more matches in this
+machine's hosted slots, then N more with `serve --cluster` on `croupier cluster local --workers
+2` (one thread each), same run: printed, each run's matches/s and decisions/s and their ratio.
+Then a 50 MB version (the Python example and 50 MB of random bytes) is packed, shipped to a
+worker and cached, and shipped again: printed, the time of each.
+
+Run: .venv/bin/python bench/hosted_contest.py [--matches 1000] [--compare-ladder]
+     [--compare-cluster] [--keep]
 """
 
 from __future__ import annotations
@@ -46,6 +53,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 from referee.contest.slots import default_count
 from referee.contest.tokens import TokenStore
@@ -380,15 +388,22 @@ def qualified(store: Path) -> list[Hosted]:
 
 
 def contest(
-    children: Children, folder: Path, tokens: dict[str, str], matches: int, move_ms: int
+    children: Children,
+    folder: Path,
+    tokens: dict[str, str],
+    matches: int,
+    move_ms: int,
+    *extra: str,
+    run: str = "serve",
 ) -> tuple[Played, float, int]:
-    """The measured run: what its matches played, its wall time, and the matches before it."""
+    """A measured run, `extra` added to its serve command: what its matches played, its wall
+    time, and the matches before it. With no tokens, the hosted versions play alone."""
     db, records = folder / "contest.db", folder / "records"
     before = committed(db)
     # A match the setup run's stop cut short keeps its number: the measured ones come after.
     last_number = committed(db, "SELECT max(number) FROM schedule")
-    serve_log = folder / "serve.log"
-    command = serve_command(db, folder.parent / "runtime", records, move_ms)
+    serve_log = folder / f"{run}.log"
+    command = [*serve_command(db, folder.parent / "runtime", records, move_ms), *extra]
     began = time.monotonic()
     serve = children.start([*command, "--matches", str(before + matches)], serve_log, cwd=folder)
     address = listening(serve_log, serve)
@@ -399,6 +414,7 @@ def contest(
             env=os.environ | {"CROUPIER_ADDRESS": address, "CROUPIER_TOKEN": tokens[account]},
         )
         for account in NETWORK
+        if account in tokens
     ]
     ended = wait_for_matches(db, before + matches, serve, serve_log)
     with contextlib.suppress(subprocess.TimeoutExpired):
@@ -498,6 +514,75 @@ def removed(folder: Path) -> list[str]:
     return failures
 
 
+def local_cluster(children: Children, top: Path) -> str:
+    """`croupier cluster local --workers 2` on free ports: its scheduler's address."""
+    log = top / "cluster.log"
+    process = children.start(
+        [CROUPIER, "cluster", "local", "--workers", "2", "--port", "0", "--dashboard-port", "0"],
+        log,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if found := re.search(r"^(tcp://\S+)$", log.read_text(), re.MULTILINE):
+            return found.group(1)
+        if process.poll() is not None:
+            break
+        time.sleep(0.1)
+    raise SystemExit(f"croupier cluster local did not start: see {log}")
+
+
+def compare_cluster(
+    children: Children, top: Path, folder: Path, matches: int, move_ms: int
+) -> None:
+    """The hosted versions alone, `matches` in this machine's slots then as many on a local
+    Dask cluster of two workers, same run; then the time to ship and cache a 50 MB version."""
+    address = local_cluster(children, top)
+    local, local_seconds, _ = contest(children, folder, {}, matches, move_ms, run="serve-local")
+    cores = len(os.sched_getaffinity(0))
+    slots = default_count(SEATS, sorted(os.sched_getaffinity(0)))
+    local_rate = report(f"{cores} cores, hosted alone, {slots} slot(s) here", local, local_seconds)
+    on_cluster, cluster_seconds, _ = contest(
+        children, folder, {}, matches, move_ms, "--cluster", address, run="serve-cluster"
+    )
+    cluster_rate = report("hosted alone, cluster local --workers 2", on_cluster, cluster_seconds)
+    print(
+        f"hosted matches/s here {local.matches / local_seconds:.2f}, on the cluster "
+        f"{on_cluster.matches / cluster_seconds:.2f}; decisions/s cluster / here: "
+        f"{cluster_rate / local_rate:.2f}"
+    )
+    ok, said = verified(folder / "contest.db")
+    print(f"    every record verified: {'yes' if ok else 'NO: ' + said}")
+    ship_50mb(address, top)
+
+
+def ship_50mb(address: str, top: Path) -> None:
+    """A version of 50 MB (the Python example and 50 MB that does not compress) packed, shipped
+    to a worker and cached; then shipped again (cached: nothing to unpack)."""
+    from distributed import Client
+
+    from referee.cluster.versions import cache_version, pack_folder
+
+    connect: Any = Client  # Dask's annotations are partial
+
+    folder = top / "big-version"
+    shutil.copytree(ROOT / "examples" / "python", folder)
+    (folder / "model.bin").write_bytes(os.urandom(50 * 2**20))
+    began = time.monotonic()
+    digest, data = pack_folder(folder)
+    packed = time.monotonic() - began
+    with connect(address, timeout=30) as client:
+        worker = sorted(client.scheduler_info()["workers"])[0]
+        times = []
+        for _ in range(2):
+            began = time.monotonic()
+            client.run(cache_version, f"big-{digest[:12]}", digest, data, workers=[worker])
+            times.append(time.monotonic() - began)
+    print(
+        f"a {len(data) / 2**20:.1f} MB version: packed in {packed:.2f} s, shipped and cached "
+        f"in {times[0]:.2f} s, again (already cached) {times[1]:.3f} s  {load()}"
+    )
+
+
 def report(label: str, figures: Played, seconds: float) -> float:
     rate = figures.decisions / seconds
     print(
@@ -514,6 +599,11 @@ def main() -> None:
     parser.add_argument("--move-ms", type=int, default=1000, help="time per decision")
     parser.add_argument(
         "--compare-ladder", action="store_true", help="also the same bots in a croupier ladder run"
+    )
+    parser.add_argument(
+        "--compare-cluster",
+        action="store_true",
+        help="also the hosted versions alone here and on croupier cluster local --workers 2",
     )
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = parser.parse_args()
@@ -564,6 +654,8 @@ def main() -> None:
                 f"{cores} cores, same bots in a ladder", ladder_figures, ladder_seconds
             )
             print(f"decisions/s of the hosted contest / the ladder's: {rate / ladder_rate:.2f}")
+        if args.compare_cluster:
+            compare_cluster(children, top, folder, args.matches, args.move_ms)
     except KeyboardInterrupt:
         print("interrupted: stopping every process the bench started", file=sys.stderr)
         raise SystemExit(130) from None
