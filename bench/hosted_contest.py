@@ -23,11 +23,12 @@ hosted slots) and the two network bots' command play a round-robin `croupier lad
 about N matches (whole rounds of its pairings), timed the same way; printed: the contest's
 decisions/s over the ladder's, same run.
 
-With --compare-cluster, the hosted versions alone (no network bots) play N more matches in this
-machine's hosted slots, then N more with `serve --cluster` on `croupier cluster local --workers
-2` (one thread each), same run: printed, each run's matches/s and decisions/s and their ratio.
-Then a 50 MB version (the Python example and 50 MB of random bytes) is packed, shipped to a
-worker and cached, and shipped again: printed, the time of each.
+With --compare-cluster, the hosted versions alone (no network bots), in two final rounds of the
+contest (`croupier contest final`: the same built versions), play N matches in this machine's
+hosted slots, then N with `serve --cluster` on `croupier cluster local --workers 2` (one thread
+each), same run: printed, each run's matches/s and decisions/s and their ratio.
+Then a 50 MB version (the Python example and 50 MB of random bytes) is packed, then shipped to
+each worker and cached there: printed, the time of each.
 
 Run: .venv/bin/python bench/hosted_contest.py [--matches 1000] [--compare-ladder]
      [--compare-cluster] [--keep]
@@ -535,14 +536,16 @@ def compare_cluster(
     children: Children, top: Path, folder: Path, matches: int, move_ms: int
 ) -> None:
     """The hosted versions alone, `matches` in this machine's slots then as many on a local
-    Dask cluster of two workers, same run; then the time to ship and cache a 50 MB version."""
+    Dask cluster of two workers, same run, each in a final round of the contest (the same
+    built versions, fresh ratings); then the time to ship and cache a 50 MB version."""
     address = local_cluster(children, top)
-    local, local_seconds, _ = contest(children, folder, {}, matches, move_ms, run="serve-local")
+    here, there = final(folder, top / "here"), final(folder, top / "there")
+    local, local_seconds, _ = contest(children, here, {}, matches, move_ms, run="serve-local")
     cores = len(os.sched_getaffinity(0))
     slots = default_count(SEATS, sorted(os.sched_getaffinity(0)))
     local_rate = report(f"{cores} cores, hosted alone, {slots} slot(s) here", local, local_seconds)
     on_cluster, cluster_seconds, _ = contest(
-        children, folder, {}, matches, move_ms, "--cluster", address, run="serve-cluster"
+        children, there, {}, matches, move_ms, "--cluster", address, run="serve-cluster"
     )
     cluster_rate = report("hosted alone, cluster local --workers 2", on_cluster, cluster_seconds)
     print(
@@ -550,14 +553,28 @@ def compare_cluster(
         f"{on_cluster.matches / cluster_seconds:.2f}; decisions/s cluster / here: "
         f"{cluster_rate / local_rate:.2f}"
     )
-    ok, said = verified(folder / "contest.db")
-    print(f"    every record verified: {'yes' if ok else 'NO: ' + said}")
+    for where in (here, there):
+        ok, said = verified(where / "contest.db")
+        print(f"    every record of {where.name} verified: {'yes' if ok else 'NO: ' + said}")
     ship_50mb(address, top)
 
 
+def final(folder: Path, into: Path) -> Path:
+    """A fresh contest of the same built versions (`croupier contest final`): the measured
+    contest is over, its seed revealed."""
+    done = subprocess.run(
+        [CROUPIER, "contest", "final", folder / "contest.db", "--into", into / "contest.db"],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"croupier contest final: {done.stdout}{done.stderr}")
+    return into
+
+
 def ship_50mb(address: str, top: Path) -> None:
-    """A version of 50 MB (the Python example and 50 MB that does not compress) packed, shipped
-    to a worker and cached; then shipped again (cached: nothing to unpack)."""
+    """A version of 50 MB (the Python example and 50 MB that does not compress) packed, then
+    shipped to each worker and cached there, as the contest ships a version."""
     from distributed import Client
 
     from referee.cluster.versions import cache_version, pack_folder
@@ -571,15 +588,15 @@ def ship_50mb(address: str, top: Path) -> None:
     digest, data = pack_folder(folder)
     packed = time.monotonic() - began
     with connect(address, timeout=30) as client:
-        worker = sorted(client.scheduler_info()["workers"])[0]
         times = []
-        for _ in range(2):
+        for worker in sorted(client.scheduler_info()["workers"]):
             began = time.monotonic()
             client.run(cache_version, f"big-{digest[:12]}", digest, data, workers=[worker])
             times.append(time.monotonic() - began)
+    shipped = ", ".join(f"{seconds:.2f} s" for seconds in times)
     print(
-        f"a {len(data) / 2**20:.1f} MB version: packed in {packed:.2f} s, shipped and cached "
-        f"in {times[0]:.2f} s, again (already cached) {times[1]:.3f} s  {load()}"
+        f"a {len(data) / 2**20:.1f} MB version: packed in {packed:.2f} s (once), shipped and "
+        f"cached on each worker in {shipped} (then never sent again)  {load()}"
     )
 
 

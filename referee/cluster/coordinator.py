@@ -75,8 +75,9 @@ MAX_BATCH = 256
 
 
 @dataclass
-class _Measure:
-    """What sizes batches: the time batches spend starting versus playing."""
+class BatchSizes:
+    """What sizes batches (a ladder's, and a contest's hosted matches): the time batches spend
+    starting versus playing."""
 
     batches: int = 0
     matches: int = 0
@@ -230,7 +231,7 @@ class _Coordinator:
         self.threads = 1
         self.in_flight = 0
         self.changed = trio.Event()
-        self.measure = _Measure()
+        self.measure = BatchSizes()
         self.batches = 0
         self.logs = config.records / "logs"
 

@@ -4,7 +4,9 @@ The contest keeps what it keeps on one machine (the book, its standings, the rec
 authors' logs); its hosted versions play each other on the cluster's workers instead of in
 slots here. `ClusterTables.run` seats tables of active versions with the contest's own pairing
 (referee.contest.pairing: unsettled entrants first, pacing, the least met) and sends them in
-batches of BATCH_MATCHES matches, one Dask task per batch, to a worker with a free thread. The
+batches, one Dask task per batch, to a worker with a free thread; batches are sized as a
+ladder's on a cluster (referee.cluster.coordinator.BatchSizes: 8 matches at first, then as many
+as make the launch of their bots a small share of their time, up to a minute of play). The
 task (referee.cluster.batch.play_batch) plays them with the ladder's code: a loopback referee
 on the worker, each version launched there in the sandbox from its built folder, `ponder =
 false`, its manifest's limits. The records come back, and each match is committed here as the
@@ -43,6 +45,7 @@ from referee.cluster import ClusterError
 from referee.cluster.batch import LOG_TAIL_BYTES, Batch, BatchFailed, BatchOutcome, play_batch
 from referee.cluster.coordinator import (
     CLOSE_SECONDS,
+    BatchSizes,
     aio,
     check_workers,
     connect_client,
@@ -65,8 +68,8 @@ from referee.version import VERSION
 
 log = logging.getLogger("croupier.referee")
 
-#: Matches per Dask task: their bots are launched once on the worker for all of them.
-BATCH_MATCHES = 4
+#: What an open-ended contest tells the batch sizer is left to play: more than any batch takes.
+OPEN_ENDED = 10**9
 #: A match whose batch was lost this many times (workers dying under it) is given up.
 MAX_ATTEMPTS = 3
 #: How often the dispatcher looks again at the active versions and the workers (seconds).
@@ -131,6 +134,10 @@ class ClusterTables:
         self._entrants: dict[str, Entrant] = {}
         self._changed = trio.Event()
         self._batches = itertools.count(1)
+        #: Batch sizes as a ladder's on a cluster: a batch's bots are launched once for all its
+        #: matches, so it grows until their start-up is a small share of its time.
+        self.sizes = BatchSizes()
+        self.threads = 1
 
     def _signal(self) -> None:
         self._changed.set()
@@ -166,8 +173,9 @@ class ClusterTables:
             self._forget_changed(workers)
             entrants = await self._active()
             self.pacing.observe(entrants, trio.current_time())
+            self.threads = max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()))
             worker = self._free(workers)
-            matches = await self._tables(entrants) if worker is not None else []
+            matches = await self._tables(entrants, self._size()) if worker is not None else []
             if worker is None or not matches:
                 with trio.move_on_after(POLL_SECONDS):
                     await self._changed.wait()
@@ -226,11 +234,16 @@ class ClusterTables:
         )
         return Entrant(identity, version, files.run_folder(manifest), spec)
 
-    async def _tables(self, entrants: dict[str, Entrant]) -> list[ScheduledMatch]:
-        """Up to BATCH_MATCHES matches: those to play again first (while all their versions are
+    def _size(self) -> int:
+        total = self.starts.total
+        left = OPEN_ENDED if total is None else total - self.starts.started + len(self.again)
+        return self.sizes.size(None, self.threads, left)
+
+    async def _tables(self, entrants: dict[str, Entrant], size: int) -> list[ScheduledMatch]:
+        """Up to `size` matches: those to play again first (while all their versions are
         active), then new tables, each seated in the book."""
         matches: list[ScheduledMatch] = []
-        while self.again and len(matches) < BATCH_MATCHES:
+        while self.again and len(matches) < size:
             match = self.again.pop(0)
             if set(match.bots) <= set(entrants):
                 matches.append(match)
@@ -238,7 +251,7 @@ class ClusterTables:
                 why = "a version is no longer active"
                 log.warning("hosted match not played", extra={"match": match.number, "why": why})
         seats = self.rules.seats
-        while len(matches) < BATCH_MATCHES and len(entrants) >= seats:
+        while len(matches) < size and len(entrants) >= seats:
             table = choose_table(
                 list(entrants.values()),
                 seats,
@@ -262,6 +275,7 @@ class ClusterTables:
         try:
             outcome = await self._outcome(client, worker, matches)
             if outcome is not None:
+                self.sizes.add(outcome)
                 await self._commit(matches, outcome)
         finally:
             self.busy[worker] -= 1
