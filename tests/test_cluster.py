@@ -162,7 +162,7 @@ def test_a_bad_or_unreachable_scheduler_is_a_clear_error(
 
 def test_batches_are_sized_from_what_batches_cost() -> None:
     coordinator = pytest.importorskip("referee.cluster.coordinator")
-    measure = coordinator._Measure()
+    measure = coordinator.BatchSizes()
     assert measure.size(12, threads=2, backlog=1000) == 12  # `batch = 12` decides
     assert measure.size(None, threads=2, backlog=1000) == coordinator.FIRST_BATCH
     assert measure.size(None, threads=2, backlog=6) == 3  # nothing measured: share the rest
