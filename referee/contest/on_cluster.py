@@ -128,6 +128,8 @@ class ClusterTables:
         #: Matches whose batch was lost, to be played again first, and how often each was.
         self.again: list[ScheduledMatch] = []
         self.attempts: Counter[int] = Counter()
+        #: Each active version packed, while it is active (a retired one's bytes are let go:
+        #: the referee's memory holds at most the active versions').
         self._packed: dict[str, tuple[str, bytes]] = {}
         #: When each version whose batch failed may play again (trio time).
         self.resting: dict[str, float] = {}
@@ -172,6 +174,9 @@ class ClusterTables:
                 continue
             self._forget_changed(workers)
             entrants = await self._active()
+            active = {e.version.id for e in entrants.values()}
+            for retired in set(self._packed) - active:
+                del self._packed[retired]
             self.pacing.observe(entrants, trio.current_time())
             self.threads = max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()))
             worker = self._free(workers)
