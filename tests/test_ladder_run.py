@@ -197,6 +197,7 @@ def test_a_crashed_bot_is_restarted_and_charged(tmp_path: Path) -> None:
     assert standings["matches_done"] == 6
 
 
+@pytest.mark.usefixtures("wide_console")  # reads a row of the table
 def test_standings_export_verify_and_a_changed_file(tmp_path: Path) -> None:
     third = ("random2", "examples/python/random_bot.py")
     path = xix_ladder(

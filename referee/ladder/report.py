@@ -65,7 +65,7 @@ PAGE_BATCH = 25
 #: the ratings over time, per match before it, 2.5 us with Elo and 47 us with openskill.
 PARALLEL_SECONDS = 3.0
 _PAGE_COST = 4e-6
-_RATING_COST = {"elo": 3e-6, "openskill": 5e-5}
+_RATING_COST = {"elo": 3e-6, "plackett-luce": 5e-5, "openskill": 5e-5}
 
 
 @dataclass(frozen=True, slots=True)
