@@ -11,13 +11,14 @@ from dataclasses import replace
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rich.console import Console
 
 from referee.games import get_game
 from referee.games.base import parse_options
 from referee.ladder import ratings
 from referee.ladder.batch_fit import ELO_PER_LOGIT, Table, fit, tables
 from referee.ladder.model import MatchResult, ScheduledMatch, competition_ranks
-from referee.ladder.standings import Plan, compute, to_csv
+from referee.ladder.standings import Plan, compute, footer, table, to_csv
 from referee.match.runner import draw_chance
 
 XACTIKA = get_game("xactika")
@@ -269,3 +270,15 @@ def test_duplicate_deals_are_one_cluster() -> None:
     assert isinstance(games[0], Table)
     assert fit(games).bots == ("a", "b", "c")
     assert np.isfinite(fit(games).value).all()
+
+
+def test_the_table_shows_the_rank_interval_and_says_how_it_was_fitted() -> None:
+    results = list(xactika_ladder())
+    standings = compute(plan(), results, (), scheduled=len(results), seed_sha256="")
+    console = Console(width=200, record=True)
+    console.print(table(standings))
+    text = console.export_text()
+    assert "rank 95%" in text and "95% interval" in text
+    for row in standings.rows:
+        assert f"{row.rank_low}-{row.rank_high}" in text
+    assert footer(standings)[0].startswith("ratings: a batch Plackett-Luce fit over all matches")
