@@ -4,7 +4,7 @@ with a third bot that makes an illegal move in every match, played by real bot p
 The index shows every bot with the very numbers of `standings_of`, links every match to a viewer
 page that exists, and plots one series per bot with one point per committed match, the last one
 the standings' rating; a second run builds only missing pages or those whose record changed; a
-pool builds the same pages; bad input exits 2; an openskill ladder still running plots the
+pool builds the same pages; bad input exits 2; a multiplayer ladder still running plots the
 ratings its standings would have shown; the page works in headless chromium.
 """
 
@@ -178,10 +178,8 @@ def check_standings(index: Node, standings: Standings) -> None:
         assert int(cells["rank"]) == row.rank
         assert cells["bot"] == row.bot
         assert float(cells["rating"]) == row.rating
-        if standings.plan.system == "elo":
-            assert json.loads(cells["interval"]) == [row.low, row.high]
-        else:
-            assert json.loads(cells["interval"]) == [row.mu, row.sigma]
+        assert json.loads(cells["interval"]) == [row.low, row.high]
+        assert json.loads(cells["rank_interval"]) == [row.rank_low, row.rank_high]
         assert int(cells["matches"]) == row.matches
         assert float(cells["score"]) == row.score
         assert float(cells["points"]) == row.points
@@ -342,10 +340,11 @@ def test_bad_input_exits_2(ladder: Path, tmp_path: Path) -> None:
     assert missing.exit_code == 2 and "--html" in missing.output
 
 
-def test_openskill_ladder_still_running(tmp_path: Path) -> None:
+def test_multiplayer_ladder_still_running(tmp_path: Path) -> None:
     """Xactika at tables of four with duplicate deals, 3 of 4 deals committed and the last one
-    half, no records on disk: openskill moves only when a deal completes; every missing record
-    is a problem and leaves its match unlinked."""
+    half, no records on disk, in a database from before the batch fit (rating "openskill"): the
+    batch fit rates complete deals only; every missing record is a problem and leaves its match
+    unlinked."""
     database = tmp_path / "ladder.sqlite"
     bots = ("a", "b", "c")
     plan = Plan(

@@ -197,6 +197,7 @@ def test_a_crashed_bot_is_restarted_and_charged(tmp_path: Path) -> None:
     assert standings["matches_done"] == 6
 
 
+@pytest.mark.usefixtures("wide_console")  # reads a row of the table
 def test_standings_export_verify_and_a_changed_file(tmp_path: Path) -> None:
     third = ("random2", "examples/python/random_bot.py")
     path = xix_ladder(
@@ -215,11 +216,14 @@ def test_standings_export_verify_and_a_changed_file(tmp_path: Path) -> None:
     assert exported["matches_done"] == exported["matches_scheduled"] == 4  # 2 rounds, 1 bye each
     assert exported["format"] == "swiss" and exported["seed"] == "swiss"
     assert {row["bot"] for row in exported["standings"]} == {"heuristic", "random", "random2"}
+    for row in exported["standings"]:  # each bot's rank interval holds a rank of the three
+        assert 1 <= row["rank_low"] <= row["rank_high"] <= 3
     csv_text = runner.invoke(app, ["ladder", "standings", str(database), "--format", "csv"]).output
     header, *rows = csv_text.strip().splitlines()
     assert header.startswith("rank,bot,rating,low,high") and len(rows) == 3
     table = runner.invoke(app, ["ladder", "standings", str(database)])
     assert table.exit_code == 0 and "heuristic" in table.output
+    assert "rank 95%" in table.output and "ratings: Elo fitted over all matches" in table.output
     # Shared launch: one process per bot, with a session per slot.
     logs = sorted(p.name for p in (tmp_path / "records" / "logs").iterdir())
     assert logs == ["heuristic-0.log", "random-0.log", "random2-0.log"]

@@ -27,6 +27,7 @@ NOT_FOR_HELP = (
     "dask",
     "distributed",
     "openskill",
+    "numpy",
     "croupier",
     "referee.web",
     "referee.ladder",

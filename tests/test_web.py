@@ -203,7 +203,7 @@ def test_standings_update_without_a_reload(site: Site, page: Any) -> None:
     assert len(played) > before
     # Each bot that played has its rating and interval; carol's timeouts show as faults.
     page.wait_for_function(
-        "(document.querySelector(\"#standings tr[data-bot='carol'] td:nth-child(7)\") || "
+        "(document.querySelector(\"#standings tr[data-bot='carol'] td:nth-child(8)\") || "
         "{}).textContent?.includes('timeout')",
         timeout=60_000,
     )
@@ -214,13 +214,14 @@ def test_standings_update_without_a_reload(site: Site, page: Any) -> None:
     hosted = {v["entrant"] for v in site.json("/api/bots/carol")["versions"] if v["active"]}
     assert set(MODES) <= {row[1] for row in rows} <= set(MODES) | hosted
     for row in rows:
-        if int(row[4]) > 0:
+        if int(row[5]) > 0:
             # A rating and its interval as `croupier ladder standings` prints them.
             assert re.fullmatch(r"[+-]\d+\??", row[2]) and re.fullmatch(
                 r"[+-]\d+\.\.[+-]\d+", row[3]
             )
-            assert re.fullmatch(r"\d+\.\d%", row[5])  # the score
-        assert row[7].startswith(("playing", "idle"))
+            assert re.fullmatch(r"\d+-\d+", row[4])  # the rank's 95% interval
+            assert re.fullmatch(r"\d+\.\d%", row[6])  # the score
+        assert row[8].startswith(("playing", "idle"))
     # A revoked account is marked as soon as the referee enforces it.
     page.wait_for_selector("#standings tr[data-bot='dave']", timeout=60_000)
     TokenStore(site.folder / "contest.db").revoke("dave")

@@ -206,13 +206,14 @@ def test_standings_update_without_a_reload(site: LadderSite, page: Any) -> None:
     )
     assert {row[1] for row in rows} == set(BOTS)
     for row in rows:
-        if int(row[4]) > 0:
+        if int(row[5]) > 0:
             # A rating and its interval as `croupier ladder standings` prints them.
             assert re.fullmatch(r"[+-]\d+\??", row[2]) and re.fullmatch(
                 r"[+-]\d+\.\.[+-]\d+", row[3]
             )
-            assert re.fullmatch(r"\d+\.\d%", row[5])  # the score
-        assert row[7].startswith(("playing", "idle"))  # launched and connected
+            assert re.fullmatch(r"\d+-\d+", row[4])  # the rank's 95% interval
+            assert re.fullmatch(r"\d+\.\d%", row[6])  # the score
+        assert row[8].startswith(("playing", "idle"))  # launched and connected
     meta = page.locator("#meta").text_content() or ""
     assert "round-robin, duplicate deals" in meta and "matches played of 120" in meta
     assert "revealed when the ladder ends" in (page.locator("#seed").text_content() or "")

@@ -22,6 +22,7 @@ from pathlib import Path
 from referee.errors import CroupierError
 from referee.games.base import Game
 from referee.games.options import Options
+from referee.ladder import ratings
 from referee.ladder import schedule as planning
 from referee.ladder.model import ScheduledMatch
 from referee.ladder.standings import Plan, Standings, compute
@@ -97,7 +98,7 @@ class ContestBook:
             game=self.game.id,
             options=self.options.as_text(),
             bots=tuple(sorted(bots)),
-            system="elo" if two_sided else "openskill",
+            system="elo" if two_sided else "plackett-luce",
             duplicate=False,
             rotations=self.seats,
             format="contest",
@@ -181,9 +182,16 @@ class ContestBook:
         began = time.monotonic()
         if not self._refits.due(began):
             return
-        rows = self.standings().rows
-        self.ratings = {row.bot: row.rating for row in rows if row.rating is not None}
-        self.settled = frozenset(row.bot for row in rows if not row.provisional)
+        with self._lock:
+            plan = Plan.from_json(self.store.meta("plan") or self._plan(()).to_json())
+            results = self.store.results()
+        if plan.system == "elo":
+            rated = ratings.elo(ratings.elo_games(results, plan.duplicate), plan.bots)
+        else:
+            # openskill's running estimate: pairing needs no bootstrap (the standings' batch fit)
+            rated = ratings.openskill(results, plan.duplicate, plan.rotations)
+        self.ratings = {bot: rating.value for bot, rating in rated.items()}
+        self.settled = frozenset(rated) - ratings.provisional(rated)
         self._refits.ran(began, time.monotonic())
 
     def close(self, *, reveal: bool) -> None:

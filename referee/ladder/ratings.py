@@ -1,4 +1,5 @@
-"""Ratings: Elo with 95% intervals and SPRT for two-player games, openskill for the rest.
+"""Ratings: Elo with 95% intervals and SPRT for two-player games, a batch Plackett-Luce fit for
+the rest (referee.ladder.batch_fit), openskill for a contest's pairing.
 
 Elo is the logistic (Bradley-Terry) model fitted by maximum likelihood over all matches, with one
 virtual draw per pairing as a prior so that a clean sweep still has a finite rating. Its 95%
@@ -6,9 +7,12 @@ intervals come from the cluster-robust ("sandwich") covariance, where a cluster 
 deal: the matches of one deal are not independent (the luck of the deal cancels between them),
 and the sandwich counts them as the one observation they are, as fishtest counts game pairs.
 
-openskill (Weng-Lin, Plackett-Luce) rates multiplayer and team games. With duplicate deals a
-deal's rotations are one competition, ranked by each side's mean rank over them (then total
-points), so the luck of the deal cancels before the update.
+The standings of multiplayer and team games come from `batch`, a Plackett-Luce fit over all
+matches at once with cluster-bootstrap intervals, so they do not depend on the matches' order.
+openskill (Weng-Lin, Plackett-Luce, updated in schedule order) is the contest's cheap running
+estimate for pairing. With duplicate deals a deal's rotations are one competition for it,
+ranked by each side's mean rank over them (then total points), so the luck of the deal cancels
+before the update.
 """
 
 from __future__ import annotations
@@ -19,8 +23,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist, median
 
+import numpy as np
+import numpy.typing as npt
 from openskill.models import PlackettLuce, PlackettLuceRating
 
+from referee.ladder.batch_fit import (
+    BOOTSTRAP_REPLICATES,
+    BOOTSTRAP_SEED,
+    fit,
+    rank_interval,
+    tables,
+)
 from referee.ladder.model import MatchResult, competition_ranks
 
 #: z for a two-sided 95% interval.
@@ -56,6 +69,9 @@ class Rating:
     own_width: float
     mu: float | None = None
     sigma: float | None = None
+    #: The 2.5% and 97.5% quantiles of its rank (1 best) among the rated bots.
+    rank_low: int | None = None
+    rank_high: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,66 +131,89 @@ def elo(games: Sequence[Game], names: Sequence[str]) -> dict[str, Rating]:
         cell[1] += total * games_in
         cell[2] += games_in * games_in
 
+    pairs = sorted(count)
+    a = np.array([i for i, _ in pairs], dtype=np.intp)
+    b = np.array([j for _, j in pairs], dtype=np.intp)
+    games_ab = np.array([count[p] for p in pairs])
+    score_ab = np.array([score[p] for p in pairs])
     ridge = 1 / (_RIDGE_ELO * _RIDGE_ELO)
-    ratings = [0.0] * n  # Elo; bot 0 is the anchor during the fit
+    ratings = np.zeros(n)  # Elo; bot 0 is the anchor during the fit
 
-    def expected(i: int, j: int) -> float:
-        return 1 / (1 + math.exp(-_K * (ratings[i] - ratings[j])))
+    def laplacian(weights: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """Sum over pairs of weight * (e_i - e_j)(e_i - e_j)^T."""
+        out = np.zeros((n, n))
+        np.add.at(out, (a, a), weights)
+        np.add.at(out, (b, b), weights)
+        np.add.at(out, (a, b), -weights)
+        np.add.at(out, (b, a), -weights)
+        return out
 
     for _ in range(100):
-        gradient = [0.0] * n
-        hessian = [[0.0] * n for _ in range(n)]
-        for (i, j), games_ij in count.items():
-            p = expected(i, j)
-            g = _K * (score[i, j] - games_ij * p)
-            gradient[i] += g
-            gradient[j] -= g
-            w = _K * _K * games_ij * p * (1 - p)
-            hessian[i][i] -= w
-            hessian[j][j] -= w
-            hessian[i][j] += w
-            hessian[j][i] += w
-        for i in range(n):
-            gradient[i] -= ridge * ratings[i]
-            hessian[i][i] -= ridge
-        step = _solve([row[1:] for row in hessian[1:]], gradient[1:])
-        for i in range(1, n):
-            ratings[i] -= step[i - 1]
-        if max(abs(s) for s in step) < 1e-6:
+        p = 1 / (1 + np.exp(-_K * (ratings[a] - ratings[b])))
+        g = _K * (score_ab - games_ab * p)
+        gradient = np.bincount(a, g, n) - np.bincount(b, g, n) - ridge * ratings
+        hessian = -laplacian(_K * _K * games_ab * p * (1 - p)) - ridge * np.eye(n)
+        step = np.linalg.solve(hessian[1:, 1:], gradient[1:])
+        ratings[1:] -= step
+        if float(np.max(np.abs(step))) < 1e-6:
             break
     # Sandwich: H^-1 M H^-1 in the anchored coordinates, then centred on the mean.
-    bread = [[0.0] * n for _ in range(n)]
-    meat = [[0.0] * n for _ in range(n)]
-    for (i, j), games_ij in count.items():
-        p = expected(i, j)
-        w = _K * _K * games_ij * p * (1 - p)
-        t2, tm, m2 = moments[i, j]
-        v = _K * _K * (t2 - 2 * p * tm + p * p * m2)  # sum over clusters of (T - m p)^2
-        for matrix, amount in ((bread, w), (meat, v)):
-            matrix[i][i] += amount
-            matrix[j][j] += amount
-            matrix[i][j] -= amount
-            matrix[j][i] -= amount
-    for i in range(n):
-        bread[i][i] += ridge
-    inverse = _inverse([row[1:] for row in bread[1:]])
-    reduced_meat = [row[1:] for row in meat[1:]]
-    inner = _matmul(_matmul(inverse, reduced_meat), inverse)
-    covariance = [[0.0] * n for _ in range(n)]
-    for i in range(1, n):
-        for j in range(1, n):
-            covariance[i][j] = inner[i - 1][j - 1]
-    mean = sum(ratings) / n
-    row_means = [sum(row) / n for row in covariance]
-    grand = sum(row_means) / n
+    p = 1 / (1 + np.exp(-_K * (ratings[a] - ratings[b])))
+    moment = np.array([moments[pair] for pair in pairs])
+    t2, tm, m2 = moment[:, 0], moment[:, 1], moment[:, 2]
+    bread = laplacian(_K * _K * games_ab * p * (1 - p)) + ridge * np.eye(n)
+    # sum over clusters of (T - m p)^2
+    meat = laplacian(_K * _K * (t2 - 2 * p * tm + p * p * m2))
+    inverse = np.linalg.inv(bread[1:, 1:])
+    covariance = np.zeros((n, n))
+    covariance[1:, 1:] = inverse @ meat[1:, 1:] @ inverse
+    centre = np.eye(n) - 1 / n  # of r - mean(r)
+    centred = centre @ covariance @ centre
+    values = ratings - ratings.mean()
+    ranks_low, ranks_high = _rank_draws(values, centred)
     out: dict[str, Rating] = {}
     for name, i in index.items():
-        variance = covariance[i][i] - 2 * row_means[i] + grand  # of r_i - mean(r)
-        half = Z95 * math.sqrt(max(variance, 0.0))
-        value = ratings[i] - mean
-        own = 2 * Z95 / math.sqrt(bread[i][i])  # its Fisher information alone, with the prior
-        out[name] = Rating(value, value - half, value + half, own)
+        half = Z95 * math.sqrt(max(float(centred[i, i]), 0.0))
+        value = float(values[i])
+        own = 2 * Z95 / math.sqrt(bread[i, i])  # its Fisher information alone, with the prior
+        out[name] = Rating(
+            value, value - half, value + half, own, rank_low=ranks_low[i], rank_high=ranks_high[i]
+        )
     return out
+
+
+def _rank_draws(
+    values: npt.NDArray[np.float64], covariance: npt.NDArray[np.float64]
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Rank intervals for Elo: its ranks over draws from the normal law its sandwich interval
+    describes (seeded: the standings are deterministic). This is the linearised cluster
+    bootstrap of the batch fit with the bootstrap's covariance replaced by the sandwich, its
+    limit: the same games, clustered the same way, and consistent with the Elo intervals."""
+    eigenvalues, vectors = np.linalg.eigh((covariance + covariance.T) / 2)
+    root = vectors * np.sqrt(np.clip(eigenvalues, 0.0, None))
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    draws = values + rng.standard_normal((BOOTSTRAP_REPLICATES, len(values))) @ root.T
+    return rank_interval(draws)
+
+
+def batch(
+    results: Sequence[MatchResult], duplicate: bool, names: Sequence[str], rotations: int = 1
+) -> dict[str, Rating]:
+    """The batch Plackett-Luce fit over every match (`batch_fit`; with duplicate deals, every
+    complete deal): Elo-scale ratings, mean 0, with cluster-bootstrap 95% intervals and rank
+    intervals; independent of the matches' order."""
+    fitted = fit(tables(results, duplicate, rotations), names)
+    return {
+        bot: Rating(
+            fitted.value[i],
+            fitted.low[i],
+            fitted.high[i],
+            fitted.own_width[i],
+            rank_low=fitted.rank_low[i],
+            rank_high=fitted.rank_high[i],
+        )
+        for i, bot in enumerate(fitted.bots)
+    }
 
 
 def provisional(rated: Mapping[str, Rating]) -> frozenset[str]:
@@ -186,38 +225,6 @@ def provisional(rated: Mapping[str, Rating]) -> frozenset[str]:
         return frozenset()
     middle = median(r.own_width for r in rated.values())
     return frozenset(bot for bot, r in rated.items() if r.own_width > PROVISIONAL_WIDTH * middle)
-
-
-def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
-    """Solve matrix @ x = vector by Gaussian elimination with partial pivoting."""
-    n = len(vector)
-    a = [[*row, vector[i]] for i, row in enumerate(matrix)]
-    for col in range(n):
-        pivot = max(range(col, n), key=lambda r: abs(a[r][col]))
-        a[col], a[pivot] = a[pivot], a[col]
-        if a[col][col] == 0:
-            continue
-        for row in range(col + 1, n):
-            factor = a[row][col] / a[col][col]
-            if factor:
-                for k in range(col, n + 1):
-                    a[row][k] -= factor * a[col][k]
-    x = [0.0] * n
-    for row in range(n - 1, -1, -1):
-        total = a[row][n] - sum(a[row][k] * x[k] for k in range(row + 1, n))
-        x[row] = total / a[row][row] if a[row][row] else 0.0
-    return x
-
-
-def _inverse(matrix: list[list[float]]) -> list[list[float]]:
-    n = len(matrix)
-    columns = [_solve(matrix, [1.0 if r == c else 0.0 for r in range(n)]) for c in range(n)]
-    return [[columns[c][r] for c in range(n)] for r in range(n)]
-
-
-def _matmul(a: list[list[float]], b: list[list[float]]) -> list[list[float]]:
-    columns = [[row[k] for row in b] for k in range(len(b[0]))] if b else []
-    return [[sum(x * y for x, y in zip(row, col, strict=True)) for col in columns] for row in a]
 
 
 def elo_difference(score: float) -> float:

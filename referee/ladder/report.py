@@ -62,10 +62,11 @@ PAGE_BATCH = 25
 #: Seconds of work (estimated) from which a process pool pays for its start (~0.8 s for each
 #: spawned process to import croupier). Estimates, measured on 2 cores: a viewer page costs 3 to
 #: 10 us per byte of record (XIX 3, Xactika with 4 players 4, with 10 players 10); a point of
-#: the ratings over time, per match before it, 2.5 us with Elo and 47 us with openskill.
+#: the ratings over time, per match before it, 2.5 us with Elo and 20 to 75 us with the batch
+#: Plackett-Luce fit (its bootstrap included; 47 us with openskill before it).
 PARALLEL_SECONDS = 3.0
 _PAGE_COST = 4e-6
-_RATING_COST = {"elo": 3e-6, "openskill": 5e-5}
+_RATING_COST = {"elo": 3e-6, "plackett-luce": 5e-5, "openskill": 5e-5}
 
 
 @dataclass(frozen=True, slots=True)

@@ -227,7 +227,12 @@ def _summary(data: LadderData) -> str:
         ("game", _e(game) + (f" <span class='quiet'>({_e(rules)})</span>" if rules else "")),
         ("options", _e(options)),
         ("format", _e(plan.format) + (", duplicate deals" if plan.duplicate else "")),
-        ("rating", "Elo (95% intervals)" if plan.system == "elo" else "openskill (Weng-Lin)"),
+        (
+            "rating",
+            "Elo (95% intervals)"
+            if plan.system == "elo"
+            else "batch Plackett-Luce fit (cluster-bootstrap 95% intervals)",
+        ),
         (
             "matches",
             f"{standings.matches_done} of {standings.matches_scheduled} committed ({state})",
@@ -277,9 +282,10 @@ def _standings_note(standings: Standings) -> str:
             + legend
         )
     return (
-        "openskill (Weng-Lin, Plackett-Luce): ordinal = mu - 3 sigma, which ranks. Score: the "
-        "mean match score (sides beaten plus half the sides tied, over the others). Points: "
-        "mean game points." + legend
+        "Rating: a Plackett-Luce fit over all matches at once (order-independent), on the Elo "
+        "scale, mean 0; its 95% interval and the rank's from a cluster bootstrap resampling "
+        "whole deals. Score: the mean match score (sides beaten plus half the sides tied, over "
+        "the others). Points: mean game points." + legend
     )
 
 
@@ -291,7 +297,7 @@ def _standings_table(standings: Standings, revoked: frozenset[str]) -> str:
     """The CLI's table (`referee.ladder.standings.table`), cell for cell, revoked accounts
     marked as there; each cell also carries its exact value in `data-value`."""
     elo = standings.plan.system == "elo"
-    heads = ["rank", "bot", "Elo" if elo else "ordinal", "95% interval" if elo else "mu ± sigma"]
+    heads = ["rank", "bot", "Elo" if elo else "rating", "95% interval", "rank 95%"]
     heads += ["matches", "score", "points", "faults"]
     out = ["<table class='standings'><thead><tr>"]
     out += [
@@ -301,12 +307,16 @@ def _standings_table(standings: Standings, revoked: frozenset[str]) -> str:
     for i, row in enumerate(standings.rows):
         text = row_text(row, elo)
         bot = f"{row.bot} (revoked)" if row.bot in revoked else row.bot
-        interval_value = json.dumps([row.low, row.high]) if elo else json.dumps([row.mu, row.sigma])
+        interval_value = json.dumps(
+            [row.low, row.high] if row.sigma is None else [row.mu, row.sigma]
+        )
+        ranks = json.dumps([row.rank_low, row.rank_high])
         cells = [
             ("rank", str(row.rank), str(row.rank), "num"),
             ("bot", _swatch(i) + _e(bot), row.bot, "text"),
             ("rating", _e(text["rating"]), _number(row.rating), "num"),
             ("interval", _e(text["interval"]), interval_value, "num"),
+            ("rank_interval", _e(text["rank_interval"]), ranks, "num"),
             ("matches", str(row.matches), str(row.matches), "num"),
             ("score", _e(text["score"]), _number(row.score), "num"),
             ("points", _e(text["points"]), _number(row.points), "num"),
@@ -384,7 +394,7 @@ def _plot(
     ]
     for tick in y_ticks:
         y = y_of(tick)
-        label = f"{tick:+g}" if elo and tick else f"{tick:g}"
+        label = f"{tick:+g}" if tick else f"{tick:g}"  # every system rates on the Elo scale
         zero = " zero" if tick == 0 else ""
         svg.append(
             f"<line class='tick{zero}' x1='{_LEFT}' x2='{_W - _RIGHT}' y1='{y:.1f}' "
@@ -401,7 +411,7 @@ def _plot(
     svg.append(
         f"<text class='axis' x='{_LEFT + plot_w / 2}' y='{_H - 6}'>matches committed</text>"
         f"<text class='axis' transform='translate(14 {_TOP + plot_h / 2}) rotate(-90)'>"
-        f"{'Elo' if elo else 'ordinal'}</text></g><g clip-path='url(#area)'>"
+        f"{'Elo' if elo else 'rating'}</text></g><g clip-path='url(#area)'>"
     )
     series = []
     for row in standings.rows:
@@ -429,7 +439,7 @@ def _plot(
                 dots.append(f"<circle cx='{x:.1f}' cy='{y:.1f}' r='2.6'/>")
         if segment:
             segments.append(segment)
-        if elo:
+        if vals and all(v is None or v[3] is None for v in vals):  # an interval (not openskill's)
             for seg in segments:
                 upper = " ".join(f"{x_of(i):.1f},{y_of(high):.1f}" for i, _, high in seg)
                 lower = " ".join(f"{x_of(i):.1f},{y_of(low):.1f}" for i, low, _ in reversed(seg))
@@ -475,8 +485,6 @@ def _plot(
         "<label class='bands'><input type='checkbox' id='bands'"
         + (" checked" if len(standings.rows) <= 2 else "")
         + "> 95% intervals</label>"
-        if elo
-        else ""
     )
     script = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
     script = script.replace("</", "<\\/").replace("<!--", "<\\!--")
@@ -492,7 +500,7 @@ def _plot(
 def _plot_caption(plan: Plan) -> str:
     if plan.system == "elo":
         return "Elo after each committed match, with its 95% interval shaded"
-    return "openskill ordinal (mu - 3 sigma) after each committed match"
+    return "batch Plackett-Luce rating after each committed match, with its 95% interval shaded"
 
 
 def _matches_table(

@@ -65,7 +65,9 @@ def plan_of(config: LadderConfig) -> Plan:
         game=config.game.id,
         options=config.options.as_text(),
         bots=tuple(bot.name for bot in config.bots),
-        system="elo" if two_sided and not team_game(config.game, config.options) else "openskill",
+        system="elo"
+        if two_sided and not team_game(config.game, config.options)
+        else "plackett-luce",
         duplicate=config.duplicate,
         rotations=planning.Layout.of(config.game, config.options).rotations,
         format=str(config.format),

@@ -41,7 +41,8 @@ class Plan:
     game: str
     options: dict[str, str]
     bots: tuple[str, ...]
-    #: "elo" (two-player games) or "openskill" (multiplayer and team games).
+    #: "elo" (two-player games) or "plackett-luce" (multiplayer and team games: the batch fit,
+    #: `ratings.batch`; "openskill" in databases from before it, rated the same way now).
     system: str
     duplicate: bool
     rotations: int
@@ -61,7 +62,8 @@ class Plan:
 class Row:
     rank: int
     bot: str
-    #: Elo, or openskill's ordinal (mu - 3 sigma); None before the bot has a rated match.
+    #: Elo, or the batch Plackett-Luce fit on the Elo scale; None before the bot has a rated
+    #: match. [low, high] is its 95% interval.
     rating: float | None
     low: float | None
     high: float | None
@@ -76,6 +78,9 @@ class Row:
     restarts: int
     #: Not yet rated, or its own interval too wide next to the field's (`ratings.provisional`).
     provisional: bool
+    #: The 95% interval of its rank among the rated bots (1 best): "rank 2, 95%: 1-4".
+    rank_low: int | None = None
+    rank_high: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +169,8 @@ def compute(
                 faults=dict(sorted(faults[bot].items())),
                 restarts=restarts[bot],
                 provisional=rating is None or bot in unsettled,
+                rank_low=rating.rank_low if rating else None,
+                rank_high=rating.rank_high if rating else None,
             )
         )
     return Standings(
@@ -183,7 +190,7 @@ def ratings_of(plan: Plan, results: Sequence[MatchResult]) -> dict[str, ratings.
     are absent. The standings and the report's ratings over time both come from here."""
     if plan.system == "elo":
         return ratings.elo(ratings.elo_games(results, plan.duplicate), plan.bots)
-    return ratings.openskill(results, plan.duplicate, plan.rotations)
+    return ratings.batch(results, plan.duplicate, plan.bots, plan.rotations)
 
 
 def ratings_over(
@@ -234,8 +241,8 @@ def table(
     revoked: frozenset[str] = frozenset(),
     retired: frozenset[str] = frozenset(),
 ) -> Table:
-    """The standings as a rich table. openskill shows its ordinal (mu - 3 sigma, what it ranks
-    by) and mu with sigma; the JSON export also has its 95% interval, mu +- 1.96 sigma. Bots in
+    """The standings as a rich table: rating (Elo, or the batch Plackett-Luce fit on the Elo
+    scale), its 95% interval and the 95% interval of the bot's rank. Bots in
     `revoked` (a contest's revoked accounts) and `retired` (its hosted versions no longer
     played, referee.hosted.current) are marked."""
     plan = standings.plan
@@ -254,7 +261,7 @@ def table(
         + (", duplicate deals" if plan.duplicate else "")
     )
     out = Table(title=heading, box=box.SIMPLE_HEAD)
-    columns = ["rank", "bot", "Elo" if elo else "ordinal", "95% interval" if elo else "mu ± sigma"]
+    columns = ["rank", "bot", "Elo" if elo else "rating", "95% interval", "rank 95%"]
     columns += ["matches", "score", "points", "faults"]
     for column in columns:
         out.add_column(column, justify="left" if column in {"bot", "faults"} else "right")
@@ -262,18 +269,20 @@ def table(
         text = row_text(row, elo)
         marks = [m for m, bots in (("revoked", revoked), ("retired", retired)) if row.bot in bots]
         bot = f"{row.bot} ({', '.join(marks)})" if marks else row.bot
-        cells = [str(row.rank), bot, text["rating"], text["interval"]]
+        cells = [str(row.rank), bot, text["rating"], text["interval"], text["rank_interval"]]
         cells += [str(row.matches), text["score"], text["points"], fault_text(row)]
         out.add_row(*cells)
     return out
 
 
 def row_text(row: Row, elo: bool) -> dict[str, str]:
-    """A row's rating, interval, score and points as people read them, the same in the CLI's
-    table, the site and the report ("-" for what is not known yet; a provisional rating marked)."""
+    """A row's rating, interval, rank interval, score and points as people read them, the same
+    in the CLI's table, the site and the report ("-" for what is not known yet; a provisional
+    rating marked). Ratings without mu and sigma (Elo, the batch fit) read as Elo; `elo` is
+    False only for openskill's, which older callers may still hold."""
     if row.rating is None or row.low is None or row.high is None:
         rating, interval = "-", "-"
-    elif elo:
+    elif elo or row.sigma is None:
         rating = f"{row.rating:+.0f}"
         interval = f"{row.low:+.0f}..{row.high:+.0f}"
     else:
@@ -281,9 +290,11 @@ def row_text(row: Row, elo: bool) -> dict[str, str]:
         interval = f"{row.mu:.1f} ± {row.sigma:.2f}"
     if rating != "-" and row.provisional:
         rating += PROVISIONAL_MARK
+    ranked = row.rank_low is not None and row.rank_high is not None
     return {
         "rating": rating,
         "interval": interval,
+        "rank_interval": f"{row.rank_low}-{row.rank_high}" if ranked else "-",
         "score": f"{row.score:.1%}" if row.score is not None else "-",
         "points": f"{row.points:.1f}" if row.points is not None else "-",
     }
@@ -302,9 +313,11 @@ def fault_text(row: Row) -> str:
 
 
 def footer(standings: Standings) -> list[str]:
-    """The lines under the table: what the provisional mark means, the SPRT, the seed
-    commitment (and the seed), which is last."""
-    lines = [PROVISIONAL_LEGEND] if marks_provisional(standings) else []
+    """The lines under the table: how the ratings were fitted, what the provisional mark means,
+    the SPRT, the seed commitment (and the seed), which is last."""
+    lines = [method(standings.plan)]
+    if marks_provisional(standings):
+        lines.append(PROVISIONAL_LEGEND)
     if standings.sprt:
         lines.append(standings.sprt)
     lines.append(f"master seed sha256: {standings.seed_sha256}")
@@ -315,6 +328,20 @@ def footer(standings: Standings) -> list[str]:
     else:
         lines.append("master seed: revealed when the ladder ends")
     return lines
+
+
+def method(plan: Plan) -> str:
+    """How the ratings and their intervals were computed, in a line."""
+    unit = "deal" if plan.duplicate else "match"
+    if plan.system == "elo":
+        return (
+            "ratings: Elo fitted over all matches at once; 95% intervals cluster-robust (one "
+            f"{unit} one observation); rank 95%: the rank's interval over draws from them"
+        )
+    return (
+        "ratings: a batch Plackett-Luce fit over all matches at once, on the Elo scale; 95% "
+        f"intervals and rank 95% from a cluster bootstrap resampling whole {unit}s"
+    )
 
 
 CSV_COLUMNS = (
@@ -331,6 +358,8 @@ CSV_COLUMNS = (
     "faults",
     "restarts",
     "provisional",
+    "rank_low",
+    "rank_high",
 )
 
 

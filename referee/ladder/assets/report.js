@@ -10,7 +10,7 @@
     const cursor = document.getElementById("cursor");
     const hit = document.getElementById("hit");
     const frame = data.frame;
-    const elo = data.system === "elo";
+    const elo = true; // Elo and the batch Plackett-Luce fit alike: the Elo scale, an interval
     const off = new Set();
     const fmt = (v) => (v === null ? "-" : elo ? (v > 0 ? "+" : "") + Math.round(v) : v.toFixed(1));
     const bands = document.getElementById("bands");

@@ -99,6 +99,7 @@
         botCell(r),
         ratingCell(r),
         textCell(r, "interval"),
+        textCell(r, "rank_interval"),
         num(r.matches, 0),
         textCell(r, "score"),
         faultText(r.faults),
@@ -132,7 +133,7 @@
     $("retired-table").tBodies[0].replaceChildren(standingRows(retired));
     $("rating-note").textContent = (elo
       ? "rating: Elo, with its 95% interval; score: mean score per match"
-      : "rating: openskill ordinal (mu - 3 sigma), interval mu ± 1.96 sigma; score: mean rank score")
+      : "rating: a batch Plackett-Luce fit on the Elo scale, its 95% interval from a cluster bootstrap; score: mean rank score")
       + (snap.standings.some(provisional) ? `. ${c.provisional_legend}` : "");
     const live = document.createDocumentFragment();
     for (const m of snap.live) {
@@ -286,7 +287,7 @@
     add("text", { x: 4, y: y(lo) }, lo.toFixed(0));
     add("text", { x: L, y: H - 8 }, `after match ${x0}`);
     add("text", { x: W - R - 120, y: H - 8 }, `after match ${x1}`);
-    add("title", {}, `${botName}: ${elo ? "Elo" : "openskill ordinal"} after each committed match`);
+    add("title", {}, `${botName}: ${elo ? "Elo" : "batch Plackett-Luce rating"} after each committed match`);
     return svg;
   }
 
