@@ -246,7 +246,8 @@ def test_standings_show_the_head_to_head_in_table_json_and_csv(tmp_path: Path) -
     assert "head-to-head" in shown.output and " ".join(LEGEND.split()[:6]) in shown.output
     order = [row["bot"] for row in exported["standings"]]
     by_pair = {(p["a"], p["b"]): p for p in expected}
+    printed = shown.output.splitlines()
     for rank, bot in enumerate(order, start=1):
-        found = next(x for x in shown.output.splitlines() if x.strip().startswith(f"{rank} {bot} "))
+        found = next(x for x in printed if x.strip().startswith(f"#{rank} {bot} "))
         texts = ["-" if other == bot else f"{by_pair[bot, other]['score']:.2f}" for other in order]
         assert [t.rstrip("*") for t in found.split()[2:]] == texts

@@ -339,7 +339,7 @@ def _head_to_head(standings: Standings) -> str:
         return ""
     bots = [row.bot for row in standings.rows]
     heads = "".join(
-        f"<th class='num' title='{_e(row.bot)}'>{row.rank}</th>" for row in standings.rows
+        f"<th class='num' title='{_e(row.bot)}'>#{row.rank}</th>" for row in standings.rows
     )
     out = [
         '<section id="head-to-head"><h2>Head-to-head</h2>',
@@ -360,7 +360,7 @@ def _head_to_head(standings: Standings) -> str:
                 f"{_e(cell['text'])}</td>"
             )
         out.append(
-            f"<tr data-bot='{_e(row.bot)}'><th class='text'>{row.rank} {_e(row.bot)}</th>"
+            f"<tr data-bot='{_e(row.bot)}'><th class='text'>#{row.rank} {_e(row.bot)}</th>"
             + "".join(tds)
             + "</tr>"
         )

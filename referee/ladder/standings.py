@@ -370,7 +370,7 @@ def head_to_head_table(standings: Standings) -> Table | None:
     out = Table(title="head-to-head", box=box.SIMPLE_HEAD)
     out.add_column("bot", justify="left")
     for row in standings.rows:
-        out.add_column(str(row.rank), justify="right")
+        out.add_column(f"#{row.rank}", justify="right")
     for row, cells in zip(standings.rows, matrix(shown, bots), strict=True):
         texts = []
         for column, pair in zip(standings.rows, cells, strict=True):
@@ -378,7 +378,7 @@ def head_to_head_table(standings: Standings) -> Table | None:
             if pair is not None and pair.significant:
                 text = f"[{'green' if pair.score > 0.5 else 'red'}]{text}[/]"
             texts.append(text)
-        out.add_row(f"{row.rank} {escape(row.bot)}", *texts)
+        out.add_row(f"#{row.rank} {escape(row.bot)}", *texts)
     return out
 
 

@@ -119,13 +119,13 @@
     if (!met) return;
     const head = el("tr", el("th", "bot"));
     h2h.bots.forEach((bot, i) => {
-      const th = el("th", String(i + 1), "num");
+      const th = el("th", `#${i + 1}`, "num");
       th.title = bot;
       head.appendChild(th);
     });
     const body = document.createDocumentFragment();
     h2h.cells.forEach((line, i) => {
-      const tr = el("tr", el("th", `${i + 1} ${h2h.bots[i]}`));
+      const tr = el("tr", el("th", `#${i + 1} ${h2h.bots[i]}`));
       tr.dataset.bot = h2h.bots[i];
       line.forEach((cell, j) => {
         const td = el("td", cell ? cell.text : i === j ? "–" : "", cell ? (cell.significant ? "significant" : "even") : "none");
