@@ -13,11 +13,13 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from referee.cli import app
+from referee.cli import ladder as cli_ladder
 from referee.ladder.head_to_head import CSV_COLUMNS, LEGEND, Pair, cells, matrix, pairs, to_dicts
 from referee.ladder.model import MatchResult, ScheduledMatch, competition_ranks
 from referee.ladder.ratings import Z95
@@ -206,7 +208,9 @@ def test_symmetry_and_bounds_hold_for_any_results(
 # --- a real ladder: `croupier ladder standings` shows it -----------------------------------
 
 
-def test_standings_show_the_head_to_head_in_table_json_and_csv(tmp_path: Path) -> None:
+def test_standings_show_the_head_to_head_in_table_json_and_csv(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = xix_ladder(
         tmp_path,
         [HEURISTIC, RANDOM, ("random2", "examples/python/random_bot.py")],
@@ -251,3 +255,11 @@ def test_standings_show_the_head_to_head_in_table_json_and_csv(tmp_path: Path) -
         found = next(x for x in printed if x.strip().startswith(f"#{rank} {bot} "))
         texts = ["-" if other == bot else f"{by_pair[bot, other]['score']:.2f}" for other in order]
         assert [t.rstrip("*") for t in found.split()[2:]] == texts
+
+    # More bots than a terminal shows: the table says how to see it, and the flag shows it.
+    monkeypatch.setattr(cli_ladder, "MATRIX_BOTS", 2)
+    hidden = runner.invoke(app, ["ladder", "standings", database], env={"COLUMNS": "200"})
+    assert "head-to-head of 3 bots: --head-to-head shows it" in hidden.output
+    assert "#1 " not in hidden.output
+    forced = runner.invoke(app, ["ladder", "standings", database, "--head-to-head"])
+    assert f"#1 {order[0]}" in forced.output

@@ -29,6 +29,10 @@ from referee.clock_kind import ClockKind
 from referee.errors import CroupierError
 from referee.text import plural
 
+#: The most bots whose head-to-head matrix the standings table prints: wider, a terminal wraps
+#: it past reading (the CSV, the JSON, the report and the site have every pair).
+MATRIX_BOTS = 16
+
 if TYPE_CHECKING:
     from referee.ladder import Summary
     from referee.ladder.config import LadderConfig
@@ -296,7 +300,8 @@ def standings_command(
             "--head-to-head",
             help="With --format csv: one row per pair of bots that met (score, its 95% "
             "interval, margin) instead of one per bot. The table shows the matrix under the "
-            "standings, and the JSON holds it as head_to_head, either way.",
+            f"standings up to {MATRIX_BOTS} bots, with this flag however many; the JSON holds "
+            "it as head_to_head either way.",
         ),
     ] = False,
 ) -> None:
@@ -330,10 +335,13 @@ def standings_command(
         marked = frozenset(row.bot for row in retired)
         console.print(table(shown, revoked=revoked, retired=marked))
         matrix = head_to_head_table(shown)
-        if matrix is not None:
+        wide = matrix is not None and len(shown.rows) > MATRIX_BOTS and not head_to_head
+        if matrix is not None and not wide:
             console.print(matrix)
         lines = footer(shown)
-        if matrix is not None:
+        if wide:  # a terminal cannot show it: say where it is
+            lines.insert(0, f"head-to-head of {len(shown.rows)} bots: --head-to-head shows it")
+        elif matrix is not None:
             lines.insert(0, LEGEND)
         if retired and not everything:
             hidden = plural(len(retired), "retired hosted version")
