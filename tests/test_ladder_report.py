@@ -195,14 +195,14 @@ def check_head_to_head(index: Node, standings: Standings) -> None:
     score `standings_of` has, its text as the CLI's, its interval in the title, shaded."""
     table = index.one("table", class_="head-to-head")
     rows = list(table.one("tbody").all("tr"))
-    assert [row.attrs["data-bot"] for row in rows] == [row.bot for row in standings.rows]
+    assert [row.attrs["data-a"] for row in rows] == [row.bot for row in standings.rows]
     by_pair = {(p.a, p.b): p for p in standings.head_to_head}
     seen = 0
     for row in rows:
         for td in row.all("td"):
             if "data-b" not in td.attrs:
                 continue
-            pair = by_pair[row.attrs["data-bot"], td.attrs["data-b"]]
+            pair = by_pair[row.attrs["data-a"], td.attrs["data-b"]]
             assert float(td.attrs["data-value"]) == round(pair.score, 4)
             assert td.text() == cell_text(pair) and f"{pair.matches} match" in td.attrs["title"]
             assert td.attrs["class"] == ("significant" if pair.significant else "even")

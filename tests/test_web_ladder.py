@@ -225,7 +225,7 @@ def test_the_head_to_head_matrix_is_shaded_and_matches_the_api(site: LadderSite,
     page.goto(site.web + "/")
     page.wait_for_selector("#head-to-head td.even, #head-to-head td.significant", timeout=60_000)
     cells = page.locator("#head-to-head tbody td[data-b]").evaluate_all(
-        "tds => tds.map((td) => ({a: td.parentElement.dataset.bot, b: td.dataset.b,"
+        "tds => tds.map((td) => ({a: td.parentElement.dataset.a, b: td.dataset.b,"
         " text: td.textContent, title: td.title, cls: td.className,"
         " shade: td.style.getPropertyValue('--shade'), value: Number(td.dataset.value)}))"
     )
@@ -237,7 +237,7 @@ def test_the_head_to_head_matrix_is_shaded_and_matches_the_api(site: LadderSite,
         assert f"{cell['a']} vs {cell['b']}: score " in cell["title"]
         assert cell["shade"].startswith("hsl(") and 0 <= cell["value"] <= 1
     headers = page.locator("#head-to-head tbody tr").evaluate_all(
-        "rows => rows.map((row) => row.dataset.bot)"
+        "rows => rows.map((row) => row.dataset.a)"
     )
     assert set(headers) <= set(BOTS)
 

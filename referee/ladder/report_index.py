@@ -360,7 +360,7 @@ def _head_to_head(standings: Standings) -> str:
                 f"{_e(cell['text'])}</td>"
             )
         out.append(
-            f"<tr data-bot='{_e(row.bot)}'><th class='text'>#{row.rank} {_e(row.bot)}</th>"
+            f"<tr data-a='{_e(row.bot)}'><th class='text'>#{row.rank} {_e(row.bot)}</th>"
             + "".join(tds)
             + "</tr>"
         )

@@ -126,7 +126,7 @@
     const body = document.createDocumentFragment();
     h2h.cells.forEach((line, i) => {
       const tr = el("tr", el("th", `#${i + 1} ${h2h.bots[i]}`));
-      tr.dataset.bot = h2h.bots[i];
+      tr.dataset.a = h2h.bots[i];
       line.forEach((cell, j) => {
         const td = el("td", cell ? cell.text : i === j ? "–" : "", cell ? (cell.significant ? "significant" : "even") : "none");
         if (cell) {
