@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from referee.ladder.model import MatchResult
@@ -61,48 +61,73 @@ class Pair:
 
 def pairs(results: Iterable[MatchResult], duplicate: bool) -> list[Pair]:
     """Every ordered pair of bots that met in `results` (both (a, b) and (b, a)), sorted by
-    name; bots that never met have no pair. No results give no pairs."""
-    # Per ordered pair and cluster: [matches, score total, margin total].
-    cells: dict[tuple[str, str], dict[int, list[float]]] = defaultdict(dict)
+    name; bots that never met have no pair. No results give no pairs.
+
+    Totals are kept for each unordered pair once (a before b by name) and the mirror is made
+    from them: half the work, and the symmetry exact. Live standings refit this on every
+    reading of the database, so the loop over a match's pairs is kept lean."""
+    # Per pair (a < b) and cluster: [matches, a's score total, a's margin total].
+    cells: dict[tuple[str, str, int], list[float]] = {}
     for result in results:
         cluster = result.match.deal if duplicate else -result.match.number
-        for (a, b), (score, margin) in _meetings(result).items():
-            totals = cells[a, b].setdefault(cluster, [0.0, 0.0, 0.0])
-            totals[0] += 1
-            totals[1] += score
-            totals[2] += margin
+        for a, b, score, margin in _meetings(result):
+            totals = cells.get((a, b, cluster))
+            if totals is None:
+                cells[a, b, cluster] = [1.0, score, margin]
+            else:
+                totals[0] += 1
+                totals[1] += score
+                totals[2] += margin
+    grouped: dict[tuple[str, str], list[list[float]]] = defaultdict(list)
+    for (a, b, _), totals in cells.items():
+        grouped[a, b].append(totals)
     out = []
-    for (a, b), clusters in sorted(cells.items()):
-        counts = [c[0] for c in clusters.values()]
-        score, low, high = _mean_interval(counts, [c[1] for c in clusters.values()], prior=True)
-        margin, m_low, m_high = _mean_interval(counts, [c[2] for c in clusters.values()])
-        if low is not None and high is not None:
-            low, high = max(low, 0.0), min(high, 1.0)
-        significant = low is not None and high is not None and (low > 0.5 or high < 0.5)
-        out.append(
-            Pair(a, b, int(sum(counts)), score, low, high, margin, m_low, m_high, significant)
-        )
-    return out
+    for (a, b), clusters in grouped.items():
+        counts = [c[0] for c in clusters]
+        scores = [c[1] for c in clusters]
+        margins = [c[2] for c in clusters]
+        out.append(_pair(a, b, counts, scores, margins))
+        mirrored = [m - t for m, t in zip(counts, scores, strict=True)]
+        out.append(_pair(b, a, counts, mirrored, [-t for t in margins]))
+    return sorted(out, key=lambda p: (p.a, p.b))
 
 
-def _meetings(result: MatchResult) -> dict[tuple[str, str], tuple[float, float]]:
-    """Per ordered pair of distinct bots on different sides of this match: the first's score
-    and point margin against the second, averaged over their sides (a bot is one unit)."""
+def _pair(a: str, b: str, counts: list[float], scores: list[float], margins: list[float]) -> Pair:
+    """a's pair against b from its per-cluster totals."""
+    score, low, high = _mean_interval(counts, scores, prior=True)
+    margin, m_low, m_high = _mean_interval(counts, margins)
+    if low is not None and high is not None:
+        low, high = max(low, 0.0), min(high, 1.0)
+    significant = low is not None and high is not None and (low > 0.5 or high < 0.5)
+    return Pair(a, b, int(sum(counts)), score, low, high, margin, m_low, m_high, significant)
+
+
+def _meetings(result: MatchResult) -> Iterator[tuple[str, str, float, float]]:
+    """(a, b, a's score, a's point margin) per pair of distinct bots on different sides of
+    this match, a before b by name; averaged over their sides when a bot holds several (a bot
+    is one unit)."""
     ranks = result.side_ranks()
     points = result.side_scores()
-    sides: dict[str, set[int]] = defaultdict(set)
+    sides: dict[str, list[int]] = {}
     for bot, side in zip(result.match.bots, result.match.sides, strict=True):
-        sides[bot].add(side)
-    out = {}
-    for a, mine in sides.items():
-        for b, theirs in sides.items():
-            opposed = [(x, y) for x in mine for y in theirs if x != y]
-            if a == b or not opposed:
+        held = sides.setdefault(bot, [])
+        if side not in held:
+            held.append(side)
+    names = sorted(sides)
+    for i, a in enumerate(names):
+        mine = sides[a]
+        for b in names[i + 1 :]:
+            theirs = sides[b]
+            if len(mine) == 1 and len(theirs) == 1:  # nearly always: one side each
+                x, y = mine[0], theirs[0]
+                if x != y:
+                    yield a, b, _compare(ranks[x], ranks[y]), points[x] - points[y]
                 continue
-            score = sum(_compare(ranks[x], ranks[y]) for x, y in opposed) / len(opposed)
-            margin = sum(points[x] - points[y] for x, y in opposed) / len(opposed)
-            out[a, b] = (score, margin)
-    return out
+            opposed = [(x, y) for x in mine for y in theirs if x != y]
+            if opposed:
+                score = sum(_compare(ranks[x], ranks[y]) for x, y in opposed) / len(opposed)
+                margin = sum(points[x] - points[y] for x, y in opposed) / len(opposed)
+                yield a, b, score, margin
 
 
 def _compare(mine: int, theirs: int) -> float:
