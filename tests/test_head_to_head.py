@@ -11,6 +11,7 @@ import io
 import json
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -20,10 +21,19 @@ from typer.testing import CliRunner
 
 from referee.cli import app
 from referee.cli import ladder as cli_ladder
-from referee.ladder.head_to_head import CSV_COLUMNS, LEGEND, Pair, cells, matrix, pairs, to_dicts
+from referee.ladder.head_to_head import (
+    CSV_COLUMNS,
+    LEGEND,
+    Pair,
+    among,
+    cells,
+    matrix,
+    pairs,
+    to_dicts,
+)
 from referee.ladder.model import MatchResult, ScheduledMatch, competition_ranks
 from referee.ladder.ratings import Z95
-from referee.ladder.standings import Plan
+from referee.ladder.standings import Plan, compute, head_to_head_csv
 from referee.ladder.store import Store
 from tests.test_ladder_run import HEURISTIC, RANDOM, xix_ladder
 
@@ -263,3 +273,16 @@ def test_standings_show_the_head_to_head_in_table_json_and_csv(
     assert "#1 " not in hidden.output
     forced = runner.invoke(app, ["ladder", "standings", database, "--head-to-head"])
     assert f"#1 {order[0]}" in forced.output
+
+
+def test_the_standings_hold_the_pairs_of_the_rows_they_show() -> None:
+    """A contest's shown standings leave out retired versions' rows (referee.hosted.current):
+    their pairs go with them, from the JSON and the CSV."""
+    results = [played(n, pairing, (n % 4, 1)) for n, pairing in enumerate(["ab", "bc", "ca"] * 3)]
+    plan = Plan("h2h", "xix", {}, ("a", "b", "c"), "elo", False, 2, "round-robin")
+    whole = compute(plan, results, [], scheduled=len(results), seed_sha256="")
+    assert list(whole.head_to_head) == pairs(results, duplicate=False)
+    shown = replace(whole, rows=tuple(row for row in whole.rows if row.bot != "c"))
+    assert {(p["a"], p["b"]) for p in shown.to_dict()["head_to_head"]} == {("a", "b"), ("b", "a")}
+    assert len(head_to_head_csv(shown).splitlines()) == 3  # the header and the two pairs
+    assert among(whole.head_to_head, ["a"]) == []
