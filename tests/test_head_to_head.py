@@ -183,36 +183,49 @@ tables = st.lists(
     st.tuples(
         st.lists(st.sampled_from("abcd"), min_size=2, max_size=4),
         st.lists(st.integers(0, 3), min_size=4, max_size=4),
+        st.lists(st.integers(0, 3), min_size=4, max_size=4),  # side labels: teams when shared
         st.integers(0, 3),
     ),
     max_size=30,
 )
 
 
+def sides_of(labels: Sequence[int]) -> tuple[int, ...]:
+    """Side labels numbered 0, 1, ... in order of first seat; at least two sides."""
+    order = {label: k for k, label in enumerate(dict.fromkeys(labels))}
+    sides = tuple(order[label] for label in labels)
+    return sides if max(sides) else tuple(range(len(labels)))
+
+
 @given(tables, st.booleans())
 def test_symmetry_and_bounds_hold_for_any_results(
-    drawn: list[tuple[list[str], list[int], int]], duplicate: bool
+    drawn: list[tuple[list[str], list[int], list[int], int]], duplicate: bool
 ) -> None:
     results = [
-        played(n, bots, scores[: len(bots)], deal=deal)
-        for n, (bots, scores, deal) in enumerate(drawn)
+        played(n, bots, scores[: len(bots)], deal=deal, sides=sides_of(labels[: len(bots)]))
+        for n, (bots, scores, labels, deal) in enumerate(drawn)
     ]
     found = pairs(results, duplicate)
     by_pair = {(p.a, p.b): p for p in found}
+
+    def met(result: MatchResult, a: str, b: str) -> bool:
+        seats = list(zip(result.match.bots, result.match.sides, strict=True))
+        return any(x == a and y == b and s != t for x, s in seats for y, t in seats)
+
     for p in found:
         mirror = by_pair[p.b, p.a]
         assert math.isclose(p.score + mirror.score, 1.0)
-        assert (
-            p.matches
-            == mirror.matches
-            == sum(1 for r in results if {p.a, p.b} <= set(r.match.bots))
-        )
+        assert math.isclose(p.margin, -mirror.margin, abs_tol=1e-9)
+        assert p.matches == mirror.matches == sum(1 for r in results if met(r, p.a, p.b))
         assert 0.0 <= p.score <= 1.0 and math.isfinite(p.margin)
         if p.low is None or p.high is None:
             assert p.high is None and not p.significant
             continue
         assert 0.0 <= p.low <= p.score + 1e-12 and p.score - 1e-12 <= p.high <= 1.0
         assert p.significant == (p.low > 0.5 or p.high < 0.5) == mirror.significant
+    bots = {bot for r in results for bot in r.match.bots}
+    every = {(a, b) for a in bots for b in bots if a != b and any(met(r, a, b) for r in results)}
+    assert set(by_pair) == every  # and no pair for bots that never met, nor a bot with itself
 
 
 # --- a real ladder: `croupier ladder standings` shows it -----------------------------------
