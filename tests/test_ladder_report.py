@@ -29,6 +29,7 @@ from croupier.v1 import common_pb2
 from referee import transport
 from referee.cli import app
 from referee.ladder import load, run_ladder, standings_of, verify_ladder
+from referee.ladder.head_to_head import cell_text
 from referee.ladder.model import ScheduledMatch
 from referee.ladder.report import CACHE, plotted, write_report
 from referee.ladder.report_index import PAGES
@@ -187,6 +188,27 @@ def check_standings(index: Node, standings: Standings) -> None:
         assert json.loads(cells["faults"]) == faults
 
 
+def check_head_to_head(index: Node, standings: Standings) -> None:
+    """The head-to-head matrix: a row per bot in standings order, each met pair's cell the
+    score `standings_of` has, its text as the CLI's, its interval in the title, shaded."""
+    table = index.one("table", class_="head-to-head")
+    rows = list(table.one("tbody").all("tr"))
+    assert [row.attrs["data-a"] for row in rows] == [row.bot for row in standings.rows]
+    by_pair = {(p.a, p.b): p for p in standings.head_to_head}
+    seen = 0
+    for row in rows:
+        for td in row.all("td"):
+            if "data-b" not in td.attrs:
+                continue
+            pair = by_pair[row.attrs["data-a"], td.attrs["data-b"]]
+            assert float(td.attrs["data-value"]) == round(pair.score, 4)
+            assert td.text() == cell_text(pair) and f"{pair.matches} match" in td.attrs["title"]
+            assert td.attrs["class"] == ("significant" if pair.significant else "even")
+            assert "--shade:hsl(" in td.attrs["style"]
+            seen += 1
+    assert seen == len(by_pair) == 6  # three bots, every ordered pair met
+
+
 def check_plot(index: Node, standings: Standings, order: list[int]) -> None:
     """One series per bot, one point per committed match (commit order), ending on the
     standings' ratings; the SVG draws each series' rated points."""
@@ -220,6 +242,7 @@ def test_report_of_a_real_ladder(ladder: Path, tmp_path: Path) -> None:
     assert standings.seed_sha256 in summary and len(standings.seed_sha256) == 64
     assert index.one("code", id="seed").text() == "report"  # revealed: the ladder is over
     check_standings(index, standings)
+    check_head_to_head(index, standings)
     faults = {row.bot: row.faults for row in standings.rows}
     assert faults == {"heuristic": {}, "random": {}, "faulty": {"illegal_action": 4}}
     check_plot(index, standings, committed_order(ladder))

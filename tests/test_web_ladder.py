@@ -222,6 +222,27 @@ def test_standings_update_without_a_reload(site: LadderSite, page: Any) -> None:
     page.screenshot(path=str(OUTPUT / "ladder-standings.png"), full_page=True)
 
 
+def test_the_head_to_head_matrix_is_shaded_and_matches_the_api(site: LadderSite, page: Any) -> None:
+    page.goto(site.web + "/")
+    page.wait_for_selector("#head-to-head td.even, #head-to-head td.significant", timeout=60_000)
+    cells = page.locator("#head-to-head tbody td[data-b]").evaluate_all(
+        "tds => tds.map((td) => ({a: td.parentElement.dataset.a, b: td.dataset.b,"
+        " text: td.textContent, title: td.title, cls: td.className,"
+        " shade: td.style.getPropertyValue('--shade'), value: Number(td.dataset.value)}))"
+    )
+    pairs = {(p["a"], p["b"]): p for p in site.json("/api/v1/standings")["head_to_head"]}
+    assert cells and all((c["a"], c["b"]) in pairs for c in cells)  # pairs only accumulate
+    for cell in cells:
+        assert re.fullmatch(r"[01]\.\d\d\*?", cell["text"]), cell
+        assert cell["text"].endswith("*") == (cell["cls"] == "significant")
+        assert f"{cell['a']} vs {cell['b']}: score " in cell["title"]
+        assert cell["shade"].startswith("hsl(") and 0 <= cell["value"] <= 1
+    headers = page.locator("#head-to-head tbody tr").evaluate_all(
+        "rows => rows.map((row) => row.dataset.a)"
+    )
+    assert set(headers) <= set(BOTS)
+
+
 def test_a_live_match_plays_in_the_viewer_to_its_result_banner(site: LadderSite, page: Any) -> None:
     for _ in range(10):  # a match still live when the page opens (it may end meanwhile)
         match_id = site.live_match()

@@ -29,6 +29,10 @@ from referee.clock_kind import ClockKind
 from referee.errors import CroupierError
 from referee.text import plural
 
+#: The most bots whose head-to-head matrix the standings table prints: wider, a terminal wraps
+#: it past reading (the CSV, the JSON, the report and the site have every pair).
+MATRIX_BOTS = 16
+
 if TYPE_CHECKING:
     from referee.ladder import Summary
     from referee.ladder.config import LadderConfig
@@ -264,6 +268,7 @@ def _print_summary(summary: Summary, config: LadderConfig) -> None:
             "croupier ladder standings ladder-out/xix/ladder.sqlite",
             "croupier ladder standings ladder-out/xix/ladder.sqlite --format csv > xix.csv",
             "croupier ladder standings contest.db --all",
+            "croupier ladder standings ladder-out/xix/ladder.sqlite --format csv --head-to-head",
         ],
         DONE,
     ),
@@ -289,13 +294,26 @@ def standings_command(
             help="A contest's folder of hosted versions (default: versions/ beside the database).",
         ),
     ] = None,
+    head_to_head: Annotated[
+        bool,
+        typer.Option(
+            "--head-to-head",
+            help="With --format csv: one row per pair of bots that met (score, its 95% "
+            "interval, margin) instead of one per bot. The table shows the matrix under the "
+            f"standings up to {MATRIX_BOTS} bots, with this flag however many; the JSON holds "
+            "it as head_to_head either way.",
+        ),
+    ] = False,
 ) -> None:
-    """Print a ladder's or a contest's standings (finished or still running)."""
+    """Print a ladder's or a contest's standings (finished or still running), and its
+    head-to-head matrix: each bot's score against each other, marked where its 95% interval
+    excludes an even result."""
     from referee.contest.tokens import revoked_accounts
     from referee.hosted import current
     from referee.hosted.store import beside, read_listing
     from referee.ladder import standings_of
-    from referee.ladder.standings import footer, table, to_csv
+    from referee.ladder.head_to_head import LEGEND
+    from referee.ladder.standings import footer, head_to_head_csv, head_to_head_table, table, to_csv
     from referee.ladder.store import reporting_store_failures
 
     with user_errors(), reporting_store_failures(database):
@@ -309,14 +327,22 @@ def standings_command(
         data = current.to_dict(standings, listing, everything=everything)
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
     elif format is OutputFormat.CSV:
-        sys.stdout.write(to_csv(shown))
+        sys.stdout.write(head_to_head_csv(shown) if head_to_head else to_csv(shown))
     else:
         accounts = revoked_accounts(database)
         who = current.entrants((row.bot for row in shown.rows), listing)
         revoked = frozenset(bot for bot, one in who.items() if one.account in accounts)
         marked = frozenset(row.bot for row in retired)
         console.print(table(shown, revoked=revoked, retired=marked))
+        matrix = head_to_head_table(shown)
+        wide = matrix is not None and len(shown.rows) > MATRIX_BOTS and not head_to_head
+        if matrix is not None and not wide:
+            console.print(matrix)
         lines = footer(shown)
+        if wide:  # a terminal cannot show it: say where it is
+            lines.insert(0, f"head-to-head of {len(shown.rows)} bots: --head-to-head shows it")
+        elif matrix is not None:
+            lines.insert(0, LEGEND)
         if retired and not everything:
             hidden = plural(len(retired), "retired hosted version")
             lines.insert(0, f"{hidden} not shown: --all shows them")

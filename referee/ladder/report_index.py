@@ -20,6 +20,7 @@ from typing import Any
 from referee.errors import CroupierError
 from referee.games import get_game
 from referee.games.base import parse_options
+from referee.ladder.head_to_head import LEGEND, cells
 from referee.ladder.model import MatchResult, ScheduledMatch
 from referee.ladder.standings import (
     PROVISIONAL_LEGEND,
@@ -161,6 +162,7 @@ def render_index(
                 '<section id="ratings"><h2>Ratings over time</h2>',
                 _plot(plan, history, standings, colours, data, page_size),
                 "</section>",
+                _head_to_head(standings),
                 *matches,
             ]
         else:
@@ -335,6 +337,44 @@ def _standings_table(standings: Standings, revoked: frozenset[str]) -> str:
         marked += " class='revoked'" if row.bot in revoked else ""
         out.append(f"<tr data-bot='{_e(row.bot)}'{marked}>{tds}</tr>")
     out.append("</tbody></table>")
+    return "".join(out)
+
+
+def _head_to_head(standings: Standings) -> str:
+    """The head-to-head matrix, shaded by score as the ACPC's cross tables are: rows and
+    columns the bots in standings order, each cell the row bot's score against the column
+    bot, its interval in the title; significant cells marked (and outlined)."""
+    shown = standings.pairs_shown()
+    if not shown:
+        return ""
+    bots = [row.bot for row in standings.rows]
+    heads = "".join(
+        f"<th class='num' title='{_e(row.bot)}'>#{row.rank}</th>" for row in standings.rows
+    )
+    out = [
+        '<section id="head-to-head"><h2>Head-to-head</h2>',
+        "<table class='head-to-head'><thead><tr><th class='text'>bot</th>",
+        f"{heads}</tr></thead><tbody>",
+    ]
+    for row, line in zip(standings.rows, cells(shown, bots), strict=True):
+        tds = []
+        for column, cell in zip(bots, line, strict=True):
+            if cell is None:
+                kind = "self" if column == row.bot else "none"
+                tds.append(f"<td class='{kind}'>{'–' if kind == 'self' else ''}</td>")
+                continue
+            kind = "significant" if cell["significant"] else "even"
+            tds.append(
+                f"<td class='{kind}' data-b='{_e(column)}' data-value='{cell['score']}' "
+                f"style='--shade:{cell['shade']}' title='{_e(cell['title'])}'>"
+                f"{_e(cell['text'])}</td>"
+            )
+        out.append(
+            f"<tr data-a='{_e(row.bot)}'><th class='text'>#{row.rank} {_e(row.bot)}</th>"
+            + "".join(tds)
+            + "</tr>"
+        )
+    out.append(f"</tbody></table><p class='note'>{_e(LEGEND)}.</p></section>")
     return "".join(out)
 
 

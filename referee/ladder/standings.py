@@ -17,9 +17,12 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from rich import box
+from rich.markup import escape
 from rich.table import Table
 
 from referee.ladder import ratings
+from referee.ladder.head_to_head import CSV_COLUMNS as H2H_COLUMNS
+from referee.ladder.head_to_head import Pair, among, cell_text, matrix, pairs, to_dicts
 from referee.ladder.model import MatchResult
 from referee.ladder.store import Exit, Store, StoreError
 from referee.text import plural
@@ -94,6 +97,9 @@ class Standings:
     seed: str | None
     finished: bool
     sprt: str | None = None
+    #: Every ordered pair of bots that met (`head_to_head.pairs`); tables show those among
+    #: their rows (`head_to_head.among`).
+    head_to_head: tuple[Pair, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -110,7 +116,13 @@ class Standings:
             "seed": self.seed,
             "sprt": self.sprt,
             "standings": [asdict(row) for row in self.rows],
+            "head_to_head": to_dicts(self.pairs_shown()),
         }
+
+    def pairs_shown(self) -> list[Pair]:
+        """The head-to-head pairs between the bots of these rows (a contest's shown rows
+        leave out its retired versions, and so their pairs)."""
+        return among(self.head_to_head, (row.bot for row in self.rows))
 
 
 def compute(
@@ -182,6 +194,7 @@ def compute(
         seed=seed,
         finished=finished,
         sprt=sprt,
+        head_to_head=tuple(pairs(results, plan.duplicate)),
     )
 
 
@@ -372,4 +385,37 @@ def to_csv(standings: Standings) -> str:
         data = asdict(row)
         data["faults"] = ";".join(f"{k}={v}" for k, v in row.faults.items())
         writer.writerow(["" if data[c] is None else data[c] for c in CSV_COLUMNS])
+    return buffer.getvalue()
+
+
+def head_to_head_table(standings: Standings) -> Table | None:
+    """The head-to-head matrix as a rich table, rows and columns the bots in standings order
+    (columns by rank, to stay narrow): the row bot's score against the column bot, green or
+    red where its interval excludes 0.5. None while no two of the rows' bots have met."""
+    shown = standings.pairs_shown()
+    if not shown:
+        return None
+    bots = [row.bot for row in standings.rows]
+    out = Table(title="head-to-head", box=box.SIMPLE_HEAD)
+    out.add_column("bot", justify="left")
+    for row in standings.rows:
+        out.add_column(f"#{row.rank}", justify="right")
+    for row, cells in zip(standings.rows, matrix(shown, bots), strict=True):
+        texts = []
+        for column, pair in zip(standings.rows, cells, strict=True):
+            text = "-" if column is row else cell_text(pair)  # never met: empty
+            if pair is not None and pair.significant:
+                text = f"[{'green' if pair.score > 0.5 else 'red'}]{text}[/]"
+            texts.append(text)
+        out.add_row(f"#{row.rank} {escape(row.bot)}", *texts)
+    return out
+
+
+def head_to_head_csv(standings: Standings) -> str:
+    """One row per ordered pair of the rows' bots that met (`head_to_head.CSV_COLUMNS`)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(H2H_COLUMNS)
+    for data in to_dicts(standings.pairs_shown()):
+        writer.writerow(["" if data[c] is None else data[c] for c in H2H_COLUMNS])
     return buffer.getvalue()

@@ -18,6 +18,7 @@ from starlette.responses import Response
 
 from referee.hosted.current import entrants, split
 from referee.hosted.store import Listing, read_listing
+from referee.ladder.head_to_head import LEGEND, cells
 from referee.ladder.model import MatchResult
 from referee.ladder.ratings import Rating
 from referee.ladder.standings import (
@@ -186,11 +187,16 @@ class Snapshots:
             }
             recent = [self.played(p) for p in reversed(self.contest.played[-RECENT:])]
         rows, retired = self._rows(presence)
+        matrix: dict[str, Any] = {"bots": [], "cells": [], "legend": LEGEND}
+        if self.contest is not None:
+            current = split(self.contest.standings, self.contest.listing).current
+            bots = [row.bot for row in current.rows]
+            matrix |= {"bots": bots, "cells": cells(current.pairs_shown(), bots)}
         live = [
             {"match": m.start.match_id, "bots": seat_names(self.view, m)}
             for m in self.view.live.matches.values()
         ]
-        snapshot = {"contest": info, "standings": rows, "retired": retired}
+        snapshot = {"contest": info, "standings": rows, "retired": retired, "head_to_head": matrix}
         return json_text(snapshot | {"live": live, "recent": recent})
 
     def _rows(

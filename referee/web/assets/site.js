@@ -112,6 +112,39 @@
     return body;
   }
 
+  // The head-to-head matrix: cells come from the server (text, title with the interval,
+  // shade), as the CLI and the report draw them (referee.ladder.head_to_head.cells).
+  function showHeadToHead(h2h) {
+    const met = h2h && h2h.cells.some((line) => line.some((cell) => cell));
+    $("head-to-head-section").hidden = !met;
+    if (!met) return;
+    const head = el("tr", el("th", "bot"));
+    h2h.bots.forEach((bot, i) => {
+      const th = el("th", `#${i + 1}`, "num");
+      th.title = bot;
+      head.appendChild(th);
+    });
+    const body = document.createDocumentFragment();
+    h2h.cells.forEach((line, i) => {
+      const tr = el("tr", el("th", `#${i + 1} ${h2h.bots[i]}`));
+      tr.dataset.a = h2h.bots[i];
+      line.forEach((cell, j) => {
+        const td = el("td", cell ? cell.text : i === j ? "–" : "", cell ? (cell.significant ? "significant" : "even") : "none");
+        if (cell) {
+          td.title = cell.title;
+          td.dataset.b = h2h.bots[j];
+          td.dataset.value = String(cell.score);
+          td.style.setProperty("--shade", cell.shade);
+        }
+        tr.appendChild(td);
+      });
+      body.appendChild(tr);
+    });
+    $("head-to-head").tHead.replaceChildren(head);
+    $("head-to-head").tBodies[0].replaceChildren(body);
+    $("head-to-head-note").textContent = h2h.legend;
+  }
+
   function showSnapshot(snap) {
     const c = snap.contest;
     const elo = c.rating === "elo";
@@ -135,6 +168,7 @@
       ? "rating: Elo, with its 95% interval; score: mean score per match"
       : "rating: a batch Plackett-Luce fit on the Elo scale, its 95% interval from a cluster bootstrap; score: mean rank score")
       + (snap.standings.some(provisional) ? `. ${c.provisional_legend}` : "");
+    showHeadToHead(snap.head_to_head);
     const live = document.createDocumentFragment();
     for (const m of snap.live) {
       const li = el("li", link(`/live/${encodeURIComponent(m.match)}`, `${m.match}: ${m.bots.join(" vs ")}`));
