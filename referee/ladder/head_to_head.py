@@ -65,10 +65,12 @@ def pairs(results: Iterable[MatchResult], duplicate: bool) -> list[Pair]:
 
     Totals are kept for each unordered pair once (a before b by name) and the mirror is made
     from them: half the work, and the symmetry exact. Live standings refit this on every
-    reading of the database, so the loop over a match's pairs is kept lean."""
+    reading of the database, so the loop over a match's pairs is kept lean. The matches are read
+    in number order, so the order they are given in changes nothing, to the last bit (issue
+    28: the standings must not depend on it)."""
     # Per pair (a < b) and cluster: [matches, a's score total, a's margin total].
     cells: dict[tuple[str, str, int], list[float]] = {}
-    for result in results:
+    for result in sorted(results, key=lambda r: r.match.number):
         cluster = result.match.deal if duplicate else -result.match.number
         for a, b, score, margin in _meetings(result):
             totals = cells.get((a, b, cluster))
