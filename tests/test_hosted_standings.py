@@ -171,18 +171,21 @@ def contest(bubblewrap: None, tmp_path_factory: pytest.TempPathFactory) -> Itera
         [*command, "--game", "xix", "--move-ms", "2000"], stdout=subprocess.PIPE, cwd=folder
     )
     assert serve.stdout is not None
-    address = web = ""
-    while not (address and web):
-        line = serve.stdout.readline().decode()
-        assert line, "the referee stopped before it listened"
-        if "croupier referee" in line:
-            address = "127.0.0.1:" + line.split(":")[-1].split()[0]
-        if "web site on " in line:
-            web = line.split("web site on ")[1].strip()
-    drain(serve.stdout)
-    served = Served(folder, address, tokens, serve)
-    bob = network_bot(address, tokens["bob"])
-    try:
+    bob: subprocess.Popen[bytes] | None = None
+    drained = False
+    try:  # whatever fails, the referee is stopped (a later test would find it running)
+        address = web = ""
+        while not (address and web):
+            line = serve.stdout.readline().decode()
+            assert line, "the referee stopped before it listened"
+            if "croupier referee" in line:
+                address = "127.0.0.1:" + line.split(":")[-1].split()[0]
+            if "web site on " in line:
+                web = line.split("web site on ")[1].strip()
+        drain(serve.stdout)
+        drained = True
+        served = Served(folder, address, tokens, serve)
+        bob = network_bot(address, tokens["bob"])
         old = "alice@" + served.submit("alice", EXAMPLE)[:SHORT_ID]
         wait_for(served, old, 3)
         second = folder / "second"
@@ -196,8 +199,11 @@ def contest(bubblewrap: None, tmp_path_factory: pytest.TempPathFactory) -> Itera
     finally:
         serve.send_signal(signal.SIGTERM)
         serve.wait(timeout=60)
-        bob.kill()
-        bob.wait()
+        if not drained:
+            serve.stdout.close()
+        if bob is not None:
+            bob.kill()
+            bob.wait()
 
 
 def _bots(rows: list[dict[str, Any]]) -> list[str]:

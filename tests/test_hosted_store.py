@@ -20,6 +20,7 @@ from referee.hosted.store import (
     VersionId,
     VersionStatus,
     VersionStore,
+    read_listing,
     version_id,
 )
 
@@ -177,3 +178,23 @@ def test_a_store_made_before_active_versions_opens(tmp_path: Path) -> None:
     store = VersionStore(root)
     version = _add(store, tmp_path / "a", 'run = "one"\n')
     assert store.activate(version.id).status is VersionStatus.QUALIFIED
+
+
+def test_a_store_being_created_or_made_before_active_versions_reads_as_it_is(
+    tmp_path: Path,
+) -> None:
+    """The site reads the store as the referee starts: a file whose tables are not made yet is
+    an empty listing (it once crashed the referee), and a store made before active versions
+    lists its versions with none active."""
+    root = tmp_path / "store"
+    root.mkdir()
+    sqlite3.connect(root / "store.db").close()  # created, no table yet
+    assert read_listing(root).versions == () and not read_listing(root).active
+    with sqlite3.connect(root / "store.db") as old:
+        old.executescript(
+            "CREATE TABLE versions (id TEXT PRIMARY KEY, account TEXT NOT NULL, status TEXT "
+            "NOT NULL, reason TEXT NOT NULL, submitted_at TEXT NOT NULL, updated_at TEXT NOT NULL);"
+            "INSERT INTO versions VALUES ('ab12', 'alice', 'qualified', '', 't0', 't0');"
+        )
+    listing = read_listing(root)
+    assert [v.account for v in listing.versions] == ["alice"] and not listing.active

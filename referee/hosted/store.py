@@ -388,7 +388,9 @@ def by_prefix(versions: Iterable[Version], id: str) -> Version:
 def read_listing(root: Path, account: str | None = None) -> Listing:
     """Every account's versions (or only `account`'s) in the store at `root`, read-only (SQLite
     mode=ro): the organiser's CLI and the contest's site never change the store, nor wait on
-    the referee's writes (WAL readers do not block). No store yet is an empty listing."""
+    the referee's writes (WAL readers do not block). No store yet is an empty listing, and so is
+    one the referee is creating (its file there, its tables not yet: the site reads it as the
+    referee starts, and once crashed on it)."""
     database = root / "store.db"
     if not database.is_file():
         return Listing((), frozenset())
@@ -396,13 +398,18 @@ def read_listing(root: Path, account: str | None = None) -> Listing:
     db = sqlite3.connect(f"{database.resolve().as_uri()}?mode=ro", uri=True)
     try:
         db.execute("PRAGMA busy_timeout=10000")
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
+        if "versions" not in tables:
+            return Listing((), frozenset())
         rows = db.execute(
             f"SELECT * FROM versions {where} ORDER BY submitted_at, rowid", given
         ).fetchall()
-        active = db.execute(
-            "SELECT id FROM active JOIN versions USING (id) WHERE versions.status = ?",
-            (VersionStatus.QUALIFIED,),
-        ).fetchall()
+        active = []
+        if "active" in tables:  # a store made before active versions has none
+            active = db.execute(
+                "SELECT id FROM active JOIN versions USING (id) WHERE versions.status = ?",
+                (VersionStatus.QUALIFIED,),
+            ).fetchall()
     finally:
         db.close()
     return Listing(tuple(_version(row) for row in rows), frozenset(row[0] for row in active))
