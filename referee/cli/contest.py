@@ -19,7 +19,7 @@ from referee.cli.options import (
     option_pairs,
     time_control,
 )
-from referee.cli.seeds import announce_seed, reveal_seed
+from referee.cli.seeds import announce_luck, announce_seed, reveal_seed
 from referee.cli.web_settings import LOOPBACK, web_settings
 from referee.clock_kind import ClockKind
 from referee.errors import CroupierError
@@ -270,6 +270,7 @@ def serve_command(
         configure_logging(json_lines=log_json)
         # A contest (--db) keeps its own master seed in its database; a plain referee draws one.
         master = announce_seed(seed) if tokens is None else ""
+        announce_luck(chosen.id)
         config = ServeConfig(
             game=chosen,
             options=parse_options(chosen, option_pairs(option or [], None)),

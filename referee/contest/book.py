@@ -27,6 +27,7 @@ from referee.ladder import schedule as planning
 from referee.ladder.model import ScheduledMatch
 from referee.ladder.standings import Plan, Standings, compute
 from referee.ladder.store import Finished, Store, now
+from referee.match.luck import value_digest
 from referee.match.runner import MatchOutcome
 from referee.spacing import Spacing
 
@@ -64,6 +65,7 @@ class ContestBook:
                 {
                     "master_seed": master,
                     "seed_sha256": planning.commitment(master),
+                    "luck_value": value_digest(game.id) or "",
                     "created_at": now(),
                     "plan": self._plan(()).to_json(),
                 },
@@ -150,6 +152,7 @@ class ContestBook:
                 result=outcome.result,
                 faults=outcome.faults,
                 seconds=seconds,
+                luck=outcome.luck,
             )
         )
         for a, b in itertools.combinations(set(match.bots), 2):

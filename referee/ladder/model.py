@@ -43,6 +43,9 @@ class MatchResult:
     ranks: tuple[int, ...]
     #: Every fault of the match as (seat, reason), the reason in lower case (`timeout`).
     faults: tuple[tuple[int, str], ...] = ()
+    #: Per seat: the luck correction of its margin (referee.match.luck), or None for a match
+    #: recorded without one (a game with no value function, a ladder older than them).
+    luck: tuple[float, ...] | None = None
 
     @property
     def side_count(self) -> int:

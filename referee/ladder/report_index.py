@@ -28,6 +28,7 @@ from referee.ladder.standings import (
     Standings,
     fault_text,
     footer,
+    has_corrected,
     marks_provisional,
     row_text,
 )
@@ -300,7 +301,9 @@ def _standings_table(standings: Standings, revoked: frozenset[str]) -> str:
     marked as there; each cell also carries its exact value in `data-value`."""
     elo = standings.plan.system == "elo"
     heads = ["rank", "bot", "Elo" if elo else "rating", "95% interval", "rank 95%"]
-    heads += ["matches", "score", "points", "faults"]
+    lucky = has_corrected(standings)
+    heads += ["matches", "score", "points", "margin"] + (["corrected"] if lucky else [])
+    heads += ["faults"]
     out = ["<table class='standings'><thead><tr>"]
     out += [
         f"<th class='{'text' if h in {'bot', 'faults'} else 'num'}'>{_e(h)}</th>" for h in heads
@@ -322,6 +325,11 @@ def _standings_table(standings: Standings, revoked: frozenset[str]) -> str:
             ("matches", str(row.matches), str(row.matches), "num"),
             ("score", _e(text["score"]), _number(row.score), "num"),
             ("points", _e(text["points"]), _number(row.points), "num"),
+            ("margin", _e(text["margin"]), _number(row.margin), "num"),
+        ]
+        if lucky:
+            cells.append(("corrected", _e(text["corrected"]), _number(row.corrected), "num"))
+        cells += [
             (
                 "faults",
                 _e(fault_text(row)),

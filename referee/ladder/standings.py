@@ -23,6 +23,7 @@ from rich.table import Table
 from referee.ladder import ratings
 from referee.ladder.head_to_head import CSV_COLUMNS as H2H_COLUMNS
 from referee.ladder.head_to_head import Pair, among, cell_text, matrix, pairs, to_dicts
+from referee.ladder.margins import Margin, bot_margins
 from referee.ladder.model import MatchResult
 from referee.ladder.store import Exit, Store, StoreError
 from referee.text import plural
@@ -50,6 +51,9 @@ class Plan:
     duplicate: bool
     rotations: int
     format: str
+    #: What orders the table (the ladder file's `order`): "rating" (win/loss), "margin" (mean
+    #: point margin) or "corrected" (the luck-corrected margin); all are shown.
+    order: str = "rating"
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -84,6 +88,15 @@ class Row:
     #: The 95% interval of its rank among the rated bots (1 best): "rank 2, 95%: 1-4".
     rank_low: int | None = None
     rank_high: int | None = None
+    #: Mean point margin per match (its side's points less the other sides' mean) and its 95%
+    #: interval (referee.ladder.margins); then the same corrected for luck, None unless every
+    #: match carries its luck corrections.
+    margin: float | None = None
+    margin_low: float | None = None
+    margin_high: float | None = None
+    corrected: float | None = None
+    corrected_low: float | None = None
+    corrected_high: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,12 +169,16 @@ def compute(
         for seat, reason in result.faults:
             faults[result.match.bots[seat]][reason] += 1
     restarts = Counter(exit_.bot for exit_ in exits)
+    margin = bot_margins(results, plan.duplicate)
+    corrected = bot_margins(results, plan.duplicate, corrected=True)
+    chosen = {"margin": margin, "corrected": corrected}.get(plan.order, {})
 
-    def order(bot: str) -> tuple[float, float, int]:
+    def order(bot: str) -> tuple[float, float, float, int]:
         rating = rated.get(bot)
         value = rating.value if rating is not None else -math.inf
+        first = chosen[bot].mean if bot in chosen else -math.inf
         score = score_sum[bot] / score_n[bot] if score_n[bot] else -math.inf
-        return (-value, -score, plan.bots.index(bot))
+        return (-first, -value, -score, plan.bots.index(bot))
 
     rows = []
     for rank, bot in enumerate(sorted(plan.bots, key=order), start=1):
@@ -183,6 +200,8 @@ def compute(
                 provisional=rating is None or bot in unsettled,
                 rank_low=rating.rank_low if rating else None,
                 rank_high=rating.rank_high if rating else None,
+                **_margin_fields("margin", margin.get(bot)),
+                **_margin_fields("corrected", corrected.get(bot)),
             )
         )
     return Standings(
@@ -221,6 +240,16 @@ def ratings_over(
         games += ratings.elo_games((result,), plan.duplicate)
         upto.append(len(games))
     return [(k, ratings.elo(games[: upto[k]], plan.bots)) for k in ks]
+
+
+def _margin_fields(name: str, found: Margin | None) -> dict[str, float | None]:
+    if found is None:
+        return {}
+    return {
+        name: _round(found.mean),
+        f"{name}_low": _round(found.low),
+        f"{name}_high": _round(found.high),
+    }
 
 
 def _round(value: float | None) -> float | None:
@@ -275,7 +304,10 @@ def table(
     )
     out = Table(title=heading, box=box.SIMPLE_HEAD)
     columns = ["rank", "bot", "Elo" if elo else "rating", "95% interval", "rank 95%"]
-    columns += ["matches", "score", "points", "faults"]
+    columns += ["matches", "score", "points", "margin"]
+    lucky = has_corrected(standings)
+    columns += ["corrected"] if lucky else []
+    columns += ["faults"]
     for column in columns:
         out.add_column(column, justify="left" if column in {"bot", "faults"} else "right")
     for row in standings.rows:
@@ -283,7 +315,9 @@ def table(
         marks = [m for m, bots in (("revoked", revoked), ("retired", retired)) if row.bot in bots]
         bot = f"{row.bot} ({', '.join(marks)})" if marks else row.bot
         cells = [str(row.rank), bot, text["rating"], text["interval"], text["rank_interval"]]
-        cells += [str(row.matches), text["score"], text["points"], fault_text(row)]
+        cells += [str(row.matches), text["score"], text["points"], text["margin"]]
+        cells += [text["corrected"]] if lucky else []
+        cells += [fault_text(row)]
         out.add_row(*cells)
     return out
 
@@ -310,7 +344,24 @@ def row_text(row: Row, elo: bool) -> dict[str, str]:
         "rank_interval": f"{row.rank_low}-{row.rank_high}" if ranked else "-",
         "score": f"{row.score:.1%}" if row.score is not None else "-",
         "points": f"{row.points:.1f}" if row.points is not None else "-",
+        "margin": _margin_text(row.margin, row.margin_low, row.margin_high),
+        "corrected": _margin_text(row.corrected, row.corrected_low, row.corrected_high),
     }
+
+
+def _margin_text(mean: float | None, low: float | None, high: float | None) -> str:
+    """"+2.3 ±1.9": a margin and the half-width of its 95% interval (symmetric: a mean's)."""
+    if mean is None:
+        return "-"
+    if low is None or high is None:
+        return f"{mean:+.1f}"
+    return f"{mean:+.1f} ±{(high - low) / 2:.1f}"
+
+
+def has_corrected(standings: Standings) -> bool:
+    """Whether these standings have luck-corrected margins to show (every match carries its
+    corrections)."""
+    return any(row.corrected is not None for row in standings.rows)
 
 
 def marks_provisional(standings: Standings) -> bool:
@@ -328,7 +379,7 @@ def fault_text(row: Row) -> str:
 def footer(standings: Standings) -> list[str]:
     """The lines under the table: how the ratings were fitted, what the provisional mark means,
     the SPRT, the seed commitment (and the seed), which is last."""
-    lines = [method(standings.plan)]
+    lines = [method(standings.plan), margin_method(standings)]
     if marks_provisional(standings):
         lines.append(PROVISIONAL_LEGEND)
     if standings.sprt:
@@ -357,6 +408,23 @@ def method(plan: Plan) -> str:
     )
 
 
+def margin_method(standings: Standings) -> str:
+    """How the margins were computed and which column orders the table, in a line."""
+    plan = standings.plan
+    unit = "a deal's rotations paired" if plan.duplicate else "one match one observation"
+    ordered = {"margin": "margin", "corrected": "corrected margin"}.get(plan.order, "rating")
+    lucky = (
+        "; corrected: the margin plus each seat's luck correction (the chance half of AIVAT, "
+        "zero in expectation)"
+        if has_corrected(standings)
+        else ""
+    )
+    return (
+        f"margin: mean points per match over the other sides', 95% interval ({unit}){lucky}; "
+        f"the table is ordered by {ordered}"
+    )
+
+
 CSV_COLUMNS = (
     "rank",
     "bot",
@@ -373,6 +441,12 @@ CSV_COLUMNS = (
     "provisional",
     "rank_low",
     "rank_high",
+    "margin",
+    "margin_low",
+    "margin_high",
+    "corrected",
+    "corrected_low",
+    "corrected_high",
 )
 
 
