@@ -109,7 +109,7 @@ def test_a_ladder_stores_corrections_and_commits_to_its_value_function(tmp_path:
         store.close()
     rows = summary.standings.rows
     assert all(row.margin is not None and row.corrected is not None for row in rows)
-    margins = [row.margin for row in rows]
+    margins = [row.margin or 0.0 for row in rows]
     assert margins == sorted(margins, reverse=True)  # order = "margin"
     shown = runner.invoke(app, ["ladder", "standings", str(config.database), "--format", "json"])
     assert shown.exit_code == 0, shown.output
@@ -207,3 +207,34 @@ def test_the_ladder_file_picks_the_order_and_all_are_shown() -> None:
     assert by_rating.rows[0].bot == "a"
     assert by_margin.rows[0].bot == "b"
     assert {r.bot: r.margin for r in by_rating.rows} == {r.bot: r.margin for r in by_margin.rows}
+
+
+def test_an_sprt_on_the_corrected_margin_decides_and_says_so(tmp_path: Path) -> None:
+    path = xix_ladder(tmp_path, [HEURISTIC, RANDOM], 'matches_per_pairing = 60\nseed = "sprt"')
+    run = ["ladder", "run", str(path), "--no-live", "--sprt", "0", "2", "0.05", "0.05"]
+    result = runner.invoke(app, [*run, "--sprt-on", "corrected"])
+    assert result.exit_code == 0, result.output
+    store = Store(tmp_path / "ladder.sqlite", create=False)
+    try:
+        report = store.meta("sprt_report") or ""
+        assert store.meta_json("sprt")["on"] == "corrected"
+        assert len(store.results()) < 60  # decided before the schedule's end
+    finally:
+        store.close()
+    assert "SPRT on corrected heuristic vs random" in report
+    assert "H1 accepted (heuristic is at least 2 points of corrected margin stronger)" in report
+
+
+def test_the_margin_sprt_by_hand() -> None:
+    from referee.ladder.ratings import Sprt, sprt
+
+    test = Sprt(0.0, 2.0, on="margin")
+    assert sprt(test, [3.0]).verdict is None  # one unit: no variance yet
+    units = [4.0, 2.0, 3.0, 5.0, 1.0, 3.0, 4.0, 2.0]
+    mean, n = sum(units) / len(units), len(units)
+    variance = sum((u - mean) ** 2 for u in units) / n
+    state = sprt(test, units)
+    assert state.llr == pytest.approx(n * 2.0 * (2 * mean - 2.0) / (2 * variance))
+    assert state.verdict == "H1"
+    assert sprt(test, [-u for u in units]).verdict == "H0"
+    assert Sprt(0.0, 2.0, on="luck").check() is not None

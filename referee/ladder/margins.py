@@ -27,21 +27,6 @@ class Margin:
     high: float | None
 
 
-def side_margins(result: MatchResult, *, corrected: bool) -> list[float]:
-    """Each side's margin in this match, plus its seats' mean luck correction if `corrected`."""
-    scores = result.side_scores()
-    total, others = sum(scores), max(len(scores) - 1, 1)
-    out = [score - (total - score) / others for score in scores]
-    if corrected and result.luck is not None:
-        luck = [0.0] * len(scores)
-        seats = [0] * len(scores)
-        for seat, side in enumerate(result.match.sides):
-            luck[side] += result.luck[seat]
-            seats[side] += 1
-        out = [m + c / max(n, 1) for m, c, n in zip(out, luck, seats, strict=True)]
-    return out
-
-
 def bot_margins(
     results: Iterable[MatchResult], duplicate: bool, *, corrected: bool = False
 ) -> dict[str, Margin]:
@@ -54,7 +39,7 @@ def bot_margins(
     cells: dict[tuple[str, int], list[float]] = {}
     for result in ordered:
         cluster = result.match.deal if duplicate else -result.match.number
-        margins = side_margins(result, corrected=corrected)
+        margins = result.side_margins(corrected=corrected)
         sides_of: defaultdict[str, set[int]] = defaultdict(set)
         for seat, bot in enumerate(result.match.bots):
             sides_of[bot].add(result.match.sides[seat])

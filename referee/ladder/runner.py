@@ -177,6 +177,8 @@ def _check_sprt(config: LadderConfig, test: Sprt | None) -> None:
             "an SPRT tests one bot against another: it needs a two-player game and exactly two "
             f"bots, not {len(config.bots)} bots at {config.game.id!r} with {config.seats} seats"
         )
+    if test.on == "corrected" and value_digest(config.game.id) is None:
+        raise LadderError(f"{config.game.id!r} has no luck value function: no corrected margins")
 
 
 class _Dispenser:
@@ -309,7 +311,9 @@ class _Ladder:
             return False
         if self.sprt_verdict is not None:
             return True
-        units = sprt_units(self.results, self.config.bots[0].name, self.config.duplicate)
+        units = sprt_units(
+            self.results, self.config.bots[0].name, self.config.duplicate, self.test.on
+        )
         self.sprt_state = sprt(self.test, units)
         if self.sprt_state.verdict is None:
             return False

@@ -350,7 +350,7 @@ def row_text(row: Row, elo: bool) -> dict[str, str]:
 
 
 def _margin_text(mean: float | None, low: float | None, high: float | None) -> str:
-    """"+2.3 ±1.9": a margin and the half-width of its 95% interval (symmetric: a mean's)."""
+    """ "+2.3 ±1.9": a margin and the half-width of its 95% interval (symmetric: a mean's)."""
     if mean is None:
         return "-"
     if low is None or high is None:
