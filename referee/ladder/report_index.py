@@ -250,6 +250,8 @@ def _summary(data: LadderData) -> str:
             text += f", CPU time (wall ceiling {control.get('ceiling_factor')}x plus 1 s)"
         items.append(("time control", _e(text)))
     items.append(("seed commitment", f"<code>{_e(standings.seed_sha256)}</code>"))
+    if standings.luck_value:
+        items.append(("luck value function", f"<code>{_e(standings.luck_value)}</code>"))
     if standings.seed is not None:
         items.append(("seed", f"<code id='seed'>{_e(standings.seed)}</code> (revealed)"))
     else:  # as `croupier ladder standings` says it: not yet, or not revealed

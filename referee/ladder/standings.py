@@ -13,7 +13,7 @@ import json
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from rich import box
@@ -113,6 +113,8 @@ class Standings:
     #: Every ordered pair of bots that met (`head_to_head.pairs`); tables show those among
     #: their rows (`head_to_head.among`).
     head_to_head: tuple[Pair, ...] = ()
+    #: The luck value function committed to at the start, "name:sha256" ("": none recorded).
+    luck_value: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -126,6 +128,7 @@ class Standings:
             "matches_scheduled": self.matches_scheduled,
             "finished": self.finished,
             "seed_sha256": self.seed_sha256,
+            "luck_value": self.luck_value,
             "seed": self.seed,
             "sprt": self.sprt,
             "standings": [asdict(row) for row in self.rows],
@@ -264,7 +267,7 @@ def from_store(store: Store, results: Sequence[MatchResult] | None = None) -> St
         raise StoreError(f"{str(store.path)!r} holds no ladder plan")
     plan = Plan.from_json(plan_text)
     revealed = store.meta("revealed") == "1"
-    return compute(
+    standings = compute(
         plan,
         store.results() if results is None else results,
         store.exits(),
@@ -274,6 +277,7 @@ def from_store(store: Store, results: Sequence[MatchResult] | None = None) -> St
         finished=store.meta("finished_at") is not None,
         sprt=store.meta("sprt_report"),
     )
+    return replace(standings, luck_value=store.meta("luck_value") or "")
 
 
 def table(
@@ -384,6 +388,8 @@ def footer(standings: Standings) -> list[str]:
         lines.append(PROVISIONAL_LEGEND)
     if standings.sprt:
         lines.append(standings.sprt)
+    if standings.luck_value:
+        lines.append(f"luck value function: {standings.luck_value}")
     lines.append(f"master seed sha256: {standings.seed_sha256}")
     if standings.seed is not None:
         lines.append(f"master seed: {standings.seed}")
