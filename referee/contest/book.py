@@ -71,6 +71,16 @@ class ContestBook:
                 },
                 [],
             )
+        elif (committed := self.store.meta("luck_value")) not in (
+            None,
+            value_digest(game.id) or "",
+        ):
+            self.store.close()
+            raise CroupierError(
+                f"the contest in {str(path)!r} committed to luck value function {committed!r} "
+                f"at its start, and this croupier's is {value_digest(game.id)!r}: serve it with "
+                "the croupier that started it"
+            )
         elif self.store.meta("finished_at") is not None:
             # A contest stopped before its end resumes: it is not finished (a referee before
             # issue 24.3 marked every stop so).
