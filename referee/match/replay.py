@@ -32,6 +32,9 @@ class Verification:
     lines: int = 0
     #: Whether every chance outcome was drawn again from the match's seed and compared.
     chance_checked: bool = False
+    #: Whether the seats' luck corrections were computed again and compared (schema 2 records
+    #: of a game with a value function).
+    luck_checked: bool = False
 
     @property
     def ok(self) -> bool:
@@ -68,7 +71,7 @@ class Replayer:
             if header.schema_version >= 2 and header.seed.strip().lstrip("-").isdigit()
             else None
         )
-        self.luck_checked = header.schema_version >= 2
+        self.luck_recorded = header.schema_version >= 2
         self.deck_pending = tuple(header.deck) or None
         self.pending: deque[record_pb2.EventRecord] = deque()
         self.faults = [0] * len(self.names)
@@ -171,7 +174,7 @@ class Replayer:
     def check_luck(self, line: record_pb2.ResultRecord) -> None:
         """A schema 2 record's luck corrections must be what this referee's value function
         gives; one made by another value function (its digest differs) does not verify."""
-        if not self.luck_checked or line.result.termination == common_pb2.TERMINATION_ABORTED:
+        if not self.luck_recorded or line.result.termination == common_pb2.TERMINATION_ABORTED:
             return
         if self.luck is None:
             if line.luck or line.luck_value:
@@ -217,4 +220,5 @@ def verify(path: Path, seed: int | None = None) -> Verification:
         return report
     if records[-1].WhichOneof("line") != "result":
         report.problems.append("the record ends before the result")
+    report.luck_checked = replayer.luck is not None and bool(records[-1].result.luck)
     return report
