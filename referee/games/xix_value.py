@@ -5,7 +5,7 @@ Features, each the seat's less the opponent's:
   0. the sum of the hand's card values (high cards take most tricks);
   1. how many low cards (1-4) the hand holds: they take a trick only against their complement
      to 19, and the fit finds them worse than their face value says;
-  2. how many middle cards (8-11) it holds: they beat most low cards and lose little;
+  2. how many middle cards (8-11) it holds: the fit values them above their face value;
   3. who leads first: +1 if the seat leads, -1 if the opponent does, 0 before the pick.
 
 Fitted with `.venv/bin/python scripts/fit_values.py xix --matches 6000` (heuristic self-play,
