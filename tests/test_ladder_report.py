@@ -33,7 +33,7 @@ from referee.ladder.head_to_head import cell_text
 from referee.ladder.model import ScheduledMatch
 from referee.ladder.report import CACHE, plotted, write_report
 from referee.ladder.report_index import PAGES
-from referee.ladder.standings import Plan, Standings
+from referee.ladder.standings import Plan, Standings, margin_table
 from referee.ladder.standings import table as standings_table
 from referee.ladder.store import Finished, Played, Store
 from referee.viewer import load as load_timeline
@@ -169,10 +169,14 @@ def check_standings(index: Node, standings: Standings) -> None:
     table = index.one("table", class_="standings")
     rows = list(table.all("tr"))[1:]
     assert [row.attrs["data-bot"] for row in rows] == [row.bot for row in standings.rows]
-    cli = standings_table(standings)
-    assert [th.text() for th in table.all("th")] == [str(c.header) for c in cli.columns]
+    # The CLI's standings, then its margins table's margin columns (a second table there, so that
+    # each fits a terminal; one table here).
+    cli = standings_table(standings).columns
+    margins = margin_table(standings)
+    cli += margins.columns[2:] if margins is not None else []
+    assert [th.text() for th in table.all("th")] == [str(c.header) for c in cli]
     shown = [[td.text() for td in row.all("td")] for row in rows]
-    columns = [list(map(str, column.cells)) for column in cli.columns]
+    columns = [list(map(str, column.cells)) for column in cli]
     assert shown == [list(cells) for cells in zip(*columns, strict=True)]
     for node, row in zip(rows, standings.rows, strict=True):
         cells = {td.attrs["data-key"]: td.attrs["data-value"] for td in node.all("td")}
@@ -184,6 +188,9 @@ def check_standings(index: Node, standings: Standings) -> None:
         assert int(cells["matches"]) == row.matches
         assert float(cells["score"]) == row.score
         assert float(cells["points"]) == row.points
+        assert float(cells["margin"]) == row.margin
+        if row.corrected is not None:
+            assert float(cells["corrected"]) == row.corrected
         faults = dict(row.faults) | ({"restarted": row.restarts} if row.restarts else {})
         assert json.loads(cells["faults"]) == faults
 

@@ -116,7 +116,7 @@ def test_a_ladder_stores_corrections_and_commits_to_its_value_function(tmp_path:
     data = json.loads(shown.output)
     assert data["standings"][0]["corrected"] == rows[0].corrected
     table = runner.invoke(app, ["ladder", "standings", str(config.database)])
-    assert "corrected" in table.output and "ordered by margin" in table.output
+    assert "luck-corrected" in table.output and "ordered by margin" in table.output
     # Another value function (a retuned V) may not resume the ladder.
     with sqlite3.connect(config.database) as db:
         db.execute("UPDATE meta SET value = 'xix-hand-0:1234' WHERE key = 'luck_value'")

@@ -268,9 +268,11 @@ def run_command(
 
 
 def _print_summary(summary: Summary, config: LadderConfig) -> None:
-    from referee.ladder.standings import footer, table
+    from referee.ladder.standings import footer, margin_table, table
 
     console.print(table(summary.standings))
+    if (margins := margin_table(summary.standings)) is not None:
+        console.print(margins)
     for line in footer(summary.standings):
         console.print(line, markup=False, highlight=False, soft_wrap=True)
     console.print(f"database: {config.database}", markup=False, highlight=False, soft_wrap=True)
@@ -329,7 +331,14 @@ def standings_command(
     from referee.hosted.store import beside, read_listing
     from referee.ladder import standings_of
     from referee.ladder.head_to_head import LEGEND
-    from referee.ladder.standings import footer, head_to_head_csv, head_to_head_table, table, to_csv
+    from referee.ladder.standings import (
+        footer,
+        head_to_head_csv,
+        head_to_head_table,
+        margin_table,
+        table,
+        to_csv,
+    )
     from referee.ladder.store import reporting_store_failures
 
     with user_errors(), reporting_store_failures(database):
@@ -350,6 +359,8 @@ def standings_command(
         revoked = frozenset(bot for bot, one in who.items() if one.account in accounts)
         marked = frozenset(row.bot for row in retired)
         console.print(table(shown, revoked=revoked, retired=marked))
+        if (margins := margin_table(shown, revoked=revoked, retired=marked)) is not None:
+            console.print(margins)
         matrix = head_to_head_table(shown)
         wide = matrix is not None and len(shown.rows) > MATRIX_BOTS and not head_to_head
         if matrix is not None and not wide:

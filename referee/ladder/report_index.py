@@ -304,8 +304,8 @@ def _standings_table(standings: Standings, revoked: frozenset[str]) -> str:
     elo = standings.plan.system == "elo"
     heads = ["rank", "bot", "Elo" if elo else "rating", "95% interval", "rank 95%"]
     lucky = has_corrected(standings)
-    heads += ["matches", "score", "points", "margin"] + (["corrected"] if lucky else [])
-    heads += ["faults"]
+    heads += ["matches", "score", "points", "faults", "margin"]
+    heads += ["luck-corrected"] if lucky else []
     out = ["<table class='standings'><thead><tr>"]
     out += [
         f"<th class='{'text' if h in {'bot', 'faults'} else 'num'}'>{_e(h)}</th>" for h in heads
@@ -327,18 +327,16 @@ def _standings_table(standings: Standings, revoked: frozenset[str]) -> str:
             ("matches", str(row.matches), str(row.matches), "num"),
             ("score", _e(text["score"]), _number(row.score), "num"),
             ("points", _e(text["points"]), _number(row.points), "num"),
-            ("margin", _e(text["margin"]), _number(row.margin), "num"),
-        ]
-        if lucky:
-            cells.append(("corrected", _e(text["corrected"]), _number(row.corrected), "num"))
-        cells += [
             (
                 "faults",
                 _e(fault_text(row)),
                 json.dumps({**row.faults, **({"restarted": row.restarts} if row.restarts else {})}),
                 "text",
             ),
+            ("margin", _e(text["margin"]), _number(row.margin), "num"),
         ]
+        if lucky:
+            cells.append(("corrected", _e(text["corrected"]), _number(row.corrected), "num"))
         tds = "".join(
             f"<td class='{kind}' data-key='{key}' data-value='{_e(value)}'>{shown}</td>"
             for key, shown, value, kind in cells
