@@ -45,6 +45,7 @@ def test_the_task_plays_its_batch_and_sends_records_back(tmp_path: Path) -> None
         assert [seat.name for seat in lines[0].header.seats] == list(match.bots)
         result = common_pb2.Result.FromString(played.result)
         assert lines[-1].result.result == result
+        assert played.luck and tuple(lines[-1].result.luck) == played.luck  # issue 28.4
         assert not played.faults and not played.exits
     # The bot logs come back (the seeded bot says where it ran); nothing is left behind here.
     logs = {name: zlib.decompress(tail).decode() for name, tail in outcome.logs}

@@ -129,6 +129,8 @@ def test_hosted_versions_play_on_the_cluster_and_a_killed_worker_loses_nothing(
     tables = _tables(db)
     with sqlite3.connect(db) as sql:
         numbers = [n for (n,) in sql.execute("SELECT number FROM matches ORDER BY number")]
+        unlucky = sql.execute("SELECT COUNT(*) FROM seats WHERE luck IS NULL").fetchone()[0]
+    assert unlucky == 0  # every seat's luck correction came back from its worker (issue 28.4)
     assert len(numbers) == len(set(numbers)) == len(tables)  # nothing doubled
     records = sorted(p.name for p in (tmp_path / "contest-records").glob("*.jsonl*"))
     assert records == [f"contest-{n:05d}.jsonl" for n in numbers]

@@ -392,6 +392,7 @@ class ClusterTables:
                 result=common_pb2.Result.FromString(played.result),
                 faults=tuple(common_pb2.Fault.FromString(f) for f in played.faults),
                 record_path=path,
+                luck=played.luck,
             )
             await trio.to_thread.run_sync(self.book.commit, match, result, played.seconds)
             await trio.to_thread.run_sync(self._keep_logs, match, match_id, outcome)
