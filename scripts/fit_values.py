@@ -108,11 +108,16 @@ def main() -> None:
     weights, *_ = np.linalg.lstsq(x, y, rcond=None)
     fitted = tuple(round(float(w), 4) for w in weights)
     residual = y - x @ np.array(fitted)
-    print(f"{args.game} {raw or ''}: {len(rows)} rows from {half} matches, "
-          f"R^2 {1 - residual.var() / y.var():.3f}")
+    print(
+        f"{args.game} {raw or ''}: {len(rows)} rows from {half} matches, "
+        f"R^2 {1 - residual.var() / y.var():.3f}"
+    )
     print(f"WEIGHTS: Final = {fitted!r}")
     trial = types.SimpleNamespace(NAME=module.NAME, WEIGHTS=fitted, features=module.features)
-    for label, value in (("module's", current), ("fitted", LinearValue(cast(types.ModuleType, trial)))):
+    for label, value in (
+        ("module's", current),
+        ("fitted", LinearValue(cast(types.ModuleType, trial))),
+    ):
         raw_m, corrected = [], []
         for nodes, margin, seed in played[half:]:
             meter = LuckMeter(value, seed, len(margin))
@@ -122,9 +127,11 @@ def main() -> None:
                 if seat == 0:
                     raw_m.append(m)
                     corrected.append(m + c)
-        print(f"{label} weights on {len(played) - half} held-out matches, seat 0: margin variance "
-              f"{_var(raw_m):.2f} raw, {_var(corrected):.2f} corrected "
-              f"({_var(raw_m) / max(_var(corrected), 1e-12):.2f}x fewer matches)")
+        print(
+            f"{label} weights on {len(played) - half} held-out matches, seat 0: margin variance "
+            f"{_var(raw_m):.2f} raw, {_var(corrected):.2f} corrected "
+            f"({_var(raw_m) / max(_var(corrected), 1e-12):.2f}x fewer matches)"
+        )
 
 
 def _var(values: Sequence[float]) -> float:

@@ -45,7 +45,7 @@ def test_the_cli_marks_a_bot_with_one_match_provisional(contest: Path) -> None:
         "alice": False,
         "bob": False,
     }
-    shown = runner.invoke(app, ["ladder", "standings", str(contest)], terminal_width=200)
+    shown = runner.invoke(app, ["ladder", "standings", str(contest)], terminal_width=300)
     cells = {
         parts[1]: parts
         for line in shown.output.splitlines()

@@ -48,7 +48,7 @@ def test_record_layout(record: Path) -> None:
     records = lines(record)
     header = records[0]["header"]
     assert isinstance(header, dict)
-    assert header["schemaVersion"] == 1
+    assert header["schemaVersion"] == 2
     assert header["game"] == "xix"
     assert header["rulesVersion"] == "xix-2.0"
     assert header["seed"] == "7"

@@ -213,7 +213,9 @@ def test_standings_update_without_a_reload(site: LadderSite, page: Any) -> None:
             )
             assert re.fullmatch(r"\d+-\d+", row[4])  # the rank's 95% interval
             assert re.fullmatch(r"\d+\.\d%", row[6])  # the score
-        assert row[8].startswith(("playing", "idle"))  # launched and connected
+            assert re.fullmatch(r"[+-]\d+\.\d( ±\d+\.\d)?", row[7])  # the margin
+            assert re.fullmatch(r"[+-]\d+\.\d( ±\d+\.\d)?", row[8])  # corrected for luck
+        assert row[10].startswith(("playing", "idle"))  # launched and connected
     meta = page.locator("#meta").text_content() or ""
     assert "round-robin, duplicate deals" in meta and "matches played of 120" in meta
     assert "revealed when the ladder ends" in (page.locator("#seed").text_content() or "")

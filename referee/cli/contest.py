@@ -213,6 +213,7 @@ def serve_command(
     from referee.contest.tokens import TokenStore
     from referee.games import get_game
     from referee.games.base import parse_options
+    from referee.match.luck import value_digest
     from referee.transport import ServerSettings
     from referee.web import serve_site
 
@@ -305,7 +306,12 @@ def serve_command(
                 sha256 = contest_meta(tokens, "seed_sha256")
                 console.print(f"master seed sha256: {sha256}", markup=False, soft_wrap=True)
             scheme = "TLS" if tls_cert else "plaintext"
-            console.print(f"croupier referee for {game} on {host}:{bound} ({scheme})", markup=False)
+            # The value function the corrections are made with, on the address's line (scripts
+            # read a result from the line after it).
+            luck = f"; luck value function: {digest}" if (digest := value_digest(game)) else ""
+            console.print(
+                f"croupier referee for {game} on {host}:{bound} ({scheme}){luck}", markup=False
+            )
 
         def finished(outcome: MatchOutcome) -> None:
             names = [seat.name for seat in outcome.result.seats]

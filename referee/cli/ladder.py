@@ -57,6 +57,14 @@ class OutputFormat(StrEnum):
     CSV = "csv"
 
 
+class SprtOn(StrEnum):
+    """What `--sprt` tests (referee.ladder.ratings.SPRT_ON)."""
+
+    SCORE = "score"
+    MARGIN = "margin"
+    CORRECTED = "corrected"
+
+
 @ladder_app.command(
     "run",
     epilog=epilog(
@@ -87,6 +95,13 @@ def run_command(
             "SPRT accepts elo <= ELO0 or elo >= ELO1 (error rates ALPHA, BETA).",
         ),
     ] = None,
+    sprt_on: Annotated[
+        SprtOn,
+        typer.Option(
+            help="What the SPRT tests: the match score (ELO0, ELO1 in Elo), or the mean point "
+            "margin, raw or corrected for luck (ELO0, ELO1 in points).",
+        ),
+    ] = SprtOn.SCORE,
     database: Annotated[
         Path | None,
         typer.Option(
@@ -190,7 +205,7 @@ def run_command(
         if config.cluster is not None and config.cluster.scheduler:
             where = f"on the Dask cluster at {config.cluster.scheduler}"
             console.print(where, markup=False, highlight=False, soft_wrap=True)
-        test = Sprt(*sprt) if sprt is not None else None
+        test = Sprt(*sprt, on=str(sprt_on)) if sprt is not None else None
         display = Display(live and errors.is_terminal, sprt=test is not None)
         over: list[Summary] = []
 
@@ -232,6 +247,7 @@ def run_command(
             again += [part for flag, value in given.items() if value for part in (flag, str(value))]
             again += [part for pair in limit or [] for part in ("--limit", pair)]
             again += ["--sprt", *(f"{value:g}" for value in sprt)] if sprt else []
+            again += ["--sprt-on", str(sprt_on)] if sprt and sprt_on is not SprtOn.SCORE else []
             switches = {"--insecure": insecure, "--no-live": not live}
             switches |= {"--no-keep-web": web is not None and not keep_web}
             switches |= {"--sandbox": sandbox is True, "--no-sandbox": sandbox is False}

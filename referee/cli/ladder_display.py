@@ -67,6 +67,13 @@ class Display(LadderObserver):
         console.print(
             f"master seed sha256: {info.seed_sha256}", markup=False, highlight=False, soft_wrap=True
         )
+        if info.luck_value:
+            console.print(
+                f"luck value function: {info.luck_value}",
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
         self.done, self.total = info.done, info.total
         for change in info.changed:
             console.print(f"changed since the last run: {change}", markup=False, soft_wrap=True)

@@ -10,7 +10,7 @@ import typer
 from referee.cli.bot_limits import LIMIT_HELP, SANDBOX_HELP, limit_pairs, sandboxed
 from referee.cli.consoles import console, errors, user_errors
 from referee.cli.options import BankMs, CeilingFactor, Clock, option_pairs, time_control, within
-from referee.cli.seeds import Seed, announce_seed, reveal_seed
+from referee.cli.seeds import Seed, announce_luck, announce_seed, reveal_seed
 from referee.clock_kind import ClockKind
 from referee.text import plural
 
@@ -96,6 +96,7 @@ def match(
             within("--concurrency", concurrency, shared_clock_problem)
         chosen = get_game(game)
         master = announce_seed(seed)
+        announce_luck(chosen.id)
         config = SeriesConfig(
             game=chosen,
             options=parse_options(chosen, option_pairs(option or [], players)),

@@ -114,8 +114,11 @@ def _verify(records: list[Path], seed: int | None) -> None:
         if not unseeded
         else (f"chance not checked in {unseeded} (no seed in the record: give --seed)")
     )
+    lucky = sum(report.luck_checked for report in reports)
+    luck = f"; luck corrections computed again in {lucky}" if lucky else ""
     console.print(
-        f"{len(records) - failed} of {len(records)} records verified; {chance}", markup=False
+        f"{len(records) - failed} of {len(records)} records verified; {chance}{luck}",
+        markup=False,
     )
     if failed:
         raise typer.Exit(EXIT_CHECK_FAILED)

@@ -39,6 +39,17 @@ def announce_seed(given: str | None, out: Console = console) -> str:
     return master
 
 
+def announce_luck(game_id: str, out: Console = console) -> None:
+    """Print the name and digest of the value function the run's luck corrections are made
+    with, beside the seed's commitment: fixed before the first match, so nobody tunes it after
+    seeing the results (docs/ladders.md, "Luck-corrected scores")."""
+    from referee.match.luck import value_digest
+
+    digest = value_digest(game_id)
+    if digest is not None:
+        out.print(f"luck value function: {digest}", markup=False, highlight=False, soft_wrap=True)
+
+
 def reveal_seed(master: str, *, given: bool, out: Console = console) -> None:
     """At the end of a run, reveal the master seed drawn at its start (a given one is known)."""
     if not given:

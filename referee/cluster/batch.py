@@ -85,6 +85,7 @@ class PlayedMatch:
     exits: tuple[Exit, ...]
     record: bytes
     record_size: int
+    luck: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +155,7 @@ async def _play(
                 exits=finished.exits,
                 record=zlib.compress(data, 6),
                 record_size=len(data),
+                luck=finished.luck,
             )
         )
         await trio.lowlevel.checkpoint()

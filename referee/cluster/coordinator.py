@@ -396,6 +396,7 @@ class _Coordinator:
             faults=tuple(common_pb2.Fault.FromString(fault) for fault in played.faults),
             seconds=played.seconds,
             exits=played.exits,
+            luck=played.luck,
         )
 
 

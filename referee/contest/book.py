@@ -27,6 +27,7 @@ from referee.ladder import schedule as planning
 from referee.ladder.model import ScheduledMatch
 from referee.ladder.standings import Plan, Standings, compute
 from referee.ladder.store import Finished, Store, now
+from referee.match.luck import value_digest
 from referee.match.runner import MatchOutcome
 from referee.spacing import Spacing
 
@@ -64,10 +65,21 @@ class ContestBook:
                 {
                     "master_seed": master,
                     "seed_sha256": planning.commitment(master),
+                    "luck_value": value_digest(game.id) or "",
                     "created_at": now(),
                     "plan": self._plan(()).to_json(),
                 },
                 [],
+            )
+        elif (committed := self.store.meta("luck_value")) not in (
+            None,
+            value_digest(game.id) or "",
+        ):
+            self.store.close()
+            raise CroupierError(
+                f"the contest in {str(path)!r} committed to luck value function {committed!r} "
+                f"at its start, and this croupier's is {value_digest(game.id)!r}: serve it with "
+                "the croupier that started it"
             )
         elif self.store.meta("finished_at") is not None:
             # A contest stopped before its end resumes: it is not finished (a referee before
@@ -150,6 +162,7 @@ class ContestBook:
                 result=outcome.result,
                 faults=outcome.faults,
                 seconds=seconds,
+                luck=outcome.luck,
             )
         )
         for a, b in itertools.combinations(set(match.bots), 2):

@@ -66,6 +66,4 @@ def margins(scores: Sequence[int], teams: Sequence[int] | None) -> tuple[float, 
         return tuple(0.0 for _ in scores)
     total = sum(side_score.values())
     others = len(side_score) - 1
-    return tuple(
-        side_score[side] - (total - side_score[side]) / others for side in sides
-    )
+    return tuple(side_score[side] - (total - side_score[side]) / others for side in sides)

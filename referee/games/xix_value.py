@@ -8,7 +8,7 @@ from referee.games.base import State
 from referee.games.xix import XixState
 
 NAME: Final = "xix-hand-0"
-WEIGHTS: Final = (0.0, 0.0)
+WEIGHTS: Final = (0.175, -1.8874)
 
 
 def features(state: State, seat: int) -> tuple[float, ...]:

@@ -56,6 +56,15 @@ class Format(StrEnum):
     SWISS = "swiss"
 
 
+class Order(StrEnum):
+    """What orders a ladder's standings (all three are shown): win/loss ratings, the mean point
+    margin, or the luck-corrected margin (referee.ladder.margins)."""
+
+    RATING = "rating"
+    MARGIN = "margin"
+    CORRECTED = "corrected"
+
+
 class Launch(StrEnum):
     """How bot processes map to concurrent matches."""
 
@@ -119,6 +128,7 @@ class LadderConfig:
     challengers: tuple[str, ...] = ()
     teams: tuple[tuple[str, str], ...] = ()
     duplicate: bool = True
+    order: Order = Order.RATING
     concurrency: int = 1
     seed: str | None = None
     database: Path = Path("ladder.sqlite")
@@ -230,6 +240,7 @@ _TOP_KEYS = (
     "challengers",
     "teams",
     "duplicate",
+    "order",
     "concurrency",
     "seed",
     "database",
@@ -384,6 +395,7 @@ class _Reader(TomlReader[LadderConfigError]):
             challengers=challengers,
             teams=teams,
             duplicate=duplicate,
+            order=Order(self.value(data, (), "order", str, "rating", _choice(Order))),
             concurrency=self.value(data, (), "concurrency", int, 1, concurrency_problem),
             seed=seed,
             database=root / database,

@@ -96,8 +96,8 @@ def pairs(results: Iterable[MatchResult], duplicate: bool) -> list[Pair]:
 
 def _pair(a: str, b: str, counts: list[float], scores: list[float], margins: list[float]) -> Pair:
     """a's pair against b from its per-cluster totals."""
-    score, low, high = _mean_interval(counts, scores, prior=True)
-    margin, m_low, m_high = _mean_interval(counts, margins)
+    score, low, high = mean_interval(counts, scores, prior=True)
+    margin, m_low, m_high = mean_interval(counts, margins)
     if low is not None and high is not None:
         low, high = max(low, 0.0), min(high, 1.0)
     significant = low is not None and high is not None and (low > 0.5 or high < 0.5)
@@ -137,7 +137,7 @@ def _compare(mine: int, theirs: int) -> float:
     return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
 
 
-def _mean_interval(
+def mean_interval(
     counts: Sequence[float], totals: Sequence[float], *, prior: bool = False
 ) -> tuple[float, float | None, float | None]:
     """The mean per match of cluster totals and its 95% cluster-robust interval (see the

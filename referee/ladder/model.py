@@ -43,6 +43,9 @@ class MatchResult:
     ranks: tuple[int, ...]
     #: Every fault of the match as (seat, reason), the reason in lower case (`timeout`).
     faults: tuple[tuple[int, str], ...] = ()
+    #: Per seat: the luck correction of its margin (referee.match.luck), or None for a match
+    #: recorded without one (a game with no value function, a ladder older than them).
+    luck: tuple[float, ...] | None = None
 
     @property
     def side_count(self) -> int:
@@ -63,6 +66,22 @@ class MatchResult:
             totals[side] += self.scores[seat]
             counts[side] += 1
         return [total / max(count, 1) for total, count in zip(totals, counts, strict=True)]
+
+    def side_margins(self, *, corrected: bool = False) -> list[float]:
+        """Each side's point margin: its points less the mean points of the other sides; with
+        `corrected`, plus its seats' mean luck correction (referee.match.luck: partners'
+        corrections estimate the same team margin). The margin rating's and its SPRT's unit."""
+        scores = self.side_scores()
+        total, others = sum(scores), max(len(scores) - 1, 1)
+        out = [score - (total - score) / others for score in scores]
+        if corrected and self.luck is not None:
+            luck = [0.0] * len(scores)
+            seats = [0] * len(scores)
+            for seat, side in enumerate(self.match.sides):
+                luck[side] += self.luck[seat]
+                seats[side] += 1
+            out = [m + c / max(n, 1) for m, c, n in zip(out, luck, seats, strict=True)]
+        return out
 
     def side_results(self) -> list[float]:
         """Each side's match score in [0, 1]: sides beaten plus half the sides tied, over the

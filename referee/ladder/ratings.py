@@ -237,15 +237,29 @@ def expected_score(elo_diff: float) -> float:
     return 1 / (1 + 10 ** (-elo_diff / 400))
 
 
+#: What an SPRT may run on: the match score (win, draw, loss), the point margin, or the margin
+#: corrected for luck (referee.ladder.margins).
+SPRT_ON = ("score", "margin", "corrected")
+
+
 @dataclass(frozen=True, slots=True)
 class Sprt:
     """A sequential probability ratio test of H0: elo = elo0 against H1: elo = elo1 (logistic
-    Elo of the first bot over the second), with error rates alpha and beta."""
+    Elo of the first bot over the second), with error rates alpha and beta. `on` "margin" or
+    "corrected" tests the first bot's mean point margin (raw, or corrected for luck) instead:
+    elo0 and elo1 are then margins in points."""
 
     elo0: float
     elo1: float
     alpha: float = 0.05
     beta: float = 0.05
+    on: str = "score"
+
+    @property
+    def unit(self) -> str:
+        return {"margin": "points of margin", "corrected": "points of corrected margin"}.get(
+            self.on, "Elo"
+        )
 
     @property
     def lower(self) -> float:
@@ -261,6 +275,8 @@ class Sprt:
             return f"alpha and beta must lie between 0 and 0.5, got {self.alpha!r}, {self.beta!r}"
         if self.elo1 <= self.elo0:
             return f"elo1 must exceed elo0, got elo0 {self.elo0!r}, elo1 {self.elo1!r}"
+        if self.on not in SPRT_ON:
+            return f"the SPRT runs on one of {', '.join(SPRT_ON)}, not {self.on!r}"
         return None
 
 
@@ -281,21 +297,26 @@ class SprtState:
             where = f"<= the lower bound {t.lower:.2f}"
         else:
             where = f"between the bounds {t.lower:.2f} and {t.upper:.2f}"
+        on = f" on {t.on}" if t.on != "score" else ""
         head = (
-            f"SPRT {a} vs {b}: elo0 {t.elo0:g}, elo1 {t.elo1:g}, alpha {t.alpha:g}, "
+            f"SPRT{on} {a} vs {b}: elo0 {t.elo0:g}, elo1 {t.elo1:g}, alpha {t.alpha:g}, "
             f"beta {t.beta:g}: LLR {self.llr:.2f} {where}"
         )
         if self.verdict == "H1":
-            return f"{head}: H1 accepted ({a} is at least {t.elo1:g} Elo stronger)"
+            return f"{head}: H1 accepted ({a} is at least {t.elo1:g} {t.unit} stronger)"
         if self.verdict == "H0":
-            return f"{head}: H0 accepted ({a} is at most {t.elo0:g} Elo stronger)"
+            return f"{head}: H0 accepted ({a} is at most {t.elo0:g} {t.unit} stronger)"
         return f"{head}: no verdict yet"
 
 
-def sprt_units(results: Iterable[MatchResult], a: str, duplicate: bool) -> list[float]:
+def sprt_units(
+    results: Iterable[MatchResult], a: str, duplicate: bool, on: str = "score"
+) -> list[float]:
     """`a`'s scores for the SPRT: per match, or with duplicate deals per complete deal (the
     mean over its rotations: pentanomial for two rotations), the unit whose variance is
-    right when a deal's matches are not independent."""
+    right when a deal's matches are not independent. With `on` "margin" or "corrected", its
+    point margins instead (raw, or plus its luck corrections: a match recorded without them
+    does not count)."""
     deals: dict[int, list[float]] = defaultdict(list)
     sizes: dict[int, int] = {}
     for result in results:
@@ -305,7 +326,10 @@ def sprt_units(results: Iterable[MatchResult], a: str, duplicate: bool) -> list[
         if side is None:
             continue
         key = result.match.deal if duplicate else -result.match.number
-        deals[key].append(result.side_results()[side])
+        if on == "score":
+            deals[key].append(result.side_results()[side])
+        elif on == "margin" or result.luck is not None:
+            deals[key].append(result.side_margins(corrected=on == "corrected")[side])
         sizes[key] = len(result.match.bots) if duplicate else 1
     return [sum(s) / len(s) for key, s in sorted(deals.items()) if len(s) == sizes[key]]
 
@@ -320,6 +344,12 @@ def sprt(test: Sprt, units: Sequence[float]) -> SprtState:
     n = len(units)
     if n < 2:
         return SprtState(test, 0.0, n, None)
+    if test.on != "score":  # margins in points: no natural range for a pseudo-unit
+        mean = sum(units) / n
+        variance = max(sum((u - mean) ** 2 for u in units) / n, 1e-12)
+        llr = n * (test.elo1 - test.elo0) * (2 * mean - test.elo0 - test.elo1) / (2 * variance)
+        verdict = "H1" if llr >= test.upper else "H0" if llr <= test.lower else None
+        return SprtState(test, llr, n, verdict)
     s0, s1 = expected_score(test.elo0), expected_score(test.elo1)
     weight = n + 1.0
     mean = (sum(units) + 0.5) / weight

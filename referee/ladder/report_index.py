@@ -28,6 +28,7 @@ from referee.ladder.standings import (
     Standings,
     fault_text,
     footer,
+    has_corrected,
     marks_provisional,
     row_text,
 )
@@ -249,6 +250,8 @@ def _summary(data: LadderData) -> str:
             text += f", CPU time (wall ceiling {control.get('ceiling_factor')}x plus 1 s)"
         items.append(("time control", _e(text)))
     items.append(("seed commitment", f"<code>{_e(standings.seed_sha256)}</code>"))
+    if standings.luck_value:
+        items.append(("luck value function", f"<code>{_e(standings.luck_value)}</code>"))
     if standings.seed is not None:
         items.append(("seed", f"<code id='seed'>{_e(standings.seed)}</code> (revealed)"))
     else:  # as `croupier ladder standings` says it: not yet, or not revealed
@@ -300,7 +303,9 @@ def _standings_table(standings: Standings, revoked: frozenset[str]) -> str:
     marked as there; each cell also carries its exact value in `data-value`."""
     elo = standings.plan.system == "elo"
     heads = ["rank", "bot", "Elo" if elo else "rating", "95% interval", "rank 95%"]
-    heads += ["matches", "score", "points", "faults"]
+    lucky = has_corrected(standings)
+    heads += ["matches", "score", "points", "margin"] + (["corrected"] if lucky else [])
+    heads += ["faults"]
     out = ["<table class='standings'><thead><tr>"]
     out += [
         f"<th class='{'text' if h in {'bot', 'faults'} else 'num'}'>{_e(h)}</th>" for h in heads
@@ -322,6 +327,11 @@ def _standings_table(standings: Standings, revoked: frozenset[str]) -> str:
             ("matches", str(row.matches), str(row.matches), "num"),
             ("score", _e(text["score"]), _number(row.score), "num"),
             ("points", _e(text["points"]), _number(row.points), "num"),
+            ("margin", _e(text["margin"]), _number(row.margin), "num"),
+        ]
+        if lucky:
+            cells.append(("corrected", _e(text["corrected"]), _number(row.corrected), "num"))
+        cells += [
             (
                 "faults",
                 _e(fault_text(row)),

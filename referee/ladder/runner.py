@@ -43,6 +43,7 @@ from referee.ladder.venue import (
     record_path,
 )
 from referee.ladder.view import Kind, Presence, RefereeView
+from referee.match.luck import value_digest
 from referee.match.spectators import LiveMatches
 
 #: Live standings are recomputed at most this often (seconds).
@@ -71,6 +72,7 @@ def plan_of(config: LadderConfig) -> Plan:
         duplicate=config.duplicate,
         rotations=planning.Layout.of(config.game, config.options).rotations,
         format=str(config.format),
+        order=str(config.order),
     )
 
 
@@ -113,6 +115,7 @@ def _prepare(
                 "plan": plan_of(config).to_json(),
                 "master_seed": master,
                 "seed_sha256": planning.commitment(master),
+                "luck_value": value_digest(config.game.id) or "",
                 "created_at": now(),
                 "sprt": _json(asdict(test)) if test is not None else "null",
             },
@@ -130,9 +133,22 @@ def _prepare(
             f"database {str(store.path)!r} holds a ladder made from a different file "
             f"({'; '.join(changes)}); restore the file or use a new database"
         )
+    stored_plan = store.meta("plan")
+    if stored_plan is not None and Plan.from_json(stored_plan).order != str(config.order):
+        # the table's order is how it is shown, not what was played: the file may change it
+        store.put_meta(
+            "plan", replace(Plan.from_json(stored_plan), order=str(config.order)).to_json()
+        )
     master = store.meta("master_seed") or ""
     if config.seed is not None and planning.commitment(config.seed) != store.meta("seed_sha256"):
         raise StoreError(f"database {str(store.path)!r} was started with a different seed")
+    committed = store.meta("luck_value")  # None: a ladder older than luck corrections
+    if committed is not None and committed != (value_digest(config.game.id) or ""):
+        raise StoreError(
+            f"database {str(store.path)!r} committed to luck value function {committed!r} at "
+            f"its start, and this croupier's is {value_digest(config.game.id)!r}: corrections "
+            "made by two would not compare; resume it with the croupier that started it"
+        )
     before = store.meta_json("sprt")
     if test is not None and before != asdict(test):
         was = "no SPRT" if before is None else f"SPRT {before}"
@@ -161,6 +177,8 @@ def _check_sprt(config: LadderConfig, test: Sprt | None) -> None:
             "an SPRT tests one bot against another: it needs a two-player game and exactly two "
             f"bots, not {len(config.bots)} bots at {config.game.id!r} with {config.seats} seats"
         )
+    if test.on == "corrected" and value_digest(config.game.id) is None:
+        raise LadderError(f"{config.game.id!r} has no luck value function: no corrected margins")
 
 
 class _Dispenser:
@@ -293,7 +311,9 @@ class _Ladder:
             return False
         if self.sprt_verdict is not None:
             return True
-        units = sprt_units(self.results, self.config.bots[0].name, self.config.duplicate)
+        units = sprt_units(
+            self.results, self.config.bots[0].name, self.config.duplicate, self.test.on
+        )
         self.sprt_state = sprt(self.test, units)
         if self.sprt_state.verdict is None:
             return False
@@ -327,6 +347,7 @@ class _Ladder:
                 scores=tuple(by_seat[s].score for s in seats),
                 ranks=tuple(by_seat[s].rank for s in seats),
                 faults=tuple((f.seat, fault_name(f.reason)) for f in finished.faults),
+                luck=finished.luck or None,
             )
         )
         self.exits.extend(finished.exits)
@@ -517,6 +538,7 @@ async def _run(
                 total=ladder.total(),
                 done=len(ladder.results),
                 seed_sha256=planning.commitment(master),
+                luck_value=store.meta("luck_value") or "",
                 resumed=resumed,
                 database=config.database,
                 records=config.records,

@@ -220,6 +220,7 @@ class _Referee:
             faults=outcome.faults,
             seconds=time.monotonic() - started,
             exits=tuple(self.new_exits(slot)),
+            luck=outcome.luck,
         )
 
 

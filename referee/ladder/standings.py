@@ -13,7 +13,7 @@ import json
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from rich import box
@@ -23,6 +23,7 @@ from rich.table import Table
 from referee.ladder import ratings
 from referee.ladder.head_to_head import CSV_COLUMNS as H2H_COLUMNS
 from referee.ladder.head_to_head import Pair, among, cell_text, matrix, pairs, to_dicts
+from referee.ladder.margins import Margin, bot_margins
 from referee.ladder.model import MatchResult
 from referee.ladder.store import Exit, Store, StoreError
 from referee.text import plural
@@ -50,6 +51,9 @@ class Plan:
     duplicate: bool
     rotations: int
     format: str
+    #: What orders the table (the ladder file's `order`): "rating" (win/loss), "margin" (mean
+    #: point margin) or "corrected" (the luck-corrected margin); all are shown.
+    order: str = "rating"
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -84,6 +88,15 @@ class Row:
     #: The 95% interval of its rank among the rated bots (1 best): "rank 2, 95%: 1-4".
     rank_low: int | None = None
     rank_high: int | None = None
+    #: Mean point margin per match (its side's points less the other sides' mean) and its 95%
+    #: interval (referee.ladder.margins); then the same corrected for luck, None unless every
+    #: match carries its luck corrections.
+    margin: float | None = None
+    margin_low: float | None = None
+    margin_high: float | None = None
+    corrected: float | None = None
+    corrected_low: float | None = None
+    corrected_high: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +113,8 @@ class Standings:
     #: Every ordered pair of bots that met (`head_to_head.pairs`); tables show those among
     #: their rows (`head_to_head.among`).
     head_to_head: tuple[Pair, ...] = ()
+    #: The luck value function committed to at the start, "name:sha256" ("": none recorded).
+    luck_value: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -113,6 +128,7 @@ class Standings:
             "matches_scheduled": self.matches_scheduled,
             "finished": self.finished,
             "seed_sha256": self.seed_sha256,
+            "luck_value": self.luck_value,
             "seed": self.seed,
             "sprt": self.sprt,
             "standings": [asdict(row) for row in self.rows],
@@ -156,12 +172,16 @@ def compute(
         for seat, reason in result.faults:
             faults[result.match.bots[seat]][reason] += 1
     restarts = Counter(exit_.bot for exit_ in exits)
+    margin = bot_margins(results, plan.duplicate)
+    corrected = bot_margins(results, plan.duplicate, corrected=True)
+    chosen = {"margin": margin, "corrected": corrected}.get(plan.order, {})
 
-    def order(bot: str) -> tuple[float, float, int]:
+    def order(bot: str) -> tuple[float, float, float, int]:
         rating = rated.get(bot)
         value = rating.value if rating is not None else -math.inf
+        first = chosen[bot].mean if bot in chosen else -math.inf
         score = score_sum[bot] / score_n[bot] if score_n[bot] else -math.inf
-        return (-value, -score, plan.bots.index(bot))
+        return (-first, -value, -score, plan.bots.index(bot))
 
     rows = []
     for rank, bot in enumerate(sorted(plan.bots, key=order), start=1):
@@ -183,6 +203,8 @@ def compute(
                 provisional=rating is None or bot in unsettled,
                 rank_low=rating.rank_low if rating else None,
                 rank_high=rating.rank_high if rating else None,
+                **_margin_fields("margin", margin.get(bot)),
+                **_margin_fields("corrected", corrected.get(bot)),
             )
         )
     return Standings(
@@ -223,6 +245,16 @@ def ratings_over(
     return [(k, ratings.elo(games[: upto[k]], plan.bots)) for k in ks]
 
 
+def _margin_fields(name: str, found: Margin | None) -> dict[str, float | None]:
+    if found is None:
+        return {}
+    return {
+        name: _round(found.mean),
+        f"{name}_low": _round(found.low),
+        f"{name}_high": _round(found.high),
+    }
+
+
 def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 2)
 
@@ -235,7 +267,7 @@ def from_store(store: Store, results: Sequence[MatchResult] | None = None) -> St
         raise StoreError(f"{str(store.path)!r} holds no ladder plan")
     plan = Plan.from_json(plan_text)
     revealed = store.meta("revealed") == "1"
-    return compute(
+    standings = compute(
         plan,
         store.results() if results is None else results,
         store.exits(),
@@ -245,6 +277,7 @@ def from_store(store: Store, results: Sequence[MatchResult] | None = None) -> St
         finished=store.meta("finished_at") is not None,
         sprt=store.meta("sprt_report"),
     )
+    return replace(standings, luck_value=store.meta("luck_value") or "")
 
 
 def table(
@@ -275,7 +308,10 @@ def table(
     )
     out = Table(title=heading, box=box.SIMPLE_HEAD)
     columns = ["rank", "bot", "Elo" if elo else "rating", "95% interval", "rank 95%"]
-    columns += ["matches", "score", "points", "faults"]
+    columns += ["matches", "score", "points", "margin"]
+    lucky = has_corrected(standings)
+    columns += ["corrected"] if lucky else []
+    columns += ["faults"]
     for column in columns:
         out.add_column(column, justify="left" if column in {"bot", "faults"} else "right")
     for row in standings.rows:
@@ -283,7 +319,9 @@ def table(
         marks = [m for m, bots in (("revoked", revoked), ("retired", retired)) if row.bot in bots]
         bot = f"{row.bot} ({', '.join(marks)})" if marks else row.bot
         cells = [str(row.rank), bot, text["rating"], text["interval"], text["rank_interval"]]
-        cells += [str(row.matches), text["score"], text["points"], fault_text(row)]
+        cells += [str(row.matches), text["score"], text["points"], text["margin"]]
+        cells += [text["corrected"]] if lucky else []
+        cells += [fault_text(row)]
         out.add_row(*cells)
     return out
 
@@ -310,7 +348,24 @@ def row_text(row: Row, elo: bool) -> dict[str, str]:
         "rank_interval": f"{row.rank_low}-{row.rank_high}" if ranked else "-",
         "score": f"{row.score:.1%}" if row.score is not None else "-",
         "points": f"{row.points:.1f}" if row.points is not None else "-",
+        "margin": _margin_text(row.margin, row.margin_low, row.margin_high),
+        "corrected": _margin_text(row.corrected, row.corrected_low, row.corrected_high),
     }
+
+
+def _margin_text(mean: float | None, low: float | None, high: float | None) -> str:
+    """ "+2.3 ±1.9": a margin and the half-width of its 95% interval (symmetric: a mean's)."""
+    if mean is None:
+        return "-"
+    if low is None or high is None:
+        return f"{mean:+.1f}"
+    return f"{mean:+.1f} ±{(high - low) / 2:.1f}"
+
+
+def has_corrected(standings: Standings) -> bool:
+    """Whether these standings have luck-corrected margins to show (every match carries its
+    corrections)."""
+    return any(row.corrected is not None for row in standings.rows)
 
 
 def marks_provisional(standings: Standings) -> bool:
@@ -328,11 +383,13 @@ def fault_text(row: Row) -> str:
 def footer(standings: Standings) -> list[str]:
     """The lines under the table: how the ratings were fitted, what the provisional mark means,
     the SPRT, the seed commitment (and the seed), which is last."""
-    lines = [method(standings.plan)]
+    lines = [method(standings.plan), margin_method(standings)]
     if marks_provisional(standings):
         lines.append(PROVISIONAL_LEGEND)
     if standings.sprt:
         lines.append(standings.sprt)
+    if standings.luck_value:
+        lines.append(f"luck value function: {standings.luck_value}")
     lines.append(f"master seed sha256: {standings.seed_sha256}")
     if standings.seed is not None:
         lines.append(f"master seed: {standings.seed}")
@@ -357,6 +414,23 @@ def method(plan: Plan) -> str:
     )
 
 
+def margin_method(standings: Standings) -> str:
+    """How the margins were computed and which column orders the table, in a line."""
+    plan = standings.plan
+    unit = "a deal's rotations paired" if plan.duplicate else "one match one observation"
+    ordered = {"margin": "margin", "corrected": "corrected margin"}.get(plan.order, "rating")
+    lucky = (
+        "; corrected: the margin plus each seat's luck correction (the chance half of AIVAT, "
+        "zero in expectation)"
+        if has_corrected(standings)
+        else ""
+    )
+    return (
+        f"margin: mean points per match over the other sides', 95% interval ({unit}){lucky}; "
+        f"the table is ordered by {ordered}"
+    )
+
+
 CSV_COLUMNS = (
     "rank",
     "bot",
@@ -373,6 +447,12 @@ CSV_COLUMNS = (
     "provisional",
     "rank_low",
     "rank_high",
+    "margin",
+    "margin_low",
+    "margin_high",
+    "corrected",
+    "corrected_low",
+    "corrected_high",
 )
 
 

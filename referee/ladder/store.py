@@ -23,7 +23,8 @@ from croupier.v1 import common_pb2
 from referee.errors import CroupierError
 from referee.ladder.model import MatchResult, ScheduledMatch
 
-SCHEMA_VERSION = 1
+#: 2: seats carry their luck correction; a schema 1 database is migrated when opened.
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -57,6 +58,7 @@ CREATE TABLE IF NOT EXISTS seats (
     rank INTEGER NOT NULL,
     faults INTEGER NOT NULL,
     retired INTEGER NOT NULL,
+    luck REAL,
     PRIMARY KEY (number, seat)
 );
 CREATE TABLE IF NOT EXISTS faults (
@@ -196,6 +198,8 @@ class Finished:
     faults: tuple[common_pb2.Fault, ...]
     seconds: float
     exits: tuple[Exit, ...] = ()
+    #: Per seat, the luck correction the record's result line carries (empty: none).
+    luck: tuple[float, ...] = ()
 
 
 def now() -> str:
@@ -228,9 +232,27 @@ class Store:
             raise _open_failure(path, error) from None
         if version is None and not create:
             raise StoreError(f"{str(path)!r} is not a ladder database (it has no ladder in it)")
+        if version == "1":
+            self._migrate_from_1()
+            version = str(SCHEMA_VERSION)
         if version is not None and version != str(SCHEMA_VERSION):
             raise StoreError(f"{str(path)!r} has ladder schema {version!r}, not {SCHEMA_VERSION}")
         self._lock = threading.Lock()
+
+    def _migrate_from_1(self) -> None:
+        """Schema 1 had no luck corrections: its seats gain an empty `luck` column (its matches
+        keep none), in one transaction, so an old ladder reads and resumes."""
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(seats)")}
+            if "luck" not in columns:
+                self._db.execute("ALTER TABLE seats ADD COLUMN luck REAL")
+            self.set_meta(self._db, "schema_version", str(SCHEMA_VERSION))
+            self._db.execute("COMMIT")
+        except sqlite3.DatabaseError as error:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            raise _open_failure(self.path, error) from None
 
     def close(self) -> None:
         self._db.close()
@@ -355,8 +377,8 @@ class Store:
                 ),
             )
             db.executemany(
-                "INSERT INTO seats (number, seat, bot, side, score, rank, faults, retired) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO seats (number, seat, bot, side, score, rank, faults, retired, "
+                "luck) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
                         finished.match.number,
@@ -367,6 +389,7 @@ class Store:
                         by_seat[seat].rank,
                         by_seat[seat].faults,
                         int(by_seat[seat].retired),
+                        finished.luck[seat] if finished.luck else None,
                     )
                     for seat, bot in enumerate(finished.match.bots)
                 ],
@@ -392,11 +415,11 @@ class Store:
     def results(self) -> list[MatchResult]:
         """Every committed match, in schedule order."""
         schedule = {m.number: m for m in self.schedule()}
-        seats: dict[int, dict[int, tuple[int, int]]] = {}
-        for number, seat, score, rank in self._db.execute(
-            "SELECT number, seat, score, rank FROM seats"
+        seats: dict[int, dict[int, tuple[int, int, float | None]]] = {}
+        for number, seat, score, rank, luck in self._db.execute(
+            "SELECT number, seat, score, rank, luck FROM seats"
         ):
-            seats.setdefault(number, {})[seat] = (score, rank)
+            seats.setdefault(number, {})[seat] = (score, rank, luck)
         faults: dict[int, list[tuple[int, str]]] = {}
         for number, seat, reason in self._db.execute(
             "SELECT number, seat, reason FROM faults ORDER BY rowid"
@@ -406,12 +429,14 @@ class Store:
         for number in sorted(seats):
             match = schedule[number]
             by_seat = seats[number]
+            luck = [by_seat[s][2] for s in range(len(match.bots))]
             out.append(
                 MatchResult(
                     match=match,
                     scores=tuple(by_seat[s][0] for s in range(len(match.bots))),
                     ranks=tuple(by_seat[s][1] for s in range(len(match.bots))),
                     faults=tuple(faults.get(number, ())),
+                    luck=None if None in luck else tuple(float(c) for c in luck if c is not None),
                 )
             )
         return out

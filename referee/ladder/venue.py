@@ -40,6 +40,8 @@ class StartInfo:
     records: Path
     #: How bots' launch settings (command, env) changed since the database was made.
     changed: tuple[str, ...] = ()
+    #: The value function the luck corrections are made with, "name:sha256" ("": none).
+    luck_value: str = ""
 
 
 class LadderObserver:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import random
+from functools import cache
 from pathlib import Path
 
 from referee.games.base import ChanceOutcome, Pick, Shuffle, State
@@ -27,6 +28,7 @@ SAMPLES = 64
 DECIMALS = 6
 
 
+@cache
 def value_digest(game_id: str) -> str | None:
     """The name and SHA-256 of what decides a game's corrections (its value module's source and
     this module's), e.g. `xix-hand-1:9f2c...`; None for a game without a value function. A ladder
@@ -52,16 +54,18 @@ def _outcomes(node: Shuffle | Pick, seed: int, number: int) -> list[ChanceOutcom
 class LuckMeter:
     """Sums each seat's correction over a match's chance nodes, in the order they come."""
 
-    def __init__(self, value: LinearValue, seed: int, seats: int) -> None:
+    def __init__(self, value: LinearValue, seed: int, seats: int, digest: str = "") -> None:
         self.value = value
+        #: What the record's result line names as the maker of its corrections.
+        self.digest = digest
         self.seed = seed
         self.totals = [0.0] * seats
         self.nodes = 0
 
     @classmethod
     def for_game(cls, game_id: str, seed: int, seats: int) -> LuckMeter | None:
-        value = value_function(game_id)
-        return None if value is None else cls(value, seed, seats)
+        value, digest = value_function(game_id), value_digest(game_id)
+        return None if value is None or digest is None else cls(value, seed, seats, digest)
 
     def chance(self, before: State, after: State) -> None:
         """Credit every seat for the chance node resolved from `before` to `after`."""

@@ -25,7 +25,10 @@ from croupier.v1 import game_pb2, record_pb2
 from referee.errors import RecordError
 from referee.match.protojson import message_to_dict
 
-SCHEMA_VERSION = 1
+#: 2: the result line carries each seat's luck correction (referee.match.luck); 1 does not.
+SCHEMA_VERSION = 2
+#: Every version a reader accepts: a record of schema 1 reads and verifies as before.
+SCHEMA_VERSIONS = frozenset({1, 2})
 #: The largest record file read: a match's record is a few hundred kilobytes (a bot's message
 #: is capped at 64 KiB by default), so this is far past any real one and keeps a reader's
 #: memory bounded whatever file it is handed.
@@ -289,7 +292,7 @@ def read_all(path: Path, *, strict: bool) -> tuple[list[record_pb2.Record], list
         reader.errors.insert(0, "the first line is not a header")
     elif not records:
         reader.errors.append(f"record {str(path)!r} holds no records")
-    elif records[0].header.schema_version != SCHEMA_VERSION:
+    elif records[0].header.schema_version not in SCHEMA_VERSIONS:
         version = records[0].header.schema_version
         reader.errors.insert(0, f"unknown record schema version {version!r}")
     if strict and reader.errors:

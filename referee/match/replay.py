@@ -18,6 +18,7 @@ from referee.errors import CroupierError
 from referee.games import checked, get_game
 from referee.games.base import ChanceOutcome, State, parse_options
 from referee.match import protocol
+from referee.match.luck import LuckMeter
 from referee.match.records import read_all
 from referee.match.runner import draw_chance
 
@@ -31,6 +32,9 @@ class Verification:
     lines: int = 0
     #: Whether every chance outcome was drawn again from the match's seed and compared.
     chance_checked: bool = False
+    #: Whether the seats' luck corrections were computed again and compared (schema 2 records
+    #: of a game with a value function).
+    luck_checked: bool = False
 
     @property
     def ok(self) -> bool:
@@ -61,6 +65,13 @@ class Replayer:
                 f"needs {self.game.seat_count(options)}"
             )
         self.state: State = self.game.new_game(options)
+        #: Schema 2 records carry the seats' luck corrections: they are computed again here.
+        self.luck = (
+            LuckMeter.for_game(self.game.id, int(header.seed), len(self.names))
+            if header.schema_version >= 2 and header.seed.strip().lstrip("-").isdigit()
+            else None
+        )
+        self.luck_recorded = header.schema_version >= 2
         self.deck_pending = tuple(header.deck) or None
         self.pending: deque[record_pb2.EventRecord] = deque()
         self.faults = [0] * len(self.names)
@@ -108,6 +119,7 @@ class Replayer:
             self.retired[seat] = self.retired[seat] or record.fault.retired
         elif kind == "result":
             self.result(record.result.result)
+            self.check_luck(record.result)
             self.finished = True
         else:
             raise CroupierError(f"a second {kind!r} line")
@@ -127,7 +139,10 @@ class Replayer:
         if drawn is not None and drawn != outcome:
             what = chance.label or "a chance outcome"
             raise CroupierError(f"{what} differs from what the match's seed draws")
-        self.transition(checked.apply_chance(self.state, outcome))
+        after = checked.apply_chance(self.state, outcome)
+        if self.luck is not None:
+            self.luck.chance(self.state, after)
+        self.transition(after)
 
     def action(self, action: record_pb2.ActionRecord) -> None:
         state, taken = checked.apply_index(self.state, action.seat, action.index)
@@ -156,6 +171,29 @@ class Replayer:
                 f"result {result.text!r} differs from the engine's {expected.text!r}"
             )
 
+    def check_luck(self, line: record_pb2.ResultRecord) -> None:
+        """A schema 2 record's luck corrections must be what this referee's value function
+        gives; one made by another value function (its digest differs) does not verify."""
+        if not self.luck_recorded or line.result.termination == common_pb2.TERMINATION_ABORTED:
+            return
+        if self.luck is None:
+            if line.luck or line.luck_value:
+                raise CroupierError("luck corrections for a game with no value function here")
+            return
+        if line.luck_value != self.luck.digest:
+            raise CroupierError(
+                f"luck corrections made by value function {line.luck_value or 'none'!r}, not "
+                f"this referee's {self.luck.digest!r}"
+            )
+        expected = self.luck.corrections()
+        if len(line.luck) != len(expected) or any(
+            abs(a - b) > 1e-9 for a, b in zip(line.luck, expected, strict=False)
+        ):
+            raise CroupierError(
+                f"luck corrections {list(line.luck)} differ from the value function's "
+                f"{list(expected)}"
+            )
+
 
 def verify(path: Path, seed: int | None = None) -> Verification:
     """Re-run the engine on a record and list every difference (none: the record verifies).
@@ -182,4 +220,5 @@ def verify(path: Path, seed: int | None = None) -> Verification:
         return report
     if records[-1].WhichOneof("line") != "result":
         report.problems.append("the record ends before the result")
+    report.luck_checked = replayer.luck is not None and bool(records[-1].result.luck)
     return report

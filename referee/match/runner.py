@@ -26,6 +26,7 @@ from referee.games.options import Options
 from referee.match import protocol
 from referee.match.clock import DecisionTime, DecisionTimer, SeatClock, TimeControl
 from referee.match.computer import this_computer
+from referee.match.luck import LuckMeter
 from referee.match.public import public_observation
 from referee.match.records import SCHEMA_VERSION, RecordWriter, action_line, event_line
 from referee.match.seats import Seat, SeatFault, cause_of_silence, metered, pinned_cores
@@ -68,6 +69,9 @@ class MatchOutcome:
     result: common_pb2.Result
     faults: tuple[common_pb2.Fault, ...]
     record_path: Path | None
+    #: Each seat's luck correction (referee.match.luck), empty for a game with no value
+    #: function or a match that did not finish.
+    luck: tuple[float, ...] = ()
 
 
 log = logging.getLogger("croupier.referee")
@@ -146,6 +150,7 @@ class _Match:
         self.pending: list[list[game_pb2.Event]] = [[] for _ in seats]
         self.live_matches = live
         self.live: LiveMatch | None = None
+        self.luck = LuckMeter.for_game(self.game.id, config.seed, len(seats))
 
     def write(self, record: record_pb2.Record) -> None:
         if self.writer is not None:
@@ -213,10 +218,12 @@ class _Match:
         outcome = draw_chance(node, self.rng)
         if isinstance(node, Shuffle) and self.deck_pending is not None:
             outcome, self.deck_pending = self.deck_pending, None
-        state = checked.apply_chance(state, outcome)
+        after = checked.apply_chance(state, outcome)
+        if self.luck is not None:
+            self.luck.chance(state, after)
         self.write(_chance_record(node, outcome))
-        self.publish(state)
-        return state
+        self.publish(after)
+        return after
 
     def fault(
         self,
@@ -332,7 +339,8 @@ class _Match:
             self.abort(names)
             raise
         result = protocol.result(state.result(), names, self.fault_counts, self.retired)
-        self.finish(result)
+        luck = self.luck.corrections() if self.luck is not None else ()
+        self.finish(result, luck)
         for seat_index, client in enumerate(self.seats):
             await client.end(
                 referee_pb2.MatchEnd(
@@ -343,7 +351,7 @@ class _Match:
                 )
             )
         path = self.writer.path if self.writer is not None else None
-        return MatchOutcome(config.match_id, result, tuple(self.faults), path)
+        return MatchOutcome(config.match_id, result, tuple(self.faults), path, luck)
 
     async def play(self) -> State:
         state: State = self.game.new_game(self.config.options)
@@ -371,8 +379,10 @@ class _Match:
             self.publish(state)
         return state
 
-    def finish(self, result: common_pb2.Result) -> None:
-        self.write(record_pb2.Record(result=record_pb2.ResultRecord(result=result)))
+    def finish(self, result: common_pb2.Result, luck: Sequence[float] = ()) -> None:
+        value = self.luck.digest if luck and self.luck is not None else ""
+        line = record_pb2.ResultRecord(result=result, luck=luck, luck_value=value)
+        self.write(record_pb2.Record(result=line))
         if self.live is not None and self.live_matches is not None:
             end = referee_pb2.MatchEnd(match_id=self.config.match_id, result=result)
             self.live.finish(end)

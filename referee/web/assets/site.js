@@ -102,6 +102,8 @@
         textCell(r, "rank_interval"),
         num(r.matches, 0),
         textCell(r, "score"),
+        textCell(r, "margin"),
+        textCell(r, "corrected"),
         faultText(r.faults),
         stateCell(r),
       ]);

@@ -136,7 +136,11 @@ class EventRecord(_message.Message):
     def __init__(self, event: _Optional[_Union[_game_pb2.Event, _Mapping]] = ..., public: _Optional[bool] = ..., seats: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class ResultRecord(_message.Message):
-    __slots__ = ("result",)
+    __slots__ = ("result", "luck", "luck_value")
     RESULT_FIELD_NUMBER: _ClassVar[int]
+    LUCK_FIELD_NUMBER: _ClassVar[int]
+    LUCK_VALUE_FIELD_NUMBER: _ClassVar[int]
     result: _common_pb2.Result
-    def __init__(self, result: _Optional[_Union[_common_pb2.Result, _Mapping]] = ...) -> None: ...
+    luck: _containers.RepeatedScalarFieldContainer[float]
+    luck_value: str
+    def __init__(self, result: _Optional[_Union[_common_pb2.Result, _Mapping]] = ..., luck: _Optional[_Iterable[float]] = ..., luck_value: _Optional[str] = ...) -> None: ...

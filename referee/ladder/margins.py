@@ -1,0 +1,58 @@
+"""The margin rating: each bot's mean point margin per match, raw and luck-corrected, with 95%
+intervals clustered as the ratings' are (a duplicate deal one observation, its rotations paired).
+
+A side's margin is its points less the mean points of the other sides; a bot's margin in a match
+is the mean over the sides it holds. The luck-corrected margin adds the seats' corrections
+(referee.match.luck: zero in expectation, so still unbiased; a side's is its seats' mean, since
+partners' corrections estimate the same team margin). Points carry more than win or loss: on
+Xeri a margin needs several times fewer matches to separate two bots (docs/ladders.md).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from referee.ladder.head_to_head import mean_interval
+from referee.ladder.model import MatchResult
+
+
+@dataclass(frozen=True, slots=True)
+class Margin:
+    """A bot's mean margin per match and its 95% interval (None with fewer than two clusters)."""
+
+    mean: float
+    low: float | None
+    high: float | None
+
+
+def bot_margins(
+    results: Iterable[MatchResult], duplicate: bool, *, corrected: bool = False
+) -> dict[str, Margin]:
+    """Every bot's margin over `results`. With `corrected`, None for all unless every match
+    carries its luck corrections (a ladder begun before them, or a game without a value
+    function, has none): an average over some matches only would not be the same quantity."""
+    ordered = sorted(results, key=lambda r: r.match.number)  # the same sums in any order given
+    if corrected and (not ordered or any(r.luck is None for r in ordered)):
+        return {}
+    cells: dict[tuple[str, int], list[float]] = {}
+    for result in ordered:
+        cluster = result.match.deal if duplicate else -result.match.number
+        margins = result.side_margins(corrected=corrected)
+        sides_of: defaultdict[str, set[int]] = defaultdict(set)
+        for seat, bot in enumerate(result.match.bots):
+            sides_of[bot].add(result.match.sides[seat])
+        for bot, sides in sides_of.items():
+            cell = cells.setdefault((bot, cluster), [0.0, 0.0])
+            cell[0] += 1
+            cell[1] += sum(margins[side] for side in sorted(sides)) / len(sides)
+    grouped: defaultdict[str, list[list[float]]] = defaultdict(list)
+    for (bot, _), cell in cells.items():
+        grouped[bot].append(cell)
+    return {bot: _margin([c[0] for c in cs], [c[1] for c in cs]) for bot, cs in grouped.items()}
+
+
+def _margin(counts: Sequence[float], totals: Sequence[float]) -> Margin:
+    mean, low, high = mean_interval(counts, totals)
+    return Margin(mean, low, high)
