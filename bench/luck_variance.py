@@ -9,7 +9,8 @@ nearly every match: there is little luck left to remove). In Xeri with four seat
 partner is a noisy bot too. Every match writes its record to a temporary folder; each record is
 replayed (scripts/fit_values.py's `chance_states`) and the referee's own LuckMeter, with the
 game's value function (referee.games.values), credits every seat at every chance node. Where the
-record's result line carries the referee's `luck`, the two must agree (a mismatch is counted).
+record's result line carries the referee's own `luck` (schema 2), corrections and value function
+must agree with these (the count of records that disagree is printed).
 
 The statistic is the hero's margin per match (its side's points less the mean of the others'),
 and for each method its per-match variance, the matches a fixed interval width needs:
@@ -96,25 +97,14 @@ class Deal:
     mismatched: int
 
 
-def recorded_luck(path: Path) -> tuple[float, ...] | None:
-    """The per-seat corrections the referee wrote on the record's result line, if it did."""
+def recorded_luck(path: Path) -> tuple[tuple[float, ...], str] | None:
+    """The per-seat corrections the referee wrote on the record's result line, and the value
+    function it names; None where it wrote none (schema 1, or a game without a value function)."""
     records, _ = read_all(path, strict=True)
     line = records[-1]
-    if line.WhichOneof("line") != "result":
+    if line.WhichOneof("line") != "result" or not line.result.luck:
         return None
-    result = line.result
-    field = result.DESCRIPTOR.fields_by_name.get("luck")
-    if field is None:
-        return None
-    luck = getattr(result, "luck")  # noqa: B009  (a field another change adds)
-    if field.message_type is not None and not field.is_repeated:
-        if not result.HasField("luck"):
-            return None
-        numbers = [f for f in field.message_type.fields if f.is_repeated and not f.message_type]
-        if not numbers:
-            return None
-        luck = getattr(luck, numbers[0].name)
-    return tuple(float(x) for x in luck) or None
+    return tuple(line.result.luck), line.result.luck_value
 
 
 async def play_rotations(config: Config, deal: int, master: str, folder: Path) -> list[Path]:
@@ -160,13 +150,14 @@ def play_deal(key: str, deal: int, master: str) -> Deal:
                 meter.chance(before, after)
             mine = meter.corrections()
             corrections.append(mine[hero])
-            theirs = recorded_luck(path)
-            if theirs is not None:
+            recorded = recorded_luck(path)
+            if recorded is not None:
+                theirs, maker = recorded
                 checked += 1
                 close = len(theirs) == len(mine) and all(
                     abs(a - b) <= 10**-DECIMALS for a, b in zip(theirs, mine, strict=True)
                 )
-                mismatched += not close
+                mismatched += not close or maker != meter.digest
     return Deal(tuple(margins), tuple(corrections) or None, checked, mismatched)
 
 

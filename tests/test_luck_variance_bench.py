@@ -1,5 +1,6 @@
 """bench/luck_variance.py's core on a tiny pool of XIX deals (issue 28.5): every deal is played in
-both rotations, and the ratios it reports are finite and positive."""
+both rotations, the corrections it computes from each record are those the referee wrote, and the
+ratios it reports are finite and positive."""
 
 from __future__ import annotations
 
@@ -33,8 +34,9 @@ def test_tiny_xix_pool(bench: ModuleType) -> None:
     assert len(pool) == 4
     for deal in pool:
         assert len(deal.margins) == 2
-        assert deal.mismatched == 0
         if value_function("xix") is not None:
+            # The referee wrote its own corrections on each result line: they agree with ours.
+            assert (deal.checked, deal.mismatched) == (2, 0)
             assert deal.corrections is not None
             assert len(deal.corrections) == 2
     row = bench.summarise(pool)
