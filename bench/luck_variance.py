@@ -25,6 +25,12 @@ bootstrap interval over deals (deals resampled whole), so what is noise shows. A
 value module prints "no value function" in the correction columns; the value function's name
 says which weights ran (a placeholder with zero weights gives exactly 1x).
 
+Where "both" equals "duplicate" to the last digit, that is no accident: every rotation of a deal
+sees the same chance outcomes (the runner draws them from the seed), so where V's change at a
+chance node does not depend on the play before it, a seat's correction is the same in every
+rotation; seats' V sum to zero, as margins do, so the hero's corrections over a deal's rotations
+sum to zero and duplicate deals had already removed all the luck V sees.
+
 Run: .venv/bin/python bench/luck_variance.py [--deals N] [--jobs 2] [--seed S] [CONFIG ...]
 """
 
