@@ -287,6 +287,7 @@ def test_the_console_names_accounts_with_reasons(tmp_path: Path) -> None:
             subprocess.Popen([sys.executable, BAD, "good"], env=env | {"CROUPIER_TOKEN": t})
             for t in tokens.values()
         ]
+        assert serve.stdout.readline().startswith(b"luck value function: xix-")
         result = serve.stdout.readline().decode()
         TokenStore(tmp_path / "contest.db").revoke("bob")
         time.sleep(1)  # the referee polls revocations twice a second

@@ -112,8 +112,11 @@ def contest(
             if "web site on " in line:
                 site = line.split("web site on ")[1].strip()
         port = line.split(":")[-1].split()[0]
-        if web and not site:
-            site = serve.stdout.readline().split("web site on ")[1].strip()
+        while web and not site:  # after the address, and the luck value function's line
+            line = serve.stdout.readline()
+            assert line, "the referee stopped before its site listened"
+            if "web site on " in line:
+                site = line.split("web site on ")[1].strip()
         try:
             yield Contest(folder, f"127.0.0.1:{port}", tokens, site)
         finally:

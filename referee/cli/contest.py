@@ -306,12 +306,10 @@ def serve_command(
                 sha256 = contest_meta(tokens, "seed_sha256")
                 console.print(f"master seed sha256: {sha256}", markup=False, soft_wrap=True)
             scheme = "TLS" if tls_cert else "plaintext"
-            # The value function the corrections are made with, on the address's line (scripts
-            # read a result from the line after it).
-            luck = f"; luck value function: {digest}" if (digest := value_digest(game)) else ""
-            console.print(
-                f"croupier referee for {game} on {host}:{bound} ({scheme}){luck}", markup=False
-            )
+            console.print(f"croupier referee for {game} on {host}:{bound} ({scheme})", markup=False)
+            # Committed to with the seed; after the address line, which scripts read as line 2.
+            if digest := value_digest(game):
+                console.print(f"luck value function: {digest}", markup=False, soft_wrap=True)
 
         def finished(outcome: MatchOutcome) -> None:
             names = [seat.name for seat in outcome.result.seats]

@@ -280,6 +280,13 @@ def from_store(store: Store, results: Sequence[MatchResult] | None = None) -> St
     return replace(standings, luck_value=store.meta("luck_value") or "")
 
 
+#: The narrowest each number column may be, so that a narrow terminal folds the bot's name and
+#: the faults rather than cut a rating.
+_NUMBER_WIDTHS = {"Elo": 5, "rating": 5, "95% interval": 9, "margin": 9, "corrected": 9}
+#: Long headings on two lines, for the same reason.
+_HEADS = {"95% interval": "95%\ninterval", "rank 95%": "rank\n95%", "corrected": "luck-\ncorrected"}
+
+
 def table(
     standings: Standings,
     *,
@@ -306,20 +313,31 @@ def table(
         f"ladder {plan.name} ({plan.game}): {count}"
         + (", duplicate deals" if plan.duplicate else "")
     )
-    out = Table(title=heading, box=box.SIMPLE_HEAD)
+    # Narrow padding, and numbers never cut: on an 80-column terminal the bot and faults
+    # columns wrap instead (the mean game points per seat are in the JSON, CSV and report).
+    out = Table(
+        title=heading, box=box.SIMPLE_HEAD, padding=(0, 1), collapse_padding=True, pad_edge=False
+    )
     columns = ["rank", "bot", "Elo" if elo else "rating", "95% interval", "rank 95%"]
-    columns += ["matches", "score", "points", "margin"]
+    columns += ["matches", "score", "margin"]
     lucky = has_corrected(standings)
     columns += ["corrected"] if lucky else []
     columns += ["faults"]
     for column in columns:
-        out.add_column(column, justify="left" if column in {"bot", "faults"} else "right")
+        words = column in {"bot", "faults"}
+        out.add_column(
+            _HEADS.get(column, column),
+            justify="left" if words else "right",
+            no_wrap=not words,
+            overflow="fold",
+            min_width=None if words else _NUMBER_WIDTHS.get(column, 0),
+        )
     for row in standings.rows:
         text = row_text(row, elo)
         marks = [m for m, bots in (("revoked", revoked), ("retired", retired)) if row.bot in bots]
         bot = f"{row.bot} ({', '.join(marks)})" if marks else row.bot
         cells = [str(row.rank), bot, text["rating"], text["interval"], text["rank_interval"]]
-        cells += [str(row.matches), text["score"], text["points"], text["margin"]]
+        cells += [str(row.matches), text["score"], text["margin"]]
         cells += [text["corrected"]] if lucky else []
         cells += [fault_text(row)]
         out.add_row(*cells)
