@@ -89,6 +89,9 @@ CONFIGS: dict[str, Config] = {
     "xactika-4": Config("xactika", {"players": "4"}, 80),
     "textactoe-2": Config("textactoe", {"players": "2"}, 500),
     "textactoe-4": Config("textactoe", {"players": "4"}, 120),
+    # Tex-Tac-Toe's V sees only the jokers (TTT-R4): without them it is zero.
+    "textactoe-2-jokers": Config("textactoe", {"players": "2", "jokers": "true"}, 300),
+    "textactoe-4-jokers": Config("textactoe", {"players": "4", "jokers": "true"}, 80),
 }
 
 
@@ -261,7 +264,7 @@ def main() -> None:
     began = time.perf_counter()
     print(f"load average at start: {_load()} ({os.cpu_count()} CPUs, {args.jobs} processes)")
     print(
-        f"{'config':<12} {'deals':>5} {'margin':>7} {'corr.':>7} {'plain var':>9} "
+        f"{'config':<18} {'deals':>5} {'margin':>7} {'corr.':>7} {'plain var':>9} "
         f"{'duplicate':^20} {'correction':^20} {'both':^20} {'s':>5}  value function"
     )
     for key in args.configs or list(CONFIGS):
@@ -272,7 +275,7 @@ def main() -> None:
         value = value_function(config.game)
         corrected = "" if row.corrected_mean is None else f"{row.corrected_mean:.2f}"
         print(
-            f"{key:<12} {row.deals:>5} {row.mean:>7.2f} {corrected:>7} {row.plain:>9.1f} "
+            f"{key:<18} {row.deals:>5} {row.mean:>7.2f} {corrected:>7} {row.plain:>9.1f} "
             + " ".join(_cell(row.ratios[method]) for method in METHODS)
             + f" {time.perf_counter() - start:>5.0f}  {value.name if value else '-'}"
         )
