@@ -231,7 +231,7 @@ def summarise(pool: Sequence[Deal], seed: int = 0) -> Row:
         for method in METHODS:
             if method in point:
                 spread = boot["plain"] / boot[method]
-                low, high = np.nanpercentile(spread, [2.5, 97.5])
+                low, high = np.nanpercentile(spread, [2.5, 97.5], method="nearest")
                 value = float(point["plain"] / point[method]) if point[method] else math.inf
                 ratios[method] = Ratio(value, float(low), float(high))
     return Row(
