@@ -21,9 +21,11 @@ from pathlib import Path
 from referee.games.base import ChanceOutcome, Pick, Shuffle, State
 from referee.games.values import LinearValue, value_function
 
-#: Deck orders per shuffle for its expectation: its sampling noise adds 1/SAMPLES of V's own
-#: variance over deals, under 2%, for about 3 ms per Xactika deal of 4 seats.
-SAMPLES = 64
+#: Deck orders per shuffle for its expectation. Its sampling noise adds 1/SAMPLES of V's own
+#: variance over deals, which is itself a fraction of the margin's: on Xeri (2 seats, 500 held-out
+#: matches, scripts/fit_values.py) 64 orders removed 1.15x of the variance, 16 1.16x, 8 1.14x,
+#: while each order costs a whole `apply_chance` (bench/luck_cost.py).
+SAMPLES = 16
 #: Corrections are kept to this many decimals, so that a record's text form states them exactly.
 DECIMALS = 6
 
