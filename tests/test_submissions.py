@@ -20,6 +20,7 @@ from croupier.v1 import submissions_pb2_grpc
 from referee.cli import app
 from referee.contest.tokens import TokenStore
 from referee.hosted.store import SHORT_ID
+from tests.cluster_helpers import wait_until
 
 pytestmark = pytest.mark.usefixtures("wide_console")
 
@@ -134,7 +135,8 @@ def test_a_path_traversal_archive_is_refused_with_its_reason(
     assert code == 2 and "INVALID_ARGUMENT" in output and "'../escape'" in output, output
     assert _stored(contest) == before
     assert not (contest.versions / "escape").exists()
-    assert set((contest.versions / "incoming").iterdir()) <= spooling
+    # The refused upload's spool goes as its stream ends, which may be just after the answer.
+    assert wait_until(lambda: set((contest.versions / "incoming").iterdir()) <= spooling, 10)
 
 
 def test_an_upload_over_the_size_limit_is_refused_as_it_streams(contest: Contest) -> None:

@@ -203,7 +203,7 @@ def test_standings_update_without_a_reload(site: Site, page: Any) -> None:
     assert len(played) > before
     # Each bot that played has its rating and interval; carol's timeouts show as faults.
     page.wait_for_function(
-        "(document.querySelector(\"#standings tr[data-bot='carol'] td:nth-child(8)\") || "
+        "(document.querySelector(\"#standings tr[data-bot='carol'] td:nth-child(10)\") || "
         "{}).textContent?.includes('timeout')",
         timeout=60_000,
     )
@@ -221,7 +221,10 @@ def test_standings_update_without_a_reload(site: Site, page: Any) -> None:
             )
             assert re.fullmatch(r"\d+-\d+", row[4])  # the rank's 95% interval
             assert re.fullmatch(r"\d+\.\d%", row[6])  # the score
-        assert row[8].startswith(("playing", "idle"))
+            # The margin and the luck-corrected margin (a contest's deals are not duplicated).
+            assert re.fullmatch(r"[+-]\d+\.\d( ±\d+\.\d)?", row[7])
+            assert re.fullmatch(r"[+-]\d+\.\d( ±\d+\.\d)?", row[8])
+        assert row[10].startswith(("playing", "idle"))
     # A revoked account is marked as soon as the referee enforces it.
     page.wait_for_selector("#standings tr[data-bot='dave']", timeout=60_000)
     TokenStore(site.folder / "contest.db").revoke("dave")
