@@ -2,7 +2,9 @@
 
 Plays seeded random playouts through each engine (the trusted path, as the referee's own work
 per decision is not what is measured here), times `LuckMeter.chance` at every chance node, and
-prints the mean per node and per match, beside the engine's own time for the match.
+prints the mean per node and per match, beside the engine's own time for the match, and the
+meter's time spread over the match's decisions (to set beside the referee's ~600 µs of CPU per
+decision over gRPC, bench/decision_rate.py).
 
 Run: .venv/bin/python bench/luck_cost.py [--matches 200]
 """
@@ -29,13 +31,14 @@ CONFIGS = (
 )
 
 
-def measure(game_id: str, raw: dict[str, str], matches: int) -> tuple[float, float, float, int]:
-    """(meter seconds, engine seconds, nodes) over `matches` random playouts."""
+def measure(game_id: str, raw: dict[str, str], matches: int) -> tuple[float, float, float, float]:
+    """(meter seconds, engine seconds, chance nodes per match, decisions per match) over
+    `matches` random playouts."""
     game = get_game(game_id)
     options = parse_options(game, raw)
     seats = game.seat_count(options)
     meter_s = engine_s = 0.0
-    nodes = 0
+    nodes = decisions = 0
     for number in range(matches):
         rng = random.Random(number)
         meter = LuckMeter.for_game(game_id, number, seats)
@@ -46,6 +49,7 @@ def measure(game_id: str, raw: dict[str, str], matches: int) -> tuple[float, flo
             node = state.chance()
             if node is None:
                 state = state.apply(rng.choice(state.legal_actions()))
+                decisions += 1
                 continue
             after = state.apply_chance(draw_chance(node, rng))
             metered = time.perf_counter()
@@ -54,7 +58,7 @@ def measure(game_id: str, raw: dict[str, str], matches: int) -> tuple[float, flo
             nodes += 1
             state = after
         engine_s += time.perf_counter() - began
-    return meter_s, engine_s - meter_s, nodes / matches, matches
+    return meter_s / matches, (engine_s - meter_s) / matches, nodes / matches, decisions / matches
 
 
 def main() -> None:
@@ -62,13 +66,16 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=200)
     args = parser.parse_args()
     print(f"load average at start: {os.getloadavg()[0]:.2f}")
-    print(f"{'game':<28} {'nodes/match':>11} {'ms/node':>8} {'ms/match':>9} {'engine ms':>10}")
+    print(
+        f"{'game':<32} {'nodes':>6} {'decisions':>9} {'ms/node':>8} {'ms/match':>9} "
+        f"{'engine ms':>10} {'µs/decision':>11}"
+    )
     for game_id, raw in CONFIGS:
-        meter_s, engine_s, nodes, matches = measure(game_id, raw, args.matches)
+        meter_s, engine_s, nodes, decisions = measure(game_id, raw, args.matches)
         label = game_id + (" " + " ".join(f"{k}={v}" for k, v in raw.items()) if raw else "")
         print(
-            f"{label:<28} {nodes:>11.1f} {meter_s * 1e3 / (nodes * matches):>8.2f} "
-            f"{meter_s * 1e3 / matches:>9.2f} {engine_s * 1e3 / matches:>10.2f}"
+            f"{label:<32} {nodes:>6.1f} {decisions:>9.1f} {meter_s * 1e3 / nodes:>8.2f} "
+            f"{meter_s * 1e3:>9.2f} {engine_s * 1e3:>10.2f} {meter_s * 1e6 / decisions:>11.1f}"
         )
     print(f"load average at end: {os.getloadavg()[0]:.2f}")
 
