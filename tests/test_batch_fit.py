@@ -98,6 +98,13 @@ def test_xactika_ladder_reversed_gives_identical_standings() -> None:
     assert all(row.rating is not None and math.isfinite(row.rating) for row in forward.rows)
     assert abs(sum(row.rating or 0.0 for row in forward.rows)) < 0.1  # mean 0 (rounded)
     assert all(row.rank_low is not None and row.rank_high is not None for row in forward.rows)
+    # The margins too, raw and corrected for luck, ordering the table (issue 28.3, 28.4).
+    rng = random.Random(5)
+    lucky = [replace(r, luck=tuple(rng.gauss(0, 3) for _ in r.scores)) for r in results]
+    by_luck = replace(plan(), order="corrected")
+    forward = compute(by_luck, lucky, (), scheduled=len(results), seed_sha256="")
+    assert forward == compute(by_luck, lucky[::-1], (), scheduled=len(results), seed_sha256="")
+    assert all(row.corrected is not None for row in forward.rows)
     # openskill, updated in schedule order, does depend on it: what the batch fit is for.
     renumbered = [
         MatchResult(replace(r.match, number=len(results) + 1 - r.match.number), r.scores, r.ranks)
