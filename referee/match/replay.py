@@ -178,7 +178,10 @@ class Replayer:
             return
         if self.luck is None:
             if line.luck or line.luck_value:
-                raise CroupierError("luck corrections for a game with no value function here")
+                raise CroupierError(
+                    "luck corrections this referee cannot compute again (no value function for "
+                    "the game, or no seed in the header)"
+                )
             return
         if line.luck_value != self.luck.digest:
             raise CroupierError(
