@@ -180,4 +180,5 @@ def test_a_new_entrant_plays_more_than_its_share_until_its_interval_narrows(
         rows = {row.bot: row for row in book.standings().rows}
     finally:
         book.close(reveal=False)
-    assert not rows["dave"].provisional, rows["dave"]
+    faults = {bot: (row.score, row.faults) for bot, row in rows.items()}  # if it fails: why
+    assert not rows["dave"].provisional, (rows["dave"], faults)
