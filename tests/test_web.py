@@ -11,6 +11,7 @@ what a live match's page receives holds only public information.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -33,6 +34,7 @@ import pytest
 from referee.contest.tokens import TokenStore
 from referee.hosted.store import VersionId
 from referee.ladder.store import Played, Store
+from tests.cluster_helpers import wait_until
 from tests.hosted_helpers import BUILD_FAILED, FAILED, QUALIFIED, SECRET_LOG_LINE, add_three
 from tests.pipes import drain
 from tests.site_helpers import check_only_public, listen
@@ -388,10 +390,18 @@ def test_a_replay_opens_and_its_record_downloads(site: Site, page: Any) -> None:
     for _ in range(10):  # a match not committed yet once the requests are answered
         live = site.live_match()
         statuses = site.statuses([f"/records/{live}.jsonl", f"/matches/{live}.html"])
+        if statuses != [404, 404]:  # served: it must be committed, if only just (then again)
+            committed = functools.partial(_is_played, site, live)
+            assert wait_until(committed, 5), statuses
+            continue
         if live not in {p.match_id for p in site.played()}:
             break
     assert statuses == [404, 404]
     assert site.status("/records/..%2Fcontest.db") == 404
+
+
+def _is_played(site: Site, match_id: str) -> bool:
+    return match_id in {p.match_id for p in site.played()}
 
 
 def test_a_live_match_page_receives_only_public_information(site: Site) -> None:
