@@ -55,11 +55,11 @@ def value_function(game_id: str) -> LinearValue | None:
     return LinearValue(module)
 
 
-def margins(scores: Sequence[int], teams: Sequence[int] | None) -> tuple[float, ...]:
+def margins(scores: Sequence[float], teams: Sequence[int] | None) -> tuple[float, ...]:
     """Each seat's margin: its side's points less the mean points of the other sides. A side is a
     team (its score is the team's, shared by its seats) or a seat alone."""
     sides = list(teams) if teams is not None else list(range(len(scores)))
-    side_score: dict[int, int] = {}
+    side_score: dict[int, float] = {}
     for side, score in zip(sides, scores, strict=True):
         side_score.setdefault(side, score)
     if len(side_score) < 2:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from referee.games.values import margins
+
 
 @dataclass(frozen=True, slots=True)
 class ScheduledMatch:
@@ -71,12 +73,10 @@ class MatchResult:
         """Each side's point margin: its points less the mean points of the other sides; with
         `corrected`, plus its seats' mean luck correction (referee.match.luck: partners'
         corrections estimate the same team margin). The margin rating's and its SPRT's unit."""
-        scores = self.side_scores()
-        total, others = sum(scores), max(len(scores) - 1, 1)
-        out = [score - (total - score) / others for score in scores]
+        out = list(margins(self.side_scores(), None))  # the value functions' own margin
         if corrected and self.luck is not None:
-            luck = [0.0] * len(scores)
-            seats = [0] * len(scores)
+            luck = [0.0] * len(out)
+            seats = [0] * len(out)
             for seat, side in enumerate(self.match.sides):
                 luck[side] += self.luck[seat]
                 seats[side] += 1
