@@ -30,8 +30,8 @@ class Margin:
 def bot_margins(
     results: Iterable[MatchResult], duplicate: bool, *, corrected: bool = False
 ) -> dict[str, Margin]:
-    """Every bot's margin over `results`. With `corrected`, None for all unless every match
-    carries its luck corrections (a ladder begun before them, or a game without a value
+    """Every bot's margin over `results`. With `corrected`, none at all (an empty mapping) unless
+    every match carries its luck corrections (a ladder begun before them, or a game without a value
     function, has none): an average over some matches only would not be the same quantity."""
     ordered = sorted(results, key=lambda r: r.match.number)  # the same sums in any order given
     if corrected and (not ordered or any(r.luck is None for r in ordered)):
