@@ -14,24 +14,18 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-import trio
 from typer.testing import CliRunner
 
-from croupier.bots import RandomBot, XixHeuristicBot
 from referee import transport
 from referee.cli import app
-from referee.games import get_game
-from referee.games.base import parse_options
 from referee.ladder import load, run_ladder
 from referee.ladder.margins import bot_margins
 from referee.ladder.model import MatchResult
 from referee.ladder.standings import Plan, compute
 from referee.ladder.store import Finished, Store
-from referee.match.clock import TimeControl
 from referee.match.luck import value_digest
 from referee.match.replay import verify
-from referee.match.runner import MatchConfig, run_match
-from referee.match.seats import InProcessSeat
+from tests.records_helpers import record_xix_match
 from tests.test_head_to_head import played
 from tests.test_ladder_run import HEURISTIC, RANDOM, xix_ladder
 
@@ -39,18 +33,8 @@ runner = CliRunner()
 
 
 def xix_record(tmp_path: Path, seed: int = 11) -> tuple[Path, tuple[float, ...]]:
-    game = get_game("xix")
-    config = MatchConfig(
-        game,
-        parse_options(game, {}),
-        seed=seed,
-        match_id=f"luck-{seed}",
-        time_control=TimeControl(move_ms=0),
-    )
     path = tmp_path / f"luck-{seed}.jsonl"
-    seats = [InProcessSeat(XixHeuristicBot()), InProcessSeat(RandomBot(seed))]
-    outcome = trio.run(run_match, config, seats, path)
-    return path, outcome.luck
+    return path, record_xix_match(path, seed).luck
 
 
 def rewrite_result(path: Path, change: dict[str, object]) -> None:
