@@ -81,7 +81,7 @@ async def play(records: Path) -> list[Line]:
     mine: list[Line] = []
     theirs: list[Line] = []
     async with transport.serve(lobby, transport.ServerSettings()) as port:
-        loop = asyncio.get_running_loop()
+        loop = transport.host.asyncio_loop()
         alice = loop.create_task(bot(port, "alice-token", "alice", SEED, mine))
         first = await lobby.take("alice-token")
         bob = loop.create_task(bot(port, "bob-token", "bob", SEED + 1, theirs))

@@ -7,7 +7,6 @@ thread (as a busy loop does) right after it queues a request, before the transpo
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import multiprocessing
@@ -38,6 +37,7 @@ from referee.match.remote_seat import RemoteSeat
 from referee.match.replay import verify
 from referee.match.runner import MatchConfig, MatchOutcome, run_match
 from referee.match.session import Session
+from referee.transport import host
 from referee.transport.host import REFEREE_NICE
 from tests.cgroup_helpers import launch_cgroups
 
@@ -73,7 +73,7 @@ def stall_while_replies_come(session: Session, seconds: float, count: int) -> No
         send(message)
         if message.HasField("action_request") and left[0] > 0:
             left[0] -= 1
-            asyncio.get_running_loop().call_later(0.02, time.sleep, seconds)
+            host.asyncio_loop().call_later(0.02, time.sleep, seconds)
 
     session.send = send_then_stall
 

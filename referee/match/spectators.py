@@ -1,7 +1,7 @@
 """Live matches and their spectators: only public events ever reach a spectator.
 
 A plain object, no trio primitives: the transport's Watch handler (asyncio) and the runner (trio)
-both call it directly, which is safe because trio runs as a guest on the same thread.
+both call it directly, which is safe because both run on one thread (referee.transport.host).
 """
 
 from __future__ import annotations

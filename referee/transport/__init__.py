@@ -1,10 +1,10 @@
-"""The only package that imports grpc: the asyncio host (`host`), the gRPC server (`server`:
+"""The only package that imports grpc: the host (`host`), the gRPC server (`server`:
 listening, health, reflection) and its two services, the bots' Play stream (`play`) and
 spectators' Watch (`watch`); `client` for `croupier watch`.
 
-grpcio has no trio support, so the referee runs trio as a guest of grpc.aio's asyncio loop on one
-thread (`trio.lowlevel.start_guest_run`), the faster of the two bridges measured
-(docs/architecture.md).
+grpcio has no trio support, so trio hosts the referee and steps grpc.aio's asyncio loop from a
+task of its own on the same thread (`host`): the cheapest of the bridges measured
+(bench/bridge_designs.py, docs/architecture.md).
 
 May import: `referee.match` (sessions and the lobby that its streams feed), `referee.games` and
 the shared modules, grpc. Imported only where a server is started or a gRPC client runs (`make

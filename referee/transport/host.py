@@ -1,21 +1,37 @@
-"""trio as a guest of asyncio: grpc.aio lives on the asyncio loop, the referee on trio."""
+"""trio hosts the referee; grpc.aio's asyncio loop is stepped from a trio task on the same thread.
+
+grpcio has no trio support, so the asyncio loop grpc.aio needs runs inside the trio run: a trio
+task (`_SteppedLoop.drive`) runs one iteration of it at a time (`run_forever` after `stop`, the
+documented way to poll once), and parks while it has nothing to do; trio's own I/O wait watches
+the loop's selector, so a message for grpc wakes it. Both sides then call each other with plain
+function calls on one thread: no wake-up system call, no thread hop. Trio as asyncio's guest,
+the design before this one, crossed over through trio's I/O thread on every idle wake-up, which
+cost ~150 µs of CPU each (bench/bridge_designs.py has the figures).
+
+The fair clock needs, for a message the transport hands on, the earliest time it can have
+arrived (`arrival_bound`). The loop's polls are stamped here: the iteration's own poll, and
+trio's I/O waits while the loop is parked, which watch its selector (`_Stamps`).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import gc
+import math
 import os
+import select
 import selectors
 import signal
 import threading
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
+from contextvars import Context
 from typing import Any, TypeVar
 
+import outcome
 import trio
-from outcome import Outcome
 
 T = TypeVar("T")
 
@@ -31,7 +47,8 @@ def run(
     prioritise: bool = True,
     interruptible: bool = True,
 ) -> T:
-    """Run `async_fn(*args)` under trio, hosted by a new asyncio loop that grpc.aio can use.
+    """Run `async_fn(*args)` under trio, with an asyncio loop stepped beside it that grpc.aio
+    can use (`asyncio_loop`, `call_asyncio`).
 
     With `tune_gc`, what exists at start-up (modules, engines, stubs) is frozen out of the
     garbage collector's scans, whose pauses stall every match on the loop at once. (A higher
@@ -42,15 +59,25 @@ def run(
     Ctrl-C (on the main thread) cancels the trio run, lets every `finally` close what it opened
     (servers, bot processes, records, databases), then raises KeyboardInterrupt here; a second
     Ctrl-C ends the process at once. Not `interruptible`: `async_fn` handles SIGINT itself
-    (trio.open_signal_receiver), as `serve` does to drain its matches and exit 0; the asyncio
-    handler would otherwise see the same signal too and cancel the run under it."""
+    (trio.open_signal_receiver), as `serve` does to drain its matches and exit 0."""
     if tune_gc:
         gc.collect()
         gc.freeze()
     if prioritise:
         raise_priority()
-    with asyncio.Runner(loop_factory=_stamping_loop) as runner:
-        return runner.run(_host(async_fn, args, interruptible))
+    loop = _SteppedLoop()
+    previous = getattr(_current, "loop", None)
+    _current.loop = loop
+    interrupt = _Interrupt()
+    handles_sigint = interruptible and threading.current_thread() is threading.main_thread()
+    old_handler = signal.signal(signal.SIGINT, interrupt.request) if handles_sigint else None
+    try:
+        return trio.run(_host, loop, interrupt, async_fn, args, instruments=[loop.stamps])
+    finally:
+        if old_handler is not None:
+            signal.signal(signal.SIGINT, old_handler)
+        _current.loop = previous
+        loop.finish()
 
 
 def raise_priority() -> None:
@@ -69,98 +96,275 @@ def raise_priority() -> None:
                 os.setpriority(os.PRIO_PROCESS, tid, REFEREE_NICE)
 
 
-_polls = threading.local()
+_current = threading.local()
+
+#: The most iterations the asyncio loop runs in a row before trio's tasks get a turn.
+BURST = 64
 
 
-class _StampingSelector(selectors.DefaultSelector):
-    """The loop's selector, noting when each poll returned (see `arrival_bound`)."""
-
-    def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
-        # Whether the loop waited is asked of the kernel, not guessed from how long the poll
-        # took: a poll that finds something at once can take a millisecond, after a long stall,
-        # and would pass for an idle one (whose messages came as it returned). So look first
-        # without waiting; only if nothing is there, wait.
-        ready: list[tuple[selectors.SelectorKey, int]] = super().select(0)
-        waited = not ready and (timeout is None or timeout > 0)
-        if waited:
-            ready = super().select(timeout)
-        _polls.seen.append((waited, time.perf_counter()))
-        _polls.count += 1
-        return ready
-
-
-def _stamping_loop() -> asyncio.AbstractEventLoop:
-    _polls.seen = deque([(True, time.perf_counter())] * 3, maxlen=3)
-    _polls.count = 0
-    return asyncio.SelectorEventLoop(_StampingSelector())
+def asyncio_loop() -> asyncio.AbstractEventLoop:
+    """The asyncio loop stepped beside this thread's trio run (see `run`)."""
+    loop: _SteppedLoop | None = getattr(_current, "loop", None)
+    if loop is None:
+        raise RuntimeError("no croupier host runs on this thread (see referee.transport.run)")
+    return loop
 
 
 def polls() -> int | None:
-    """How many times this thread's loop has polled for I/O (None: it does not count)."""
-    count: int | None = getattr(_polls, "count", None)
-    return count
+    """How many times this thread's asyncio loop has looked for I/O (None: no host runs here):
+    an iteration of its own, or an I/O wait of trio's that found nothing for it."""
+    loop: _SteppedLoop | None = getattr(_current, "loop", None)
+    return None if loop is None else loop.stamps.polls
 
 
 def arrival_bound() -> float:
     """The earliest time a message that a coroutine is resumed with now can have arrived.
 
-    gRPC's poller thread reports a received message through a socket the loop polls; the loop
-    runs the completion in the iteration whose poll saw it, and resumes the coroutine waiting
-    for the message one iteration later. If that poll waited, the loop was idle and the message
-    came as it returned; if not, it was already there, having come at any time since the poll
-    before returned, while the loop was busy (the referee's lag, not the bot's). perf_counter
-    time; now, on a loop that does not note its polls."""
-    seen: deque[tuple[bool, float]] | None = getattr(_polls, "seen", None)
+    gRPC's poller thread reports a received message through a socket the loop's selector
+    watches; the loop runs the completion in the iteration whose poll saw it, and resumes the
+    coroutine waiting for the message one iteration later. The message came after the look
+    before that poll, or, if trio sat idle in an I/O wait that this selector woke, as that wait
+    returned (`_Stamps`). Anything later is the referee's lag, not the bot's. perf_counter time;
+    now, off a host."""
+    loop: _SteppedLoop | None = getattr(_current, "loop", None)
     now = time.perf_counter()
-    if seen is None or len(seen) < 3:
+    if loop is None:
         return now
-    (_, before), (waited, noticed), _ = seen
-    return min(noticed if waited else before, now)
+    return min(loop.stamps.bounds[0], now)
+
+
+class _Selector(selectors.EpollSelector):
+    """The stepped loop's selector: each poll notes, for what it finds, the earliest it can
+    have arrived (see `_Stamps`). A step polls with timeout 0 (it runs after `stop`)."""
+
+    stamps: _Stamps | None = None
+    #: Whether the latest poll found anything.
+    found = False
+
+    def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+        ready: list[tuple[selectors.SelectorKey, int]] = super().select(timeout)
+        self.found = bool(ready)
+        if self.stamps is not None:
+            self.stamps.polled()
+        return ready
+
+
+class _Stamps(trio.abc.Instrument):
+    """When the loop's selector was last looked at, for the fair clock (`arrival_bound`).
+
+    A message a poll finds came after the look before it: the previous poll, or an I/O wait of
+    trio's that watched the selector (while the loop is parked) and found nothing there. If
+    trio sat blocked in a wait that the selector woke, the message came as the wait returned.
+    """
+
+    def __init__(self, selector_fd: int) -> None:
+        #: The bound of the poll before the latest one, and of the latest (see arrival_bound).
+        self.bounds: deque[float] = deque([time.perf_counter()] * 2, maxlen=2)
+        self.polls = 0
+        #: Set while trio's I/O waits watch the selector (the loop parked): see `_SteppedLoop`.
+        self.watched = False
+        self._last_look = time.perf_counter()
+        self._woken_at: float | None = None
+        self._blocked_clear = False
+        self._probe = select.epoll()
+        self._probe.register(selector_fd, select.EPOLLIN)
+
+    def _ready(self) -> bool:
+        return bool(self._probe.poll(0))
+
+    def polled(self) -> None:
+        """A step's poll: what it finds came after the last look (or as trio woke for it)."""
+        now = time.perf_counter()
+        woken, self._woken_at = self._woken_at, None
+        self.bounds.append(woken if woken is not None else self._last_look)
+        self._last_look = now
+        self.polls += 1
+
+    def before_io_wait(self, timeout: float) -> None:
+        if self.watched and timeout > 0:
+            self._blocked_clear = not self._ready()
+            if self._blocked_clear:
+                self._last_look = time.perf_counter()
+
+    def after_io_wait(self, timeout: float) -> None:
+        blocked_clear, self._blocked_clear = self._blocked_clear, False
+        if not self.watched:
+            return
+        if not self._ready():
+            self._last_look = time.perf_counter()
+            self.polls += 1
+        elif blocked_clear:
+            self._woken_at = time.perf_counter()
+
+    def close(self) -> None:
+        self._probe.close()
+
+
+class _SteppedLoop(asyncio.SelectorEventLoop):
+    """An asyncio loop that a trio task runs one iteration at a time (`drive`).
+
+    The driver parks when the loop has nothing ready; a callback scheduled from trio code
+    (`call_soon`, `call_at`) reschedules it at once, and a watcher task, blocked on the
+    selector's descriptor in trio's I/O wait, does when I/O comes (gRPC's completions, a
+    thread's `call_soon_threadsafe`). It reads asyncio's own `_ready` and `_scheduled`, which
+    every BaseEventLoop has: whether another iteration is due, and when the next timer is.
+    """
+
+    def __init__(self) -> None:
+        self._stepped_selector = selector = _Selector()
+        super().__init__(selector)
+        self.stamps = selector.stamps = _Stamps(selector.fileno())
+        self._driver: trio.lowlevel.Task | None = None
+        self._watcher: trio.lowlevel.Task | None = None
+        self._driver_parked = False
+        self._watcher_parked = False
+
+    def call_soon(  # type: ignore[override]
+        self, callback: Callable[..., object], *args: Any, context: Context | None = None
+    ) -> asyncio.Handle:
+        handle = super().call_soon(callback, *args, context=context)
+        self._wake_driver()
+        return handle
+
+    def call_at(  # type: ignore[override]
+        self,
+        when: float,
+        callback: Callable[..., object],
+        *args: Any,
+        context: Context | None = None,
+    ) -> asyncio.TimerHandle:
+        handle = super().call_at(when, callback, *args, context=context)
+        self._wake_driver()
+        return handle
+
+    def _more_ready(self) -> bool:
+        """Whether callbacks wait for another iteration (asyncio's `_ready`)."""
+        return bool(vars(self)["_ready"])
+
+    def _next_timer(self) -> float | None:
+        """When the loop's next timer is due, loop time (asyncio's `_scheduled` heap)."""
+        scheduled: list[asyncio.TimerHandle] = vars(self)["_scheduled"]
+        return scheduled[0].when() if scheduled else None
+
+    def _wake_driver(self) -> None:
+        if self._driver_parked:
+            self._driver_parked = False
+            assert self._driver is not None
+            trio.lowlevel.reschedule(self._driver)
+
+    def _step(self) -> bool:
+        """One iteration: poll without waiting, run what is ready; whether the poll found I/O."""
+        self.stop()
+        self.run_forever()
+        found = self._stepped_selector.found
+        if self._watcher_parked:  # the step took what woke the watcher: it may watch again
+            self._watcher_parked = False
+            assert self._watcher is not None
+            trio.lowlevel.reschedule(self._watcher)
+        return found
+
+    async def drive(self) -> None:
+        """Run the loop's iterations, in turn with trio's tasks, until cancelled. The loop runs
+        on until it is idle (or for BURST iterations): grpc.aio takes ~3 iterations of its own
+        per message, and a trio scheduling round between each would cost more than they do."""
+        self._driver = trio.lowlevel.current_task()
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._watch)
+            while True:
+                for _ in range(BURST):
+                    found = self._step()
+                    if not found and not self._more_ready():
+                        await self._park()
+                        break
+                else:
+                    await trio.lowlevel.checkpoint()
+
+    async def _park(self) -> None:
+        """Sleep until a callback is scheduled, I/O comes, or the next timer is due."""
+        deadline = math.inf
+        due = self._next_timer()
+        if due is not None:
+            deadline = trio.current_time() + max(0.0, due - self.time())
+
+        def abort(_: object) -> trio.lowlevel.Abort:
+            self._driver_parked = False
+            return trio.lowlevel.Abort.SUCCEEDED
+
+        self._driver_parked = True
+        if deadline == math.inf:
+            await trio.lowlevel.wait_task_rescheduled(abort)
+        else:
+            with trio.move_on_at(deadline):
+                await trio.lowlevel.wait_task_rescheduled(abort)
+
+    async def _watch(self) -> None:
+        """Wake the driver when the selector has something; then wait for its next step."""
+        self._watcher = trio.lowlevel.current_task()
+
+        def abort(_: object) -> trio.lowlevel.Abort:
+            self._watcher_parked = False
+            return trio.lowlevel.Abort.SUCCEEDED
+
+        while True:
+            self.stamps.watched = True
+            try:
+                await trio.lowlevel.wait_readable(self._stepped_selector.fileno())
+            finally:
+                self.stamps.watched = False
+            self._wake_driver()
+            self._watcher_parked = True
+            await trio.lowlevel.wait_task_rescheduled(abort)
+
+    def finish(self) -> None:
+        """After the trio run: let asyncio's leftovers end as asyncio.run would, and close."""
+        try:
+            tasks = asyncio.all_tasks(self)
+            for task in tasks:
+                task.cancel()
+            if tasks:
+                self.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
+            self.run_until_complete(self.shutdown_asyncgens())
+            self.run_until_complete(self.shutdown_default_executor())
+        finally:
+            self.stamps.close()
+            self.close()
 
 
 async def _host(
-    async_fn: Callable[..., Awaitable[T]], args: tuple[object, ...], interruptible: bool
+    loop: _SteppedLoop,
+    interrupt: _Interrupt,
+    async_fn: Callable[..., Awaitable[T]],
+    args: tuple[object, ...],
 ) -> T:
-    loop = asyncio.get_running_loop()
-    done: asyncio.Future[Outcome[T]] = loop.create_future()
-    main_thread = threading.current_thread() is threading.main_thread()
-    handles_sigint = main_thread and interruptible
-    state = _Interrupt()
-
-    async def guest() -> T:
-        state.token = trio.lowlevel.current_trio_token()
-        with trio.CancelScope() as scope:
-            state.scope = scope
-            if state.requested:
-                scope.cancel()
-            return await async_fn(*args)
-        raise KeyboardInterrupt  # reached only when Ctrl-C cancelled the run
-
-    if handles_sigint:
-        loop.add_signal_handler(signal.SIGINT, state.request)
-    try:
-        trio.lowlevel.start_guest_run(
-            guest,
-            run_sync_soon_threadsafe=loop.call_soon_threadsafe,
-            done_callback=done.set_result,
-            host_uses_signal_set_wakeup_fd=main_thread,
-        )
-        result = await done
-    finally:
-        if handles_sigint:
-            loop.remove_signal_handler(signal.SIGINT)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(loop.drive)
+        # Captured, so that what `async_fn` raises comes out as it is, not in a group.
+        result = await outcome.acapture(_interruptible, interrupt, async_fn, *args)
+        nursery.cancel_scope.cancel()
     return result.unwrap()
 
 
+async def _interruptible(
+    interrupt: _Interrupt, async_fn: Callable[..., Awaitable[T]], *args: object
+) -> T:
+    interrupt.token = trio.lowlevel.current_trio_token()
+    with trio.CancelScope() as scope:
+        interrupt.scope = scope
+        if interrupt.requested:
+            scope.cancel()
+        return await async_fn(*args)
+    raise KeyboardInterrupt  # reached only when Ctrl-C cancelled the run
+
+
 class _Interrupt:
-    """Ctrl-C, as asyncio's signal handler sees it: cancel the trio run from its own thread."""
+    """Ctrl-C, as the signal handler sees it: cancel the trio run from its own thread."""
 
     def __init__(self) -> None:
         self.requested = False
         self.token: trio.lowlevel.TrioToken | None = None
         self.scope: trio.CancelScope | None = None
 
-    def request(self) -> None:
+    def request(self, signum: int, frame: object) -> None:
         if self.requested:
             return
         self.requested = True
@@ -171,10 +375,9 @@ class _Interrupt:
 
 async def call_asyncio(coro: Coroutine[Any, Any, T]) -> T:
     """Await an asyncio coroutine from trio (both on the host's thread)."""
-    task = asyncio.get_running_loop().create_task(coro)
-    token = trio.lowlevel.current_trio_token()
+    task = asyncio_loop().create_task(coro)
     finished = trio.Event()
-    task.add_done_callback(lambda _: token.run_sync_soon(finished.set))
+    task.add_done_callback(lambda _: finished.set())
     try:
         await finished.wait()
     finally:

@@ -1,9 +1,9 @@
 """The Play stream: a bot's session from its first message (Hello, checked against the lobby and
 its token's session limit) to its end, and the rate limit on what it sends unasked.
 
-Handlers run on the asyncio loop and hand everything to the trio side through the trio token;
-the trio side sends back by putting on the stream's asyncio queue, which is safe because trio runs
-as a guest on the same thread. Play's requests arrive as raw bytes: a message that does not parse
+Handlers run on the asyncio loop, which trio steps on its own thread (referee.transport.host): they
+hand what comes to the trio side with plain calls, and the trio side sends back by putting on the
+stream's asyncio queue. Play's requests arrive as raw bytes: a message that does not parse
 is the bot's fault (recorded by its seat), not a broken stream.
 """
 
@@ -12,12 +12,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import grpc
-import trio
 from google.protobuf.message import DecodeError
 
 from croupier.v1 import referee_pb2
@@ -42,27 +41,6 @@ def bearer_token(metadata: Sequence[tuple[str, str | bytes]] | grpc.aio.Metadata
     return ""
 
 
-class ToTrio:
-    """Calls from the transport's asyncio side into the referee's trio run, in order. Each trio
-    wake-up is a system call and a trip through trio's entry queue; under load many replies come
-    in between two of trio's turns, so calls queued meanwhile share one wake-up. (asyncio and the
-    trio guest run on the same thread: `soon` and `_run` never interleave.)"""
-
-    def __init__(self, token: trio.lowlevel.TrioToken) -> None:
-        self.token = token
-        self.pending: list[tuple[Callable[..., object], tuple[object, ...]]] = []
-
-    def soon(self, function: Callable[..., object], *args: object) -> None:
-        self.pending.append((function, args))
-        if len(self.pending) == 1:
-            self.token.run_sync_soon(self._run)
-
-    def _run(self) -> None:
-        batch, self.pending = self.pending, []
-        for function, args in batch:
-            function(*args)
-
-
 @dataclass(slots=True)
 class _Asked:
     """ActionRequests sent on one stream and not yet matched by a message from the bot: that
@@ -80,7 +58,6 @@ class PlayService:
         self,
         lobby: Lobby,
         settings: ServerSettings,
-        trio_token: trio.lowlevel.TrioToken,
         door: str = "",
     ) -> None:
         self.lobby = lobby
@@ -88,7 +65,6 @@ class PlayService:
         #: accepts a token only at its own (see serve_door).
         self.door = door
         self.settings = settings
-        self.to_trio = ToTrio(trio_token)
         self.open_streams: dict[str, int] = {}
         #: Lines a bot can provoke (refusals, streams without Hello), rate-limited per bot.
         self.notes = LogLimiter(log, per_second=settings.log_lines_per_second)
@@ -190,7 +166,7 @@ class PlayService:
                 session_id=session.id, referee_version=VERSION, protocol_version=session.protocol
             )
         )
-        self.to_trio.soon(self.lobby.open, session)
+        self.lobby.open(session)
         asked = _Asked()
         reader = asyncio.ensure_future(self._read(requests, session, outbound, asked))
         ending = Ending("the stream ended")
@@ -205,7 +181,7 @@ class PlayService:
             reader.cancel()
             raise
         finally:
-            self.to_trio.soon(session.close, ending.reason)
+            session.close(ending.reason)
             log.info(
                 "session closed",
                 extra={"session": session.id, "bot": session.account, "why": ending.reason},
@@ -236,7 +212,7 @@ class PlayService:
                     continue
                 if asked.unanswered > 0:  # the answer to a request (or in its place): free
                     asked.unanswered -= 1
-                    self.to_trio.soon(session.deliver, raw, session.arriving(came))
+                    session.deliver(raw, session.arriving(came))
                     continue
                 now = time.perf_counter()
                 allowance = min(self.settings.message_burst, allowance + (now - last) * rate)
@@ -249,11 +225,11 @@ class PlayService:
                     limited = True
                     continue
                 allowance -= 1
-                self.to_trio.soon(session.deliver, raw, session.arriving(came))
+                session.deliver(raw, session.arriving(came))
         except Exception as error:
             detail = f"stream error: {error}"
         finally:
-            self.to_trio.soon(session.close, detail)
+            session.close(detail)
             # The bot's side is over: end ours too (the core keeps its own status, if any).
             outbound.put_nowait(Ending(detail))
 

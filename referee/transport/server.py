@@ -124,11 +124,10 @@ class RefereeService:
         lobby: Lobby,
         live: LiveMatches,
         settings: ServerSettings,
-        trio_token: trio.lowlevel.TrioToken,
         door: str = "",
     ) -> None:
         self.lobby = lobby
-        self.players = PlayService(lobby, settings, trio_token, door)
+        self.players = PlayService(lobby, settings, door)
         self.spectators = WatchService(live)
 
     async def list_games(
@@ -214,11 +213,10 @@ async def _start(
     live: LiveMatches,
     settings: ServerSettings,
     control: ServerControl,
-    trio_token: trio.lowlevel.TrioToken,
     desk: Desk | None,
 ) -> tuple[grpc.aio.Server, int]:
     server = grpc.aio.server(options=settings.options())
-    service = RefereeService(lobby, live, settings, trio_token)
+    service = RefereeService(lobby, live, settings)
     server.add_generic_rpc_handlers((service.handler(),))
     services = [SERVICE]
     if desk is not None:
@@ -254,10 +252,9 @@ async def _start_door(
     door: str,
     socket_path: Path,
     settings: ServerSettings,
-    trio_token: trio.lowlevel.TrioToken,
 ) -> grpc.aio.Server:
     server = grpc.aio.server(options=settings.options())
-    service = RefereeService(lobby, LiveMatches(), settings, trio_token, door)
+    service = RefereeService(lobby, LiveMatches(), settings, door)
     server.add_generic_rpc_handlers((service.handler(),))
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
@@ -276,8 +273,7 @@ async def serve_door(
     those nowhere else). gRPC does not say which socket a call came in on, nor the peer's
     credentials, so one server per door is how the referee knows (referee.local.doors)."""
     settings = settings or ServerSettings()
-    token = trio.lowlevel.current_trio_token()
-    server = await call_asyncio(_start_door(lobby, door, socket_path, settings, token))
+    server = await call_asyncio(_start_door(lobby, door, socket_path, settings))
     try:
         yield
     finally:
@@ -298,9 +294,8 @@ async def serve(
     `live` lists the matches spectators may Watch; `control` receives the server's switches;
     with `desk`, the Submissions service takes the lobby's accounts' uploads.
     """
-    token = trio.lowlevel.current_trio_token()
     server, port = await call_asyncio(
-        _start(lobby, live or LiveMatches(), settings, control or ServerControl(), token, desk)
+        _start(lobby, live or LiveMatches(), settings, control or ServerControl(), desk)
     )
     try:
         yield port
