@@ -21,7 +21,7 @@ of N on average, 0 faults.
 
 Run: .venv/bin/python bench/serve_capacity.py [--steps 100,250,500,1000] [--hold 20]
      [--think 1.0] [--jitter 0.2] [--move-ms 5000] [--bank-ms 0] [--clients 4] [--accounts 8]
-     [--max-lead 2] [--gc] [--quick] [--keep]
+     [--max-lead 2] [--gc] [--open-files N] [--quick] [--keep]
 
 With --gc the referee runs under a hook that notes each garbage collection's pause, and each
 step also prints the collections of 1 ms or more during its hold.
@@ -37,6 +37,7 @@ import itertools
 import json
 import os
 import random
+import resource
 import shutil
 import signal
 import subprocess
@@ -260,10 +261,17 @@ class Step:
 
 
 def start_referee(
-    contest: Path, log: Path, pauses: Path | None
+    contest: Path, log: Path, pauses: Path | None, open_files: int | None
 ) -> tuple[subprocess.Popen[bytes], str]:
     """`croupier serve CONTEST`, its log to `log`; with `pauses`, run so that each of its garbage
-    collections' pauses is noted there (`noting_collections`)."""
+    collections' pauses is noted there (`noting_collections`); with `open_files`, under that
+    soft limit of open files (RLIMIT_NOFILE), as many systems set it (1024)."""
+
+    def limited() -> None:
+        if open_files is not None:
+            _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, hard))
+
     command = [CROUPIER] if pauses is None else [PYTHON, __file__, "--gc-log", str(pauses), "--"]
     with log.open("wb") as err:
         serve = subprocess.Popen(
@@ -272,6 +280,7 @@ def start_referee(
             stderr=err,
             stdin=subprocess.DEVNULL,
             cwd=contest.parent,
+            preexec_fn=limited,
         )
     assert serve.stdout is not None
     line = b""
@@ -298,7 +307,7 @@ def ramp(args: argparse.Namespace) -> None:
     folder = Path(tempfile.mkdtemp(prefix="serve-capacity-"))
     contest, tokens = contest_file(folder, args)
     pauses = folder / "gc.log" if args.gc else None
-    serve, address = start_referee(contest, folder / "serve.log", pauses)
+    serve, address = start_referee(contest, folder / "serve.log", pauses, args.open_files)
     serve_log = ServeLog(folder / "serve.log")
     clients: list[subprocess.Popen[str]] = []
     steps: list[Step] = []
@@ -525,6 +534,9 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     parser.add_argument(
         "--gc", action="store_true", help="note the referee's garbage collection pauses"
+    )
+    parser.add_argument(
+        "--open-files", type=int, help="the referee's soft limit of open files (default: ours)"
     )
     parser.add_argument("--client", action="store_true", help=argparse.SUPPRESS)
     if sys.argv[1:2] == ["--gc-log"]:  # the referee, run by the bench with --gc
