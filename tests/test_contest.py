@@ -4,6 +4,7 @@ processes that connect like remote ones, reconnects, spectators, limits and grac
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -19,6 +20,7 @@ from grpc_health.v1 import health_pb2
 
 from croupier.v1 import common_pb2, referee_pb2, referee_pb2_grpc
 from referee import transport
+from referee.contest import serving
 from referee.contest.serving import ServeConfig, serve_matches
 from referee.contest.tokens import TokenStore
 from referee.games import get_game
@@ -516,3 +518,46 @@ def test_a_contests_matches_are_a_total_and_it_is_finished_only_at_its_end(
     assert len(second.outcomes) == 6 - done
     assert len(Store(database, create=False).committed()) == 6
     assert standings_of(database).finished
+
+
+def _open_files(pid: int) -> tuple[int, int]:
+    """The soft and hard limits of open files of process `pid`, from /proc."""
+    for line in Path(f"/proc/{pid}/limits").read_text().splitlines():
+        if line.startswith("Max open files"):
+            soft, hard = line.split()[3:5]
+            return int(soft), int(hard)
+    raise AssertionError(f"no open files limit for process {pid!r}")
+
+
+@pytest.mark.skipif(not Path("/proc/self/limits").is_file(), reason="reads /proc")
+def test_serve_raises_its_open_files_limit_to_the_hard_one(tmp_path: Path) -> None:
+    """A referee holds a file per match (issue 29.3: at the 1,024 open files many systems set,
+    `serve` stopped at 957 matches at once): it raises its soft limit to the hard one, and warns
+    when that is still few."""
+    accounts(tmp_path, "alice")
+
+    def few() -> None:
+        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
+
+    command = [str(Path(PYTHON).parent / "croupier"), "serve", "--port", "0", "--log-json"]
+    serve = subprocess.Popen(
+        [*command, "--db", str(tmp_path / "contest.db")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=few,
+        cwd=ROOT,
+    )
+    assert serve.stdout is not None and serve.stderr is not None
+    try:
+        assert serve.stdout.readline().startswith(b"master seed sha256: ")
+        assert b"127.0.0.1:" in serve.stdout.readline()  # listening: the limit was raised
+        soft, hard = _open_files(serve.pid)
+        assert soft == hard, (soft, hard)
+    finally:
+        serve.send_signal(signal.SIGTERM)
+        assert serve.wait(timeout=30) == 0
+    logs = serve.stderr.read()
+    serve.stdout.close()
+    serve.stderr.close()
+    assert (b"few open files allowed" in logs) == (hard < serving.FEW_OPEN_FILES), logs

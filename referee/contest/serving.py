@@ -12,6 +12,7 @@ import contextlib
 import logging
 import math
 import os
+import resource
 import signal
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -109,6 +110,23 @@ class ServeConfig:
         return self.versions or beside(self.tokens)
 
 
+#: Below this soft limit of open files a referee warns: it keeps about one file open per match
+#: (its record) besides its connections and its database.
+FEW_OPEN_FILES = 4096
+
+
+def raise_open_files() -> int:
+    """Raise this process's soft limit of open files to its hard limit, and return the soft
+    limit now. Many systems set 1,024 (systemd's default for services), and a referee holds a
+    file per match: at 1,024, `serve` stopped at 957 matches at once with "too many open files"
+    (bench/serve_capacity.py --open-files 1024). Raising a soft limit needs no privilege."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or soft < hard):
+        with contextlib.suppress(ValueError, OSError):  # macOS caps it below an infinite hard
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
 #: Runs beside a referee until cancelled; calls `task_status.started()` once it is ready.
 Companion = Callable[..., Awaitable[None]]
 
@@ -126,6 +144,12 @@ async def serve_matches(
     site) with a `RefereeView`; the referee waits for it to start before it listens for bots, and
     cancels it when it stops (a contest that played its `config.matches` keeps it up until a
     SIGINT or SIGTERM, to show the final standings and the revealed seed)."""
+    open_files = raise_open_files()
+    if open_files != resource.RLIM_INFINITY and open_files < FEW_OPEN_FILES:
+        log.warning(
+            "few open files allowed: about one a match is needed (ulimit -n)",
+            extra={"open_files": open_files},
+        )
     accounts = TokenStore(config.tokens) if config.tokens is not None else None
     book = (
         ContestBook(config.tokens, config.game, config.options)
