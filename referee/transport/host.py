@@ -68,6 +68,7 @@ def run(
     loop = _SteppedLoop()
     previous = getattr(_current, "loop", None)
     _current.loop = loop
+    asyncio.set_event_loop(loop)  # asyncio.get_event_loop() from trio code finds it
     interrupt = _Interrupt()
     handles_sigint = interruptible and threading.current_thread() is threading.main_thread()
     old_handler = signal.signal(signal.SIGINT, interrupt.request) if handles_sigint else None
@@ -78,6 +79,7 @@ def run(
             signal.signal(signal.SIGINT, old_handler)
         _current.loop = previous
         loop.finish()
+        asyncio.set_event_loop(None)
 
 
 def raise_priority() -> None:
