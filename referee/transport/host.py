@@ -112,6 +112,13 @@ def asyncio_loop() -> asyncio.AbstractEventLoop:
     return loop
 
 
+def sender(put: Callable[[Any], None]) -> Callable[[Any], None]:
+    """`put`, and the message sent at once if the host's loop was idle (`_SteppedLoop.sender`);
+    `put` itself off a host."""
+    loop: _SteppedLoop | None = getattr(_current, "loop", None)
+    return put if loop is None else loop.sender(put)
+
+
 def polls() -> int | None:
     """How many times this thread's asyncio loop has looked for I/O (None: no host runs here):
     an iteration of its own, or an I/O wait of trio's that found nothing for it."""
@@ -220,6 +227,7 @@ class _SteppedLoop(asyncio.SelectorEventLoop):
         self._watcher: trio.lowlevel.Task | None = None
         self._driver_parked = False
         self._watcher_parked = False
+        self._stepping = False
 
     def call_soon(  # type: ignore[override]
         self, callback: Callable[..., object], *args: Any, context: Context | None = None
@@ -248,6 +256,25 @@ class _SteppedLoop(asyncio.SelectorEventLoop):
         scheduled: list[asyncio.TimerHandle] = vars(self)["_scheduled"]
         return scheduled[0].when() if scheduled else None
 
+    def sender(self, put: Callable[[Any], None]) -> Callable[[Any], None]:
+        """`put` (onto a stream's outbound queue), then, if the loop was idle, one run of it at
+        once: the message leaves now rather than after trio's next scheduling round (at one
+        match, the median decision was that round, ~40-100 µs, longer). A busy loop is left to
+        its driver, which sends many messages in one iteration."""
+
+        def send(item: Any) -> None:
+            idle = self._driver_parked
+            put(item)
+            if idle and not self._stepping:
+                self._run_until_quiet()
+
+        return send
+
+    def _run_until_quiet(self) -> None:
+        for _ in range(BURST):
+            if not self._step() and not self._more_ready():
+                return
+
     def _wake_driver(self) -> None:
         if self._driver_parked:
             self._driver_parked = False
@@ -256,8 +283,12 @@ class _SteppedLoop(asyncio.SelectorEventLoop):
 
     def _step(self) -> bool:
         """One iteration: poll without waiting, run what is ready; whether the poll found I/O."""
-        self.stop()
-        self.run_forever()
+        self._stepping = True
+        try:
+            self.stop()
+            self.run_forever()
+        finally:
+            self._stepping = False
         found = self._stepped_selector.found
         if self._watcher_parked:  # the step took what woke the watcher: it may watch again
             self._watcher_parked = False
@@ -273,13 +304,11 @@ class _SteppedLoop(asyncio.SelectorEventLoop):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._watch)
             while True:
-                for _ in range(BURST):
-                    found = self._step()
-                    if not found and not self._more_ready():
-                        await self._park()
-                        break
-                else:
+                self._run_until_quiet()
+                if self._more_ready():
                     await trio.lowlevel.checkpoint()
+                else:
+                    await self._park()
 
     async def _park(self) -> None:
         """Sleep until a callback is scheduled, I/O comes, or the next timer is due."""

@@ -23,7 +23,7 @@ from croupier.v1 import referee_pb2
 from referee.match.lobby import Lobby
 from referee.match.logrates import LogLimiter, host_of
 from referee.match.session import Backlog, Ending, Session
-from referee.transport.host import arrival_bound, polls
+from referee.transport.host import arrival_bound, polls, sender
 from referee.version import VERSION
 
 if TYPE_CHECKING:
@@ -145,8 +145,8 @@ class PlayService:
         session = Session(
             identity=identity,
             hello=hello.hello,
-            send=outbound.put_nowait,
-            finish=outbound.put_nowait,
+            send=sender(outbound.put_nowait),
+            finish=sender(outbound.put_nowait),
             account=self.lobby.label(identity),
             max_queued=self.settings.max_queued_messages,
             backlog=backlog,
