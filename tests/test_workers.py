@@ -1,0 +1,174 @@
+"""`--workers N`: a ladder's matches split over N referee processes on this machine.
+
+Real processes, SQLite and gRPC: the same seeded ladder of deterministic bots (the XIX
+heuristic and a random bot seeded per match) played by 2 workers and by 1 commits the very
+same matches, seats, records and standings; a worker killed with SIGKILL mid-ladder loses
+nothing (its unfinished match is played again, the worker restarted) and counts nothing twice;
+the CLI refuses --workers 0 and --workers with --cluster in one line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from referee.cli import app
+from referee.ladder import verify_ladder
+from referee.ladder.workers import shares
+from referee.match.bounds import cpu_budget, default_workers
+from tests.cluster_helpers import (
+    CLI,
+    ROOT,
+    children,
+    command_line,
+    committed,
+    ladder_file,
+    outcomes,
+    wait_for,
+)
+
+runner = CliRunner()
+
+
+def _standings(database: Path) -> list[dict[str, object]]:
+    result = runner.invoke(app, ["ladder", "standings", str(database), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    rows: list[dict[str, object]] = json.loads(result.output)["standings"]
+    return rows
+
+
+def test_two_workers_commit_what_one_would(tmp_path: Path) -> None:
+    path = ladder_file(tmp_path, 12)
+    one, two = tmp_path / "one.sqlite", tmp_path / "two.sqlite"
+    for database, workers in ((one, "1"), (two, "2")):
+        result = runner.invoke(
+            app,
+            [
+                *("ladder", "run", str(path), "--no-live"),
+                *("--database", str(database), "--workers", workers),
+            ],
+        )
+        assert result.exit_code == 0, result.output
+        assert ("2 referee processes for 2 matches at once" in result.output) == (workers == "2")
+        check = verify_ladder(database)
+        assert check.ok and check.records_verified == 12, check.problems
+    assert outcomes(one) == outcomes(two)  # ids, seeds, seats, results, every record line
+    assert _standings(one) == _standings(two)
+    logs = tmp_path / "two-records" / "logs"
+    # Two referees of one slot each: the slots of one referee with two, logs and all.
+    assert sorted(p.name for p in logs.iterdir()) == [
+        "heuristic-0.log",
+        "heuristic-1.log",
+        "referee-0.log",
+        "referee-1.log",
+        "seeded-0.log",
+        "seeded-1.log",
+    ]
+
+
+def _workers(coordinator: int) -> list[int]:
+    return [p for p in children(coordinator) if "referee.local.workers" in command_line(p)]
+
+
+def test_a_worker_killed_mid_ladder_loses_nothing(tmp_path: Path) -> None:
+    matches = 40
+    path = ladder_file(tmp_path, matches)
+    database = tmp_path / "ladder.sqlite"
+    process = subprocess.Popen(
+        [*CLI, "ladder", "run", str(path), "--no-live", "--workers", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        # A worker that is playing (its bots are up) once a few matches are in.
+        assert wait_for(lambda: True if committed(database) >= 4 else None, 60)
+        busy = wait_for(lambda: next((w for w in _workers(process.pid) if children(w)), None), 30)
+        assert busy is not None, "no worker was playing"
+        os.kill(busy, signal.SIGKILL)
+        at_kill = committed(database)
+        out, _ = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+    assert at_kill < matches  # the kill came mid-ladder
+    assert process.returncode == 0, out
+    assert "Traceback" not in out
+    notes = [
+        line
+        for log in (tmp_path / "records" / "logs").glob("referee-*.log")
+        for line in log.read_text().splitlines()
+        if line.startswith("== croupier:")
+    ]
+    assert len(notes) == 1 and "was killed by SIGKILL; restart 1 of 3" in notes[0], notes
+    found = outcomes(database)  # every match once, each record whole
+    assert sorted(found) == list(range(1, matches + 1))
+    records = sorted(p.name for p in (tmp_path / "records").glob("*.jsonl*"))
+    assert records == [f"ladder-{n:05d}.jsonl" for n in range(1, matches + 1)]
+    check = verify_ladder(database)
+    assert check.ok and check.records_verified == matches, check.problems
+
+
+def test_workers_0_and_workers_on_a_cluster_are_refused(tmp_path: Path) -> None:
+    path = ladder_file(tmp_path, 2)
+    zero = runner.invoke(app, ["ladder", "run", str(path), "--workers", "0"])
+    assert zero.exit_code == 2
+    assert "error: --workers 0: expected at least 1" in zero.output
+    clustered = ["--workers", "2", "--cluster", "tcp://127.0.0.1:1"]
+    both = runner.invoke(app, ["ladder", "run", str(path), *clustered])
+    assert both.exit_code == 2
+    assert "error: --workers is for this machine's cores" in both.output
+    assert not (tmp_path / "ladder.sqlite").exists()
+    series = runner.invoke(app, ["match", "xix", "--bot", "true", "--workers", "0"])
+    assert series.exit_code == 2
+    assert "error: --workers 0: expected at least 1" in series.output
+
+
+@pytest.mark.parametrize(
+    ("concurrency", "workers", "expected"),
+    [(1, 4, [1]), (2, 2, [1, 1]), (5, 2, [3, 2]), (16, 3, [6, 5, 5]), (3, 8, [1, 1, 1])],
+)
+def test_the_matches_at_once_are_split_evenly(
+    concurrency: int, workers: int, expected: list[int]
+) -> None:
+    assert shares(concurrency, workers) == expected
+
+
+def test_the_default_is_a_referee_per_core_at_most_one_per_match() -> None:
+    assert 1 <= cpu_budget() <= len(os.sched_getaffinity(0))
+    assert default_workers(1) == 1
+    assert default_workers(1000) == cpu_budget()
+
+
+def test_croupier_match_on_two_workers_plays_what_one_would(tmp_path: Path) -> None:
+    heuristic = f"{sys.executable} {ROOT / 'examples' / 'python' / 'xix_heuristic.py'}"
+    tables = []
+    for workers in ("1", "2"):
+        records = tmp_path / f"records-{workers}"
+        result = runner.invoke(
+            app,
+            [
+                *("match", "xix", "--bot", heuristic, "--bot", heuristic, "--games", "6"),
+                *("--concurrency", "2", "--workers", workers, "--seed", "7"),
+                *("--records", str(records)),
+            ],
+        )
+        assert result.exit_code == 0, result.output
+        tables.append([line for line in result.output.splitlines() if "heuristic" in line])
+        assert len(list(records.glob("*.jsonl"))) == 6
+        logs = sorted(p.name.split("-", 1)[1] for p in (records / "logs").glob("*-bot*.log"))
+        assert logs == (
+            ["bot0.log", "bot1.log"]
+            if workers == "1"
+            else ["w0-bot0.log", "w0-bot1.log", "w1-bot0.log", "w1-bot1.log"]
+        )
+    assert tables[0] == tables[1] and len(tables[0]) == 2
