@@ -16,7 +16,7 @@ commits, SQLite, standings) and of its children (the bots with 1 worker; the wor
 bots otherwise): what docs/ladders.md reasons from for machines of more cores.
 
 Run: .venv/bin/python bench/ladder_throughput.py [--matches 1000] [--concurrency 2]
-     [--instant-matches 400] [--burn-matches 60] [--skip-launch]
+     [--instant-matches 400] [--burn-matches 60] [--scaling-concurrency 4] [--skip-launch]
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from referee import transport
 from referee.ladder import run_ladder
 from referee.ladder.config import LadderConfig, Launch, parse
 from referee.ladder.workers import WorkerVenue
+from referee.match.records import read_all
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -77,9 +78,15 @@ env = { BURN_MS = "5" }
 class Run:
     seconds: float
     matches: int
-    #: CPU seconds of this process, and of its children (waited for: with their own).
+    #: CPU seconds of this process, of its children (the workers: waited for, so counted with
+    #: what they waited for), and of the bots while they decided (the records' cpuMs: the bots'
+    #: own children are not all waited for, so rusage misses them).
     own_cpu: float
     children_cpu: float
+    bots_cpu: float
+    #: CPU seconds the whole machine was busy (/proc/stat): everything above and the rest of
+    #: what the bots used (receiving, replying), and whatever else ran meanwhile.
+    machine_cpu: float
 
 
 def _cpu() -> tuple[float, float]:
@@ -88,30 +95,55 @@ def _cpu() -> tuple[float, float]:
     return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
 
 
+def _busy() -> float:
+    """CPU seconds this machine has been busy since it booted (all cores)."""
+    with open("/proc/stat") as stat:
+        fields = [int(value) for value in stat.readline().split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
 def timed(config: LadderConfig, workers: int) -> Run:
     venue = WorkerVenue(workers) if workers > 1 else None
     own, children = _cpu()
+    busy = _busy()
     began = time.perf_counter()
     summary = transport.run(run_ladder, config, None, None, venue)
     seconds = time.perf_counter() - began
     own_after, children_after = _cpu()
-    return Run(seconds, summary.standings.matches_done, own_after - own, children_after - children)
+    machine = _busy() - busy
+    bots = 0
+    for path in config.records.glob("*.jsonl"):
+        lines, _ = read_all(path, strict=True)
+        bots += sum(line.action.cpu_ms for line in lines if line.WhichOneof("line") == "action")
+    return Run(
+        seconds,
+        summary.standings.matches_done,
+        own_after - own,
+        children_after - children,
+        bots / 1000,
+        machine,
+    )
 
 
 def scaling(folder: Path, args: argparse.Namespace) -> None:
     """Matches per second at 1 and 2 referee workers, instant bots and 5 ms bots."""
     load = os.getloadavg()
     print(
-        f"\nreferee workers: XIX, concurrency {args.concurrency}, records + SQLite "
+        f"\nreferee workers: XIX, concurrency {args.scaling_concurrency}, records + SQLite "
         f"(load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f})"
     )
     print(
+        "CPU ms per match: this process; its children (the workers); the bots deciding (the "
+        "records' cpuMs, whole ms); the whole machine"
+    )
+    print(
         f"{'bots':<8} {'workers':>7} {'matches':>7} {'seconds':>8} {'matches/s':>10} "
-        f"{'own ms/match':>13} {'children ms/match':>18}"
+        f"{'this':>7} {'workers':>8} {'bots':>7} {'machine':>8}"
     )
     for bots, matches in (("instant", args.instant_matches), ("5 ms", args.burn_matches)):
         matches += matches % 2
-        text = ladder_text(matches, args.concurrency)
+        text = ladder_text(matches, args.scaling_concurrency)
         if bots != "instant":
             text = text[: text.index("[[bot]]")] + BURN_BOTS
         base = parse(text, folder / f"{bots}.toml")
@@ -129,8 +161,10 @@ def scaling(folder: Path, args: argparse.Namespace) -> None:
             rates.append(run.matches / run.seconds)
             print(
                 f"{bots:<8} {workers:>7} {run.matches:>7} {run.seconds:>8.1f} "
-                f"{rates[-1]:>10.2f} {1000 * run.own_cpu / run.matches:>13.1f} "
-                f"{1000 * run.children_cpu / run.matches:>18.1f}"
+                f"{rates[-1]:>10.2f} {1000 * run.own_cpu / run.matches:>7.1f} "
+                f"{1000 * run.children_cpu / run.matches:>8.1f} "
+                f"{1000 * run.bots_cpu / run.matches:>7.1f} "
+                f"{1000 * run.machine_cpu / run.matches:>8.1f}"
             )
         print(f"{bots}: 2 workers play {rates[1] / rates[0]:.2f}x the matches per second of 1")
     load = os.getloadavg()
@@ -145,6 +179,13 @@ def main() -> None:
         "--instant-matches", type=int, default=400, help="matches per run, instant bots"
     )
     parser.add_argument("--burn-matches", type=int, default=60, help="matches per run, 5 ms bots")
+    parser.add_argument(
+        "--scaling-concurrency",
+        type=int,
+        default=4,
+        help="matches at once in the workers' runs (in a two-player game one bot thinks at "
+        "a time: 2 per core keep the cores busy with 5 ms bots)",
+    )
     parser.add_argument(
         "--skip-launch", action="store_true", help="only the workers' runs (not per-match)"
     )

@@ -172,3 +172,27 @@ def test_croupier_match_on_two_workers_plays_what_one_would(tmp_path: Path) -> N
             else ["w0-bot0.log", "w0-bot1.log", "w1-bot0.log", "w1-bot1.log"]
         )
     assert tables[0] == tables[1] and len(tables[0]) == 2
+
+
+def test_a_bot_that_cannot_play_stops_two_workers_as_it_stops_one(tmp_path: Path) -> None:
+    broken = (
+        ("heuristic", "examples/python/xix_heuristic.py"),
+        ("broken", "examples/python/no_such_bot.py"),
+    )
+    path = ladder_file(tmp_path, 4, bots=broken)
+    path.write_text("max_restarts = 1\n" + path.read_text())
+    said = []
+    for workers in ("1", "2"):
+        database = tmp_path / f"{workers}.sqlite"
+        result = runner.invoke(
+            app,
+            [
+                *("ladder", "run", str(path), "--no-live", "--no-sandbox"),
+                *("--database", str(database), "--workers", workers),
+            ],
+        )
+        assert result.exit_code == 2, result.output
+        lines = result.output.replace(f"{workers}-records", "RECORDS").splitlines()
+        said.append({line for line in lines if line.startswith("error:")})
+    assert said[0] == said[1] and len(said[0]) == 1, said
+    assert "no_such_bot.py' exited 2 times" in next(iter(said[0]))

@@ -30,7 +30,7 @@ from referee.ladder.slots import play_matches
 from referee.ladder.store import Finished
 from referee.ladder.venue import LadderError, LadderObserver, Work
 from referee.ladder.view import Presence
-from referee.local.workers import Link, Worker, WorkerError, run_workers, shares
+from referee.local.workers import Link, Worker, WorkerError, failed, run_workers, shares
 
 
 class WorkerVenue:
@@ -47,7 +47,7 @@ class WorkerVenue:
         try:
             await run_workers(len(host.shares), host.start, host, config.records / "logs")
         except WorkerError as error:
-            raise LadderError(str(error)) from None
+            raise failed(error, LadderError) from None
 
 
 class _Coordinator:

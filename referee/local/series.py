@@ -27,7 +27,15 @@ from referee.games.options import Options
 from referee.local.launcher import BotProcess, last_words, supervise
 from referee.local.limits import Limits
 from referee.local.sandbox import Sandbox, check_bwrap, default_enabled, socket_folder
-from referee.local.workers import Entry, Link, Worker, WorkerError, run_workers, shares
+from referee.local.workers import (
+    Entry,
+    Link,
+    Worker,
+    WorkerError,
+    failed,
+    run_workers,
+    shares,
+)
 from referee.match.clock import TimeControl
 from referee.match.lobby import Lobby
 from referee.match.runner import MatchOutcome
@@ -208,7 +216,7 @@ async def _on_workers(
         try:
             await run_workers(len(split), start, host, folder)
         except WorkerError as error:
-            raise SeriesError(str(error)) from None
+            raise failed(error, SeriesError) from None
 
 
 class _SeriesHost:

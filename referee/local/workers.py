@@ -51,8 +51,20 @@ def shares(concurrency: int, workers: int) -> list[int]:
 
 
 class WorkerError(CroupierError):
-    """A worker's work failed (its message is the worker's error), or a worker died more often
-    than it may be restarted."""
+    """A worker's work failed (`mistakes`: each of its errors, e.g. two bots that cannot
+    start), or a worker died more often than it may be restarted."""
+
+    def __init__(self, *mistakes: str) -> None:
+        super().__init__("; ".join(mistakes))
+        self.mistakes = mistakes
+
+
+def failed(error: WorkerError, kind: type[CroupierError]) -> BaseException:
+    """A worker's failure as the caller's error `kind`: one, or a group of one per mistake (as
+    a nursery of one referee would raise them, and the CLI prints them, one a line)."""
+    if len(error.mistakes) == 1:
+        return kind(error.mistakes[0])
+    return BaseExceptionGroup(str(error), [kind(mistake) for mistake in error.mistakes])
 
 
 class Link:
@@ -151,10 +163,22 @@ async def run_workers(
     entry. Raises WorkerError when one fails or dies more than `restarts` times; every worker
     is stopped before this returns or raises (stdin closed, killed after STOP_SECONDS)."""
     logs.mkdir(parents=True, exist_ok=True)
-    async with trio.open_nursery() as nursery:
-        for number in range(count):
-            log = logs / f"referee-{number}.log"
-            nursery.start_soon(_keep_running, number, start, host, log, restarts)
+    try:
+        async with trio.open_nursery() as nursery:
+            for number in range(count):
+                log = logs / f"referee-{number}.log"
+                nursery.start_soon(_keep_running, number, start, host, log, restarts)
+    except BaseExceptionGroup as group:
+        found, others = group.split(WorkerError)
+        if found is None or others is not None:
+            raise
+        # Several workers fail alike (a bot that cannot start, in each): say each thing once.
+        said = (mistake for error in leaves(found) for mistake in _mistakes(error))
+        raise WorkerError(*dict.fromkeys(said)) from None
+
+
+def _mistakes(error: BaseException) -> tuple[str, ...]:
+    return error.mistakes if isinstance(error, WorkerError) else (str(error),)
 
 
 async def _keep_running(
@@ -223,7 +247,7 @@ async def _incarnation(
                 elif message[0] == "done":
                     return None
                 else:  # ("failed", text)
-                    raise WorkerError(message[1])
+                    raise WorkerError(*message[1])
         except (EOFError, trio.BrokenResourceError):
             pass
         worker.alive = False
@@ -295,9 +319,10 @@ async def _work(out: int) -> None:
     except BaseException as error:
         if stopped:
             return
-        text = _explained(error)
-        await _say(link, ("failed", text or f"a referee worker failed:\n{traceback.format_exc()}"))
-        if text is None:
+        said = _explained(error)
+        bug = f"a referee worker failed:\n{traceback.format_exc()}"
+        await _say(link, ("failed", said or (bug,)))
+        if not said:
             raise  # our own bug: its traceback goes to the log too
         return
     if not stopped:
@@ -309,17 +334,16 @@ async def _say(link: Link, message: object) -> None:
         await link.send(message)  # unless the coordinator is gone
 
 
-def _explained(error: BaseException) -> str | None:
-    """The worker's mistakes in one line (bots that cannot play), or None for our own bug."""
+def _explained(error: BaseException) -> tuple[str, ...]:
+    """The worker's mistakes (bots that cannot play), each once; none for our own bug."""
     if isinstance(error, CroupierError):
-        return str(error)
+        return (str(error),)
     if not isinstance(error, BaseExceptionGroup):
-        return None
+        return ()
     mistakes, others = error.split(CroupierError)
     if mistakes is None or others is not None:
-        return None
-    said = dict.fromkeys(str(mistake) for mistake in leaves(mistakes))
-    return "; ".join(said)
+        return ()
+    return tuple(dict.fromkeys(str(mistake) for mistake in leaves(mistakes)))
 
 
 if __name__ == "__main__":
