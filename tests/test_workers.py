@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from referee.cli import app
 from referee.ladder import verify_ladder
@@ -44,17 +44,22 @@ def _standings(database: Path) -> list[dict[str, object]]:
     return rows
 
 
+def _run(path: Path, database: Path, workers: str, *options: str) -> Result:
+    """`croupier ladder run` of the ladder at `path` into `database` with `--workers`."""
+    return runner.invoke(
+        app,
+        [
+            *("ladder", "run", str(path), "--no-live", *options),
+            *("--database", str(database), "--workers", workers),
+        ],
+    )
+
+
 def test_two_workers_commit_what_one_would(tmp_path: Path) -> None:
     path = ladder_file(tmp_path, 12)
     one, two = tmp_path / "one.sqlite", tmp_path / "two.sqlite"
     for database, workers in ((one, "1"), (two, "2")):
-        result = runner.invoke(
-            app,
-            [
-                *("ladder", "run", str(path), "--no-live"),
-                *("--database", str(database), "--workers", workers),
-            ],
-        )
+        result = _run(path, database, workers)
         assert result.exit_code == 0, result.output
         assert ("2 referee processes for 2 matches at once" in result.output) == (workers == "2")
         check = verify_ladder(database)
@@ -183,14 +188,7 @@ def test_a_bot_that_cannot_play_stops_two_workers_as_it_stops_one(tmp_path: Path
     path.write_text("max_restarts = 1\n" + path.read_text())
     said = []
     for workers in ("1", "2"):
-        database = tmp_path / f"{workers}.sqlite"
-        result = runner.invoke(
-            app,
-            [
-                *("ladder", "run", str(path), "--no-live", "--no-sandbox"),
-                *("--database", str(database), "--workers", workers),
-            ],
-        )
+        result = _run(path, tmp_path / f"{workers}.sqlite", workers, "--no-sandbox")
         assert result.exit_code == 2, result.output
         lines = result.output.replace(f"{workers}-records", "RECORDS").splitlines()
         said.append({line for line in lines if line.startswith("error:")})
