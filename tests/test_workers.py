@@ -15,6 +15,7 @@ import re
 import signal
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -197,3 +198,32 @@ def test_a_bot_that_cannot_play_stops_two_workers_as_it_stops_one(tmp_path: Path
         said.append({line for line in lines if line.startswith("error:")})
     assert said[0] == said[1] and len(said[0]) == 1, said
     assert "no_such_bot.py' exited 2 times" in next(iter(said[0]))
+
+
+def test_the_site_of_a_ladder_on_workers_says_matches_cannot_be_watched(tmp_path: Path) -> None:
+    path = ladder_file(tmp_path, 4)
+    process = subprocess.Popen(
+        [*CLI, "ladder", "run", str(path), "--no-live", "--workers", "2", "--web", "127.0.0.1:0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        lines = [process.stdout.readline(), process.stdout.readline()]
+        assert lines[0] == "2 referee processes for 2 matches at once\n", lines
+        web = lines[1].removeprefix("ladder web site on ").strip()
+        while "ladder over" not in lines[-1]:
+            assert lines[-1], "".join(lines)
+            lines.append(process.stdout.readline())
+        with urllib.request.urlopen(f"{web}/api/contest", timeout=10) as response:
+            ladder = json.load(response)["contest"]
+        assert ladder["watchable"] is False and ladder["matches_planned"] == 4
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
