@@ -16,7 +16,9 @@ import signal
 import subprocess
 import sys
 import urllib.request
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner, Result
@@ -24,10 +26,12 @@ from typer.testing import CliRunner, Result
 from referee.cli import app
 from referee.ladder import verify_ladder
 from referee.ladder.workers import shares
+from referee.local.workers import Link, Worker, WorkerError, run_workers
 from referee.match.bounds import cpu_budget, default_workers
 from tests.cluster_helpers import (
     CLI,
     ROOT,
+    alive,
     children,
     command_line,
     committed,
@@ -227,3 +231,58 @@ def test_the_site_of_a_ladder_on_workers_says_matches_cannot_be_watched(tmp_path
             process.wait()
         if process.stdout is not None:
             process.stdout.close()
+
+
+async def _die(link: Link) -> None:
+    """A worker's entry that is killed at once, as the OOM killer would."""
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+class _Nothing:
+    """A host of no calls, counting the workers it lost."""
+
+    def __init__(self) -> None:
+        self.lost_count = 0
+
+    def call(self, worker: Worker, method: str, payload: object) -> Callable[[], Awaitable[Any]]:
+        raise AssertionError(f"unexpected call {method!r}")
+
+    def lost(self, worker: Worker) -> None:
+        self.lost_count += 1
+
+
+async def test_a_worker_that_keeps_dying_stops_the_run_with_one_line(tmp_path: Path) -> None:
+    host = _Nothing()
+    with pytest.raises(WorkerError) as raised:
+        await run_workers(1, lambda number: (_die, ()), host, tmp_path, restarts=2)
+    assert str(raised.value) == (
+        "referee worker 0 was killed by SIGKILL, and died 3 times in all: stopped (its log: "
+        f"{tmp_path / 'referee-0.log'}); what was committed is kept, run the same command to "
+        "resume"
+    )
+    assert host.lost_count == 3
+    notes = (tmp_path / "referee-0.log").read_text().splitlines()
+    assert notes[-1] == "== croupier: referee worker 0 was killed by SIGKILL; stopping"
+
+
+def test_workers_leave_with_a_killed_coordinator(tmp_path: Path) -> None:
+    path = ladder_file(tmp_path, 40)
+    database = tmp_path / "ladder.sqlite"
+    process = subprocess.Popen(
+        [*CLI, "ladder", "run", str(path), "--no-live", "--workers", "2"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        assert wait_for(lambda: True if committed(database) >= 2 else None, 60)
+        workers = _workers(process.pid)
+        assert len(workers) == 2
+    finally:
+        process.kill()
+        process.wait()
+    # Their input closed: each ends its bots and exits (no kill of their process group).
+    assert wait_for(lambda: True if not any(map(alive, workers)) else None, 20), workers
+    resumed = runner.invoke(app, ["ladder", "run", str(path), "--no-live", "--workers", "2"])
+    assert resumed.exit_code == 0, resumed.output
+    check = verify_ladder(database)
+    assert check.ok and check.records_verified == 40, check.problems
