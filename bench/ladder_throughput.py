@@ -16,7 +16,8 @@ commits, SQLite, standings) and of its children (the bots with 1 worker; the wor
 bots otherwise): what docs/ladders.md reasons from for machines of more cores.
 
 Run: .venv/bin/python bench/ladder_throughput.py [--matches 1000] [--concurrency 2]
-     [--instant-matches 400] [--burn-matches 60] [--scaling-concurrency 4] [--skip-launch]
+     [--instant-matches 400] [--burn-matches 60] [--scaling-concurrency 4] [--repeat 1]
+     [--skip-launch]
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import tempfile
 import time
 from dataclasses import dataclass, replace
@@ -147,9 +149,9 @@ def scaling(folder: Path, args: argparse.Namespace) -> None:
         if bots != "instant":
             text = text[: text.index("[[bot]]")] + BURN_BOTS
         base = parse(text, folder / f"{bots}.toml")
-        rates = []
-        for workers in (1, 2):
-            name = f"{bots.replace(' ', '')}-{workers}"
+        rates: dict[int, list[float]] = {1: [], 2: []}
+        for attempt, workers in enumerate([1, 2] * args.repeat):
+            name = f"{bots.replace(' ', '')}-{workers}-{attempt}"
             config = replace(
                 base,
                 database=folder / f"{name}.sqlite",
@@ -158,15 +160,16 @@ def scaling(folder: Path, args: argparse.Namespace) -> None:
             run = timed(config, workers)
             if run.matches != matches:
                 raise SystemExit(f"{name}: {run.matches} of {matches} matches were played")
-            rates.append(run.matches / run.seconds)
+            rates[workers].append(run.matches / run.seconds)
             print(
                 f"{bots:<8} {workers:>7} {run.matches:>7} {run.seconds:>8.1f} "
-                f"{rates[-1]:>10.2f} {1000 * run.own_cpu / run.matches:>7.1f} "
+                f"{rates[workers][-1]:>10.2f} {1000 * run.own_cpu / run.matches:>7.1f} "
                 f"{1000 * run.children_cpu / run.matches:>8.1f} "
                 f"{1000 * run.bots_cpu / run.matches:>7.1f} "
                 f"{1000 * run.machine_cpu / run.matches:>8.1f}"
             )
-        print(f"{bots}: 2 workers play {rates[1] / rates[0]:.2f}x the matches per second of 1")
+        one, two = statistics.median(rates[1]), statistics.median(rates[2])
+        print(f"{bots}: 2 workers play {two / one:.2f}x the matches per second of 1 (medians)")
     load = os.getloadavg()
     print(f"load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
 
@@ -185,6 +188,9 @@ def main() -> None:
         default=4,
         help="matches at once in the workers' runs (in a two-player game one bot thinks at "
         "a time: 2 per core keep the cores busy with 5 ms bots)",
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="runs at 1 and 2 workers, alternated (noise)"
     )
     parser.add_argument(
         "--skip-launch", action="store_true", help="only the workers' runs (not per-match)"
