@@ -166,9 +166,11 @@ class _Referee:
         config = self.config
         seats = Counter(match.bots)
         logs = config.records / "logs"
+        # A referee worker's own file (they write in place): `<bot>-per-match-<first slot>.log`
+        where = f"-{self.first_slot}" if self.first_slot else ""
         processes = {
             bot.name: self.process(
-                bot, slot.number, logs / f"{bot.name}-per-match.log", seats[bot.name]
+                bot, slot.number, logs / f"{bot.name}-per-match{where}.log", seats[bot.name]
             )
             for bot in config.bots
             if bot.name in seats

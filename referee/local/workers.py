@@ -68,7 +68,8 @@ def failed(error: WorkerError, kind: type[CroupierError]) -> BaseException:
 
 
 class Link:
-    """Framed pickles over a pair of trio streams; calls with replies, from either side."""
+    """Framed pickles over a pair of trio streams: the worker's calls (`call`), answered by the
+    coordinator's replies, and the messages that start and end a worker."""
 
     def __init__(self, send: trio.abc.SendStream, receive: trio.abc.ReceiveStream) -> None:
         self._send = send
