@@ -286,3 +286,20 @@ def test_workers_leave_with_a_killed_coordinator(tmp_path: Path) -> None:
     assert resumed.exit_code == 0, resumed.output
     check = verify_ladder(database)
     assert check.ok and check.records_verified == 40, check.problems
+
+
+def test_workers_launching_a_process_per_match_log_apart(tmp_path: Path) -> None:
+    path = ladder_file(tmp_path, 4)
+    path.write_text('launch = "per-match"\n' + path.read_text())
+    result = _run(path, tmp_path / "ladder.sqlite", "2")
+    assert result.exit_code == 0, result.output
+    logs = sorted(p.name for p in (tmp_path / "ladder-records" / "logs").iterdir())
+    assert logs == [
+        "heuristic-per-match-1.log",
+        "heuristic-per-match.log",
+        "referee-0.log",
+        "referee-1.log",
+        "seeded-per-match-1.log",
+        "seeded-per-match.log",
+    ]
+    assert verify_ladder(tmp_path / "ladder.sqlite").ok

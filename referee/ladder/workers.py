@@ -30,7 +30,15 @@ from referee.ladder.slots import play_matches
 from referee.ladder.store import Finished
 from referee.ladder.venue import LadderError, LadderObserver, Work
 from referee.ladder.view import Presence
-from referee.local.workers import Link, Worker, WorkerError, failed, run_workers, shares
+from referee.local.workers import (
+    Entry,
+    Link,
+    Worker,
+    WorkerError,
+    failed,
+    run_workers,
+    shares,
+)
 
 
 class WorkerVenue:
@@ -61,16 +69,17 @@ class _Coordinator:
         self.work = work
         self.give_back: Callable[[ScheduledMatch], None] = work.give_back
         self.shares = shares
-        self.alive: dict[int, Worker] = {}
+        #: The latest process of each worker (by number), as its calls name it.
+        self.current: dict[int, Worker] = {}
 
-    def start(self, number: int) -> tuple[Callable[..., Awaitable[None]], tuple[object, ...]]:
+    def start(self, number: int) -> tuple[Entry, tuple[object, ...]]:
         first = sum(self.shares[:number])
         # launch = "shared": one process per bot in each worker, with the worker's sessions
         config = replace(self.config, concurrency=self.shares[number])
         return play_here, (config, first)
 
     def call(self, worker: Worker, method: str, payload: Any) -> Callable[[], Awaitable[Any]]:
-        self.alive[worker.number] = worker
+        self.current[worker.number] = worker
         if method == "next":
             return functools.partial(self._next, worker)
         if method == "settle":
@@ -101,7 +110,7 @@ class _Coordinator:
         worker that launched it is alive (each worker's lobby is in its own process)."""
         playing: Counter[str] = Counter()
         slots = 0
-        for worker in self.alive.values():
+        for worker in self.current.values():
             if worker.alive:
                 slots += self.shares[worker.number]
                 for match in worker.held.values():
