@@ -25,8 +25,7 @@ from typer.testing import CliRunner, Result
 
 from referee.cli import app
 from referee.ladder import verify_ladder
-from referee.ladder.workers import shares
-from referee.local.workers import Link, Worker, WorkerError, run_workers
+from referee.local.workers import Link, Worker, WorkerError, run_workers, shares
 from referee.match.bounds import cpu_budget, default_workers
 from tests.cluster_helpers import (
     CLI,

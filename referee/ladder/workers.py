@@ -30,15 +30,7 @@ from referee.ladder.slots import play_matches
 from referee.ladder.store import Finished
 from referee.ladder.venue import LadderError, LadderObserver, Work
 from referee.ladder.view import Presence
-from referee.local.workers import (
-    Entry,
-    Link,
-    Worker,
-    WorkerError,
-    failed,
-    run_workers,
-    shares,
-)
+from referee.local import workers as pool
 
 
 class WorkerVenue:
@@ -48,14 +40,14 @@ class WorkerVenue:
         self.workers = workers
 
     async def play(self, config: LadderConfig, work: Work, observer: LadderObserver) -> None:
-        host = _Coordinator(config, work, shares(config.concurrency, self.workers))
+        host = _Coordinator(config, work, pool.shares(config.concurrency, self.workers))
         if work.view is not None:
             work.view.watchable = False  # the matches are played in other processes
             work.view.connected = host.presence
         try:
-            await run_workers(len(host.shares), host.start, host, config.records / "logs")
-        except WorkerError as error:
-            raise failed(error, LadderError) from None
+            await pool.run_workers(len(host.shares), host.start, host, config.records / "logs")
+        except pool.WorkerError as error:
+            raise pool.failed(error, LadderError) from None
 
 
 class _Coordinator:
@@ -70,15 +62,15 @@ class _Coordinator:
         self.give_back: Callable[[ScheduledMatch], None] = work.give_back
         self.shares = shares
         #: The latest process of each worker (by number), as its calls name it.
-        self.current: dict[int, Worker] = {}
+        self.current: dict[int, pool.Worker] = {}
 
-    def start(self, number: int) -> tuple[Entry, tuple[object, ...]]:
+    def start(self, number: int) -> tuple[pool.Entry, tuple[object, ...]]:
         first = sum(self.shares[:number])
         # launch = "shared": one process per bot in each worker, with the worker's sessions
         config = replace(self.config, concurrency=self.shares[number])
         return play_here, (config, first)
 
-    def call(self, worker: Worker, method: str, payload: Any) -> Callable[[], Awaitable[Any]]:
+    def call(self, worker: pool.Worker, method: str, payload: Any) -> Callable[[], Awaitable[Any]]:
         self.current[worker.number] = worker
         if method == "next":
             return functools.partial(self._next, worker)
@@ -90,7 +82,7 @@ class _Coordinator:
             return functools.partial(self.work.settle, finished)
         raise LadderError(f"a referee worker asked for {method!r}")
 
-    async def _next(self, worker: Worker) -> ScheduledMatch | None:
+    async def _next(self, worker: pool.Worker) -> ScheduledMatch | None:
         match = await self.work.next()
         if match is None:
             return None
@@ -100,7 +92,7 @@ class _Coordinator:
         worker.held[match.number] = match
         return match
 
-    def lost(self, worker: Worker) -> None:
+    def lost(self, worker: pool.Worker) -> None:
         for match in sorted(worker.held.values(), key=lambda m: -m.number):
             self.give_back(match)  # each to the front: the lowest number first
         worker.held.clear()
@@ -118,7 +110,7 @@ class _Coordinator:
         return {bot.name: Presence(slots, playing[bot.name]) for bot in self.config.bots}
 
 
-async def play_here(link: Link, config: LadderConfig, first_slot: int) -> None:
+async def play_here(link: pool.Link, config: LadderConfig, first_slot: int) -> None:
     """A worker's entry: play what the coordinator hands out with `play_matches`, slots
     numbered from `first_slot`, and have it commit each match."""
     config = replace(config, game=get_game(config.game.id))
@@ -133,4 +125,4 @@ async def play_here(link: Link, config: LadderConfig, first_slot: int) -> None:
     await play_matches(config, next_match, settle, first_slot=first_slot)
 
 
-__all__ = ["WorkerVenue", "shares"]
+__all__ = ["WorkerVenue"]
