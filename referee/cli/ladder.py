@@ -217,7 +217,8 @@ def run_command(
             if workers is not None:
                 raise CroupierError(
                     "--workers is for this machine's cores: on a Dask cluster the workers' "
-                    "threads decide how many matches run at once (drop --workers or --cluster)"
+                    "threads decide how many matches run at once (drop --workers, or play "
+                    "here: no --cluster nor [cluster] scheduler)"
                 )
             where = f"on the Dask cluster at {config.cluster.scheduler}"
             console.print(where, markup=False, highlight=False, soft_wrap=True)
