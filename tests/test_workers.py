@@ -83,6 +83,16 @@ def test_two_workers_commit_what_one_would(tmp_path: Path) -> None:
     ]
 
 
+def _notes(logs: Path) -> list[str]:
+    """What the coordinator noted in its workers' logs (deaths and restarts)."""
+    return [
+        line
+        for log in logs.glob("referee-*.log")
+        for line in log.read_text().splitlines()
+        if line.startswith("== croupier:")
+    ]
+
+
 def _workers(coordinator: int) -> list[int]:
     return [p for p in children(coordinator) if "referee.local.workers" in command_line(p)]
 
@@ -113,12 +123,7 @@ def test_a_worker_killed_mid_ladder_loses_nothing(tmp_path: Path) -> None:
     assert at_kill < matches  # the kill came mid-ladder
     assert process.returncode == 0, out
     assert "Traceback" not in out
-    notes = [
-        line
-        for log in (tmp_path / "records" / "logs").glob("referee-*.log")
-        for line in log.read_text().splitlines()
-        if line.startswith("== croupier:")
-    ]
+    notes = _notes(tmp_path / "records" / "logs")
     assert len(notes) == 1 and "was killed by SIGKILL; restart 1 of 3" in notes[0], notes
     found = outcomes(database)  # every match once, each record whole
     assert sorted(found) == list(range(1, matches + 1))
@@ -302,3 +307,35 @@ def test_workers_launching_a_process_per_match_log_apart(tmp_path: Path) -> None
         "seeded-per-match.log",
     ]
     assert verify_ladder(tmp_path / "ladder.sqlite").ok
+
+
+def test_a_worker_killed_mid_series_loses_no_match(tmp_path: Path) -> None:
+    records = tmp_path / "records"
+    random_bot = f"{sys.executable} {ROOT / 'examples' / 'python' / 'random_bot.py'}"
+    process = subprocess.Popen(
+        [
+            *(*CLI, "match", "xix", "--bot", random_bot, "--games", "60"),
+            *("--concurrency", "2", "--workers", "2", "--records", str(records)),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert wait_for(lambda: True if len(list(records.glob("*.jsonl"))) >= 4 else None, 60)
+        busy = wait_for(lambda: next((w for w in _workers(process.pid) if children(w)), None), 30)
+        assert busy is not None, "no worker was playing"
+        os.kill(busy, signal.SIGKILL)
+        out, _ = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+    assert process.returncode == 0, out
+    assert "60 matches over gRPC" in out
+    notes = _notes(records / "logs")
+    assert len(notes) == 1 and "was killed by SIGKILL; restart 1 of 3" in notes[0], notes
+    played = sorted(records.glob("*.jsonl"))
+    assert len(played) == 60
+    check = runner.invoke(app, ["replay", "--verify", *map(str, played)])
+    assert check.exit_code == 0, check.output

@@ -204,7 +204,12 @@ async def _on_workers(
 ) -> None:
     """The series played by `config.workers` referee processes; a worker that dies has its
     unfinished matches played again."""
-    host = _SeriesHost(config.matches, count)
+
+    def forget(index: int) -> None:  # what a dead worker left of a match it was playing
+        if config.records is not None:
+            (config.records / f"{_match_id(config, run_id, index)}.jsonl").unlink(missing_ok=True)
+
+    host = _SeriesHost(config.matches, count, forget)
     split = shares(config.concurrency, config.workers)
 
     def start(number: int) -> tuple[Entry, tuple[object, ...]]:
@@ -223,9 +228,15 @@ class _SeriesHost:
     """The series' side of its workers' calls: `next` (a match's index, or None) and
     `finished` (its outcome)."""
 
-    def __init__(self, matches: int, count: Callable[[int, MatchOutcome], None]) -> None:
+    def __init__(
+        self,
+        matches: int,
+        count: Callable[[int, MatchOutcome], None],
+        forget: Callable[[int], None],
+    ) -> None:
         self.queue = deque(range(matches))
         self.count = count
+        self.forget = forget
 
     def call(self, worker: Worker, method: str, payload: Any) -> Callable[[], Awaitable[Any]]:
         if method == "next":
@@ -241,6 +252,8 @@ class _SeriesHost:
         raise SeriesError(f"a referee worker asked for {method!r}")
 
     def lost(self, worker: Worker) -> None:
+        for index in worker.held:
+            self.forget(index)
         self.queue.extendleft(sorted(worker.held, reverse=True))
         worker.held.clear()
 
@@ -278,7 +291,7 @@ async def _play_one(
 
     tokens = [bots[role].token for role in roles]
     sessions = await take_sessions(lobby, tokens, config.connect_timeout, late)
-    match_id = f"{config.game.id}-{run_id}-{index:04d}"
+    match_id = _match_id(config, run_id, index)
     path = config.records / f"{match_id}.jsonl" if config.records is not None else None
     async with seated(sessions, lobby) as seats:
         return await play_match(
@@ -289,6 +302,10 @@ async def _play_one(
             record=path,
             deck=config.deck,
         )
+
+
+def _match_id(config: SeriesConfig, run_id: str, index: int) -> str:
+    return f"{config.game.id}-{run_id}-{index:04d}"
 
 
 def _disambiguate(standings: list[Standing]) -> None:
