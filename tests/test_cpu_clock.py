@@ -355,7 +355,10 @@ def test_ladder_run_refuses_a_cpu_clock_for_a_shared_launch(tmp_path: Path) -> N
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        (["--clock", "cpu", "--concurrency", "2"], "one bot process per match at once"),
+        (
+            ["--clock", "cpu", "--concurrency", "2", "--workers", "1"],
+            "one bot process per match at once",
+        ),
         (["--clock", "cpu", "--ceiling-factor", "0"], "--ceiling-factor 0: expected at least 1"),
         (["--ceiling-factor", "5"], "--ceiling-factor is for --clock cpu"),
         (["--clock", "cpu", "--move-ms", "0"], "--clock cpu with --move-ms 0"),

@@ -23,7 +23,7 @@ import typer
 from referee.cli.bot_limits import LIMIT_HELP, SANDBOX_HELP, limit_pairs
 from referee.cli.consoles import EXIT_CHECK_FAILED, console, errors, progress, user_errors
 from referee.cli.epilog import DONE, epilog
-from referee.cli.options import CeilingFactor, within
+from referee.cli.options import WORKERS_HELP, CeilingFactor, within, worker_count
 from referee.cli.web_settings import web_settings
 from referee.clock_kind import ClockKind
 from referee.errors import CroupierError
@@ -115,6 +115,15 @@ def run_command(
     concurrency: Annotated[
         int | None, typer.Option(min=1, help="Matches at once (overrides `concurrency`).")
     ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            help=WORKERS_HELP + " Not with --cluster. The default is 1 with --web (live "
+            'matches are watched in this process) and with launch = "shared" (one process '
+            "per bot); given, each worker launches its own.",
+            show_default=False,
+        ),
+    ] = None,
     live: Annotated[
         bool, typer.Option(help="Show the progress bar and live standings (on a terminal).")
     ] = True,
@@ -174,8 +183,9 @@ def run_command(
     from referee.cli.ladder_display import Display
     from referee.cluster import on_cluster, venue_for
     from referee.ladder import Sprt, load, run_ladder
-    from referee.ladder.config import clocked
+    from referee.ladder.config import Launch, clocked
     from referee.ladder.store import reporting_store_failures
+    from referee.ladder.workers import WorkerVenue
     from referee.match.bounds import concurrency_problem
     from referee.web import run_ladder_with_site
 
@@ -202,9 +212,26 @@ def run_command(
             )
             config = replace(config, bots=bots)
         config = on_cluster(config, cluster)
+        processes = 1
         if config.cluster is not None and config.cluster.scheduler:
+            if workers is not None:
+                raise CroupierError(
+                    "--workers is for this machine's cores: on a Dask cluster the workers' "
+                    "threads decide how many matches run at once (drop --workers, or play "
+                    "here: no --cluster nor [cluster] scheduler)"
+                )
             where = f"on the Dask cluster at {config.cluster.scheduler}"
             console.print(where, markup=False, highlight=False, soft_wrap=True)
+        elif workers is not None or (site is None and config.launch is not Launch.SHARED):
+            # by default, --web (live matches) and launch = "shared" (one process per bot)
+            # keep every match in this process
+            processes = worker_count(workers, config.concurrency)
+        if processes > 1:
+            console.print(
+                f"{processes} referee processes for {config.concurrency} matches at once",
+                markup=False,
+                highlight=False,
+            )
         test = Sprt(*sprt, on=str(sprt_on)) if sprt is not None else None
         display = Display(live and errors.is_terminal, sprt=test is not None)
         over: list[Summary] = []
@@ -222,7 +249,7 @@ def run_command(
 
         try:
             with reporting_store_failures(config.database):
-                venue = venue_for(config)
+                venue = venue_for(config) if processes == 1 else WorkerVenue(processes)
                 if site is None:
                     summary = transport.run(run_ladder, config, test, display, venue)
                 else:
@@ -242,7 +269,7 @@ def run_command(
             display.stop()
             again = ["croupier", "ladder", "run", str(ladder)]
             given: dict[str, object] = {"--database": database, "--records": records}
-            given |= {"--cluster": cluster, "--concurrency": concurrency}
+            given |= {"--cluster": cluster, "--concurrency": concurrency, "--workers": workers}
             given |= {"--web": web, "--tls-cert": tls_cert, "--tls-key": tls_key}
             again += [part for flag, value in given.items() if value for part in (flag, str(value))]
             again += [part for pair in limit or [] for part in ("--limit", pair)]

@@ -9,7 +9,16 @@ import typer
 
 from referee.cli.bot_limits import LIMIT_HELP, SANDBOX_HELP, limit_pairs, sandboxed
 from referee.cli.consoles import console, errors, user_errors
-from referee.cli.options import BankMs, CeilingFactor, Clock, option_pairs, time_control, within
+from referee.cli.options import (
+    BankMs,
+    CeilingFactor,
+    Clock,
+    Workers,
+    option_pairs,
+    time_control,
+    within,
+    worker_count,
+)
 from referee.cli.seeds import Seed, announce_luck, announce_seed, reveal_seed
 from referee.clock_kind import ClockKind
 from referee.text import plural
@@ -73,6 +82,7 @@ def match(
         list[str] | None, typer.Option(metavar="NAME=VALUE", help="A game option; repeatable.")
     ] = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Matches played at once.")] = 1,
+    workers: Workers = None,
     max_faults: Annotated[int, typer.Option(min=1, help="Faults before a seat is retired.")] = 3,
     sandbox: Annotated[bool | None, typer.Option(help=SANDBOX_HELP)] = None,
     limit: Annotated[list[str] | None, typer.Option(help=LIMIT_HELP)] = None,
@@ -82,6 +92,7 @@ def match(
     from referee.games.base import parse_options
     from referee.local.limits import Limits
     from referee.local.series import SeriesConfig
+    from referee.local.workers import shares
     from referee.match.bounds import (
         concurrency_problem,
         series_matches_problem,
@@ -92,8 +103,9 @@ def match(
         within("--games", games, series_matches_problem)
         within("--concurrency", concurrency, concurrency_problem)
         control = time_control(move_ms, bank_ms, clock, ceiling_factor)
-        if clock is ClockKind.CPU:  # `croupier match` runs one process per bot for all matches
-            within("--concurrency", concurrency, shared_clock_problem)
+        processes = worker_count(workers, concurrency)
+        if clock is ClockKind.CPU:  # one process per bot for all the matches of a referee
+            within("--concurrency", max(shares(concurrency, processes)), shared_clock_problem)
         chosen = get_game(game)
         master = announce_seed(seed)
         announce_luck(chosen.id)
@@ -110,6 +122,7 @@ def match(
             max_faults=max_faults,
             sandbox=sandboxed(sandbox),
             limits=Limits().merged(limit_pairs(limit or []), "--limit"),
+            workers=processes,
         )
         standings, outcomes = _run_series(config)
     _print_standings(config, standings, outcomes)

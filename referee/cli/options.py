@@ -83,3 +83,22 @@ def within(option: str, value: int, problem: Callable[[int], str | None]) -> int
     if found:
         raise CroupierError(f"{option} {value!r}: {found}")
     return value
+
+
+#: What --workers does, for every command that has it.
+WORKERS_HELP = (
+    "Referee processes that share the matches at once (--concurrency), each with its own "
+    "server and bots, so that refereeing uses more than one core (one referee uses one at "
+    "most). Default: one per core this process may use (its CPU affinity, fewer under a "
+    "cgroup CPU quota), at most one per match at once; 1 plays every match in this process."
+)
+Workers = Annotated[int | None, typer.Option(help=WORKERS_HELP, show_default=False)]
+
+
+def worker_count(workers: int | None, concurrency: int) -> int:
+    """--workers checked, or its default for `concurrency` matches at once (at most that)."""
+    from referee.match.bounds import default_workers, workers_problem
+
+    if workers is None:
+        return default_workers(concurrency)
+    return min(within("--workers", workers, workers_problem), concurrency)

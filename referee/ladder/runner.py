@@ -248,6 +248,13 @@ class _Dispenser:
         self.in_flight -= 1
         self._signal()
 
+    def give_back(self, match: ScheduledMatch) -> None:
+        """A match handed out that will not be finished where it went (its referee worker
+        died): it is the next to be handed out."""
+        self.in_flight -= 1
+        self.queue.appendleft(match)
+        self._signal()
+
     def stop(self) -> None:
         self.stopping = True
         self._signal()
@@ -433,6 +440,7 @@ class _Ladder:
             backlog=lambda: len(dispenser.queue),
             settle=settle,
             view=self.view,
+            give_back=dispenser.give_back,
         )
         await self.venue.play(config, work, self.observer)
         return self._complete(dispenser)

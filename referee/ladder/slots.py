@@ -67,9 +67,16 @@ class _Referee:
     worker. `play_matches` is its only entry point."""
 
     def __init__(
-        self, config: LadderConfig, sandbox: Sandbox, view: RefereeView | None = None
+        self,
+        config: LadderConfig,
+        sandbox: Sandbox,
+        view: RefereeView | None = None,
+        first_slot: int = 0,
     ) -> None:
         self.config = config
+        #: The number of this referee's first slot: its slots are the ladder's from here on
+        #: (a referee worker process plays some of the ladder's slots, referee.ladder.workers).
+        self.first_slot = first_slot
         self.lobby = Lobby(games=frozenset({config.game.id}))
         self.address = ""
         self.sandbox = sandbox
@@ -101,11 +108,12 @@ class _Referee:
         shared = config.launch is Launch.SHARED
         logs = config.records / "logs"
         logs.mkdir(parents=True, exist_ok=True)
+        first = self.first_slot
         if config.launch is Launch.PER_MATCH:
-            return [_Slot(slot, {}, {}) for slot in range(config.concurrency)]
+            return [_Slot(slot, {}, {}) for slot in range(first, first + config.concurrency)]
         count = 1 if shared else config.concurrency
         made = []
-        for slot in range(count):
+        for slot in range(first, first + count):
             processes = {
                 bot.name: self.process(
                     bot,
@@ -158,9 +166,11 @@ class _Referee:
         config = self.config
         seats = Counter(match.bots)
         logs = config.records / "logs"
+        # A referee worker's own file (they write in place): `<bot>-per-match-<first slot>.log`
+        where = f"-{self.first_slot}" if self.first_slot else ""
         processes = {
             bot.name: self.process(
-                bot, slot.number, logs / f"{bot.name}-per-match.log", seats[bot.name]
+                bot, slot.number, logs / f"{bot.name}-per-match{where}.log", seats[bot.name]
             )
             for bot in config.bots
             if bot.name in seats
@@ -229,9 +239,11 @@ async def play_matches(
     next_match: Callable[[], Awaitable[ScheduledMatch | None]],
     settle: Callable[[Finished], Awaitable[None]],
     view: RefereeView | None = None,
+    first_slot: int = 0,
 ) -> None:
     """Serve on a loopback port, launch the bots, and play what `next_match` hands out until
-    it returns None, `config.concurrency` matches at a time. Each finished match's record is
+    it returns None, `config.concurrency` matches at a time (slots numbered from `first_slot`,
+    which name the bots' logs and pick their `cpus`). Each finished match's record is
     left at `<record>.jsonl.partial` for `settle`, which must move it (the ladder commits it;
     a cluster worker sends it back). The one way matches are played, locally and on a cluster.
     With `view`, each match is live in `view.live` while it is played, and `view.presence()`
@@ -244,7 +256,7 @@ async def play_matches(
         sandbox = Sandbox(
             enabled=config.sandbox, socket_dir=folder, secrets=private, runtime=config.runtime
         )
-        await _play_matches(config, sandbox, next_match, settle, view)
+        await _play_matches(config, sandbox, next_match, settle, view, first_slot)
 
 
 def out_of_sight(config: LadderConfig) -> tuple[Path, ...]:
@@ -263,8 +275,9 @@ async def _play_matches(
     next_match: Callable[[], Awaitable[ScheduledMatch | None]],
     settle: Callable[[Finished], Awaitable[None]],
     view: RefereeView | None,
+    first_slot: int = 0,
 ) -> None:
-    referee = _Referee(config, sandbox, view)
+    referee = _Referee(config, sandbox, view, first_slot)
     if view is not None:
         view.connected = referee.presence
     slots = referee.slots()

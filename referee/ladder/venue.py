@@ -1,9 +1,10 @@
 """Where a ladder's matches are played, and what the ladder hands that place.
 
 The ladder runner (referee.ladder.runner) owns the schedule, the database and the standings; a
-`Venue` plays the matches it hands out and gives each finished one back to be committed. Two
+`Venue` plays the matches it hands out and gives each finished one back to be committed. Three
 venues exist: `LocalSlots` (referee.ladder.slots: a loopback referee and bot processes on this
-machine) and `ClusterVenue` (referee.cluster: batches on a Dask cluster). The CLI chooses one,
+machine), `WorkerVenue` (referee.ladder.workers: several such referees, one process each) and
+`ClusterVenue` (referee.cluster: batches on a Dask cluster). The CLI chooses one,
 so the runner never imports the cluster package and Dask stays an optional import.
 """
 
@@ -96,6 +97,9 @@ class Work:
     #: `view.live` and sets `view.connected` (who is connected); one whose matches are played
     #: elsewhere (a cluster's) sets `view.watchable` to False.
     view: RefereeView | None = None
+    #: Hand back a match that was handed out but will not be finished (the referee worker
+    #: playing it died): it is handed out again first. None where no venue needs it.
+    give_back: Callable[[ScheduledMatch], None] | None = None
 
 
 class Venue(Protocol):

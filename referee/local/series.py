@@ -7,24 +7,35 @@ bot plays every seat equally often. Each match's seed derives from the series se
 
 from __future__ import annotations
 
+import functools
 import math
 import secrets
 import tempfile
-from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections import Counter, deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import trio
 
 from croupier.v1 import common_pb2
 from referee.errors import CroupierError
-from referee.games import checked
+from referee.games import checked, get_game
 from referee.games.base import Game
 from referee.games.options import Options
 from referee.local.launcher import BotProcess, last_words, supervise
 from referee.local.limits import Limits
 from referee.local.sandbox import Sandbox, check_bwrap, default_enabled, socket_folder
+from referee.local.workers import (
+    Entry,
+    Link,
+    Worker,
+    WorkerError,
+    failed,
+    run_workers,
+    shares,
+)
 from referee.match.clock import TimeControl
 from referee.match.lobby import Lobby
 from referee.match.runner import MatchOutcome
@@ -54,6 +65,8 @@ class SeriesConfig:
     #: Run each bot in the sandbox (referee.local.sandbox), with these limits.
     sandbox: bool = field(default_factory=default_enabled)
     limits: Limits = field(default_factory=Limits)
+    #: Referee processes sharing the matches (referee.local.workers); 1 plays them here.
+    workers: int = 1
 
 
 @dataclass
@@ -81,86 +94,187 @@ def seat_roles(seats: int, index: int) -> list[int]:
 async def play_series(
     config: SeriesConfig, on_match: Callable[[MatchOutcome], None] | None = None
 ) -> tuple[list[Standing], list[MatchOutcome]]:
-    """Launch the bots, play every match, end the sessions; returns standings and outcomes."""
+    """Launch the bots, play every match, end the sessions; returns standings and outcomes.
+    With `config.workers` above 1 the matches are shared among that many referee processes
+    (referee.local.workers), each launching the bots for its share of `concurrency`."""
     if config.deck is not None:  # a bad deck is the user's mistake: say so before launching
         checked.check_deck(config.game.new_game(config.options), config.deck)
     if config.sandbox:
         check_bwrap()  # a clear error before anything starts
-    with socket_folder() as folder, tempfile.TemporaryDirectory(prefix="croupier-logs-") as logs:
+    seats = config.game.seat_count(config.options)
+    standings = [
+        Standing(label=f"bot{role}", command=config.commands[role % len(config.commands)])
+        for role in range(seats)
+    ]
+    outcomes: list[MatchOutcome] = []
+
+    def count(index: int, outcome: MatchOutcome) -> None:
+        roles = seat_roles(seats, index)
+        for result in outcome.result.seats:
+            standing = standings[roles[result.seat]]
+            standing.label = result.name if standing.label.startswith("bot") else standing.label
+            standing.matches += 1
+            standing.wins += result.rank == 1
+            standing.points += result.score
+            standing.rank_sum += result.rank
+        for fault in outcome.faults:
+            reason = common_pb2.FaultReason.Name(fault.reason).removeprefix("FAULT_REASON_")
+            standings[roles[fault.seat]].faults[reason.lower()] += 1
+        outcomes.append(outcome)
+        if on_match is not None:
+            on_match(outcome)
+
+    run_id = secrets.token_hex(3)
+    if config.workers > 1:
+        await _on_workers(config, run_id, count)
+    else:
+        send, receive = trio.open_memory_channel[int](math.inf)
+        for index in range(config.matches):
+            send.send_nowait(index)
+        send.close()
+
+        async def next_index() -> int | None:
+            try:
+                return await receive.receive()
+            except trio.EndOfChannel:
+                return None
+
+        async def finished(index: int, outcome: MatchOutcome) -> None:
+            count(index, outcome)
+
+        await _play_series(config, run_id, "", next_index, finished)
+    _disambiguate(standings)
+    return standings, sorted(outcomes, key=lambda o: o.match_id)
+
+
+async def _play_series(
+    config: SeriesConfig,
+    run_id: str,
+    prefix: str,
+    next_index: Callable[[], Awaitable[int | None]],
+    finished: Callable[[int, MatchOutcome], Awaitable[None]],
+) -> None:
+    """Serve, launch the bots (their logs `<run_id>-<prefix>bot<role>.log`), and play the
+    matches `next_index` hands out, `config.concurrency` at a time."""
+    with socket_folder() as folder, tempfile.TemporaryDirectory(prefix="croupier-logs-") as kept:
         sandbox = Sandbox(
             enabled=config.sandbox,
             socket_dir=folder,
             secrets=(config.records,) if config.records is not None else (),
         )
         # Without records the bots' output still goes somewhere: a bot that dies says why.
-        kept = config.records / "logs" if config.records is not None else None
-        return await _play_series(config, sandbox, kept or Path(logs), on_match)
+        logs = config.records / "logs" if config.records is not None else Path(kept)
+        seats = config.game.seat_count(config.options)
+        commands = [config.commands[i % len(config.commands)] for i in range(seats)]
+        logs.mkdir(parents=True, exist_ok=True)
+        bots = [
+            BotProcess(
+                command=command,
+                token=secrets.token_urlsafe(24),
+                log_path=logs / f"{run_id}-{prefix}bot{role}.log",
+                log_kept=config.records is not None,
+                sessions=config.concurrency,
+                limits=config.limits,
+                sandbox=sandbox,
+            )
+            for role, command in enumerate(commands)
+        ]
+        lobby = Lobby(games=frozenset({config.game.id}))
+        for role, bot in enumerate(bots):
+            lobby.admit(bot.token, label=f"bot{role}")
+        done = trio.Event()
+        settings = ServerSettings()
+        async with serve(lobby, settings) as port, trio.open_nursery() as nursery:
+            for bot in bots:
+                nursery.start_soon(supervise, bot, f"127.0.0.1:{port}", lobby, done)
+
+            async def worker() -> None:
+                while (index := await next_index()) is not None:
+                    await finished(index, await _play_one(config, run_id, index, bots, lobby))
+
+            async with trio.open_nursery() as workers:
+                for _ in range(min(config.concurrency, config.matches)):
+                    workers.start_soon(worker)
+            done.set()
+            lobby.end_all("the series is over")
 
 
-async def _play_series(
-    config: SeriesConfig,
-    sandbox: Sandbox,
-    logs: Path,
-    on_match: Callable[[MatchOutcome], None] | None,
-) -> tuple[list[Standing], list[MatchOutcome]]:
-    seats = config.game.seat_count(config.options)
-    commands = [config.commands[i % len(config.commands)] for i in range(seats)]
-    run_id = secrets.token_hex(3)
-    logs.mkdir(parents=True, exist_ok=True)
-    bots = [
-        BotProcess(
-            command=command,
-            token=secrets.token_urlsafe(24),
-            log_path=logs / f"{run_id}-bot{role}.log",
-            log_kept=config.records is not None,
-            sessions=config.concurrency,
-            limits=config.limits,
-            sandbox=sandbox,
-        )
-        for role, command in enumerate(commands)
-    ]
-    lobby = Lobby(games=frozenset({config.game.id}))
-    for role, bot in enumerate(bots):
-        lobby.admit(bot.token, label=f"bot{role}")
-    standings = [Standing(label=f"bot{role}", command=bot.command) for role, bot in enumerate(bots)]
-    outcomes: list[MatchOutcome] = []
-    done = trio.Event()
-    settings = ServerSettings()
-    async with serve(lobby, settings) as port, trio.open_nursery() as nursery:
-        for bot in bots:
-            nursery.start_soon(supervise, bot, f"127.0.0.1:{port}", lobby, done)
-        send, receive = trio.open_memory_channel[int](math.inf)
-        for index in range(config.matches):
-            send.send_nowait(index)
-        send.close()
+async def _on_workers(
+    config: SeriesConfig, run_id: str, count: Callable[[int, MatchOutcome], None]
+) -> None:
+    """The series played by `config.workers` referee processes; a worker that dies has its
+    unfinished matches played again."""
 
-        async def worker() -> None:
-            async for index in receive:
-                outcome = await _play_one(config, run_id, index, bots, lobby)
-                roles = seat_roles(seats, index)
-                for result in outcome.result.seats:
-                    standing = standings[roles[result.seat]]
-                    standing.label = (
-                        result.name if standing.label.startswith("bot") else standing.label
-                    )
-                    standing.matches += 1
-                    standing.wins += result.rank == 1
-                    standing.points += result.score
-                    standing.rank_sum += result.rank
-                for fault in outcome.faults:
-                    reason = common_pb2.FaultReason.Name(fault.reason).removeprefix("FAULT_REASON_")
-                    standings[roles[fault.seat]].faults[reason.lower()] += 1
-                outcomes.append(outcome)
-                if on_match is not None:
-                    on_match(outcome)
+    def forget(index: int) -> None:  # what a dead worker left of a match it was playing
+        if config.records is not None:
+            (config.records / f"{_match_id(config, run_id, index)}.jsonl").unlink(missing_ok=True)
 
-        async with trio.open_nursery() as workers:
-            for _ in range(min(config.concurrency, config.matches)):
-                workers.start_soon(worker)
-        done.set()
-        lobby.end_all("the series is over")
-    _disambiguate(standings)
-    return standings, sorted(outcomes, key=lambda o: o.match_id)
+    host = _SeriesHost(config.matches, count, forget)
+    split = shares(config.concurrency, config.workers)
+
+    def start(number: int) -> tuple[Entry, tuple[object, ...]]:
+        share = replace(config, concurrency=split[number], workers=1)
+        return series_here, (share, run_id, number)
+
+    with tempfile.TemporaryDirectory(prefix="croupier-logs-") as logs:
+        folder = config.records / "logs" if config.records is not None else Path(logs)
+        try:
+            await run_workers(len(split), start, host, folder)
+        except WorkerError as error:
+            raise failed(error, SeriesError) from None
+
+
+class _SeriesHost:
+    """The series' side of its workers' calls: `next` (a match's index, or None) and
+    `finished` (its outcome)."""
+
+    def __init__(
+        self,
+        matches: int,
+        count: Callable[[int, MatchOutcome], None],
+        forget: Callable[[int], None],
+    ) -> None:
+        self.queue = deque(range(matches))
+        self.count = count
+        self.forget = forget
+
+    def call(self, worker: Worker, method: str, payload: Any) -> Callable[[], Awaitable[Any]]:
+        if method == "next":
+            index = self.queue.popleft() if self.queue else None
+            if index is not None:
+                worker.held[index] = index
+            return functools.partial(_value, index)
+        if method == "finished":
+            index, outcome = payload
+            worker.held.pop(index, None)
+            self.count(index, outcome)
+            return functools.partial(_value, None)
+        raise SeriesError(f"a referee worker asked for {method!r}")
+
+    def lost(self, worker: Worker) -> None:
+        for index in worker.held:
+            self.forget(index)
+        self.queue.extendleft(sorted(worker.held, reverse=True))
+        worker.held.clear()
+
+
+async def _value(value: object) -> object:
+    return value
+
+
+async def series_here(link: Link, config: SeriesConfig, run_id: str, number: int) -> None:
+    """A worker's entry: launch the bots for this worker's share and play what the
+    coordinator hands out."""
+    config = replace(config, game=get_game(config.game.id))
+
+    async def next_index() -> int | None:
+        index: int | None = await link.call("next")
+        return index
+
+    async def finished(index: int, outcome: MatchOutcome) -> None:
+        await link.call("finished", (index, outcome))
+
+    await _play_series(config, run_id, f"w{number}-", next_index, finished)
 
 
 async def _play_one(
@@ -177,7 +291,7 @@ async def _play_one(
 
     tokens = [bots[role].token for role in roles]
     sessions = await take_sessions(lobby, tokens, config.connect_timeout, late)
-    match_id = f"{config.game.id}-{run_id}-{index:04d}"
+    match_id = _match_id(config, run_id, index)
     path = config.records / f"{match_id}.jsonl" if config.records is not None else None
     async with seated(sessions, lobby) as seats:
         return await play_match(
@@ -188,6 +302,10 @@ async def _play_one(
             record=path,
             deck=config.deck,
         )
+
+
+def _match_id(config: SeriesConfig, run_id: str, index: int) -> str:
+    return f"{config.game.id}-{run_id}-{index:04d}"
 
 
 def _disambiguate(standings: list[Standing]) -> None:

@@ -8,6 +8,7 @@ is within bounds; callers place it (a file's line and key, or an option's name).
 
 from __future__ import annotations
 
+import math
 import os
 
 #: The longest a decision's time (`move_ms`) or a seat's bank (`bank_ms`) may be: a day. The
@@ -108,14 +109,88 @@ def max_concurrency() -> int:
     return MATCHES_PER_CORE * cores()
 
 
-def concurrency_problem(count: int) -> str | None:
-    """Why `count` matches at once is refused on this machine, or None."""
+def concurrency_problem(count: int, what: str = "matches at once") -> str | None:
+    """Why `count` matches at once (or `what`, bounded alike) is refused here, or None."""
     if count < 1:
         return "expected at least 1"
     cap = max_concurrency()
     if count > cap:
         return (
-            f"expected at most {cap} matches at once on this machine ({MATCHES_PER_CORE} per "
+            f"expected at most {cap} {what} on this machine ({MATCHES_PER_CORE} per "
             f"core, {cores()} cores: each needs its own bot processes)"
         )
     return None
+
+
+#: Where cgroup v2 and v1 keep a cgroup's CPU quota (the `docker --cpus` limit).
+CGROUP_ROOT = "/sys/fs/cgroup"
+
+
+def cpu_budget() -> int:
+    """The cores' worth of CPU this process may use: the cores it may run on (`cores`), fewer
+    when a cgroup's CPU quota (cgroup v2 `cpu.max`, v1 `cpu.cfs_quota_us`, as `docker --cpus`
+    sets) allows less, rounded up."""
+    quota = _cgroup_quota()
+    budget = cores()
+    return max(1, min(budget, math.ceil(quota))) if quota is not None else budget
+
+
+def _cgroup_quota() -> float | None:
+    """The smallest CPU quota (in cores) of this process's cgroup and its ancestors, or None."""
+    try:
+        with open("/proc/self/cgroup") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return None
+    found: list[float] = []
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if controllers == "":  # v2: cpu.max holds "QUOTA PERIOD" or "max PERIOD"
+            where = [f"{CGROUP_ROOT}{prefix}/cpu.max" for prefix in _ancestors(path)]
+            found += [q for q in map(_v2_quota, where) if q is not None]
+        elif "cpu" in controllers.split(","):
+            base = f"{CGROUP_ROOT}/{controllers}"
+            found += [
+                q for prefix in _ancestors(path) if (q := _v1_quota(f"{base}{prefix}")) is not None
+            ]
+    return min(found) if found else None
+
+
+def _ancestors(path: str) -> list[str]:
+    parts = [part for part in path.split("/") if part]
+    return ["/" + "/".join(parts[:n]) if n else "" for n in range(len(parts), -1, -1)]
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path) as handle:
+            return handle.read().strip()
+    except OSError:
+        return None
+
+
+def _v2_quota(path: str) -> float | None:
+    text = _read(path)
+    if not text or text.startswith("max"):
+        return None
+    quota, _, period = text.partition(" ")
+    return int(quota) / int(period or "100000")
+
+
+def _v1_quota(folder: str) -> float | None:
+    quota, period = _read(f"{folder}/cpu.cfs_quota_us"), _read(f"{folder}/cpu.cfs_period_us")
+    if not quota or not period or int(quota) <= 0:
+        return None
+    return int(quota) / int(period)
+
+
+def default_workers(concurrency: int) -> int:
+    """How many referee processes play `concurrency` matches at once by default: one per core
+    of `cpu_budget`, never more than the matches (a process with no match to play is waste)."""
+    return max(1, min(cpu_budget(), concurrency))
+
+
+def workers_problem(count: int) -> str | None:
+    """Why `count` referee processes are refused on this machine, or None: each plays one
+    match at once at least, so they are bounded as matches at once are."""
+    return concurrency_problem(count, "referee processes")
