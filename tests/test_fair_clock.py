@@ -2,7 +2,7 @@
 ponders is stopped while not to move, and a ladder's slots run on their own cores.
 
 Real gRPC on loopback and real bot processes. The referee's own lag is made by blocking its
-thread (as a busy loop does) right after it queues a request, before the transport can send it.
+thread (as a busy loop does) as it hands a request to the transport, before the request leaves.
 """
 
 from __future__ import annotations
@@ -49,18 +49,19 @@ runner = CliRunner()
 
 
 def stall_after_requests(session: Session, seconds: float, count: int) -> None:
-    """Block the referee's thread for `seconds` right after each of the session's first `count`
-    requests is queued: the request waits in the referee, as under load."""
+    """Block the referee's thread for `seconds` as each of the session's first `count` requests
+    is handed to the transport, before it leaves: the request waits in the referee, as under
+    load. (An idle transport sends at once, inside `send`: the stall comes first.)"""
     send = session.send
     left = [count]
 
-    def send_then_stall(message: referee_pb2.RefereeMessage) -> None:
-        send(message)
+    def stall_then_send(message: referee_pb2.RefereeMessage) -> None:
         if message.HasField("action_request") and left[0] > 0:
             left[0] -= 1
             time.sleep(seconds)
+        send(message)
 
-    session.send = send_then_stall
+    session.send = stall_then_send
 
 
 def stall_while_replies_come(session: Session, seconds: float, count: int) -> None:
