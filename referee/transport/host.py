@@ -66,7 +66,7 @@ def run(
     if prioritise:
         raise_priority()
     loop = _SteppedLoop()
-    previous = getattr(_current, "loop", None)
+    previous = _hosting()
     _current.loop = loop
     asyncio.set_event_loop(loop)  # asyncio.get_event_loop() from trio code finds it
     interrupt = _Interrupt()
@@ -104,9 +104,15 @@ _current = threading.local()
 BURST = 64
 
 
+def _hosting() -> _SteppedLoop | None:
+    """This thread's host loop, if `run` runs here."""
+    loop: _SteppedLoop | None = getattr(_current, "loop", None)
+    return loop
+
+
 def asyncio_loop() -> asyncio.AbstractEventLoop:
     """The asyncio loop stepped beside this thread's trio run (see `run`)."""
-    loop: _SteppedLoop | None = getattr(_current, "loop", None)
+    loop = _hosting()
     if loop is None:
         raise RuntimeError("no croupier host runs on this thread (see referee.transport.run)")
     return loop
@@ -115,14 +121,14 @@ def asyncio_loop() -> asyncio.AbstractEventLoop:
 def sender(put: Callable[[Any], None]) -> Callable[[Any], None]:
     """`put`, and the message sent at once if the host's loop was idle (`_SteppedLoop.sender`);
     `put` itself off a host."""
-    loop: _SteppedLoop | None = getattr(_current, "loop", None)
+    loop = _hosting()
     return put if loop is None else loop.sender(put)
 
 
 def polls() -> int | None:
     """How many times this thread's asyncio loop has looked for I/O (None: no host runs here):
     an iteration of its own, or an I/O wait of trio's that found nothing for it."""
-    loop: _SteppedLoop | None = getattr(_current, "loop", None)
+    loop = _hosting()
     return None if loop is None else loop.stamps.polls
 
 
@@ -135,7 +141,7 @@ def arrival_bound() -> float:
     before that poll, or, if trio sat idle in an I/O wait that this selector woke, as that wait
     returned (`_Stamps`). Anything later is the referee's lag, not the bot's. perf_counter time;
     now, off a host."""
-    loop: _SteppedLoop | None = getattr(_current, "loop", None)
+    loop = _hosting()
     now = time.perf_counter()
     if loop is None:
         return now
@@ -151,10 +157,11 @@ class _Selector(selectors.EpollSelector):
     found = False
 
     def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+        started = time.perf_counter()
         ready: list[tuple[selectors.SelectorKey, int]] = super().select(timeout)
         self.found = bool(ready)
         if self.stamps is not None:
-            self.stamps.polled()
+            self.stamps.polled(started)
         return ready
 
 
@@ -170,7 +177,7 @@ class _Stamps(trio.abc.Instrument):
         #: The bound of the poll before the latest one, and of the latest (see arrival_bound).
         self.bounds: deque[float] = deque([time.perf_counter()] * 2, maxlen=2)
         self.polls = 0
-        #: Set while trio's I/O waits watch the selector (the loop parked): see `_SteppedLoop`.
+        #: Set while trio's I/O waits watch the selector (the watcher waits on it).
         self.watched = False
         self._last_look = time.perf_counter()
         self._woken_at: float | None = None
@@ -181,29 +188,31 @@ class _Stamps(trio.abc.Instrument):
     def _ready(self) -> bool:
         return bool(self._probe.poll(0))
 
-    def polled(self) -> None:
-        """A step's poll: what it finds came after the last look (or as trio woke for it)."""
-        now = time.perf_counter()
+    def polled(self, started: float) -> None:
+        """A step's poll, begun at `started`: what it finds came after the last look (or as
+        trio woke for it); what it does not find comes after `started`."""
         woken, self._woken_at = self._woken_at, None
         self.bounds.append(woken if woken is not None else self._last_look)
-        self._last_look = now
+        self._last_look = started
         self.polls += 1
 
     def before_io_wait(self, timeout: float) -> None:
         if self.watched and timeout > 0:
+            looked = time.perf_counter()
             self._blocked_clear = not self._ready()
             if self._blocked_clear:
-                self._last_look = time.perf_counter()
+                self._last_look = looked
 
     def after_io_wait(self, timeout: float) -> None:
         blocked_clear, self._blocked_clear = self._blocked_clear, False
         if not self.watched:
             return
+        looked = time.perf_counter()
         if not self._ready():
-            self._last_look = time.perf_counter()
+            self._last_look = looked
             self.polls += 1
         elif blocked_clear:
-            self._woken_at = time.perf_counter()
+            self._woken_at = looked
 
     def close(self) -> None:
         self._probe.close()
