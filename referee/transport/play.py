@@ -142,11 +142,12 @@ class PlayService:
         backlog = self.backlogs.setdefault(
             identity, Backlog(limit_bytes=self.settings.max_queued_bytes_per_bot)
         )
+        send = sender(outbound.put_nowait)
         session = Session(
             identity=identity,
             hello=hello.hello,
-            send=sender(outbound.put_nowait),
-            finish=sender(outbound.put_nowait),
+            send=send,
+            finish=send,
             account=self.lobby.label(identity),
             max_queued=self.settings.max_queued_messages,
             backlog=backlog,
