@@ -130,7 +130,7 @@ def _clients(port: int, streams: int, seconds: float) -> tuple[float, float]:
     counts, medians = [], []
     for client in clients:
         out, _ = client.communicate()
-        count, median = out.decode().split()
+        count, median, _ = out.decode().split()
         counts.append(int(count))
         medians.append(float(median))
     return sum(counts) / seconds, statistics.median(medians)
@@ -270,7 +270,8 @@ def main() -> None:
     header = f"{'streams':>8} {'design':>8} {'rt/s':>8} {'p50 µs':>8}"
     print(f"{header} {'x raw rt/s':>10} {'x raw p50':>9}")
     for streams in (1, 100):
-        raw, raw_p50 = asyncio.run(raw_rate(streams, args.seconds))
+        baseline = asyncio.run(raw_rate(streams, args.seconds))
+        raw, raw_p50 = baseline.rate, baseline.p50_us
         print(f"{streams:>8} {'raw':>8} {raw:>8.0f} {raw_p50:>8.0f} {1:>10.2f} {1:>9.2f}")
         for name in chosen:
             rate, p50 = {"guest": guest, "stepped": stepped, "threads": threads}[name](
