@@ -50,6 +50,11 @@ class RecordError(CroupierError):
     """A record file that cannot be read, or one that does not replay as recorded."""
 
 
+class RecordWriteError(CroupierError, OSError):
+    """A match record that cannot be written: the file exists, the disk is full, no file
+    descriptor is left. An OSError too, with the record's path as its filename."""
+
+
 def leaves(group: BaseExceptionGroup[BaseException]) -> Iterator[BaseException]:
     """The errors in a (nested) exception group, as trio's nurseries raise them."""
     for error in group.exceptions:

@@ -561,3 +561,30 @@ def test_serve_raises_its_open_files_limit_to_the_hard_one(tmp_path: Path) -> No
     serve.stdout.close()
     serve.stderr.close()
     assert (b"few open files allowed" in logs) == (hard < serving.FEW_OPEN_FILES), logs
+
+
+def test_a_record_that_cannot_be_written_gives_up_its_table_only(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A table whose record cannot be opened (here a file already there; a full disk or no file
+    descriptor left go the same way) is given up alone: the serve plays on, its bots sit at the
+    next table, and what is committed verifies. It once ended the whole serve."""
+    tokens = accounts(tmp_path, "alice", "bob")
+    records = tmp_path / "records"
+    records.mkdir()
+    (records / "contest-00001.jsonl").write_text("not ours\n")
+
+    async def scenario(contest: Contest, stop: trio.Event) -> None:
+        async with trio.open_nursery() as nursery:
+            for token in tokens.values():
+                nursery.start_soon(contest.bot, RANDOM, token)
+
+    contest = run_contest(tmp_path, scenario, matches=3)
+    given_up = [r for r in caplog.records if r.getMessage() == "match given up"]
+    assert [getattr(r, "match", None) for r in given_up] == ["contest-00001"]
+    assert "File exists" in getattr(given_up[0], "why", "")
+    assert [o.match_id for o in contest.outcomes] == ["contest-00002", "contest-00003"]
+    assert (records / "contest-00001.jsonl").read_text() == "not ours\n"
+    check = verify_ladder(tmp_path / "contest.db")
+    assert check.ok, check.problems
+    assert len(Store(tmp_path / "contest.db", create=False).committed()) == 2

@@ -28,6 +28,7 @@ from referee.contest.pairing import Pacing, choose_table
 from referee.contest.slots import CoreSlots, default_count
 from referee.contest.starts import Starts
 from referee.contest.tokens import TokenStore
+from referee.errors import RecordWriteError
 from referee.games.base import Game
 from referee.games.options import Options
 from referee.hosted.pipeline import Pipeline, PipelineSettings
@@ -58,6 +59,10 @@ REVOCATION_POLL_SECONDS = 0.5
 #: How often a contest's matchmaking looks again with no session coming back (a bot that left
 #: may have stopped holding the others up).
 PACING_POLL_SECONDS = 1.0
+#: After a table is given up because its record cannot be written (a full disk, no file
+#: descriptor left), no table sits down for this long: bots are not seated faster than the
+#: organiser can free what is missing, and the log says it once a table, not in a loop.
+RECORD_FAILURE_PAUSE_SECONDS = 1.0
 #: Why uploads are refused under `serve --freeze-submissions`, as an author is told.
 FROZEN_BY_ORGANISER = "the organiser has closed this contest's uploads; the active versions play on"
 
@@ -215,6 +220,8 @@ class _Referee:
         cpus = sorted(os.sched_getaffinity(0))
         count = config.hosted_slots or default_count(self.seats, cpus)
         self.slots = CoreSlots(count, self.seats, cpus)
+        #: No table sits down before this (trio time): see RECORD_FAILURE_PAUSE_SECONDS.
+        self.resume_at = -math.inf
         self.records = config.records
         if self.records is None and config.tokens is not None:
             self.records = config.tokens.with_name(config.tokens.stem + "-records")
@@ -332,6 +339,7 @@ class _Referee:
         idle: list[Session] = []
         poll = PACING_POLL_SECONDS if self.pacing is not None else math.inf
         while not self.starts.over.is_set():
+            await trio.sleep_until(self.resume_at)
             while True:
                 while (session := self.lobby.take_nowait()) is not None:
                     idle.append(session)
@@ -421,6 +429,9 @@ class _Referee:
                 outcome = await play_match(
                     config, seats, seed=seed, match_id=match_id, record=path, live=self.live
                 )
+        except RecordWriteError as error:
+            self.give_up(match_id, error)
+            return
         finally:
             del self.view.tables[match_id]
         if self.book is not None:
@@ -430,6 +441,16 @@ class _Referee:
             self.view.notify()
         log.info("match over", extra={"match": match_id, "result": outcome.result.text})
         self.on_match(outcome)
+
+    def give_up(self, match_id: str, error: RecordWriteError) -> None:
+        """A table whose record cannot be written ends there, and only it: the other matches
+        play on, its bots go back to the lobby, and it is not committed (its schedule row stays
+        without a result, as a match cut short by a stop does). Tables pause a moment."""
+        log.error(
+            "match given up",
+            extra={"match": match_id, "why": f"its record cannot be written: {error}"},
+        )
+        self.resume_at = trio.current_time() + RECORD_FAILURE_PAUSE_SECONDS
 
     def release(self, session: Session) -> None:
         """Back to the lobby after a match, unless the session reached its match limit."""

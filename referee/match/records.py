@@ -22,7 +22,7 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from croupier.v1 import game_pb2, record_pb2
-from referee.errors import RecordError
+from referee.errors import RecordError, RecordWriteError
 from referee.match.protojson import message_to_dict
 
 #: 2: the result line carries each seat's luck correction (referee.match.luck); 1 does not.
@@ -120,9 +120,12 @@ class RecordWriter:
     Close it (or use `with`)."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._file: IO[bytes] = path.open("xb", buffering=0)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._file: IO[bytes] = path.open("xb", buffering=0)
+        except OSError as error:  # it exists, or no file descriptor or space is left
+            raise RecordWriteError(error.errno, error.strerror, str(path)) from None
         self._lines: list[str] = []
 
     def write(self, record: record_pb2.Record) -> None:
@@ -138,7 +141,7 @@ class RecordWriter:
             try:
                 self._file.write("\n".join(self._lines).encode())
             except OSError as error:  # a full disk: say which record could not be written
-                raise OSError(error.errno, error.strerror, str(self.path)) from None
+                raise RecordWriteError(error.errno, error.strerror, str(self.path)) from None
             self._lines = []
 
     def close(self) -> None:
