@@ -148,6 +148,27 @@ def test_workers_0_and_workers_on_a_cluster_are_refused(tmp_path: Path) -> None:
     assert "error: --workers 0: expected at least 1" in series.output
 
 
+@pytest.mark.skipif(cpu_budget() < 2, reason="the default is one referee on one core")
+def test_the_ladder_files_workers_key_and_the_flag_over_it(tmp_path: Path) -> None:
+    """`workers` in the ladder file sets the referee processes where the flag is not given
+    (the default here would be 2, one per core); --workers wins over it; 0 is refused."""
+    path = ladder_file(tmp_path, 2)
+    text = path.read_text()
+    path.write_text(text.replace("concurrency = 2\n", "concurrency = 2\nworkers = 1\n"))
+    database = ("--database", str(tmp_path / "one.sqlite"))
+    one = runner.invoke(app, ["ladder", "run", str(path), "--no-live", *database])
+    assert one.exit_code == 0, one.output
+    assert "referee processes" not in one.output
+    two = _run(path, tmp_path / "two.sqlite", "2")
+    assert two.exit_code == 0, two.output
+    assert "2 referee processes for 2 matches at once" in two.output
+    assert outcomes(tmp_path / "one.sqlite") == outcomes(tmp_path / "two.sqlite")
+    path.write_text(text.replace("concurrency = 2\n", "concurrency = 2\nworkers = 0\n"))
+    zero = runner.invoke(app, ["ladder", "run", str(path)])
+    assert zero.exit_code == 2
+    assert "ladder.toml:8: key 'workers': expected at least 1" in zero.output, zero.output
+
+
 @pytest.mark.parametrize(
     ("concurrency", "workers", "expected"),
     [(1, 4, [1]), (2, 2, [1, 1]), (5, 2, [3, 2]), (16, 3, [6, 5, 5]), (3, 8, [1, 1, 1])],

@@ -222,10 +222,12 @@ def run_command(
                 )
             where = f"on the Dask cluster at {config.cluster.scheduler}"
             console.print(where, markup=False, highlight=False, soft_wrap=True)
-        elif workers is not None or (site is None and config.launch is not Launch.SHARED):
-            # by default, --web (live matches) and launch = "shared" (one process per bot)
-            # keep every match in this process
-            processes = worker_count(workers, config.concurrency)
+        else:
+            workers = workers if workers is not None else config.workers  # the flag wins
+            if workers is not None or (site is None and config.launch is not Launch.SHARED):
+                # by default, --web (live matches) and launch = "shared" (one process per
+                # bot) keep every match in this process
+                processes = worker_count(workers, config.concurrency)
         if processes > 1:
             console.print(
                 f"{processes} referee processes for {config.concurrency} matches at once",

@@ -35,6 +35,7 @@ from referee.match.bounds import (
     cpu_clock_problem,
     ladder_matches_problem,
     time_problem,
+    workers_problem,
 )
 from referee.match.clock import DEFAULT_CEILING_FACTOR, TimeControl
 from referee.text import tidy_path
@@ -130,6 +131,9 @@ class LadderConfig:
     duplicate: bool = True
     order: Order = Order.RATING
     concurrency: int = 1
+    #: Referee processes on this machine that share `concurrency` (referee.ladder.workers);
+    #: None: one per core, as `croupier ladder run --workers` defaults (its value wins).
+    workers: int | None = None
     seed: str | None = None
     database: Path = Path("ladder.sqlite")
     records: Path = Path("records")
@@ -242,6 +246,7 @@ _TOP_KEYS = (
     "duplicate",
     "order",
     "concurrency",
+    "workers",
     "seed",
     "database",
     "records",
@@ -381,6 +386,7 @@ class _Reader(TomlReader[LadderConfigError]):
             raise self.error(("matches_per_pairing",), problem)
 
         seed = self.value(data, (), "seed", str, None, _nonempty)  # type: ignore[arg-type]
+        workers = self.value(data, (), "workers", int, None, workers_problem)  # type: ignore[arg-type]
         database = self.value(data, (), "database", str, f"ladder-out/{name}/ladder.sqlite")
         records = self.value(data, (), "records", str, f"ladder-out/{name}/records")
         return LadderConfig(
@@ -397,6 +403,7 @@ class _Reader(TomlReader[LadderConfigError]):
             duplicate=duplicate,
             order=Order(self.value(data, (), "order", str, "rating", _choice(Order))),
             concurrency=self.value(data, (), "concurrency", int, 1, concurrency_problem),
+            workers=workers,
             seed=seed,
             database=root / database,
             records=root / records,
