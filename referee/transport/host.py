@@ -1,12 +1,12 @@
 """trio hosts the referee; grpc.aio's asyncio loop is stepped from a trio task on the same thread.
 
 grpcio has no trio support, so the asyncio loop grpc.aio needs runs inside the trio run: a trio
-task (`_SteppedLoop.drive`) runs one iteration of it at a time (`run_forever` after `stop`, the
-documented way to poll once), and parks while it has nothing to do; trio's own I/O wait watches
-the loop's selector, so a message for grpc wakes it. Both sides then call each other with plain
-function calls on one thread: no wake-up system call, no thread hop. Trio as asyncio's guest,
-the design before this one, crossed over through trio's I/O thread on every idle wake-up, which
-cost ~150 µs of CPU each (bench/bridge_designs.py has the figures).
+task (`_SteppedLoop.drive`) runs one iteration of it at a time (what `run_forever` runs after
+`stop`: a poll that does not wait), and parks while it has nothing to do; trio's own I/O wait
+watches the loop's selector, so a message for grpc wakes it. Both sides then call each other
+with plain function calls on one thread: no wake-up system call, no thread hop. Trio as
+asyncio's guest, the design before this one, crossed over through trio's I/O thread on every
+idle wake-up, which cost ~150 µs of CPU each (bench/bridge_designs.py has the figures).
 
 The fair clock needs, for a message the transport hands on, the earliest time it can have
 arrived (`arrival_bound`). The loop's polls are stamped here: the iteration's own poll, and
@@ -152,7 +152,7 @@ def arrival_bound() -> float:
 
 class _Selector(selectors.EpollSelector):
     """The stepped loop's selector: each poll notes, for what it finds, the earliest it can
-    have arrived (see `_Stamps`). A step polls with timeout 0 (it runs after `stop`)."""
+    have arrived (see `_Stamps`). A step polls with timeout 0 (it runs as if after `stop`)."""
 
     stamps: _Stamps | None = None
     #: Whether the latest poll found anything.
