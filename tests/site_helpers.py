@@ -21,25 +21,42 @@ class LiveSite(Protocol):
     def live_match(self) -> str: ...
 
 
+def new_live_match(web: str, seen: set[str], timeout: float = 60) -> str:
+    """A match the site lists as live that is not in `seen`, the newest it lists."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with urllib.request.urlopen(f"{web}/api/contest", timeout=10) as response:
+            live = [str(m["match"]) for m in json.load(response)["live"]]
+        fresh = [m for m in live if m not in seen]
+        if fresh:
+            return fresh[-1]
+        time.sleep(0.02)
+    raise AssertionError("no new live match")
+
+
 def listen(site: LiveSite) -> tuple[str, list[dict[str, Any]], list[str]]:
     """A live match's event stream, raw and parsed, from its opening to its end; tried until
     the match is still live when the stream opens (it may end meanwhile)."""
     for _ in range(20):
         match_id = site.live_match()
-        received, raw = _stream(site.web, match_id)
+        received, raw = stream(site.web, match_id)
         if received[0]["kind"] != "gone":
             break
         time.sleep(0.25)  # the site's list of live matches is a snapshot: let it refresh
     return match_id, received, raw
 
 
-def _stream(web: str, match_id: str) -> tuple[list[dict[str, Any]], list[str]]:
-    received: list[dict[str, Any]] = []
+def stream(
+    web: str, match_id: str, received: list[dict[str, Any]] | None = None
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """A live match's event stream until its end, parsed (into `received`, if given, as it
+    comes) and raw."""
+    received = [] if received is None else received
     raw: list[str] = []
 
     def read() -> None:
-        with urllib.request.urlopen(f"{web}/events/live/{match_id}", timeout=60) as stream:
-            for line in stream:
+        with urllib.request.urlopen(f"{web}/events/live/{match_id}", timeout=60) as response:
+            for line in response:
                 text = line.decode()
                 raw.append(text)
                 if text.startswith("data: "):

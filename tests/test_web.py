@@ -37,7 +37,7 @@ from referee.ladder.store import Played, Store
 from tests.cluster_helpers import wait_until
 from tests.hosted_helpers import BUILD_FAILED, FAILED, QUALIFIED, SECRET_LOG_LINE, add_three
 from tests.pipes import drain
-from tests.site_helpers import check_only_public, listen
+from tests.site_helpers import check_only_public, listen, new_live_match
 from tests.tls_helpers import make_ca_and_server_cert
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -99,17 +99,6 @@ class Site:
                 return str(live[-1]["match"])
             time.sleep(0.05)
         raise AssertionError("no live match")
-
-    def new_live_match(self, seen: set[str], timeout: float = 60) -> str:
-        """A live match not in `seen`, the newest the site lists."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            live = [str(m["match"]) for m in self.json("/api/contest")["live"]]
-            fresh = [m for m in live if m not in seen]
-            if fresh:
-                return fresh[-1]
-            time.sleep(0.02)
-        raise AssertionError("no new live match")
 
     def committed(self, match_id: str, timeout: float = 60) -> Played:
         deadline = time.monotonic() + timeout
@@ -403,7 +392,7 @@ def test_a_replay_opens_and_its_record_downloads(site: Site, page: Any) -> None:
     seen = {p.match_id for p in site.played()}
     deadline = time.monotonic() + 120
     while True:
-        live = site.new_live_match(seen)
+        live = new_live_match(site.web, seen)
         seen.add(live)
         statuses = site.statuses([f"/records/{live}.jsonl", f"/matches/{live}.html"])
         if statuses != [404, 404]:  # served: it must be committed, if only just

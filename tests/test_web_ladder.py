@@ -2,11 +2,12 @@
 example XIX heuristic, and two bots that play 20 ms a decision so that matches last long enough
 to watch), read by Debian's chromium through Playwright while the ladder plays.
 
-The standings page updates without a reload as matches are committed, a live match plays in the
-viewer to its result banner, a bot's page lists its matches, a replay opens and its record
-downloads, what a live match's page receives holds only public information, the site is
-read-only and keeps to its own files, and a ladder that is over keeps its site up with the
-master seed revealed until Ctrl-C.
+The ladder of the module's fixture plays on two referee worker processes, which relay what a
+spectator may see to the site's process. The standings page updates without a reload as matches
+are committed, a live match plays in the viewer to its result banner, a bot's page lists its
+matches, a replay opens and its record downloads, what a live match's page receives holds only
+public information, the site is read-only and keeps to its own files, and a ladder that is over
+keeps its site up with the master seed revealed until Ctrl-C.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from referee.cli import app
 from referee.ladder.store import Played, Store
 from referee.web.site import GZIP_FROM
 from tests.cluster_helpers import children
-from tests.site_helpers import check_only_public, listen
+from tests.site_helpers import check_only_public, listen, new_live_match
 from tests.tls_helpers import make_ca_and_server_cert
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -87,6 +88,8 @@ def start(folder: Path, *extra: str) -> tuple[subprocess.Popen[bytes], str]:
         )
     assert process.stdout is not None
     line = process.stdout.readline().decode()
+    if line.endswith(" matches at once\n"):  # referee processes: its workers
+        line = process.stdout.readline().decode()
     assert line.startswith("ladder web site on "), line + (folder / "ladder.log").read_text()
     return process, line.split(" on ")[1].strip()
 
@@ -174,7 +177,7 @@ class LadderSite:
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LadderSite]:
     folder = tmp_path_factory.mktemp("web-ladder")
     ladder_file(folder, BOTS, "matches_per_pairing = 40\nconcurrency = 2")
-    process, web = start(folder)
+    process, web = start(folder, "--workers", "2")  # live matches relayed from two workers
     ladder = LadderSite(folder, web, process)
     try:
         ladder.live_match()
@@ -381,13 +384,17 @@ def test_a_replay_opens_and_its_record_downloads(site: LadderSite, page: Any) ->
     assert record == played.record.read_bytes()
     # A live match's record holds every hand: neither it nor its replay is served before its
     # commit, under any name.
-    for _ in range(10):  # a match not committed yet once the requests are answered
-        live = site.live_match()
+    seen = {p.match_id for p in site.played()}
+    deadline = time.monotonic() + 120
+    while True:  # on matches seen starting, until one is not committed once all are answered
+        live = new_live_match(site.web, seen)
+        seen.add(live)
         paths = [f"/records/{live}.jsonl", f"/matches/{live}.html"]
         paths += [f"/records/{live}.jsonl.partial", f"/records/{live}.jsonl%2Epartial"]
         statuses = site.statuses(paths)
         if live not in {p.match_id for p in site.played()}:
             break
+        assert time.monotonic() < deadline, "each new match was committed before its answers"
     assert statuses == [404, 404, 404, 404]
 
 

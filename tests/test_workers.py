@@ -15,8 +15,8 @@ import re
 import signal
 import subprocess
 import sys
-import urllib.request
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from referee.cli import app
 from referee.ladder import verify_ladder
 from referee.local.workers import Link, Worker, WorkerError, run_workers, shares
 from referee.match.bounds import cpu_budget, default_workers
+from referee.match.live_relay import LOST
 from tests.cluster_helpers import (
     CLI,
     ROOT,
@@ -38,6 +39,7 @@ from tests.cluster_helpers import (
     outcomes,
     wait_for,
 )
+from tests.site_helpers import check_only_public, new_live_match, stream
 
 runner = CliRunner()
 
@@ -231,8 +233,15 @@ def test_a_bot_that_cannot_play_stops_two_workers_as_it_stops_one(tmp_path: Path
     assert "no_such_bot.py' exited 2 times" in next(iter(said[0]))
 
 
-def test_the_site_of_a_ladder_on_workers_says_matches_cannot_be_watched(tmp_path: Path) -> None:
-    path = ladder_file(tmp_path, 4)
+def test_a_killed_worker_s_live_match_ends_for_its_viewer_and_the_site_goes_on(
+    tmp_path: Path,
+) -> None:
+    """Both workers are killed while a viewer watches one of their matches (relayed to the
+    site's process): the viewer sees the match end as played again, the match is played again
+    from the start and committed once, and the restarted workers' matches can be watched."""
+    slow = "tests/bots/misbehaving.py slow_good"  # 20 ms a decision: matches of seconds
+    path = ladder_file(tmp_path, 4, bots=(("steady", slow), ("patient", slow)))
+    database = tmp_path / "ladder.sqlite"
     process = subprocess.Popen(
         [*CLI, "ladder", "run", str(path), "--no-live", "--workers", "2", "--web", "127.0.0.1:0"],
         stdout=subprocess.PIPE,
@@ -244,12 +253,29 @@ def test_the_site_of_a_ladder_on_workers_says_matches_cannot_be_watched(tmp_path
         lines = [process.stdout.readline(), process.stdout.readline()]
         assert lines[0] == "2 referee processes for 2 matches at once\n", lines
         web = lines[1].removeprefix("ladder web site on ").strip()
+        watched = new_live_match(web, set())
+        received: list[dict[str, Any]] = []
+        with ThreadPoolExecutor(1) as pool:
+            viewer = pool.submit(stream, web, watched, received)
+            assert wait_for(lambda: True if _kinds(received) & {"table", "end"} else None, 30)
+            for worker in _workers(process.pid):
+                os.kill(worker, signal.SIGKILL)
+            viewer.result(timeout=60)
+        assert received[0]["kind"] == "start" and received[-1]["kind"] == "end", received
+        assert received[-1]["result"] == LOST, received[-1]
+        # The restarted workers play on, live: a match watched whole, only public information.
+        again, seen = "", {watched}
+        raw: list[str] = []
+        while not again:
+            again = new_live_match(web, seen)
+            seen.add(again)
+            received, raw = stream(web, again)
+            if received[0]["kind"] == "gone":
+                again = ""
         while "ladder over" not in lines[-1]:
             assert lines[-1], "".join(lines)
             lines.append(process.stdout.readline())
-        with urllib.request.urlopen(f"{web}/api/contest", timeout=10) as response:
-            ladder = json.load(response)["contest"]
-        assert ladder["watchable"] is False and ladder["matches_planned"] == 4
+        check_only_public(received, raw, tmp_path / "records" / f"{again}.jsonl")
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=30) == 0
     finally:
@@ -258,6 +284,15 @@ def test_the_site_of_a_ladder_on_workers_says_matches_cannot_be_watched(tmp_path
             process.wait()
         if process.stdout is not None:
             process.stdout.close()
+    assert sorted(outcomes(database)) == [1, 2, 3, 4]  # each match committed once
+    notes = _notes(tmp_path / "records" / "logs")
+    assert len(notes) == 2 and all("restart 1 of 3" in note for note in notes), notes
+    check = verify_ladder(database)
+    assert check.ok and check.records_verified == 4, check.problems
+
+
+def _kinds(received: list[dict[str, Any]]) -> set[str]:
+    return {message["kind"] for message in list(received)}
 
 
 async def _die(link: Link) -> None:

@@ -118,9 +118,8 @@ def run_command(
     workers: Annotated[
         int | None,
         typer.Option(
-            help=WORKERS_HELP + " Not with --cluster. The default is 1 with --web (live "
-            'matches are watched in this process) and with launch = "shared" (one process '
-            "per bot); given, each worker launches its own.",
+            help=WORKERS_HELP + ' Not with --cluster. The default is 1 with launch = "shared" '
+            "(one process per bot); given, each worker launches its own.",
             show_default=False,
         ),
     ] = None,
@@ -224,9 +223,8 @@ def run_command(
             console.print(where, markup=False, highlight=False, soft_wrap=True)
         else:
             workers = workers if workers is not None else config.workers  # the flag wins
-            if workers is not None or (site is None and config.launch is not Launch.SHARED):
-                # by default, --web (live matches) and launch = "shared" (one process per
-                # bot) keep every match in this process
+            if workers is not None or config.launch is not Launch.SHARED:
+                # by default, launch = "shared" (one process per bot) keeps every match here
                 processes = worker_count(workers, config.concurrency)
         if processes > 1:
             console.print(

@@ -42,6 +42,7 @@ from referee.local.sandbox import Sandbox, check_bwrap, socket_folder
 from referee.local.view import bot_folder
 from referee.match.lobby import Lobby
 from referee.match.seating import play_match, seated, take_sessions
+from referee.match.spectators import LiveMatches
 from referee.transport import ServerSettings, serve
 
 
@@ -72,6 +73,7 @@ class _Referee:
         sandbox: Sandbox,
         view: RefereeView | None = None,
         first_slot: int = 0,
+        live: LiveMatches | None = None,
     ) -> None:
         self.config = config
         #: The number of this referee's first slot: its slots are the ladder's from here on
@@ -81,6 +83,8 @@ class _Referee:
         self.address = ""
         self.sandbox = sandbox
         self.view = view
+        #: Where each match is live while it is played (the view's, else the one given).
+        self.live = view.live if view is not None else live
         #: The bot of each process's token, while the process is the bot's (for `presence`).
         self.tokens: dict[str, str] = {}
         #: Live matches per bot (a bot at two seats of a match counts once).
@@ -217,7 +221,7 @@ class _Referee:
                     seed=match.seed,
                     match_id=identifier,
                     record=partial,
-                    live=self.view.live if self.view is not None else None,
+                    live=self.live,
                 )
             finally:
                 self.playing.subtract(bots)
@@ -240,6 +244,7 @@ async def play_matches(
     settle: Callable[[Finished], Awaitable[None]],
     view: RefereeView | None = None,
     first_slot: int = 0,
+    live: LiveMatches | None = None,
 ) -> None:
     """Serve on a loopback port, launch the bots, and play what `next_match` hands out until
     it returns None, `config.concurrency` matches at a time (slots numbered from `first_slot`,
@@ -247,7 +252,7 @@ async def play_matches(
     left at `<record>.jsonl.partial` for `settle`, which must move it (the ladder commits it;
     a cluster worker sends it back). The one way matches are played, locally and on a cluster.
     With `view`, each match is live in `view.live` while it is played, and `view.presence()`
-    reads this referee's lobby.
+    reads this referee's lobby; without, in `live` if given (a worker's, relayed).
     """
     if config.sandbox:
         check_bwrap()  # a clear error before anything starts
@@ -256,7 +261,7 @@ async def play_matches(
         sandbox = Sandbox(
             enabled=config.sandbox, socket_dir=folder, secrets=private, runtime=config.runtime
         )
-        await _play_matches(config, sandbox, next_match, settle, view, first_slot)
+        await _play_matches(config, sandbox, next_match, settle, view, first_slot, live)
 
 
 def out_of_sight(config: LadderConfig) -> tuple[Path, ...]:
@@ -276,8 +281,9 @@ async def _play_matches(
     settle: Callable[[Finished], Awaitable[None]],
     view: RefereeView | None,
     first_slot: int = 0,
+    live: LiveMatches | None = None,
 ) -> None:
-    referee = _Referee(config, sandbox, view, first_slot)
+    referee = _Referee(config, sandbox, view, first_slot, live)
     if view is not None:
         view.connected = referee.presence
     slots = referee.slots()

@@ -23,6 +23,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
+import trio
+
 from referee.games import get_game
 from referee.ladder.config import LadderConfig
 from referee.ladder.model import ScheduledMatch
@@ -31,6 +33,7 @@ from referee.ladder.store import Finished
 from referee.ladder.venue import LadderError, LadderObserver, Work
 from referee.ladder.view import Presence
 from referee.local import workers as pool
+from referee.match.live_relay import Mirror, RelayedLiveMatches, relay
 
 
 class WorkerVenue:
@@ -42,7 +45,6 @@ class WorkerVenue:
     async def play(self, config: LadderConfig, work: Work, observer: LadderObserver) -> None:
         host = _Coordinator(config, work, pool.shares(config.concurrency, self.workers))
         if work.view is not None:
-            work.view.watchable = False  # the matches are played in other processes
             work.view.connected = host.presence
         try:
             await pool.run_workers(len(host.shares), host.start, host, config.records / "logs")
@@ -63,12 +65,14 @@ class _Coordinator:
         self.shares = shares
         #: The latest process of each worker (by number), as its calls name it.
         self.current: dict[int, pool.Worker] = {}
+        #: The workers' live matches, for the site (None: no site, so none are relayed).
+        self.mirror = Mirror(work.view.live) if work.view is not None else None
 
     def start(self, number: int) -> tuple[pool.Entry, tuple[object, ...]]:
         first = sum(self.shares[:number])
         # launch = "shared": one process per bot in each worker, with the worker's sessions
         config = replace(self.config, concurrency=self.shares[number])
-        return play_here, (config, first)
+        return play_here, (config, first, self.mirror is not None)
 
     def call(self, worker: pool.Worker, method: str, payload: Any) -> Callable[[], Awaitable[Any]]:
         self.current[worker.number] = worker
@@ -80,6 +84,9 @@ class _Coordinator:
             # whatever becomes of the worker.
             worker.held.pop(finished.match.number, None)
             return functools.partial(self.work.settle, finished)
+        if method == "live" and self.mirror is not None:
+            self.mirror.apply(worker.number, payload)
+            return _nothing
         raise LadderError(f"a referee worker asked for {method!r}")
 
     async def _next(self, worker: pool.Worker) -> ScheduledMatch | None:
@@ -93,6 +100,8 @@ class _Coordinator:
         return match
 
     def lost(self, worker: pool.Worker) -> None:
+        if self.mirror is not None:  # its viewers first: its matches are about to start again
+            self.mirror.lost(worker.number)
         for match in sorted(worker.held.values(), key=lambda m: -m.number):
             self.give_back(match)  # each to the front: the lowest number first
         worker.held.clear()
@@ -110,9 +119,14 @@ class _Coordinator:
         return {bot.name: Presence(slots, playing[bot.name]) for bot in self.config.bots}
 
 
-async def play_here(link: pool.Link, config: LadderConfig, first_slot: int) -> None:
+async def _nothing() -> None:
+    return None
+
+
+async def play_here(link: pool.Link, config: LadderConfig, first_slot: int, relayed: bool) -> None:
     """A worker's entry: play what the coordinator hands out with `play_matches`, slots
-    numbered from `first_slot`, and have it commit each match."""
+    numbered from `first_slot`, and have it commit each match; `relayed`: send the
+    coordinator what a spectator may see of each match as it is played, for its site."""
     config = replace(config, game=get_game(config.game.id))
 
     async def next_match() -> ScheduledMatch | None:
@@ -122,7 +136,15 @@ async def play_here(link: pool.Link, config: LadderConfig, first_slot: int) -> N
     async def settle(finished: Finished) -> None:
         await link.call("settle", finished)
 
-    await play_matches(config, next_match, settle, first_slot=first_slot)
+    if not relayed:
+        await play_matches(config, next_match, settle, first_slot=first_slot)
+        return
+    live = RelayedLiveMatches()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(relay, live, functools.partial(link.call, "live"))
+        await play_matches(config, next_match, settle, first_slot=first_slot, live=live)
+        nursery.cancel_scope.cancel()
+    await link.call("live", live.take())  # the last matches' ends
 
 
 __all__ = ["WorkerVenue"]

@@ -325,8 +325,7 @@ class _Match:
             time_control=config.time_control.to_proto(),
         )
         if self.live_matches is not None:
-            self.live = self.live_matches.open(start)
-            self.live.banks_ms = [clock.bank_ms for clock in self.clocks]
+            self.live = self.live_matches.open(start, [clock.bank_ms for clock in self.clocks])
         for seat_index, client in enumerate(self.seats):
             mine = referee_pb2.MatchStart()
             mine.CopyFrom(start)

@@ -59,10 +59,11 @@ class LiveMatch:
             for watcher in self.watchers:
                 watcher(message)
 
-    def asked(self, seat: int, bank_ms: float) -> None:
-        """The seat was sent a request with `bank_ms` in its bank: its clock runs."""
+    def asked(self, seat: int, bank_ms: float, at: float | None = None) -> None:
+        """The seat was sent a request with `bank_ms` in its bank (at `at`, time.monotonic(),
+        if not now): its clock runs."""
         self._bank(seat, bank_ms)
-        self.deciding[seat] = time.monotonic()
+        self.deciding[seat] = time.monotonic() if at is None else at
         self.clock_changes += 1
 
     def answered(self, seat: int, bank_ms: float) -> None:
@@ -126,8 +127,9 @@ class LiveMatches:
     #: Called with each match as it opens (spectators that follow the matches).
     openers: list[Callable[[LiveMatch], None]] = field(default_factory=list)
 
-    def open(self, start: referee_pb2.MatchStart) -> LiveMatch:
-        live = LiveMatch(start)
+    def open(self, start: referee_pb2.MatchStart, banks_ms: Sequence[float] = ()) -> LiveMatch:
+        """A match opens, each seat's clock with its bank (ms)."""
+        live = LiveMatch(start, banks_ms=list(banks_ms))
         self.matches[start.match_id] = live
         for opener in list(self.openers):
             opener(live)
