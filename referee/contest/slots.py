@@ -8,8 +8,10 @@ the organiser set, by default what the cores allow with one core per seat, and n
 seats of running matches share a core when there are cores enough. Matches of network bots only
 take no slot: their bots run on their authors' machines.
 
-A hosted bot with several sessions that plays two matches at once runs on the cores of the one
-that started last. Records name the cores of each pinned seat (RecordSeat.cores).
+A hosted bot with several sessions that plays k matches at once runs on the k cores its seats
+of those matches hold (their union, narrowed again as each match ends): as much CPU a match as a
+bot of one session gets, wherever its process schedules its threads. Records name the cores of
+each pinned seat as they stood when its match started (RecordSeat.cores).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from contextlib import asynccontextmanager
 
 import trio
 
+from referee.match.launched import LaunchedBot
 from referee.match.session import Session
 
 
@@ -39,6 +42,9 @@ class CoreSlots:
         ]
         self._free = list(range(count))
         self._slots = trio.Semaphore(count)
+        #: The core of each seat every pinned bot holds in a running match (a bot of several
+        #: sessions may hold several).
+        self._held: dict[LaunchedBot, list[int]] = {}
 
     @asynccontextmanager
     async def pinned(
@@ -51,10 +57,21 @@ class CoreSlots:
             return
         async with self._slots:
             slot = self._free.pop(0)
+            seats = [
+                (session.process, self.cores[slot][seat])
+                for seat, session in enumerate(sessions)
+                if session.identity in hosted and session.process is not None
+            ]
             try:
-                for seat, session in enumerate(sessions):
-                    if session.identity in hosted and session.process is not None:
-                        session.process.pin(frozenset({self.cores[slot][seat]}))
+                for process, core in seats:
+                    self._held.setdefault(process, []).append(core)
+                    process.pin(frozenset(self._held[process]))
                 yield
             finally:
+                for process, core in seats:
+                    self._held[process].remove(core)
+                    if self._held[process]:  # its other matches go on: their cores alone
+                        process.pin(frozenset(self._held[process]))
+                    else:
+                        del self._held[process]
                 self._free.append(slot)
