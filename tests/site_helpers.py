@@ -18,8 +18,6 @@ from referee.viewer.glyphs import readable
 class LiveSite(Protocol):
     web: str
 
-    def live_match(self) -> str: ...
-
 
 def new_live_match(web: str, seen: set[str], timeout: float = 60) -> str:
     """A match the site lists as live that is not in `seen`, the newest it lists."""
@@ -35,15 +33,17 @@ def new_live_match(web: str, seen: set[str], timeout: float = 60) -> str:
 
 
 def listen(site: LiveSite) -> tuple[str, list[dict[str, Any]], list[str]]:
-    """A live match's event stream, raw and parsed, from its opening to its end; tried until
-    the match is still live when the stream opens (it may end meanwhile)."""
-    for _ in range(20):
-        match_id = site.live_match()
+    """A live match's event stream, raw and parsed, from its opening to its end; tried on
+    matches seen starting until one is still live when its stream opens (it may end meanwhile)."""
+    seen: set[str] = set()
+    deadline = time.monotonic() + 120
+    while True:
+        match_id = new_live_match(site.web, seen)
+        seen.add(match_id)
         received, raw = stream(site.web, match_id)
         if received[0]["kind"] != "gone":
-            break
-        time.sleep(0.25)  # the site's list of live matches is a snapshot: let it refresh
-    return match_id, received, raw
+            return match_id, received, raw
+        assert time.monotonic() < deadline, "each new match was over before its stream opened"
 
 
 def stream(

@@ -242,8 +242,11 @@ def test_standings_update_without_a_reload(site: Site, page: Any) -> None:
 
 
 def test_a_live_match_plays_in_the_viewer_to_its_result_banner(site: Site, page: Any) -> None:
-    for _ in range(10):  # a match still live when the page opens (it may end meanwhile)
-        match_id = site.live_match()
+    seen: set[str] = set()
+    deadline = time.monotonic() + 120
+    while True:  # a match still live when the page opens (it may end meanwhile)
+        match_id = new_live_match(site.web, seen)
+        seen.add(match_id)
         page.goto(f"{site.web}/live/{match_id}")
         page.wait_for_function(
             f"document.body.dataset.match === '{match_id}' || "
@@ -251,6 +254,7 @@ def test_a_live_match_plays_in_the_viewer_to_its_result_banner(site: Site, page:
         )
         if page.evaluate("document.body.dataset.match") == match_id:
             break
+        assert time.monotonic() < deadline, "each new match was over before its page opened"
     page.wait_for_function("Number(document.body.dataset.tables) >= 1")
     tables = int(page.evaluate("document.body.dataset.tables"))
     page.wait_for_function(

@@ -249,8 +249,11 @@ def test_the_head_to_head_matrix_is_shaded_and_matches_the_api(site: LadderSite,
 
 
 def test_a_live_match_plays_in_the_viewer_to_its_result_banner(site: LadderSite, page: Any) -> None:
-    for _ in range(10):  # a match still live when the page opens (it may end meanwhile)
-        match_id = site.live_match()
+    seen: set[str] = set()
+    deadline = time.monotonic() + 120
+    while True:  # a match still live when the page opens (it may end meanwhile)
+        match_id = new_live_match(site.web, seen)
+        seen.add(match_id)
         page.goto(f"{site.web}/live/{match_id}")
         page.wait_for_function(
             f"document.body.dataset.match === '{match_id}' || "
@@ -258,6 +261,7 @@ def test_a_live_match_plays_in_the_viewer_to_its_result_banner(site: LadderSite,
         )
         if page.evaluate("document.body.dataset.match") == match_id:
             break
+        assert time.monotonic() < deadline, "each new match was over before its page opened"
     page.wait_for_function("Number(document.body.dataset.tables) >= 1")
     assert page.locator("#seats .seat").count() == 2
     page.wait_for_selector("#banner:not([hidden])", timeout=60_000)
