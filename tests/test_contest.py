@@ -42,6 +42,25 @@ XIX = get_game("xix")
 
 
 @dataclass
+class Served:
+    """`croupier serve` as a process, two bot processes playing there, and each bot's
+    MATCHES_LOG (see tests/bots/misbehaving.py)."""
+
+    serve: subprocess.Popen[bytes]
+    bots: list[subprocess.Popen[bytes]]
+    logs: list[Path]
+
+    def stop(self, stop: signal.Signals) -> str:
+        """Stop the referee with `stop` (it exits 0); its log, once the bots exited too."""
+        self.serve.send_signal(stop)
+        logs = self.serve.communicate(timeout=60)[1].decode()
+        assert self.serve.returncode == 0, logs
+        for bot in self.bots:
+            bot.wait(timeout=30)
+        return logs
+
+
+@dataclass
 class Contest:
     """A referee served in-process, with helpers to run bot processes against it."""
 
@@ -588,3 +607,89 @@ def test_a_record_that_cannot_be_written_gives_up_its_table_only(
     check = verify_ladder(tmp_path / "contest.db")
     assert check.ok, check.problems
     assert len(Store(tmp_path / "contest.db", create=False).committed()) == 2
+
+
+#: The largest file the referee may write in the test below: its record's header fits, the
+#: record of a whole XIX match (about 20 KB) does not.
+RECORD_LIMIT_BYTES = 4096
+
+
+def serve_and_play(
+    tmp_path: Path, bot_mode: str, *options: str, limit: Callable[[], None] | None = None
+) -> Served:
+    """`croupier serve` as a process (any token, records in tmp_path/records, `limit` run in
+    it before it starts) and two misbehaving.py bots in `bot_mode`, each noting the matches
+    it is told of in its own MATCHES_LOG."""
+    serve = subprocess.Popen(
+        [
+            *(str(Path(PYTHON).parent / "croupier"), "serve", "--port", "0", "--log-json"),
+            *("--records", str(tmp_path / "records"), *options),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=limit,
+        cwd=ROOT,
+    )
+    assert serve.stdout is not None
+    serve.stdout.readline()  # the master seed's SHA-256
+    port = int(serve.stdout.readline().split(b"127.0.0.1:")[1].split()[0])
+    served = Served(serve, [], [tmp_path / f"bot{seat}.matches" for seat in range(2)])
+    for seat, log in enumerate(served.logs):
+        env = {**os.environ, "CROUPIER_ADDRESS": f"127.0.0.1:{port}"}
+        mine = {"CROUPIER_TOKEN": f"token-{seat}", "MATCHES_LOG": str(log)}
+        with log.with_suffix(".err").open("wb") as err:
+            bot = subprocess.Popen([PYTHON, BAD, bot_mode], env=env | mine, stderr=err)
+        served.bots.append(bot)
+    return served
+
+
+def lines_once(log: Path, count: int) -> list[str]:
+    """The first `count` lines of a bot's MATCHES_LOG, once it has that many (30 s at most)."""
+    for _ in range(3000):
+        lines = log.read_text().splitlines() if log.exists() else []
+        if len(lines) >= count:
+            return lines[:count]
+        time.sleep(0.01)
+    raise AssertionError(f"{log.name!r} has {lines!r}, not {count} lines, after 30 s")
+
+
+def test_bots_are_told_the_end_of_a_match_whose_record_fails_mid_match(tmp_path: Path) -> None:
+    """A record that fails mid-match (here the referee's file size limit, EFBIG: a full disk
+    goes the same way) gives up its table, and the bots get a MatchEnd that says aborted
+    before they sit down at the next table. They had been left in a match that never ended."""
+
+    def small_files() -> None:  # SIGXFSZ is ignored by Python: the write fails with EFBIG
+        hard = resource.getrlimit(resource.RLIMIT_FSIZE)[1]
+        resource.setrlimit(resource.RLIMIT_FSIZE, (RECORD_LIMIT_BYTES, hard))
+
+    served = serve_and_play(tmp_path, "good", limit=small_files)
+    try:
+        told = [lines_once(log, 2) for log in served.logs]
+    finally:
+        output = served.stop(signal.SIGTERM)
+    match_id = told[0][0].removeprefix("start ")
+    assert told == [[f"start {match_id}", f"end {match_id} TERMINATION_ABORTED"]] * 2, output
+    assert [bot.returncode for bot in served.bots] == [0, 0]  # each said Goodbye as it left
+    assert '"event": "match given up"' in output and "File too large" in output
+    record = tmp_path / "records" / f"{match_id}.jsonl"
+    assert record.stat().st_size <= RECORD_LIMIT_BYTES
+    assert len(record.read_text().splitlines()) > 1  # its header and more: cut mid-match
+
+
+def test_bots_are_told_the_end_of_a_match_a_stopping_referee_aborts(tmp_path: Path) -> None:
+    """Ctrl-C with no time to drain aborts the running match: its bots still get a MatchEnd
+    that says aborted (sent shielded from the shutdown's cancellation), then Goodbye. The bot
+    to move may learn nothing: its reply, written as the referee ends the stream, fails, and
+    its gRPC client drops what it had not read. The other bot is waiting and reads both."""
+    served = serve_and_play(tmp_path, "slow_good", "--drain-seconds", "0")
+    try:
+        started = [lines_once(log, 1) for log in served.logs]
+    finally:
+        served.stop(signal.SIGINT)
+    match_id = started[0][0].removeprefix("start ")
+    told = [log.read_text().splitlines() for log in served.logs]
+    ended = [f"start {match_id}", f"end {match_id} TERMINATION_ABORTED"]
+    assert ended in told, told
+    assert all(lines in (ended, ended[:1]) for lines in told), told
+    record = read_all(tmp_path / "records" / f"{match_id}.jsonl", strict=True)[0]
+    assert record[-1].result.result.termination == common_pb2.TERMINATION_ABORTED

@@ -16,7 +16,7 @@ from referee.games import get_game
 from referee.games.base import parse_options
 from referee.match.clock import DecisionTimer, TimeControl
 from referee.match.replay import verify
-from referee.match.runner import MatchConfig, run_match
+from referee.match.runner import ABORT_NOTICE_SECONDS, MatchConfig, run_match
 from referee.match.seats import InProcessSeat
 
 GAME = get_game("xix")
@@ -176,3 +176,48 @@ async def test_the_given_deck_is_dealt_first(tmp_path: Path) -> None:
     assert '"deck":["18","17"' in lines[0]
     assert lines[1].startswith('{"chance":{"deck":{"cards":["18","17","16"')
     assert verify(path).ok
+
+
+class StuckEndSeat(TimedSeat):
+    """A TimedSeat whose MatchEnd never goes out: its bot's stream is stuck."""
+
+    async def end(self, end: referee_pb2.MatchEnd) -> None:
+        await trio.sleep_forever()
+
+
+class BrokenEndSeat(TimedSeat):
+    """A TimedSeat whose MatchEnd cannot go out: its bot's stream broke."""
+
+    async def end(self, end: referee_pb2.MatchEnd) -> None:
+        raise ConnectionResetError("the stream broke")
+
+
+class EndsBot(RandomBot):
+    """A RandomBot that keeps the MatchEnds it gets."""
+
+    def __init__(self) -> None:
+        super().__init__(seed=1)
+        self.ends: list[referee_pb2.MatchEnd] = []
+
+    def on_match_end(self, end: referee_pb2.MatchEnd) -> None:
+        self.ends.append(end)
+
+
+@pytest.mark.parametrize("other", [StuckEndSeat, BrokenEndSeat], ids=["stuck", "broken"])
+async def test_a_cancelled_match_tells_the_seats_it_can_within_its_bound(
+    autojump_clock: trio.testing.MockClock, other: type[TimedSeat], tmp_path: Path
+) -> None:
+    """Cancelled mid-match (the referee shuts down), the match still sends each seat a MatchEnd
+    that says aborted; a seat that cannot take it neither raises out of the abort nor holds it
+    or the other seats past ABORT_NOTICE_SECONDS."""
+    bot = EndsBot()
+    config = MatchConfig(GAME, OPTIONS, seed=1, match_id="stopped")
+    with trio.move_on_after(5) as shutdown:  # while seat 0 thinks for 100 s
+        await run_match(config, [other([100.0]), InProcessSeat(bot)], tmp_path / "m.jsonl")
+    assert shutdown.cancelled_caught
+    assert trio.current_time() <= 5 + ABORT_NOTICE_SECONDS
+    assert [(e.match_id, e.result.termination) for e in bot.ends] == [
+        ("stopped", common_pb2.TERMINATION_ABORTED)
+    ]
+    last = json.loads((tmp_path / "m.jsonl").read_text().splitlines()[-1])
+    assert last["result"]["result"]["termination"] == "TERMINATION_ABORTED"

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+import trio
+
 from croupier.v1 import common_pb2, game_pb2, record_pb2, referee_pb2
 from referee.clock_kind import ClockKind
 from referee.games import checked
@@ -75,6 +77,10 @@ class MatchOutcome:
 
 
 log = logging.getLogger("croupier.referee")
+
+#: How long an aborted match may take to send its seats their MatchEnd, all seats together (a
+#: remote seat only queues it, so this bounds a stuck seat, not the network).
+ABORT_NOTICE_SECONDS = 1.0
 
 #: Request ids are unique in the process, so they are unique within every bot session too.
 _request_ids = itertools.count(1)
@@ -334,21 +340,14 @@ class _Match:
             await client.start(mine)
         try:
             state = await self.play()
-        except BaseException:  # cancelled (shutdown) or our own bug: close the record cleanly
-            self.abort(names)
+        except BaseException:  # cancelled (shutdown), a record that cannot be written, our bug
+            await self.abort(names)
             raise
         result = protocol.result(state.result(), names, self.fault_counts, self.retired)
         luck = self.luck.corrections() if self.luck is not None else ()
         self.finish(result, luck)
-        for seat_index, client in enumerate(self.seats):
-            await client.end(
-                referee_pb2.MatchEnd(
-                    match_id=config.match_id,
-                    result=result,
-                    faults=[f for f in self.faults if f.seat == seat_index],
-                    events=self.pending[seat_index],
-                )
-            )
+        for seat_index in range(len(self.seats)):
+            await self.end_seat(seat_index, result)
         path = self.writer.path if self.writer is not None else None
         return MatchOutcome(config.match_id, result, tuple(self.faults), path, luck)
 
@@ -387,23 +386,53 @@ class _Match:
             self.live.finish(end)
             self.live_matches.close(self.config.match_id)
 
-    def abort(self, names: Sequence[str]) -> None:
-        """The match stops before its end: the record closes with an aborted result."""
-        self.finish(
-            common_pb2.Result(
-                termination=common_pb2.TERMINATION_ABORTED,
-                text="aborted by the referee",
-                seats=[
-                    common_pb2.SeatResult(
-                        seat=seat,
-                        name=name,
-                        faults=self.fault_counts[seat],
-                        retired=self.retired[seat],
-                    )
-                    for seat, name in enumerate(names)
-                ],
+    async def end_seat(self, seat: int, result: common_pb2.Result) -> None:
+        """Send the seat its MatchEnd: the result, its faults and the events it has not seen."""
+        await self.seats[seat].end(
+            referee_pb2.MatchEnd(
+                match_id=self.config.match_id,
+                result=result,
+                faults=[f for f in self.faults if f.seat == seat],
+                events=self.pending[seat],
             )
         )
+
+    async def abort(self, names: Sequence[str]) -> None:
+        """The match stops before its end: the record closes with an aborted result, and each
+        seat still gets its MatchEnd, best effort: at once for all seats, shielded from the
+        cancellation that may have stopped the match, within ABORT_NOTICE_SECONDS in all, so a
+        stuck seat delays neither the others nor the abort. The error that stopped the match
+        is the caller's to raise again."""
+        result = common_pb2.Result(
+            termination=common_pb2.TERMINATION_ABORTED,
+            text="aborted by the referee",
+            seats=[
+                common_pb2.SeatResult(
+                    seat=seat,
+                    name=name,
+                    faults=self.fault_counts[seat],
+                    retired=self.retired[seat],
+                )
+                for seat, name in enumerate(names)
+            ],
+        )
+        try:
+            self.finish(result)
+        finally:
+            with trio.move_on_after(ABORT_NOTICE_SECONDS, shield=True):
+                async with trio.open_nursery() as nursery:
+                    for seat in range(len(self.seats)):
+                        nursery.start_soon(self.tell_aborted, seat, result)
+
+    async def tell_aborted(self, seat: int, result: common_pb2.Result) -> None:
+        """`end_seat` for an aborted match: a seat that cannot be told is logged, not raised."""
+        try:
+            await self.end_seat(seat, result)
+        except Exception as error:  # a broken stream must not hide why the match stopped
+            log.warning(
+                "match end not sent",
+                extra={"match": self.config.match_id, "seat": seat, "detail": repr(error)},
+            )
 
 
 async def run_match(

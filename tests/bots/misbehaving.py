@@ -8,7 +8,8 @@ id), `out_of_turn` (an extra reply after its answer), `exit` (the process exits 
 at once with the same token), `reconnect_late` (comes back after RECONNECT_AFTER seconds),
 `flood` (sends thousands of messages), `huge` (sends a 200 KB message), `slow_good` (plays
 well, 20 ms a decision: for spectators), `no_index` (a reply without action_index).
-CROUPIER_CA_FILE makes it speak TLS.
+CROUPIER_CA_FILE makes it speak TLS. With MATCHES_LOG set, it appends a line to that file for each
+MatchStart (`start MATCH_ID`) and MatchEnd (`end MATCH_ID TERMINATION`) it receives.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import sys
 
 import grpc
 
-from croupier.v1 import referee_pb2
+from croupier.v1 import common_pb2, referee_pb2
 
 MODES = {
     "good",
@@ -64,6 +65,14 @@ def reply(request: referee_pb2.ActionRequest, index: int, request_id: int | None
     return message.SerializeToString()
 
 
+def note(line: str) -> None:
+    """One line in MATCHES_LOG, if set: what a test reads of the matches this bot was in."""
+    path = os.environ.get("MATCHES_LOG")
+    if path:
+        with open(path, "a", encoding="utf-8") as log:
+            log.write(line + "\n")
+
+
 async def main(mode: str) -> None:
     reconnects = 0
     while True:
@@ -98,6 +107,10 @@ async def session(mode: str, reconnects: int) -> None:
             kind = message.WhichOneof("kind")
             if kind == "match_start":
                 requests = 0
+                note(f"start {message.match_start.match_id}")
+            elif kind == "match_end":
+                end = message.match_end
+                note(f"end {end.match_id} {common_pb2.Termination.Name(end.result.termination)}")
             elif kind == "goodbye":
                 await call.done_writing()
                 return
