@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -70,6 +73,52 @@ def test_a_truncated_last_line_is_reported_and_the_prefix_read(record: Path) -> 
     report = verify(record)
     assert not report.ok
     assert "truncated" in report.problems[0]
+
+
+#: A child that copies a record's lines through a RecordWriter, flushing every 3 lines, under a
+#: file size limit of argv[3] bytes; prints how many lines it flushed before the error, if any.
+_COPY_UNDER_A_LIMIT = """
+import resource, sys
+from pathlib import Path
+from referee.errors import RecordWriteError
+from referee.match.records import RecordWriter
+resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[3]), resource.RLIM_INFINITY))
+lines = Path(sys.argv[1]).read_text().splitlines()
+flushed = 0
+with RecordWriter(Path(sys.argv[2])) as writer:
+    for number, line in enumerate(lines, start=1):
+        writer.write_line(line)
+        if number % 3 == 0:
+            try:
+                writer.flush()
+            except RecordWriteError as error:
+                print(flushed, error.errno, error.filename)
+                sys.exit(0)
+            flushed = number
+print(flushed, "no error")
+"""
+
+
+def test_a_flush_the_disk_cuts_short_leaves_whole_lines_and_says_so(
+    record: Path, tmp_path: Path
+) -> None:
+    """A file size limit (as a full disk) falls mid-flush: the write is cut short, the next one
+    fails; the record keeps exactly the lines of the flushes before, each whole."""
+    copy = tmp_path / "copy.jsonl"
+    limit = 4096  # the header and a few lines fit, a whole XIX match does not
+    assert record.stat().st_size > 2 * limit
+    ran = subprocess.run(
+        [sys.executable, "-c", _COPY_UNDER_A_LIMIT, str(record), str(copy), str(limit)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert ran.returncode == 0, ran.stderr
+    flushed, errno_, name = ran.stdout.split()
+    assert int(errno_) == errno.EFBIG and name == str(copy)
+    kept = record.read_text().splitlines(keepends=True)[: int(flushed)]
+    assert kept and copy.read_text() == "".join(kept)
+    assert copy.stat().st_size <= limit
 
 
 def test_a_garbage_line_is_collected_not_fatal(record: Path) -> None:

@@ -7,6 +7,7 @@ strict callers turn errors into a RecordError.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -115,9 +116,10 @@ _PLAIN = re.compile(r"[ !#-\[\]-~]*")
 
 class RecordWriter:
     """Appends records to a file, one line each. Lines are kept until `flush`, which writes
-    them whole in one system call: the runner flushes before it asks for each decision and at
-    the end, so a crash leaves whole lines, every one of them that a bot could have acted on.
-    Close it (or use `with`)."""
+    them whole: the runner flushes before it asks for each decision and at the end, so a crash
+    leaves whole lines, every one of them that a bot could have acted on. A flush that fails
+    (a full disk, a file size limit) leaves no part of its lines either. Close it (or use
+    `with`)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -127,6 +129,8 @@ class RecordWriter:
         except OSError as error:  # it exists, or no file descriptor or space is left
             raise RecordWriteError(error.errno, error.strerror, str(path)) from None
         self._lines: list[str] = []
+        #: Bytes written whole so far: where a failed flush cuts the file back to.
+        self._size = 0
 
     def write(self, record: record_pb2.Record) -> None:
         self.write_line(to_json_line(record))
@@ -136,13 +140,22 @@ class RecordWriter:
         self._lines.append(line)
 
     def flush(self) -> None:
-        if self._lines:
-            self._lines.append("")
-            try:
-                self._file.write("\n".join(self._lines).encode())
-            except OSError as error:  # a full disk: say which record could not be written
-                raise RecordWriteError(error.errno, error.strerror, str(self.path)) from None
-            self._lines = []
+        """Write the kept lines, in one system call unless the disk takes less. A write the
+        disk cut short (its last free block, RLIMIT_FSIZE) is followed by one that fails; the
+        file is then cut back to its whole lines, and RecordWriteError names the record."""
+        if not self._lines:
+            return
+        data = ("\n".join(self._lines) + "\n").encode()
+        self._lines = []
+        left = memoryview(data)
+        try:
+            while left:
+                left = left[self._file.write(left) or 0 :]
+        except OSError as error:  # a full disk: say which record could not be written
+            with contextlib.suppress(OSError):
+                self._file.truncate(self._size)
+            raise RecordWriteError(error.errno, error.strerror, str(self.path)) from None
+        self._size += len(data)
 
     def close(self) -> None:
         try:
