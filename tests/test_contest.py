@@ -3,6 +3,7 @@ processes that connect like remote ones, reconnects, spectators, limits and grac
 
 from __future__ import annotations
 
+import logging
 import os
 import resource
 import signal
@@ -21,7 +22,7 @@ from grpc_health.v1 import health_pb2
 from croupier.v1 import common_pb2, referee_pb2, referee_pb2_grpc
 from referee import transport
 from referee.contest import serving
-from referee.contest.serving import ServeConfig, serve_matches
+from referee.contest.serving import RECORD_FAILURE_PAUSE_SECONDS, ServeConfig, serve_matches
 from referee.contest.tokens import TokenStore
 from referee.games import get_game
 from referee.games.base import parse_options
@@ -588,6 +589,7 @@ def test_a_record_that_cannot_be_written_gives_up_its_table_only(
     """A table whose record cannot be opened (here a file already there; a full disk or no file
     descriptor left go the same way) is given up alone: the serve plays on, its bots sit at the
     next table, and what is committed verifies. It once ended the whole serve."""
+    caplog.set_level(logging.INFO, logger="croupier.referee")
     tokens = accounts(tmp_path, "alice", "bob")
     records = tmp_path / "records"
     records.mkdir()
@@ -602,6 +604,10 @@ def test_a_record_that_cannot_be_written_gives_up_its_table_only(
     given_up = [r for r in caplog.records if r.getMessage() == "match given up"]
     assert [getattr(r, "match", None) for r in given_up] == ["contest-00001"]
     assert "File exists" in getattr(given_up[0], "why", "")
+    # No table sits down for a second after, though its bots were back at once.
+    started = [r for r in caplog.records if r.getMessage() == "match started"]
+    assert [getattr(r, "match", None) for r in started[1:2]] == ["contest-00002"]
+    assert started[1].created - given_up[0].created >= RECORD_FAILURE_PAUSE_SECONDS * 0.99
     assert [o.match_id for o in contest.outcomes] == ["contest-00002", "contest-00003"]
     assert (records / "contest-00001.jsonl").read_text() == "not ours\n"
     check = verify_ladder(tmp_path / "contest.db")

@@ -339,8 +339,9 @@ class _Referee:
         idle: list[Session] = []
         poll = PACING_POLL_SECONDS if self.pacing is not None else math.inf
         while not self.starts.over.is_set():
-            await trio.sleep_until(self.resume_at)
             while True:
+                # Before each choice: a table may have been given up while this one waited.
+                await trio.sleep_until(self.resume_at)
                 while (session := self.lobby.take_nowait()) is not None:
                     idle.append(session)
                 idle = [s for s in idle if self.lobby.wanted(s)]
