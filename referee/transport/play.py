@@ -10,6 +10,7 @@ is the bot's fault (recorded by its seat), not a broken stream.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections import deque
@@ -31,6 +32,10 @@ if TYPE_CHECKING:
     from referee.transport.server import ServerSettings
 
 log = logging.getLogger("croupier.referee")
+
+#: After Goodbye, how long a stream waits for the bot to close its side before it ends (the
+#: server's stop allows 1 s in all: ServerSettings.grace_seconds).
+GOODBYE_SECONDS = 0.5
 
 #: A Play stream's context: raw bytes in (see `_parse`), RefereeMessages out.
 Context = grpc.aio.ServicerContext[bytes, referee_pb2.RefereeMessage]
@@ -201,10 +206,13 @@ class PlayService:
         asked = _Asked()
         reader = asyncio.ensure_future(self._read(context, session, outbound, asked))
         ending = Ending("the stream ended")
+        said_goodbye = False
         try:
             while not isinstance(message := await outbound.get(), Ending):
-                if message.WhichOneof("kind") == "action_request":
+                kind = message.WhichOneof("kind")
+                if kind == "action_request":
                     asked.unanswered += 1
+                said_goodbye |= kind == "goodbye"
                 session.leaving(message)  # a request's clock starts as gRPC takes it
                 await context.write(message)
             ending = message
@@ -217,6 +225,11 @@ class PlayService:
                 "session closed",
                 extra={"session": session.id, "bot": session.account, "why": ending.reason},
             )
+        if said_goodbye:
+            # The bot's side first, for a moment: a call ended now fails a reply the bot is
+            # writing, and its gRPC client then drops what it has not read (MatchEnd, Goodbye).
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(reader), GOODBYE_SECONDS)
         try:
             if ending.status != "OK":
                 await context.abort(grpc.StatusCode[ending.status], ending.reason)
