@@ -14,7 +14,7 @@ import socket
 import sqlite3
 import subprocess
 import urllib.request
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,7 @@ from tests.cluster_helpers import (
     wait_for,
     wait_until,
 )
+from tests.site_helpers import check_only_public, listen
 
 pytest.importorskip("distributed")
 runner = CliRunner()
@@ -130,10 +131,17 @@ def test_an_interrupted_coordinator_and_a_killed_worker_lose_nothing(tmp_path: P
     assert records == [f"ladder-{n:05d}.jsonl" for n in range(1, 41)]
 
 
-def test_a_ladder_on_the_cluster_has_its_web_site_without_live_matches(tmp_path: Path) -> None:
+@dataclass
+class _Site:
+    web: str
+
+
+def test_a_ladder_on_the_cluster_has_its_web_site_and_its_matches_live(tmp_path: Path) -> None:
     """`--web` with `--cluster`: the standings, replays and seed as on one machine (the
-    database and records stay here), no match to watch live (they are played on the workers)."""
-    path = ladder_file(tmp_path, 2)
+    database and records stay here), and the matches played on the workers watched live,
+    relayed through Dask's events, with only what a spectator may see."""
+    slow = "tests/bots/misbehaving.py slow_good"  # 20 ms a decision: matches of seconds
+    path = ladder_file(tmp_path, 2, bots=(("steady", slow), ("patient", slow)))
     log = tmp_path / "coordinator.log"
     with local_cluster(workers=1) as (address, _), log.open("w") as errors:
         command = [*CLI, "ladder", "run", str(path), "--no-live", "--cluster", address]
@@ -147,13 +155,13 @@ def test_a_ladder_on_the_cluster_has_its_web_site_without_live_matches(tmp_path:
         try:
             assert process.stdout.readline() == f"on the Dask cluster at {address}\n"
             web = process.stdout.readline().split("ladder web site on ")[1].strip()
+            match_id, received, raw = listen(_Site(web))
             while "ladder over" not in (line := process.stdout.readline()):
                 assert line, log.read_text()
             site = wait_for(lambda: _revealed(web), 30)
             assert site is not None
-            assert site["contest"]["watchable"] is False and site["live"] == []
+            assert site["live"] == []
             assert site["contest"]["matches_done"] == 2 and site["contest"]["seed"] == "cluster"
-            match_id = site["recent"][0]["match"]
             with urllib.request.urlopen(f"{web}/matches/{match_id}.html", timeout=10) as page:
                 assert b"croupier replay" in page.read()
         finally:
@@ -161,6 +169,8 @@ def test_a_ladder_on_the_cluster_has_its_web_site_without_live_matches(tmp_path:
             code = process.wait(timeout=60)
             process.stdout.close()
     assert code == 0, log.read_text()
+    check_only_public(received, raw, tmp_path / "records" / f"{match_id}.jsonl")
+    assert sorted(received[0]["names"]) == ["patient", "steady"]
 
 
 def _revealed(web: str) -> dict[str, Any] | None:

@@ -7,7 +7,8 @@ book. A worker killed in the middle of a batch loses no committed match (its mat
 again elsewhere, with their numbers and seeds); a version an author submits mid-contest
 (`croupier submit --wait`: built and qualified here) is shipped and plays on the cluster. The
 contest ends with every match committed once, every record verifying, and each author's log of
-each match kept.
+each match kept. With `--web`, the matches on the cluster are watched live, only what a
+spectator may see of them relayed.
 """
 
 from __future__ import annotations
@@ -20,16 +21,19 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from referee.contest.tokens import TokenStore
+from referee.hosted.archive import ArchiveLimits, unpack
 from referee.hosted.store import SHORT_ID, VersionId, VersionStore, entrant
 from referee.hosted.submitting import MATCH_LOGS
 from referee.ladder import verify_ladder
 from tests.cluster_helpers import alive, committed, kill_a_busy_worker, local_cluster, wait_until
 from tests.hosted_helpers import EXAMPLE, add_example, network_bot
+from tests.site_helpers import check_only_public, listen
 
 pytest.importorskip("distributed")
 pytestmark = pytest.mark.usefixtures("bubblewrap")
@@ -149,3 +153,71 @@ def test_hosted_versions_play_on_the_cluster_and_a_killed_worker_loses_nothing(
         logs = {p.stem for p in (store.folder(version) / MATCH_LOGS).glob("*.log")}
         mine = {f"contest-{n:05d}" for n, bots in tables.items() if identity in bots}
         assert logs == mine, identity
+
+
+def _slow_contest(folder: Path) -> Path:
+    """A contest database whose two hosted accounts each have an active version of the Python
+    example made to think 20 ms a decision (matches of seconds, to be watched)."""
+    db = folder / "contest.db"
+    accounts = TokenStore(db)
+    store = VersionStore(folder / "versions")
+    try:
+        for account in ("alice", "bob"):
+            accounts.add(account)
+            into = store.incoming()
+            unpack(EXAMPLE, into, ArchiveLimits())
+            bot = into / "random_bot.py"
+            source = bot.read_text().replace("import random\n", "import random\nimport time\n")
+            bot.write_text(
+                source.replace(
+                    "        return random", "        time.sleep(0.02)\n        return random"
+                )
+            )
+            with (into / "bot.toml").open("a") as manifest:
+                manifest.write(f"# {account}\n")
+            version = store.add(account, into).id
+            store.activate(version, "every check passed")
+    finally:
+        store.close()
+    return db
+
+
+def test_a_contest_s_matches_on_the_cluster_are_watched_live(tmp_path: Path) -> None:
+    """`serve --cluster --web`: the hosted versions' matches played on the workers are live on
+    the site, relayed through Dask's events, and a viewer of one gets only what a spectator may
+    see of it (checked against its record)."""
+    db = _slow_contest(tmp_path)
+    log = tmp_path / "serve.log"
+    with local_cluster(workers=1) as (scheduler, _):
+        command = [CROUPIER, "serve", "--db", str(db), "--port", "0", "--cluster", scheduler]
+        with log.open("wb") as out:
+            serve = subprocess.Popen(
+                [*command, "--web", "127.0.0.1:0", "--log-json"], stdout=out, stderr=out
+            )
+        try:
+            web = _site(log, serve)
+            match_id, received, raw = listen(_Site(web))
+            record = tmp_path / "contest-records" / f"{match_id}.jsonl"
+            assert wait_until(lambda: committed(db) >= 1 and record.exists(), 60)
+        finally:
+            serve.send_signal(signal.SIGTERM)
+            code = serve.wait(timeout=90)
+        assert code == 0, log.read_text()
+    check_only_public(received, raw, record)
+    assert {name.split("@")[0] for name in received[0]["names"]} == {"alice", "bob"}
+
+
+@dataclass
+class _Site:
+    web: str
+
+
+def _site(log: Path, serve: subprocess.Popen[bytes]) -> str:
+    """The address of the serve's web site, once it says it."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if found := re.search(r"web site on (http://127\.0\.0\.1:\d+)", log.read_text()):
+            return found.group(1)
+        assert serve.poll() is None, log.read_text()
+        time.sleep(0.1)
+    raise AssertionError(log.read_text())

@@ -16,7 +16,7 @@ import sys
 import tempfile
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -33,6 +33,8 @@ from referee.ladder.model import ScheduledMatch
 from referee.ladder.slots import play_matches
 from referee.ladder.store import Exit, Finished
 from referee.ladder.venue import LadderError
+from referee.match.live_relay import Relayed, relayed
+from referee.match.spectators import LiveMatches
 from referee.version import VERSION
 
 #: A bot's log sent back per batch is cut to its last this many bytes.
@@ -72,6 +74,8 @@ class Batch:
     #: Hosted versions the batch plays (referee.cluster.versions): the root is then the worker's
     #: cache of versions, and each bot's folder is its version's id.
     versions: tuple[str, ...] = ()
+    #: The Dask event topic its live matches are relayed on (referee.cluster.live); "": none.
+    live_topic: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,15 +130,35 @@ def play_batch(batch: Batch) -> BatchOutcome:
     with tempfile.TemporaryDirectory(prefix="croupier-batch-", dir=scratch) as folder:
         config = _local_config(batch, root, Path(folder), worker)
         try:
-            played = transport.run(_play, config, batch.matches)
+            played = transport.run(_play, config, batch.matches, _publisher(batch))
         except (CroupierError, BaseExceptionGroup) as error:
             raise _explained(error, config, worker) from None
         logs = tuple(_log_tails(config.records / "logs"))
     return BatchOutcome(batch.number, worker, played, logs, time.monotonic() - began)
 
 
+def _publisher(batch: Batch) -> Callable[[list[Relayed]], Awaitable[None]] | None:
+    """What sends the batch's live matches to its coordinator: Dask events on its topic, from
+    this worker (None: not relayed, or not on a Dask worker)."""
+    if not batch.live_topic:
+        return None
+    try:
+        from distributed import get_worker
+
+        worker = get_worker()
+    except (ImportError, ValueError):
+        return None
+
+    async def publish(relayed: list[Relayed]) -> None:
+        worker.log_event(batch.live_topic, [batch.number, relayed])  # thread-safe
+
+    return publish
+
+
 async def _play(
-    config: LadderConfig, matches: tuple[ScheduledMatch, ...]
+    config: LadderConfig,
+    matches: tuple[ScheduledMatch, ...],
+    publish: Callable[[list[Relayed]], Awaitable[None]] | None = None,
 ) -> tuple[PlayedMatch, ...]:
     queue = iter(matches)
     played: list[PlayedMatch] = []
@@ -160,7 +184,13 @@ async def _play(
         )
         await trio.lowlevel.checkpoint()
 
-    await play_matches(config, next_match, settle)
+    async def play(live: LiveMatches | None = None) -> None:
+        await play_matches(config, next_match, settle, live=live)
+
+    if publish is not None:
+        await relayed(play, publish)
+    else:
+        await play()
     return tuple(played)
 
 

@@ -39,6 +39,7 @@ from referee.cluster.batch import (
     template,
     worker_facts,
 )
+from referee.cluster.live import watched
 from referee.cluster.ship import ShipFiles, pack
 from referee.errors import CroupierError
 from referee.ladder.config import LadderConfig
@@ -52,6 +53,7 @@ from referee.ladder.venue import (
     match_id,
     record_path,
 )
+from referee.match.live_relay import Mirror
 from referee.transport.host import call_asyncio
 from referee.version import VERSION
 
@@ -117,8 +119,6 @@ class ClusterVenue:
     """The venue on a Dask cluster: the scheduler named by the ladder's `[cluster]` table."""
 
     async def play(self, config: LadderConfig, work: Work, observer: LadderObserver) -> None:
-        if work.view is not None:
-            work.view.watchable = False  # the matches are played on the workers
         await play_on_cluster(config, work, observer)
 
 
@@ -234,6 +234,8 @@ class _Coordinator:
         self.measure = BatchSizes()
         self.batches = 0
         self.logs = config.records / "logs"
+        #: Where the batches' live matches go, with a site (referee.cluster.live).
+        self.mirror: Mirror | None = None
 
     def _signal(self) -> None:
         self.changed.set()
@@ -242,6 +244,12 @@ class _Coordinator:
     async def run(self) -> None:
         await self._check_workers()
         template = await self._template()
+        view = self.work.view
+        with watched(self.client, view.live if view is not None else None) as (topic, mirror):
+            self.mirror = mirror
+            await self._dispatch(replace(template, live_topic=topic))
+
+    async def _dispatch(self, template: Batch) -> None:
         async with trio.open_nursery() as watch:
             watch.start_soon(self._watch_size)
             async with trio.open_nursery() as batches:
@@ -317,6 +325,8 @@ class _Coordinator:
                 )
             )
         finally:
+            if self.mirror is not None:  # whatever of it is still live ends for its viewers
+                self.mirror.lost(batch.number)
             self.in_flight -= 1
             self._signal()
 

@@ -51,6 +51,7 @@ from referee.cluster.coordinator import (
     connect_client,
     running_workers,
 )
+from referee.cluster.live import watched
 from referee.cluster.versions import VersionsMissing, cache_version, pack_folder
 from referee.contest.book import ContestBook
 from referee.contest.pairing import Pacing, choose_table
@@ -63,7 +64,9 @@ from referee.hosted.store import Version, VersionStore, entrant
 from referee.hosted.submitting import MATCH_LOGS
 from referee.ladder.config import BotSpec, LadderConfig
 from referee.ladder.model import ScheduledMatch
+from referee.match.live_relay import Mirror
 from referee.match.runner import MatchOutcome
+from referee.match.spectators import LiveMatches
 from referee.version import VERSION
 
 log = logging.getLogger("croupier.referee")
@@ -107,6 +110,7 @@ class ClusterTables:
         starts: Starts,
         committed: Callable[[MatchOutcome], None],
         revoked: Callable[[], set[str]] = set,
+        live: LiveMatches | None = None,
     ) -> None:
         self.scheduler = scheduler
         self.store = store
@@ -140,6 +144,10 @@ class ClusterTables:
         #: matches, so it grows until their start-up is a small share of its time.
         self.sizes = BatchSizes()
         self.threads = 1
+        #: The contest's live matches, which the batches relay theirs to (None: not relayed).
+        self.live = live
+        self.live_topic = ""
+        self.mirror: Mirror | None = None
 
     def _signal(self) -> None:
         self._changed.set()
@@ -157,8 +165,9 @@ class ClusterTables:
             ) from None
         try:
             await check_workers(client, self.scheduler)
-            async with trio.open_nursery() as batches:
-                await self._dispatch(client, batches, stop)
+            with watched(client, self.live) as (self.live_topic, self.mirror):
+                async with trio.open_nursery() as batches:
+                    await self._dispatch(client, batches, stop)
         finally:
             with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_SECONDS):
                 await aio(client.close)
@@ -277,19 +286,22 @@ class ClusterTables:
     # -- one batch ----------------------------------------------------------------------
 
     async def _play(self, client: Any, worker: str, matches: list[ScheduledMatch]) -> None:
+        number = next(self._batches)
         try:
-            outcome = await self._outcome(client, worker, matches)
+            outcome = await self._outcome(client, worker, matches, number)
             if outcome is not None:
                 self.sizes.add(outcome)
                 await self._commit(matches, outcome)
         finally:
+            if self.mirror is not None:  # whatever of it is still live ends for its viewers
+                self.mirror.lost(number)
             self.busy[worker] -= 1
             if not self.busy[worker]:
                 del self.busy[worker]
             self._signal()
 
     async def _outcome(
-        self, client: Any, worker: str, matches: list[ScheduledMatch]
+        self, client: Any, worker: str, matches: list[ScheduledMatch], number: int
     ) -> BatchOutcome | None:
         """The batch played on the cluster (None: lost, its matches queued to play again, or
         given up)."""
@@ -298,12 +310,13 @@ class ClusterTables:
         try:
             await self._ship(client, worker, used)
             batch = Batch(
-                number=next(self._batches),
+                number=number,
                 version=VERSION,
                 config=replace(self.rules, bots=tuple(e.spec for e in used)),
                 matches=tuple(matches),
                 root="",
                 versions=tuple(e.version.id for e in used),
+                live_topic=self.live_topic,
             )
             key = f"croupier-contest-{matches[0].number:05d}-{uuid.uuid4().hex[:8]}"
             future: Any = client.submit(

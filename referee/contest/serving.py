@@ -401,6 +401,7 @@ class _Referee:
             self.starts,
             committed,
             revoked,
+            live=self.live,
         )
 
     async def play(self, index: int, sessions: list[Session]) -> None:

@@ -93,9 +93,8 @@ class Work:
     backlog: Callable[[], int]
     #: Commit one finished match whose record is at `<record>.partial` on this machine.
     settle: Callable[[Finished], Awaitable[None]]
-    #: Someone watches the ladder (the web site): a venue that plays here opens its matches in
-    #: `view.live` and sets `view.connected` (who is connected); one whose matches are played
-    #: elsewhere (a cluster's) sets `view.watchable` to False.
+    #: Someone watches the ladder (the web site): a venue opens its matches in `view.live`
+    #: (those played elsewhere relayed, referee.match.live_relay) and sets `view.connected`.
     view: RefereeView | None = None
     #: Hand back a match that was handed out but will not be finished (the referee worker
     #: playing it died): it is handed out again first. None where no venue needs it.

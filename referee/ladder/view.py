@@ -80,8 +80,6 @@ class RefereeView:
     versions: Path | None = None
     #: Matches planned (None: open-ended); a ladder's total moves with Swiss rounds and an SPRT.
     planned: int | None = None
-    #: Whether live matches can be watched here (not when a Dask cluster plays them).
-    watchable: bool = True
     #: The accounts whose tokens are revoked, as the referee last enforced them.
     revoked: set[str] = field(default_factory=set)
     #: Called (on the referee's thread, so quickly) after each commit to the database: a

@@ -23,8 +23,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
-import trio
-
 from referee.games import get_game
 from referee.ladder.config import LadderConfig
 from referee.ladder.model import ScheduledMatch
@@ -33,7 +31,8 @@ from referee.ladder.store import Finished
 from referee.ladder.venue import LadderError, LadderObserver, Work
 from referee.ladder.view import Presence
 from referee.local import workers as pool
-from referee.match.live_relay import Mirror, RelayedLiveMatches, relay
+from referee.match import live_relay
+from referee.match.spectators import LiveMatches
 
 
 class WorkerVenue:
@@ -66,7 +65,7 @@ class _Coordinator:
         #: The latest process of each worker (by number), as its calls name it.
         self.current: dict[int, pool.Worker] = {}
         #: The workers' live matches, for the site (None: no site, so none are relayed).
-        self.mirror = Mirror(work.view.live) if work.view is not None else None
+        self.mirror = live_relay.Mirror(work.view.live) if work.view is not None else None
 
     def start(self, number: int) -> tuple[pool.Entry, tuple[object, ...]]:
         first = sum(self.shares[:number])
@@ -136,15 +135,13 @@ async def play_here(link: pool.Link, config: LadderConfig, first_slot: int, rela
     async def settle(finished: Finished) -> None:
         await link.call("settle", finished)
 
-    if not relayed:
-        await play_matches(config, next_match, settle, first_slot=first_slot)
-        return
-    live = RelayedLiveMatches()
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(relay, live, functools.partial(link.call, "live"))
+    async def play(live: LiveMatches | None = None) -> None:
         await play_matches(config, next_match, settle, first_slot=first_slot, live=live)
-        nursery.cancel_scope.cancel()
-    await link.call("live", live.take())  # the last matches' ends
+
+    if relayed:
+        await live_relay.relayed(play, functools.partial(link.call, "live"))
+    else:
+        await play()
 
 
 __all__ = ["WorkerVenue"]

@@ -91,14 +91,26 @@ class RelayedLiveMatches(LiveMatches):
         return taken
 
 
-async def relay(live: RelayedLiveMatches, send: Callable[[list[Relayed]], Awaitable[None]]) -> None:
-    """Send `live`'s batches every RELAY_SECONDS while there is something to send, until
-    cancelled (then the caller sends the last with `live.take()`)."""
-    while True:
-        await trio.sleep(RELAY_SECONDS)
-        batch = live.take()
-        if batch:
-            await send(batch)
+async def relayed(
+    play: Callable[[LiveMatches], Awaitable[None]],
+    send: Callable[[list[Relayed]], Awaitable[None]],
+) -> None:
+    """`play(live)`, what its matches publish in `live` sent in batches every RELAY_SECONDS
+    while there is something to send, and the last batch once it is over."""
+    live = RelayedLiveMatches()
+
+    async def relay() -> None:
+        while True:
+            await trio.sleep(RELAY_SECONDS)
+            batch = live.take()
+            if batch:
+                await send(batch)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(relay)
+        await play(live)
+        nursery.cancel_scope.cancel()
+    await send(live.take())  # the last matches' ends
 
 
 #: What a viewer of a match its worker lost sees as the result.
@@ -106,7 +118,8 @@ LOST = "its referee worker died: the match is played again from the start"
 
 
 class Mirror:
-    """The coordinator's copy of its workers' live matches, in the LiveMatches its site reads."""
+    """The coordinator's copy of its workers' live matches, in the LiveMatches its site reads.
+    A source is what plays them: a referee worker's number, a Dask batch's."""
 
     def __init__(self, live: LiveMatches) -> None:
         self.live = live
@@ -117,8 +130,10 @@ class Mirror:
         """Replay a batch from `source`."""
         for relayed in batch:
             match relayed:
-                case ("open", bytes() as data, list() as banks):
+                case ("open", bytes() as data, list() | tuple() as banks):  # tuples: msgpack
                     start = referee_pb2.MatchStart.FromString(data)
+                    # Open already: its source died and Dask runs it again (its viewers end).
+                    self._close(source, start.match_id)
                     self.live.open(start, banks)
                     self.opened.setdefault(source, set()).add(start.match_id)
                 case ("close", str() as match_id):

@@ -64,7 +64,9 @@ class PublicApi:
                 "title": view.game.title,
                 "options": view.options.as_text(),
                 "matches_planned": view.planned,
-                "watchable": view.watchable,
+                # Every venue's matches are watched live here now (a Dask cluster's relayed):
+                # kept for the readers of v1, where a cluster's once said false.
+                "watchable": True,
                 "every_bot_gets": terms_json(view.terms),
             },
         )

@@ -164,7 +164,6 @@ class Snapshots:
             "game": self.game.id,
             "title": self.game.title,
             "options": self.view.options.as_text(),
-            "watchable": self.view.watchable,
         }
         recent: list[dict[str, Any]] = []
         now_online = {bot for bot, here in presence.items() if here.sessions}

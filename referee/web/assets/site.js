@@ -177,12 +177,7 @@
       li.dataset.match = m.match;
       live.appendChild(li);
     }
-    if (!snap.live.length) {
-      const none = c.watchable === false
-        ? "the matches are played on a Dask cluster: none can be watched live here"
-        : "no match is being played now";
-      live.appendChild(el("li", none, "muted"));
-    }
+    if (!snap.live.length) live.appendChild(el("li", "no match is being played now", "muted"));
     $("live").replaceChildren(live);
     const select = $("follow-bot");
     const chosen = select.value;

@@ -1,0 +1,37 @@
+"""Live matches played on a Dask cluster, watched on this machine's site: each batch relays
+what a spectator may see of its matches (referee.match.live_relay) as Dask events on a topic of
+this run, through the scheduler, and this process's Dask client replays them into the site's
+LiveMatches. The scheduler keeps only the topic's latest events (Dask's own bound), so a long
+ladder costs it no memory.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from referee.match.live_relay import Mirror
+from referee.match.spectators import LiveMatches
+
+
+@contextmanager
+def watched(client: Any, live: LiveMatches | None) -> Iterator[tuple[str, Mirror | None]]:
+    """While the block runs, the topic batches relay on and the mirror their events go to
+    (("", None) without a site: nothing is relayed)."""
+    if live is None:
+        yield "", None
+        return
+    topic = f"croupier-live-{uuid.uuid4().hex}"
+    mirror = Mirror(live)
+
+    def received(event: tuple[float, Any]) -> None:  # on this thread's asyncio loop
+        source, relayed = event[1]
+        mirror.apply(int(source), relayed)
+
+    client.subscribe_topic(topic, received)
+    try:
+        yield topic, mirror
+    finally:
+        client.unsubscribe_topic(topic)
