@@ -7,10 +7,13 @@ ladder costs it no memory.
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+
+from distributed.client import ClosedClientError
 
 from referee.match.live_relay import Mirror
 from referee.match.spectators import LiveMatches
@@ -34,4 +37,6 @@ def watched(client: Any, live: LiveMatches | None) -> Iterator[tuple[str, Mirror
     try:
         yield topic, mirror
     finally:
-        client.unsubscribe_topic(topic)
+        # A client whose scheduler is gone for good is closed: what stopped the run says more.
+        with contextlib.suppress(ClosedClientError):
+            client.unsubscribe_topic(topic)
