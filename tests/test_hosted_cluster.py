@@ -113,7 +113,9 @@ def test_hosted_versions_play_on_the_cluster_and_a_killed_worker_loses_nothing(
                 text=True,
                 timeout=300,
             )
-            assert done.returncode == 0 and " qualified" in done.stdout, done.stdout + done.stderr
+            assert done.returncode == 0 and " qualified" in done.stdout, (
+                f"{done.stdout}{done.stderr}serve: {serve.poll()}\n{log.read_text()}"
+            )
             new = f"alice@{done.stdout.split()[0][:SHORT_ID]}"
             assert wait_until(
                 lambda: sum(new in bots for bots in _tables(db).values()) >= 4, 120
