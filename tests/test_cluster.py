@@ -80,6 +80,26 @@ def test_a_worker_with_another_version_or_no_bots_refuses(tmp_path: Path) -> Non
         play_batch(replace(template(config, root="/nowhere/at/all"), matches=matches))
 
 
+def test_a_worker_that_leaves_while_it_is_checked_is_left_out_not_a_wrong_install() -> None:
+    """A worker killed (or restarted by its nanny) while the coordinator asks every worker what
+    it runs answers with Dask's CommClosedError: it is left out, and the contest or ladder goes
+    on with the others (it ended them all before). A worker that answers with another error,
+    or another croupier, still stops it."""
+    comm = pytest.importorskip("distributed.comm.core")
+    from referee.cluster.batch import worker_facts
+    from referee.cluster.coordinator import checked_workers
+
+    closed = comm.CommClosedError("in <TCP (closed) Scheduler Broadcast>: Stream is closed")
+    good = worker_facts()
+    facts = {"tcp://a": good, "tcp://b": closed, "tcp://c": good}
+    assert checked_workers(facts) == ["tcp://a", "tcp://c"]
+    assert checked_workers({"tcp://b": closed}) == []
+    with pytest.raises(ClusterError, match=r"tcp://b cannot run croupier \(ModuleNotFoundError"):
+        checked_workers({"tcp://a": good, "tcp://b": ModuleNotFoundError("referee")})
+    with pytest.raises(ClusterError, match=r"tcp://c runs croupier '0\.0\.1'"):
+        checked_workers({"tcp://a": good, "tcp://c": {**good, "croupier": "0.0.1"}})
+
+
 def test_shipped_files_unpack_once_with_their_modes(tmp_path: Path) -> None:
     ship = pytest.importorskip("referee.cluster.ship")  # needs Dask for its worker plugin
     source = tmp_path / "source"

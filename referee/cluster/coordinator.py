@@ -14,6 +14,7 @@ recounted as workers come and go, so a 100,000-match ladder never floods the sch
 
 from __future__ import annotations
 
+import logging
 import math
 import signal
 import threading
@@ -58,6 +59,8 @@ from referee.transport.host import call_asyncio
 from referee.version import VERSION
 
 T = TypeVar("T")
+
+log = logging.getLogger("croupier.referee")
 
 #: How long the coordinator waits for the scheduler, and then for a first worker (seconds).
 CONNECT_SECONDS = 10.0
@@ -194,17 +197,34 @@ async def running_workers(client: Any) -> dict[str, Any]:
 
 
 async def check_workers(client: Any, scheduler: str) -> None:
-    """Wait for a first worker, and check that every worker runs this croupier."""
-    with trio.move_on_after(WORKER_WAIT_SECONDS):
-        while not await running_workers(client):
-            await trio.sleep(0.2)
-    if not await running_workers(client):
-        raise ClusterError(
-            f"no worker joined the Dask scheduler at {scheduler!r} within "
-            f"{WORKER_WAIT_SECONDS:g} s (start some with `dask worker {scheduler}`)"
-        )
-    facts = await aio(lambda: client.run(worker_facts, on_error="return"))
+    """Wait for a first worker that answers, and check that every worker that answers runs this
+    croupier. A worker that leaves while it is asked (killed, or restarted by its nanny) is not
+    a wrong install: it is left out, and so is one that joins later, since a batch refuses to
+    run on another croupier (referee.cluster.batch)."""
+    deadline = trio.current_time() + WORKER_WAIT_SECONDS
+    while True:
+        if await running_workers(client):
+            facts = await aio(lambda: client.run(worker_facts, on_error="return"))
+            if checked_workers(facts):
+                return
+        if trio.current_time() >= deadline:
+            raise ClusterError(
+                f"no worker joined the Dask scheduler at {scheduler!r} within "
+                f"{WORKER_WAIT_SECONDS:g} s (start some with `dask worker {scheduler}`)"
+            )
+        await trio.sleep(0.2)
+
+
+def checked_workers(facts: dict[str, Any]) -> list[str]:
+    """The workers whose facts (worker_facts, or what `client.run` returned instead) show this
+    croupier; ClusterError for one that runs another or cannot run it. A worker whose
+    connection closed while it was asked (an OSError: Dask's CommClosedError among them) left
+    the cluster, and is skipped."""
+    found = []
     for worker, fact in sorted(facts.items()):
+        if isinstance(fact, OSError):
+            log.warning("worker left during the check", extra={"worker": worker, "why": str(fact)})
+            continue
         if isinstance(fact, BaseException):
             raise ClusterError(
                 f"worker {worker} cannot run croupier ({type(fact).__name__}: {fact}): "
@@ -215,6 +235,8 @@ async def check_workers(client: Any, scheduler: str) -> None:
                 f"worker {worker} runs croupier {fact.get('croupier')!r} but this "
                 f"coordinator runs {VERSION!r}: install the same version everywhere"
             )
+        found.append(worker)
+    return found
 
 
 class _Coordinator:
