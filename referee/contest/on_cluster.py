@@ -322,6 +322,7 @@ class ClusterTables:
             future: Any = client.submit(
                 play_batch, batch, key=key, pure=False, workers=[worker], allow_other_workers=True
             )
+            log.info("hosted batch sent", extra={"matches": numbers, "worker": worker})
             try:
                 outcome: BatchOutcome = await aio(lambda: _result(future))
             finally:
