@@ -6,13 +6,17 @@ from __future__ import annotations
 import functools
 import itertools
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import trio
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from referee.cli import app
 from referee.contest.book import ContestBook
+from referee.contest.pairing import Pacing, choose_table
 from referee.games.base import parse_options
 from referee.ladder.store import Store
 from referee.match.runner import MatchOutcome
@@ -182,3 +186,65 @@ def test_a_new_entrant_plays_more_than_its_share_until_its_interval_narrows(
         book.close(reveal=False)
     faults = {bot: (row.score, row.faults) for bot, row in rows.items()}  # if it fails: why
     assert not rows["dave"].provisional, (rows["dave"], faults)
+
+
+@dataclass(frozen=True)
+class _Idle:
+    """An idle session, as choose_table reads one."""
+
+    identity: str
+
+
+NETWORK_BOTS = ("net-1", "net-2", "net-3")
+HOSTED_BOTS = ("alice@1", "bob@1", "carol@1")
+
+
+def _venues(counts: dict[str, int]) -> tuple[list[str] | None, list[str] | None]:
+    """The next table at each venue of a contest on a cluster, every bot idle with `counts`
+    matches: network bots here, hosted versions on the cluster (serving, on_cluster)."""
+    pacing = Pacing(MAX_LEAD, grace=10.0)
+    pacing.observe(counts, 0.0)
+    pacing.counts.update(counts)
+    tables = []
+    for mine, theirs in ((NETWORK_BOTS, HOSTED_BOTS), (HOSTED_BOTS, NETWORK_BOTS)):
+        idle = [_Idle(bot) for bot in mine if bot in counts]
+        table = choose_table(idle, 2, {}, Counter(), pacing, elsewhere=frozenset(theirs))
+        tables.append(None if table is None else [s.identity for s in table])
+    return tables[0], tables[1]
+
+
+def test_a_network_bot_and_a_hosted_version_alone_at_the_floor_do_not_stop_both_venues() -> None:
+    """A contest on a cluster: net-1 and alice are at the floor, their only tablemates
+    MAX_LEAD ahead. No table can hold both, so without `elsewhere` neither venue could seat
+    anyone, ever; each venue now seats its own bot at the floor."""
+    counts = {"net-1": 5, "net-2": 7, "alice@1": 5, "bob@1": 7, "carol@1": 8}
+    network, hosted = _venues(counts)
+    assert network == ["net-1", "net-2"]
+    assert hosted is not None and hosted[0] == "alice@1"
+    # What the venues did before: every bot at the floor had to be at one table.
+    pacing = Pacing(MAX_LEAD, grace=10.0)
+    pacing.observe(counts, 0.0)
+    pacing.counts.update(counts)
+    idle = [_Idle(bot) for bot in NETWORK_BOTS[:2]]
+    assert choose_table(idle, 2, {}, Counter(), pacing) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(NETWORK_BOTS + HOSTED_BOTS), st.integers(0, MAX_LEAD), min_size=4
+    ).filter(
+        lambda c: sum(b in c for b in NETWORK_BOTS) >= 2 and sum(b in c for b in HOSTED_BOTS) >= 2
+    )
+)
+def test_with_every_bot_idle_one_venue_always_seats_a_table(counts: dict[str, int]) -> None:
+    """Pacing never deadlocks a contest on a cluster: from any state pacing allows (no bot more
+    than MAX_LEAD ahead of the floor), with every bot idle, a table sits down at one venue or
+    the other, and leaves no bot more than MAX_LEAD + 1 ahead (a table of one venue's bots at
+    the floor, while the other venue's are still to move)."""
+    network, hosted = _venues(counts)
+    assert network is not None or hosted is not None, counts
+    floor = min(counts.values())
+    for table in (network, hosted):
+        for bot in table or ():
+            assert counts[bot] + 1 - floor <= MAX_LEAD + 1, (table, counts)

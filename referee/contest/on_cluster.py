@@ -149,6 +149,10 @@ class ClusterTables:
         self.live_topic = ""
         self.mirror: Mirror | None = None
 
+    def hosted(self) -> frozenset[str]:
+        """Every hosted version this run has played here (they never sit at a network table)."""
+        return frozenset(self._entrants)
+
     def _signal(self) -> None:
         self._changed.set()
         self._changed = trio.Event()
@@ -265,6 +269,8 @@ class ClusterTables:
                 why = "a version is no longer active"
                 log.warning("hosted match not played", extra={"match": match.number, "why": why})
         seats = self.rules.seats
+        # The network bots, which play on the referee's machine: they never sit here.
+        elsewhere = self.pacing.present - set(entrants)
         while len(matches) < size and len(entrants) >= seats:
             table = choose_table(
                 list(entrants.values()),
@@ -273,6 +279,7 @@ class ClusterTables:
                 self.meetings,
                 self.pacing,
                 self.book.settled,
+                elsewhere,
             )
             if table is None or self.starts.take() is None:
                 break

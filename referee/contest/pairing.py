@@ -89,12 +89,19 @@ class Pacing:
         floor = self.floor()
         return frozenset(bot for bot in self._present if self.counts[bot] == floor)
 
+    @property
+    def present(self) -> frozenset[str]:
+        return self._present
+
     def free(self, bot: str) -> bool:
         """Whether `bot` may sit at any table: less than `max_lead` ahead of the floor.
 
         A table is allowed iff all its bots are free, or it holds every bot at the floor: then
         the floor rises with the table and no one's lead grows. Otherwise the floor stays and
-        each seated bot's lead grows by one, to at most `max_lead`."""
+        each seated bot's lead grows by one, to at most `max_lead`. A contest on a cluster has
+        two kinds of table (choose_table's `elsewhere`): there a table need hold only the bots
+        at the floor of its kind, and a lead may reach `max_lead` + 1 until the other kind's
+        move."""
         return self.counts[bot] - self.floor() < self.max_lead
 
 
@@ -105,6 +112,7 @@ def choose_table(
     meetings: Counter[frozenset[str]],
     pacing: Pacing | None = None,
     settled: frozenset[str] = frozenset(),
+    elsewhere: frozenset[str] = frozenset(),
 ) -> list[S] | None:
     """The next table from the idle sessions (oldest first), or None if none may sit down.
 
@@ -114,6 +122,12 @@ def choose_table(
     (`Pacing.free`); among the bots it has met as often, unsettled ones join it first. Without
     pacing (a referee with no accounts, where every token is anyone's) any idle sessions make a
     table, two copies of one bot included.
+
+    `elsewhere` are the present bots that never sit at these tables: a contest on a cluster
+    seats its network bots here and its hosted versions there. The bots at the floor elsewhere
+    do not hold these tables up. If they did, a network bot and a hosted version alone at the
+    floor could never sit at one table, and with their tablemates `max_lead` ahead, no table of
+    either kind could sit down again.
     """
     if pacing is None:
         return list(idle[:seats]) if len(idle) >= seats else None
@@ -142,12 +156,16 @@ def choose_table(
     free = [s for s in others if pacing.free(s.identity)]
     if len(free) >= seats - 1:
         return [head, *free[: seats - 1]]
-    behind = pacing.behind()
+    floor_bots = pacing.behind()
+    behind = floor_bots - elsewhere
+    if floor_bots and not behind:
+        return None  # every bot at the floor is elsewhere: only bots all free may sit here
     idle_bots = set(first_per_bot)
     if not behind <= idle_bots or len(behind) > seats:
         return None
-    # Every bot at the floor sits, so no one's lead grows: the rest of the seats go by preference
-    # (the head too, when an unsettled head is not at the floor and there is room for it).
+    # Every bot at the floor that may sit here does, so no one's lead grows: the rest of the
+    # seats go by preference (the head too, when an unsettled head is not at the floor and there
+    # is room for it).
     candidates = [head, *others]
     table = [s for s in candidates if s.identity in behind]
     table += [s for s in candidates if s.identity not in behind][: seats - len(table)]

@@ -217,6 +217,8 @@ class _Referee:
         self.starts = Starts(planned)
         #: The hosted versions at play (a contest with accounts where bubblewrap is).
         self.hosted: Roster | None = None
+        #: What plays them on a Dask cluster instead (`--cluster`).
+        self.cluster: ClusterTables | None = None
         cpus = sorted(os.sched_getaffinity(0))
         count = config.hosted_slots or default_count(self.seats, cpus)
         self.slots = CoreSlots(count, self.seats, cpus)
@@ -320,7 +322,8 @@ class _Referee:
                 aux.start_soon(_enforce_revocations, self.accounts, self.lobby, self.view.revoked)
             async with trio.open_nursery() as matches:
                 if pipeline is not None and config.cluster is not None:
-                    matches.start_soon(self.on_cluster(pipeline, config.cluster).run, stop)
+                    self.cluster = self.on_cluster(pipeline, config.cluster)
+                    matches.start_soon(self.cluster.run, stop)
                 with trio.CancelScope() as matchmaking:
                     aux.start_soon(_cancel_when, stop, matchmaking)
                     aux.start_soon(_cancel_when, self.starts.over, matchmaking)
@@ -351,7 +354,11 @@ class _Referee:
                     here = [bot for bot, p in self.presence().items() if p.sessions or p.playing]
                     self.pacing.observe(here, trio.current_time())
                 settled = self.book.settled if self.book is not None else frozenset()
-                table = choose_table(idle, self.seats, ratings, meetings, self.pacing, settled)
+                # A contest on a cluster: its hosted versions play there, never at these tables.
+                elsewhere = self.cluster.hosted() if self.cluster is not None else frozenset()
+                table = choose_table(
+                    idle, self.seats, ratings, meetings, self.pacing, settled, elsewhere
+                )
                 if table is not None:
                     break
                 with trio.move_on_after(poll):
