@@ -32,3 +32,14 @@ def named(text: str, names: list[str]) -> str:
         return f"{match.group(0)} ({names[seat]})" if seat < len(names) else match.group(0)
 
     return _SEAT.sub(name, text)
+
+
+#: Control characters a terminal acts on (C0 but tab and newline, DEL, C1): a log's or a bot's
+#: text printed raw could clear the screen, retitle the window or rewrite what was printed.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """`text` with each control character a terminal would act on shown as its escape (`\\x1b`),
+    for text written by a bot or a build that is printed on someone's console."""
+    return _CONTROL.sub(lambda found: f"\\x{ord(found[0]):02x}", text)

@@ -30,10 +30,13 @@ def add_example(store: VersionStore, account: str, variant: str) -> VersionId:
     return id
 
 
-#: The reasons `add_three` gives its versions.
+#: The reasons `add_three` gives its versions (what anyone may read: the referee's words).
 BUILD_FAILED = "the build exited with status 2"
 QUALIFIED = "every check passed"
 FAILED = "reconnects: no answer within 10 s"
+#: What the failed version's bot said, in its author's reason only (as the pipeline keeps it):
+#: it must never reach the site (issue 41.0: a bot could publish what it had learned).
+BOT_SAID = "; its last output: 'the master seed is 7f3c9a'"
 
 
 def add_three(root: Path, first: str, second: str) -> tuple[VersionId, VersionId, VersionId]:
@@ -42,11 +45,11 @@ def add_three(root: Path, first: str, second: str) -> tuple[VersionId, VersionId
     store = VersionStore(root)
     try:
         broken = add_example(store, first, "one")
-        store.set_status(broken, VersionStatus.BUILD_FAILED, BUILD_FAILED)
+        store.set_status(broken, VersionStatus.BUILD_FAILED, BUILD_FAILED, BUILD_FAILED)
         active = add_example(store, first, "two")
         store.activate(active, QUALIFIED)
         failed = add_example(store, second, "three")
-        store.set_status(failed, VersionStatus.FAILED, FAILED)
+        store.set_status(failed, VersionStatus.FAILED, FAILED + BOT_SAID, FAILED)
     finally:
         store.close()
     return broken, active, failed

@@ -8,6 +8,7 @@ import gc
 import hashlib
 import os
 import shutil
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -206,3 +207,50 @@ def test_the_final_round_plays_the_version_that_qualified(tmp_path: Path) -> Non
             wait_for(finalist, f"alice@{version[:SHORT_ID]}", 2)
             serve.terminate()  # bob leaves with the referee's Goodbye
     assert not list((tmp_path / "final" / "versions" / "incoming").iterdir())
+
+
+def test_a_fifo_or_socket_an_older_build_left_never_breaks_the_final(tmp_path: Path) -> None:
+    """Issue 41.3: a version built before builds kept only folders, files and links holds a
+    FIFO and a socket in its build folder. The final is made, without them, and says so."""
+    _, active = a_contest(tmp_path)
+    build = tmp_path / "versions" / "versions" / active["alice"] / "build"
+    build.mkdir()
+    (build / "bot").write_text("built")
+    os.mkfifo(build / "pipe")
+    here = Path.cwd()
+    os.chdir(build)  # a socket's path is at most 108 bytes: bound by its name alone
+    try:
+        with contextlib.closing(socket.socket(socket.AF_UNIX)) as bound:
+            bound.bind("sock")
+    finally:
+        os.chdir(here)
+    final = tmp_path / "final" / "contest.db"
+    result = runner.invoke(
+        app, ["contest", "final", str(tmp_path / "contest.db"), "--into", str(final)]
+    )
+    assert result.exit_code == 0, result.output
+    short = active["alice"][:SHORT_ID]
+    for name in ("pipe", "sock"):
+        assert f"left out {short}/build/{name}: no folder, file or link" in result.output
+    copied = final.parent / "versions" / "versions" / active["alice"] / "build"
+    assert sorted(p.name for p in copied.iterdir()) == ["bot"]
+
+
+def test_a_final_that_fails_on_the_way_leaves_nothing_and_can_be_made_again(
+    tmp_path: Path,
+) -> None:
+    """A version whose files changed under it (its id no longer their hash) stops the final:
+    it leaves no database and no versions behind, with a message that says what to do; once the
+    version is whole again, the same command makes the final."""
+    _, active = a_contest(tmp_path)
+    notes = tmp_path / "versions" / "versions" / active["alice"] / "src" / "NOTES"
+    kept = notes.read_text()
+    notes.write_text("changed after it was stored\n")
+    final = tmp_path / "final" / "contest.db"
+    command = ["contest", "final", str(tmp_path / "contest.db"), "--into", str(final)]
+    failed = runner.invoke(app, command)
+    assert failed.exit_code == 2 and "changed while it was copied" in failed.output, failed.output
+    assert not final.exists() and not (final.parent / "versions").exists()
+    assert list(final.parent.glob("contest.db*")) == []
+    notes.write_text(kept)
+    assert runner.invoke(app, command).exit_code == 0

@@ -16,7 +16,6 @@ import trio
 
 from referee.hosted.build import (
     NOT_FOUND,
-    Builder,
     BuildError,
     BuildLimits,
     BuildOutcome,
@@ -116,27 +115,116 @@ async def test_a_build_that_fills_its_disk_is_stopped(tmp_path: Path, files: int
     assert used < 512 * 1024 * 1024, used
 
 
+def running_with(marker: str) -> list[int]:
+    """The pids of the processes whose command line holds `marker`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue  # gone meanwhile
+    return found
+
+
+DAEMON = """
+import os, sys, time
+if os.fork() == 0:
+    os.setsid()  # a daemon that leaves the build's process group
+    while True:
+        with open("alive", "a") as out:
+            out.write(".")
+        time.sleep(0.05)
+time.sleep({sleep})
+"""
+
+
 async def test_a_build_that_runs_forever_is_killed_with_its_children(tmp_path: Path) -> None:
-    source = version(
-        tmp_path,
-        """
-        import os, time
-        if os.fork() == 0:
-            os.setsid()  # a daemon that leaves the build's process group
-            while True:
-                with open("alive", "a") as out:
-                    out.write(".")
-                time.sleep(0.05)
-        time.sleep(1000)
-        """,
-    )
-    outcome = await run(tmp_path, source, f"{PYTHON} build.py", wall_seconds=1.5)
+    marker = f"forever-{os.getpid()}-{id(tmp_path)}"
+    source = version(tmp_path, DAEMON.format(sleep=1000))
+    outcome = await run(tmp_path, source, f"{PYTHON} build.py {marker}", wall_seconds=1.5)
     assert (outcome.ok, outcome.reason, outcome.why) == (False, BuildReason.TIMEOUT, "timeout")
     assert 1.5 <= outcome.seconds < 10
+    assert not (tmp_path / "store" / "builds" / "v1").exists()  # a failed build keeps nothing
+    await trio.sleep(0.5)
+    assert running_with(marker) == []  # nothing of the build still runs
+
+
+async def test_what_a_finished_build_leaves_running_is_killed_before_its_folder_is_kept(
+    tmp_path: Path,
+) -> None:
+    """A build that exits at once, its daemon still writing: the daemon is killed before the
+    folder is read, so the folder kept is the one the build left, and nothing runs on."""
+    marker = f"daemon-{os.getpid()}-{id(tmp_path)}"
+    source = version(tmp_path, DAEMON.format(sleep=0.3))
+    outcome = await run(tmp_path, source, f"{PYTHON} build.py {marker}", wall_seconds=30)
+    assert outcome.ok, outcome.log.read_text()
     alive = tmp_path / "store" / "builds" / "v1" / "alive"
     size = alive.stat().st_size
+    assert size > 0
     await trio.sleep(0.5)
-    assert alive.stat().st_size == size  # nothing of the build still runs
+    assert alive.stat().st_size == size and running_with(marker) == []
+
+
+UNLINKED = """
+import os, sys
+held = []
+try:
+    for n in range({files}):
+        name = f"hidden-{{n}}"
+        out = open(name, "wb")
+        os.unlink(name)  # invisible to whoever walks the folder, still on the disk
+        held.append(out)
+        for _ in range({mb}):
+            out.write(b"x" * (1 << 20))
+            out.flush()
+        print("holding", len(held) * {mb}, "MiB", flush=True)
+except OSError as error:
+    print("refused after", sum(f.tell() for f in held) >> 20, "MiB:", error, flush=True)
+    sys.exit(1)
+print("HELD EVERYTHING", flush=True)
+"""
+
+
+async def test_files_unlinked_and_kept_open_count_against_the_disk_limit(tmp_path: Path) -> None:
+    """Issue 41.1's attack: five files of 400 MB each, unlinked and held open, where the disk
+    limit is 512 MiB: a walk of the folder sees none of them, the kernel counts them all."""
+    source = version(tmp_path, UNLINKED.format(files=5, mb=400))
+    outcome = await run(tmp_path, source, f"{PYTHON} build.py", wall_seconds=120)
+    log = outcome.log.read_text()
+    assert (outcome.ok, outcome.reason) == (False, BuildReason.DISK), log
+    assert "HELD EVERYTHING" not in log and "No space left on device" in log, log
+    refused = int(log.split("refused after ")[1].split()[0])
+    assert refused <= 512, log  # never more than its limit, and none of it on the store's disk
+
+
+async def test_a_fifo_a_socket_and_links_out_of_the_folder_are_not_kept(tmp_path: Path) -> None:
+    """Issue 41.3: what a build leaves that is no file, folder or link within the folder or
+    the runtime is left out of what is kept (and the build log says so); the rest is kept."""
+    source = version(
+        tmp_path,
+        f"""
+        import os, socket, sys
+        os.mkfifo("pipe")
+        socket.socket(socket.AF_UNIX).bind("sock")
+        os.symlink("../../..", "contest")  # out of the folder, to the contest's
+        os.symlink("/etc/shadow", "shadow")
+        os.symlink("build.py", "inside")
+        os.symlink({sys.executable!r}, "python")  # the runtime every bot is shown
+        os.makedirs("deep/er")
+        os.symlink("../../build.py", "deep/er/up")
+        open("deep/er/file", "w").write("kept")
+        """,
+    )
+    outcome = await run(tmp_path, source, f"{PYTHON} build.py")
+    log = outcome.log.read_text()
+    assert outcome.ok, log
+    built = tmp_path / "store" / "builds" / "v1"
+    kept = sorted(str(p.relative_to(built)) for p in built.rglob("*"))
+    assert kept == ["build.py", "deep", "deep/er", "deep/er/file", "deep/er/up", "inside", "python"]
+    assert os.readlink(built / "python") == sys.executable
+    for name in ("'pipe', a FIFO", "'sock', a socket", "'contest', a link", "'shadow', a link"):
+        assert f"left out {name}" in log, log
 
 
 async def test_a_build_that_prints_gigabytes_keeps_its_log_and_the_referee_small(
@@ -241,24 +329,6 @@ async def test_a_build_runs_at_the_lowest_cpu_priority(tmp_path: Path) -> None:
         assert "idle True" in log, log
 
 
-async def test_a_builder_runs_two_builds_at_a_time(tmp_path: Path) -> None:
-    source = version(tmp_path, "import time; time.sleep(1)\n")
-    builder = Builder(at_once=2)
-    started = trio.current_time()
-    outcomes: list[BuildOutcome] = []
-
-    async def one(name: str) -> None:
-        into = tmp_path / "builds" / name
-        log = tmp_path / f"{name}.log"
-        outcomes.append(await builder.build(source, into, f"{PYTHON} build.py", BuildLimits(), log))
-
-    async with trio.open_nursery() as nursery:
-        for name in ("a", "b", "c"):
-            nursery.start_soon(one, name)
-    assert [o.ok for o in outcomes] == [True] * 3
-    assert trio.current_time() - started >= 2.0  # the third waited for a turn
-
-
 async def test_a_missing_program_or_no_command_is_reported(tmp_path: Path) -> None:
     source = version(tmp_path, "")
     outcome = await run(tmp_path, source, "./configure")
@@ -267,3 +337,41 @@ async def test_a_missing_program_or_no_command_is_reported(tmp_path: Path) -> No
     for command in ("", "make 'unbalanced"):
         with pytest.raises(BuildError, match="build command"):
             await run(tmp_path, source, command)
+
+
+async def test_a_build_cannot_hard_link_what_it_may_only_read_nor_what_it_cannot_see(
+    tmp_path: Path,
+) -> None:
+    """Issue 41.0's variant by hard link: a build links the contest's database (not in its
+    view), another version's file (nor that), and files it is shown read-only (the runtime's,
+    the interpreter): each link is refused, so none of them reaches the folder that is kept."""
+    store = tmp_path / "store"
+    other = store / "versions" / "other" / "src"
+    other.mkdir(parents=True)
+    (other / "secret.py").write_text("THE OTHER AUTHOR'S CODE")
+    (tmp_path / "contest.db").write_text("master_seed")
+    runtime = tmp_path / "runtime"
+    runtime.mkdir()
+    (runtime / "shared.py").write_text("the organiser's")
+    targets = [tmp_path / "contest.db", other / "secret.py", runtime / "shared.py"]
+    targets.append(Path(os.path.realpath(sys.executable)))
+    source = version(
+        tmp_path,
+        f"""
+        import os
+        for n, path in enumerate({[str(p) for p in targets]!r}):
+            try:
+                os.link(path, f"linked-{{n}}")
+                print("LINKED", path)
+            except OSError as error:
+                print("refused", path, type(error).__name__)
+        """,
+    )
+    into = tmp_path / "store" / "builds" / "v1"
+    outcome = await build(
+        source, into, f"{PYTHON} build.py", BuildLimits(), tmp_path / "build.log", runtime
+    )
+    log = outcome.log.read_text()
+    assert outcome.ok, log
+    assert log.count("refused") == len(targets) and "LINKED" not in log, log
+    assert sorted(p.name for p in into.iterdir()) == ["build.py"]

@@ -4,8 +4,10 @@ qualified by the doctor against the random bot, their bots real processes in the
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import textwrap
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,9 +18,12 @@ from referee import transport
 from referee.games import get_game
 from referee.games.base import parse_options
 from referee.hosted.archive import ArchiveLimits, unpack
+from referee.hosted.manifest import Manifest
 from referee.hosted.pipeline import Pipeline, PipelineSettings, VersionFiles
-from referee.hosted.qualify import QualifySettings
+from referee.hosted.qualify import QualifySettings, qualify
 from referee.hosted.store import Version, VersionId, VersionStatus, VersionStore
+from referee.hosted.submitting import Submitting
+from referee.local.limits import Limits
 from referee.match.clock import TimeControl
 from tests.node_support import ROOT
 
@@ -79,7 +84,6 @@ async def _settle(
     pipeline = Pipeline(store, settings)
     async with trio.open_nursery() as nursery:
         await nursery.start(pipeline.run)
-        pipeline.wake()
         with trio.fail_after(120):
             while not all(store.version(id).status in FINAL for id in ids):
                 await trio.sleep(0.1)
@@ -164,6 +168,7 @@ def test_a_crash_at_start_up_fails_and_the_active_version_stays(tmp_path: Path) 
     assert done.status is VersionStatus.FAILED
     assert done.reason.startswith("textactoe: connects FAIL: the process exited with code 1")
     assert done.reason.endswith("its last output: 'weights.bin: no such file'")
+    assert done.public_reason == "textactoe: connects FAIL"  # the site never quotes the bot
     report = VersionFiles(store.folder(crashing.id)).report.read_text()
     assert "loading the model from weights.bin" in report
     active = store.active("alice")
@@ -248,3 +253,129 @@ def test_a_build_cut_by_a_kill_runs_again_at_start(tmp_path: Path) -> None:
     assert not (files.build / "half-built.o").exists()
     assert "built" not in {p.name for p in files.src.iterdir()}
     assert store.active("alice") == done
+
+
+SEER = ROOT / "tests" / "bots" / "seer.py"
+
+
+@pytest.mark.parametrize(
+    ("link", "target"),
+    [
+        ("contest", "{contest}"),  # the attack of issue 41.0, by an absolute link
+        ("up", ".."),  # the version's folder, and from there every other version
+        ("rt", "{runtime}/.."),  # the runtime's parent: the contest's folder here
+    ],
+)
+def test_links_in_a_version_s_folder_show_its_bot_nothing_they_point_at(
+    tmp_path: Path, link: str, target: str
+) -> None:
+    """A folder that a build left with a link out of it (as builds could before issue 41.3),
+    its run command naming the link as its first existing path: the qualified bot is shown its
+    folder and the runtime only, whatever the link points at."""
+    from tests.test_hosted_play import runtime_roots
+
+    contest = tmp_path / "contest"
+    runtime = contest / "runtime"
+    runtime.mkdir(parents=True)
+    (contest / "contest.db").write_text("master_seed=...")
+    folder = contest / "versions" / "v1" / "build"
+    folder.mkdir(parents=True)
+    (folder.parent / "qualification.txt").write_text("the organiser's report")
+    shutil.copy(SEER, folder / "seer.py")
+    allowed = [*runtime_roots(), runtime]
+    (folder / "allowed.json").write_text(json.dumps([str(p) for p in allowed]))
+    (folder / link).symlink_to(target.format(contest=contest, runtime=runtime))
+    manifest = Manifest(games=("xix",), run=f"{{python}} -m seer {link}")
+    workdir = tmp_path / "qualify"
+    settings = replace(SETTINGS.qualify, matches=1)
+    secrets = (contest / "contest.db",)
+    report = transport.run(qualify, folder, manifest, workdir, settings, runtime, secrets)
+    output = "\n".join(report.games[0][1].output())
+    assert report.ok, report.lines()
+    assert "WALKED: nothing else" in output and "SEEN" not in output, output
+
+
+def sleeper(tmp_path: Path, name: str, seconds: str) -> Path:
+    """The random bot, whose build sleeps `seconds` (a number that names its process)."""
+    return bot_folder(
+        tmp_path / name,
+        f'games = ["xix"]\nbuild = "sleep {seconds}"\nrun = "{{python}} random_bot.py"\n',
+    )
+
+
+def test_one_account_s_sleeping_builds_delay_no_other_account_and_withdraw_stops_them(
+    tmp_path: Path,
+) -> None:
+    """Issue 41.2's attack: alice's builds sleep for an hour. Bob's build still runs at once
+    (each account holds one build turn at a time); alice's second version waits for her turn,
+    QUEUED, and her third replaces it in the queue; withdrawing her first ends its build at
+    once (its process is gone, it stays withdrawn) and her third takes its turn."""
+    from tests.test_hosted_build import running_with
+
+    store = VersionStore(tmp_path / "store")
+    marker = f"3600.{os.getpid()}{len(str(tmp_path))}"
+    first = submit(store, sleeper(tmp_path, "a1", marker))
+    bob_s = 'games = ["xix"]\nbuild = "true"\nrun = "{python} random_bot.py"\n'
+
+    def status(version: Version) -> VersionStatus:
+        return store.version(version.id).status
+
+    async def until(condition: Callable[[], bool], seconds: float = 10) -> None:
+        with trio.fail_after(seconds):
+            while not condition():
+                await trio.sleep(0.1)
+
+    async def scenario() -> None:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(Pipeline(store, SETTINGS).run)
+            await until(lambda: status(first) is VersionStatus.BUILDING)
+            second = submit(store, sleeper(tmp_path, "a2", marker + "1"))
+            bob = submit(store, bot_folder(tmp_path / "b", bob_s), "bob")
+            await until(lambda: status(bob) is VersionStatus.QUALIFIED, 90)
+            assert (status(first), status(second)) == (VersionStatus.BUILDING, VersionStatus.QUEUED)
+            assert running_with(marker + "\x00")
+            third = submit(store, sleeper(tmp_path, "a3", marker + "3"))
+            await until(lambda: status(second) is VersionStatus.WITHDRAWN)
+            assert "replaced by the account's newer upload" in store.version(second.id).reason
+            store.withdraw("alice", first.id)
+            await until(
+                lambda: (
+                    status(third) is VersionStatus.BUILDING and not running_with(marker + "\x00")
+                )
+            )
+            assert store.version(first.id).reason == "withdrawn by alice"
+            nursery.cancel_scope.cancel()
+
+    transport.run(scenario)
+    assert status(first) is VersionStatus.WITHDRAWN  # not build-failed once its build ended
+
+
+def test_a_qualification_ends_at_its_time_limit(tmp_path: Path) -> None:
+    store = VersionStore(tmp_path / "store")
+    version = submit(store, EXAMPLE)
+    quick = replace(SETTINGS, qualify=replace(SETTINGS.qualify, wall_seconds=1.0))
+    (done,) = settle(store, version.id, settings=quick)
+    assert done.status is VersionStatus.FAILED
+    assert done.reason == "qualification took longer than its limit of 1 s in all"
+
+
+def test_files_submitted_again_after_a_failed_build_are_built_again(tmp_path: Path) -> None:
+    """Issue 42.8: a build the machine failed (here: the runtime lacked a file it needs) is
+    built again when its author submits the very same files, without changing a byte."""
+    runtime = tmp_path / "runtime"
+    runtime.mkdir()
+    runtime.chmod(0o755)
+    manifest = 'games = ["xix"]\nbuild = "sh build.sh"\nrun = "{python} random_bot.py"\n'
+    folder = bot_folder(tmp_path, manifest, **{"build.sh": 'test -e "$CROUPIER_RUNTIME/ready"\n'})
+    store = VersionStore(tmp_path / "store")
+    settings = replace(SETTINGS, runtime=runtime)
+    version = submit(store, folder)
+    (failed,) = settle(store, version.id, settings=settings)
+    assert failed.status is VersionStatus.BUILD_FAILED, failed
+    assert failed.public_reason == "build failed (exit 1)"
+    (runtime / "ready").write_text("")
+    again = Submitting(store, Limits()).submit("alice", folder)  # as the service would
+    assert (again.id, again.new, again.status) == (version.id, False, VersionStatus.RECEIVED)
+    assert again.reason == "submitted again"
+    (done,) = settle(store, version.id, settings=settings)
+    assert done.status is VersionStatus.QUALIFIED, done

@@ -285,3 +285,67 @@ def test_a_hosted_bot_sees_neither_the_database_nor_the_store_nor_the_records(
         bob.wait()
     assert shown.returncode == 0, shown
     assert f"found nothing {match}" in shown.stdout and "found [" not in shown.stdout, shown
+
+
+SEER = ROOT / "tests" / "bots" / "seer.py"
+
+
+def seeing_bot(folder: Path, manifest: str, allowed: list[Path]) -> Path:
+    """A bot folder holding the seer (tests/bots/seer.py), which says each path it sees outside
+    `allowed`, under `manifest`."""
+    folder.mkdir()
+    shutil.copy(SEER, folder / "seer.py")
+    (folder / "allowed.json").write_text(json.dumps([str(p) for p in allowed]))
+    (folder / "bot.toml").write_text(manifest)
+    return folder
+
+
+def runtime_roots() -> list[Path]:
+    """What a hosted bot may see besides its run folder: the system, croupier's Python and the
+    SDKs it is run with (referee.local.view), its scratch and its door."""
+    import croupier
+
+    sdks = Path(croupier.__file__).resolve().parents[2]
+    python = [Path(sys.prefix), Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()]
+    system = [Path(p) for p in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc")]
+    # Its private scratch: /tmp/home (the rest of /tmp holds, in these tests, the parents of its
+    # own folder, made to hold it), and /run, its door and relay.
+    return [*python, sdks, *system, Path("/tmp/home"), Path("/run")]
+
+
+def test_a_build_s_link_out_of_its_folder_shows_the_bot_nothing_of_the_contest(
+    contest: Contest, tmp_path: Path
+) -> None:
+    """Issue 41.0, the attack itself: the build links its folder's way up to the contest's
+    (`ln -s ../../.. contest`, from versions/ID/build/), and the run command names the link as
+    its first existing path. The bot sees its folder and the runtime only: no database, no
+    records, no master seed; the link is not even kept."""
+    manifest = 'games = ["xix"]\nbuild = "sh build.sh"\nrun = "{python} -m seer contest"\n'
+    bot = seeing_bot(tmp_path / "climber", manifest, runtime_roots())
+    (bot / "build.sh").write_text("ln -s ../../.. contest\n")  # bot.toml may not name '..'
+    version = contest.submit("alice", bot)
+    bob = network_bot(contest.address, contest.tokens["bob"])
+    try:
+        hosted = f"alice@{version[:SHORT_ID]}"
+        wait_for(contest, hosted, 1)
+        match = next(p.match for p in contest.played() if p.has(hosted))
+        alice = ("--to", contest.address, "--token", contest.tokens["alice"])
+        shown = croupier("submissions", "log", "--match", match, *alice)
+        build_log = croupier("submissions", "log", version, *alice)
+    finally:
+        bob.kill()
+        bob.wait()
+    assert shown.returncode == 0, shown
+    assert "WALKED: nothing else" in shown.stdout and "SEEN" not in shown.stdout, shown.stdout
+    # The author reads where it ran in the referee's stand-ins, not the organiser's paths.
+    assert "RUNS IN <version>/build ON <python>/" in shown.stdout, shown.stdout
+    assert "WITH <croupier>/sdk/python/croupier/__init__.py" in shown.stdout, shown.stdout
+    assert str(contest.folder) not in shown.stdout and sys.prefix not in shown.stdout
+    assert "left out 'contest', a link to '../../..'" in build_log.stdout, build_log
+    # And had it seen them, it could have read none: what croupier made is owner-only.
+    folder = contest.folder
+    made = [*folder.glob("contest.db*"), contest.records, *contest.records.rglob("*")]
+    made += [folder / "versions", *(folder / "versions").glob("store.db*")]
+    assert len(made) > 5 and all(path.stat().st_mode & 0o077 == 0 for path in made), [
+        (str(path), oct(path.stat().st_mode)) for path in made if path.stat().st_mode & 0o077
+    ]

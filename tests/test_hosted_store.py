@@ -51,8 +51,9 @@ def test_the_same_contents_again_are_the_same_version(tmp_path: Path) -> None:
     assert first.id == version_id(bot)
     assert version_id(store.folder(first.id) / "src") == first.id
     assert list((tmp_path / "store" / "incoming").iterdir()) == []
-    with pytest.raises(StoreError, match=r"already another account's version"):
+    with pytest.raises(StoreError, match=r"already another account's upload") as refused:
         store.add("mallory", _unpacked(store, bot))
+    assert first.id[:6] not in str(refused.value) and "alice" not in str(refused.value)
     assert list((tmp_path / "store" / "incoming").iterdir()) == []
     assert [version.id for version in store.versions("alice")] == [first.id]
     assert store.versions("mallory") == []

@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 
 from referee.cli import app
 from referee.contest.tokens import TokenStore
-from referee.hosted.store import MIN_PREFIX, SHORT_ID, VersionId
+from referee.hosted.store import MIN_PREFIX, SHORT_ID, VersionId, version_folder
+from referee.hosted.submitting import build_log
 from tests.hosted_helpers import SECRET_LOG_LINE, add_three
 
 pytestmark = pytest.mark.usefixtures("wide_console")
@@ -134,3 +135,15 @@ def test_bad_usage_is_one_line_and_exit_2(
     code, output = _cli(*[str(contest.db) if arg == "DB" else arg for arg in args])
     assert code == 2, output
     assert output.startswith("error: ") and output.count("\n") == 1 and said in output, output
+
+
+def test_a_build_log_s_terminal_escapes_are_shown_not_acted_on(contest: Contest) -> None:
+    """Issue 41.4: a build that prints escapes (clear the screen, retitle the window) had them
+    run on the organiser's terminal by `submissions log --db`; they are shown as `\\x1b`."""
+    build_log(version_folder(contest.versions, contest.active)).write_text(
+        "compiling\n\x1b[2J\x1b]0;pwned\x07done\r\n"
+    )
+    code, output = _cli("log", contest.active[:12], "--db", str(contest.db))
+    assert code == 0, output
+    assert "\x1b" not in output and "\x07" not in output
+    assert "\\x1b[2J\\x1b]0;pwned\\x07done\\x0d" in output, output

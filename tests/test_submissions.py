@@ -13,13 +13,18 @@ from pathlib import Path
 
 import grpc
 import pytest
+import trio
 from typer.testing import CliRunner
 
 from croupier.v1 import submissions_pb2 as pb
 from croupier.v1 import submissions_pb2_grpc
+from referee import transport
 from referee.cli import app
 from referee.contest.tokens import TokenStore
-from referee.hosted.store import SHORT_ID
+from referee.hosted.store import SHORT_ID, VersionStore
+from referee.hosted.submitting import Submitting
+from referee.local.limits import Limits
+from referee.match.lobby import Lobby
 from tests.cluster_helpers import wait_until
 
 pytestmark = pytest.mark.usefixtures("wide_console")
@@ -258,3 +263,75 @@ def test_an_author_s_build_log_names_no_folder_of_the_referee_s_machine(
         app, ["submissions", "log", id, "--db", str(contest.versions.parent / "contest.db")]
     )
     assert f"runtime {contest.runtime.resolve()}" in organiser.output, organiser.output
+
+
+def _refused(contest: Contest, messages: list[pb.UploadRequest]) -> grpc.RpcError:
+    channel, stub = contest.stub()
+    with channel, pytest.raises(grpc.RpcError) as raised:
+        stub.Upload(iter(messages), metadata=contest.auth("erin"), timeout=60)
+    return raised.value
+
+
+def test_a_name_too_long_for_a_file_system_is_refused_by_name(contest: Contest) -> None:
+    """Issue 41.4: a 304-character file name came back as UNKNOWN with Python's OSError."""
+    archive = _tar({"bot.toml": b'games = ["xix"]\nrun = "./run"\n', "x" * 304: b"data"})
+    error = _refused(
+        contest,
+        [
+            pb.UploadRequest(metadata=pb.UploadMetadata(file_name="t.tgz")),
+            pb.UploadRequest(chunk=archive),
+        ],
+    )
+    assert error.code() is grpc.StatusCode.INVALID_ARGUMENT, error
+    assert "a name of 304 bytes, more than the 255 a file system holds" in (error.details() or "")
+
+
+def test_bytes_that_are_no_upload_message_are_refused_as_such(contest: Contest) -> None:
+    """Issue 41.4: garbage where an UploadRequest goes came back as UNKNOWN."""
+    channel = grpc.insecure_channel(contest.address)
+    upload = channel.stream_unary(
+        "/croupier.v1.Submissions/Upload",
+        request_serializer=lambda raw: raw,
+        response_deserializer=pb.UploadResponse.FromString,
+    )
+    first = pb.UploadRequest(metadata=pb.UploadMetadata(file_name="t.tgz")).SerializeToString()
+    with channel, pytest.raises(grpc.RpcError) as raised:
+        upload(iter([first, b"\xff\xfe\xfd not a protobuf"]), metadata=contest.auth("erin"))
+    assert raised.value.code() is grpc.StatusCode.INVALID_ARGUMENT, raised.value
+    assert "could not be read as an UploadRequest" in (raised.value.details() or "")
+
+
+def test_an_upload_that_trickles_is_ended_at_its_time_in_all(tmp_path: Path) -> None:
+    """Issue 41.4: a byte every 20 s never tripped the idle limit, so the upload held its
+    spool for ever. Now it has `upload_seconds` in all (2 s here), and its spool goes."""
+    transport.run(_trickle, tmp_path)
+
+
+async def _trickle(tmp_path: Path) -> None:
+    store = VersionStore(tmp_path / "versions")
+    lobby = Lobby()
+    lobby.admit("alice-token", identity="alice")
+    settings = transport.ServerSettings(upload_idle_seconds=1.0, upload_seconds=2.0)
+    async with transport.serve(lobby, settings, desk=Submitting(store, Limits())) as port:
+
+        def trickle() -> tuple[grpc.StatusCode, str, float]:
+            def messages() -> Iterator[pb.UploadRequest]:
+                yield pb.UploadRequest(metadata=pb.UploadMetadata(file_name="slow.tgz"))
+                for _ in range(40):
+                    time.sleep(0.5)  # within the idle limit, every time
+                    yield pb.UploadRequest(chunk=b"x")
+
+            started = time.monotonic()
+            with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+                stub = submissions_pb2_grpc.SubmissionsStub(channel)
+                try:
+                    stub.Upload(messages(), metadata=(("authorization", "Bearer alice-token"),))
+                except grpc.RpcError as error:
+                    return error.code(), error.details() or "", time.monotonic() - started
+            raise AssertionError("a trickling upload was accepted")
+
+        code, details, seconds = await trio.to_thread.run_sync(trickle)
+    assert code is grpc.StatusCode.DEADLINE_EXCEEDED, details
+    assert "did not end within 2 s" in details and seconds < 10
+    assert list((tmp_path / "versions" / "incoming").iterdir()) == []
+    store.close()

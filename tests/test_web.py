@@ -35,7 +35,14 @@ from referee.contest.tokens import TokenStore
 from referee.hosted.store import VersionId
 from referee.ladder.store import Played, Store
 from tests.cluster_helpers import wait_until
-from tests.hosted_helpers import BUILD_FAILED, FAILED, QUALIFIED, SECRET_LOG_LINE, add_three
+from tests.hosted_helpers import (
+    BOT_SAID,
+    BUILD_FAILED,
+    FAILED,
+    QUALIFIED,
+    SECRET_LOG_LINE,
+    add_three,
+)
 from tests.pipes import drain
 from tests.site_helpers import check_only_public, listen, new_live_match
 from tests.tls_helpers import make_ca_and_server_cert
@@ -344,6 +351,7 @@ def test_a_bot_s_versions_are_its_own_and_never_their_build_logs(site: Site) -> 
         ]
         assert shown == site.versions.get(bot, [])
         assert SECRET_LOG_LINE not in body and "compiling" not in body
+        assert BOT_SAID not in body and "master seed" not in body
         others = [v[0] for b, vs in site.versions.items() if b != bot for v in vs]
         assert not any(id in body for id in others)
         assert SECRET_LOG_LINE not in site.get(f"/bots/{bot}").decode()

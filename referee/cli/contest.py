@@ -373,6 +373,10 @@ def contest_final(
     )
     for version in made.active:
         console.print(f"  {version.account}: {version.id[:12]}", markup=False)
+    for path in made.left_out:
+        console.print(
+            f"  left out {path}: no folder, file or link (an older build's)", markup=False
+        )
     console.print(f"play it: croupier serve --db {made.database}", markup=False)
 
 

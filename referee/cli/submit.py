@@ -17,6 +17,7 @@ import typer
 from referee.cli.consoles import EXIT_CHECK_FAILED, console, errors, progress, user_errors
 from referee.cli.epilog import DONE, epilog
 from referee.errors import CroupierError
+from referee.text import printable
 
 if TYPE_CHECKING:
     from croupier.v1 import submissions_pb2
@@ -62,6 +63,8 @@ def status_name(version: submissions_pb2.Version) -> str:
     """A version's status as the store and docs write it ("build-failed")."""
     from croupier.v1 import submissions_pb2
 
+    if version.queued:
+        return "queued"
     name = submissions_pb2.VersionStatus.Name(version.status)
     return name.removeprefix("VERSION_STATUS_").lower().replace("_", "-")
 
@@ -105,11 +108,12 @@ def _wait(author: Author, version: submissions_pb2.Version) -> None:
         time.sleep(POLL_SECONDS)
         version = author.version(version.id)
     status = status_name(version)
-    reason = f": {version.reason}" if version.reason else ""
+    reason = f": {printable(version.reason)}" if version.reason else ""
     console.print(f"{version.id} {status}{reason}", markup=False)
     if status == "build-failed":
         tail = author.log(version.id).splitlines()[-LOG_TAIL_LINES:]
-        errors.print("\n".join(["build log (its end):", *tail]), markup=False, highlight=False)
+        shown = "\n".join(["build log (its end):", *tail])
+        errors.print(printable(shown), markup=False, highlight=False)
     if status != "qualified":
         raise typer.Exit(EXIT_CHECK_FAILED)
 
@@ -218,7 +222,7 @@ def list_command(
         account = [version.account] if root else []
         status = _status(version, listing.active)
         short = version.id[:SHORT_ID]  # as git shows commits; any unique prefix names one
-        table.add_row(short, *account, status, version.submitted_at, version.reason)
+        table.add_row(short, *account, status, version.submitted_at, printable(version.reason))
     console.print(table)
 
 
@@ -248,7 +252,7 @@ def show_command(
         f"version: {version.id}",
         *([f"account: {version.account}"] if version.account else []),
         f"status: {_status(version, active)}",
-        f"reason: {version.reason or '-'}",
+        f"reason: {printable(version.reason) or '-'}",
         f"submitted: {version.submitted_at}",
         f"updated: {version.updated_at}",
     ]
@@ -310,7 +314,8 @@ def log_command(
                     assert version_id is not None
                     log = author.log(version_id)
     empty = "(it printed nothing)" if match is not None else "(no build has run yet)"
-    console.print(log or empty, markup=False, highlight=False, end="")
+    # A build's or a bot's own bytes: shown, never acted on by the terminal (issue 41.4).
+    console.print(printable(log) or empty, markup=False, highlight=False, end="")
 
 
 def _one(

@@ -12,12 +12,17 @@ database beside its own hosted store, and `croupier serve --db FINAL` plays it:
 
 The contest it comes from is only read (SQLite read-only, files copied): its database, records
 and store are left byte for byte as they were. Freeze or stop it first, so that no version
-becomes active while it is copied.
+becomes active while it is copied. The final is made whole or not at all: whatever fails on
+the way (a version changed, a file that cannot be read) removes what it had made, so that a
+second try starts clean. A version's folder keeps its folders, regular files and links; what
+an older build left that is none of those (a FIFO, a socket) is left out and said (issue 41.3).
 """
 
 from __future__ import annotations
 
+import os
 import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,7 +30,14 @@ from referee.contest.book import FROZEN
 from referee.contest.tokens import TokenStore
 from referee.errors import CroupierError
 from referee.hosted.roster import PLAY_LOG
-from referee.hosted.store import Version, VersionStore, beside, read_listing, version_folder
+from referee.hosted.store import (
+    SHORT_ID,
+    Version,
+    VersionStore,
+    beside,
+    read_listing,
+    version_folder,
+)
 from referee.hosted.submitting import MATCH_LOGS
 from referee.ladder.store import Store
 
@@ -43,6 +55,8 @@ class FinalRound:
     versions: Path
     accounts: int
     active: tuple[Version, ...]
+    #: What was left out of the versions' folders (no folder, file or link), by path.
+    left_out: tuple[str, ...] = ()
 
 
 def final_round(
@@ -70,34 +84,79 @@ def final_round(
         raise CroupierError(f"{str(into_versions)!r} is not empty: give a new versions folder")
     listing = read_listing(source_versions)
     active = tuple(v for v in listing.versions if v.id in listing.active)
-    accounts = TokenStore(into).carry(source)
-    book = Store(into, create=True)
+    left_out: list[str] = []
+    fresh_versions = not into_versions.exists()
     try:
-        book.put_meta(FROZEN, FINAL_FROZEN)
-    finally:
-        book.close()
-    store = VersionStore(into_versions)
-    try:
-        for version in active:
-            _carry(version, version_folder(source_versions, version.id), store)
-    finally:
-        store.close()
-    return FinalRound(into, into_versions, accounts, active)
+        accounts = TokenStore(into).carry(source)
+        book = Store(into, create=True)
+        try:
+            book.put_meta(FROZEN, FINAL_FROZEN)
+        finally:
+            book.close()
+        store = VersionStore(into_versions)
+        try:
+            for version in active:
+                folder = version_folder(source_versions, version.id)
+                _carry(version, folder, store, left_out)
+        finally:
+            store.close()
+    except BaseException as error:
+        _unmake(into, into_versions, fresh_versions)
+        if isinstance(error, OSError):
+            raise CroupierError(f"the final round was not made: {error}") from None
+        raise
+    return FinalRound(into, into_versions, accounts, active, tuple(left_out))
 
 
-def _carry(version: Version, folder: Path, store: VersionStore) -> None:
+def _unmake(database: Path, versions: Path, fresh: bool) -> None:
+    """Remove what a final round that failed had made: its database (and SQLite's files beside
+    it) and its versions folder (only its contents, where it was given empty)."""
+    for path in (database, *(database.with_name(database.name + end) for end in _SQLITE)):
+        path.unlink(missing_ok=True)
+    if fresh:
+        shutil.rmtree(versions, ignore_errors=True)
+    elif versions.is_dir():
+        for entry in versions.iterdir():
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+
+
+#: What SQLite keeps beside a database.
+_SQLITE = ("-wal", "-shm", "-journal")
+
+
+def _carry(version: Version, folder: Path, store: VersionStore, left_out: list[str]) -> None:
     """Copy `version` from its `folder` into `store` (its files, build and qualification; not
     its output in the old contest) and make it its account's active version there."""
     src = store.incoming()
-    shutil.copytree(folder / "src", src, symlinks=True)
+    _copy(folder / "src", src, left_out, f"{version.id[:SHORT_ID]}/src")
     for entry in folder.iterdir():
         if entry.name in _LEFT_BEHIND or entry.name == "src":
             continue
-        if entry.is_dir() and not entry.is_symlink():
-            shutil.copytree(entry, src.parent / entry.name, symlinks=True)
-        else:
-            shutil.copy2(entry, src.parent / entry.name, follow_symlinks=False)
+        _copy(entry, src.parent / entry.name, left_out, f"{version.id[:SHORT_ID]}/{entry.name}")
     added = store.add(version.account, src)
     if added.id != version.id:  # the id is the files' hash: a copy that differs is no copy
-        raise CroupierError(f"version {version.id} changed while it was copied: {added.id}")
+        raise CroupierError(
+            f"version {version.id} changed while it was copied (its files hash to {added.id} "
+            "now): the final round was not made; stop the contest and try again"
+        )
     store.activate(added.id, version.reason)
+
+
+def _copy(source: Path, into: Path, left_out: list[str], shown: str) -> None:
+    """`source` (a folder, file or link) copied to `into`, links as links; anything else under
+    it is left out, its path (as `shown` names `source`) added to `left_out`."""
+    mode = source.lstat().st_mode
+    if stat.S_ISLNK(mode):
+        os.symlink(os.readlink(source), into)
+    elif stat.S_ISREG(mode):
+        shutil.copy2(source, into)
+    elif stat.S_ISDIR(mode):
+        os.mkdir(into)
+        for entry in sorted(source.iterdir()):
+            _copy(entry, into / entry.name, left_out, f"{shown}/{entry.name}")
+        shutil.copystat(source, into)
+    else:
+        left_out.append(shown)

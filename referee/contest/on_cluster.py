@@ -41,6 +41,7 @@ import trio
 from distributed import CancelledError, KilledWorker
 
 from croupier.v1 import common_pb2
+from referee import private
 from referee.cluster import ClusterError
 from referee.cluster.batch import LOG_TAIL_BYTES, Batch, BatchFailed, BatchOutcome, play_batch
 from referee.cluster.coordinator import (
@@ -249,6 +250,7 @@ class ClusterTables:
             cwd=Path(version.id),
             limits=manifest.limits(self.settings.qualify.limits),
             own_folder=True,
+            confined=True,
         )
         return Entrant(identity, version, files.run_folder(manifest), spec)
 
@@ -434,7 +436,7 @@ class ClusterTables:
 
 
 def _write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private.folder(path.parent)
     partial = path.with_name(path.name + ".partial")
     partial.write_bytes(data)
     partial.replace(path)

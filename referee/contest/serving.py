@@ -284,7 +284,10 @@ class _Referee:
         qualify = QualifySettings(
             time_control=config.time_control, games=((config.game, config.options),)
         )
-        settings = PipelineSettings(maxima=desk.maxima, qualify=qualify, runtime=config.runtime)
+        secrets = tuple(p for p in (config.tokens, self.records) if p is not None)
+        settings = PipelineSettings(
+            desk.maxima, qualify=qualify, runtime=config.runtime, secrets=secrets
+        )
         return Pipeline(desk.store, settings)
 
     def roster(self, pipeline: Pipeline, port: int) -> Roster:
@@ -292,10 +295,7 @@ class _Referee:
         accounts = self.accounts
         revoked = accounts.revoked if accounts is not None else set
         address = f"127.0.0.1:{port}"
-        secrets = tuple(p for p in (self.config.tokens, self.records) if p is not None)
-        self.hosted = Roster(
-            pipeline.store, self.lobby, address, pipeline.settings, revoked, secrets
-        )
+        self.hosted = Roster(pipeline.store, self.lobby, address, pipeline.settings, revoked)
         return self.hosted
 
     def hosted_output(self, bots: list[str], match_id: str) -> AbstractAsyncContextManager[None]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from referee import private
 from referee.errors import CroupierError
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -60,7 +61,7 @@ class TokenStore:
                 f"{path}` creates one)"
             )
         if create:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            private.file(path)  # every account, and the contest's seed: owner-only
         with self._connect() as db:
             db.execute(_SCHEMA)
 

@@ -163,6 +163,12 @@ class DoctorConfig:
     declared: tuple[str, ...] = ()
     #: The organiser's runtime folder, shown to the bot read-only (Sandbox.runtime).
     runtime: Path | None = None
+    #: Whether `cwd` is an author's upload (a hosted version's qualification): the sandbox
+    #: shows it alone, never what its links lead to (referee.local.view).
+    confined: bool = False
+    #: What the bot's folder may not show besides the doctor's records (a contest's database
+    #: and records, at qualification).
+    secrets: tuple[Path, ...] = ()
 
     def match_count(self) -> int:
         return self.matches or max(3, self.game.seat_count(self.options))

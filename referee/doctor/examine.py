@@ -183,7 +183,9 @@ class _Doctor:
         self.log_path = config.workdir / "bot.log"
         self.log_path.write_bytes(b"")
         self.sandbox = Sandbox(
-            enabled=config.sandbox, secrets=(config.workdir,), runtime=config.runtime
+            enabled=config.sandbox,
+            secrets=(config.workdir, *config.secrets),
+            runtime=config.runtime,
         )
         self.bot = BotProcess(
             command=shlex.join(config.argv),
@@ -196,6 +198,7 @@ class _Doctor:
             sandbox=self.sandbox,
             cwd=config.cwd,
             own_folder=config.cwd is not None,
+            confined=config.confined,
         )
         #: Set when the doctor is done with the bot (Goodbye): it is not restarted after that.
         self.stopping = trio.Event()

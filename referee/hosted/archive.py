@@ -72,6 +72,13 @@ class ArchiveError(CroupierError):
     """An upload refused: its format, an entry's name or kind, or a limit; names the entry."""
 
 
+#: The longest name of one file or folder, bytes (Linux's NAME_MAX): a longer one cannot be
+#: written, and was refused as a bare OSError (issue 41.4).
+NAME_BYTES = 255
+#: The longest path within the upload, bytes: well inside PATH_MAX once under the store.
+PATH_BYTES = 1024
+
+
 @dataclass(frozen=True, slots=True)
 class ArchiveLimits:
     """What one upload may hold. The defaults fit a bot with a small model or vendored library:
@@ -313,6 +320,14 @@ class _Sink:
             raise ArchiveError(f"{name!r} goes up a folder ('..')")
         if len(parts) > self._limits.depth:
             raise ArchiveError(f"{name!r} is more than {self._limits.depth} folders deep")
+        long = [part for part in parts if len(part.encode()) > NAME_BYTES]
+        if long:
+            raise ArchiveError(
+                f"{name[:80]!r}...: a name of {len(long[0].encode())} bytes, more than the "
+                f"{NAME_BYTES} a file system holds"
+            )
+        if len(name.encode()) > PATH_BYTES:
+            raise ArchiveError(f"{name[:80]!r}...: a path of more than {PATH_BYTES} bytes")
         return parts
 
     def _claim(self, parts: tuple[str, ...], *, folder: bool) -> None:

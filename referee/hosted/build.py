@@ -3,9 +3,12 @@
 A build is an author's program like the bot itself, so it is as hostile: it runs in
 referee.local.sandbox's bubblewrap sandbox with no network, the system's toolchains (python3,
 node, g++, go, javac as installed under /usr) and the organiser's runtime folder read-only, and
-of the store only its own build
-folder, which is the one folder it may write (a copy of the version's unpacked folder: the
-version itself stays as it was uploaded). Its limits are its own (`BuildLimits`), and it runs at
+of the store nothing: its folder is a tmpfs at the build folder's path, as large as its disk
+limit and counted in its memory, into which the version's files are copied (the version itself
+stays as it was uploaded). The kernel holds it to that size, whatever it writes, unlinks or
+keeps open. Once it has succeeded, what it left there comes out of the sandbox as a stream
+that the referee unpacks with its own limits (referee.hosted.build_inside inside,
+referee.hosted.build_output outside). Its limits are its own (`BuildLimits`), and it runs at
 the lowest CPU priority (nice 19, SCHED_IDLE where allowed, cgroup v2's cpu.idle where the bot's
 cgroup has it), so that a running match's bots, at nice 0, always have the CPU first.
 
@@ -20,7 +23,6 @@ import enum
 import os
 import shlex
 import shutil
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,22 +30,15 @@ import trio
 
 from croupier.v1 import common_pb2
 from referee.errors import CroupierError
+from referee.hosted import build_inside
+from referee.hosted.build_output import Kept, keep, shown_roots
 from referee.local import spawn
 from referee.local.bot_log import bot_output
-from referee.local.cgroups import BotCgroups
 from referee.local.doors import unused_uid
 from referee.local.launcher import kill_group, launch_problem, log_tail
 from referee.local.limits import MB, Limits, fault_of_exit
-from referee.local.sandbox import Build, Sandbox, prepare, refusals
+from referee.local.sandbox import Build, Prepared, Sandbox, prepare, refusals
 
-#: How often the build folder's size is read (seconds). The folder is on the store's disk,
-#: which has no quota of the build's own, so this limit is soft: a build writing many files at
-#: the page cache's speed (GB/s) overshoots it by that speed times this before it is killed
-#: (measured: ~0.6 GB at 0.25 s); RLIMIT_FSIZE stops any one file at the limit at once.
-DISK_POLL_SECONDS = 0.05
-#: Files a build folder may hold: past it the build is stopped as over its disk limit (each
-#: file costs an inode, and reading the folder's size walks them all).
-MOST_FILES = 100_000
 #: Exit code of a build whose program does not exist, as a shell says it.
 NOT_FOUND = 127
 
@@ -75,8 +70,8 @@ class BuildLimits:
     #: peaks near 1 GiB, and Go's and Java's compilers reserve more than they touch.
     memory_mb: int = 2048
     #: Disk, MiB: the build folder's size (the copied sources included), any one file, and the
-    #: private /tmp (tmpfs, so memory). Room for a compiled bot and a vendored runtime, not for
-    #: filling the store's disk.
+    #: private /tmp: each a tmpfs, so counted in its memory too. Room for a compiled bot and a
+    #: vendored runtime, not for filling the store's disk.
     disk_mb: int = 512
     #: Processes and threads: `make -j`, go's and javac's worker threads, not a fork bomb.
     processes: int = 256
@@ -135,76 +130,97 @@ async def build(
     limits: BuildLimits,
     log: Path,
     runtime: Path | None = None,
+    secrets: tuple[Path, ...] = (),
 ) -> BuildOutcome:
-    """Copy `source` (a version's unpacked folder) to `into` (replacing what a build that was
-    interrupted left there) and run `command` in it, sandboxed, within `limits`, seeing the
-    organiser's `runtime` folder read-only (Sandbox.runtime); its output goes to `log` (written
-    afresh). BuildError for a command that is none; SandboxError when the
-    sandbox cannot be set up here. Cancelled, the build is killed and nothing is left running."""
+    """Build `source` (a version's unpacked folder, left as it is) into `into` (replacing what a
+    build that was interrupted left there): `command` runs, sandboxed, within `limits`, in a
+    copy of `source` on a tmpfs at `into`'s path, seeing the organiser's `runtime` folder
+    read-only (Sandbox.runtime) and never `secrets`; what it leaves there is then unpacked into
+    `into` (referee.hosted.build_output), whole or not at all. Its output goes to `log` (written
+    afresh). BuildError for a command that is none; SandboxError when the sandbox cannot be set
+    up here. Cancelled, the build is killed and nothing is left running."""
     argv = parse_command(command)
     started = trio.current_time()
     uid = unused_uid() if os.geteuid() == 0 else None
-    await trio.to_thread.run_sync(_copy, source, into, uid)
+    await trio.to_thread.run_sync(_clear, into)
     log.unlink(missing_ok=True)
-    problem = launch_problem(argv, into)
+    problem = launch_problem(argv, source)
     if problem is not None:
         log.write_text(f"{problem}\n")
         return BuildOutcome(False, BuildReason.EXIT, NOT_FOUND, 0.0, log, problem)
-    try:
-        reason, code, detail = await _run(argv, into, limits, log, uid, runtime)
-    finally:
-        with trio.CancelScope(shield=True):
-            await trio.to_thread.run_sync(_reclaim, into, uid)
+    reason, code, detail = await _run(argv, source, into, limits, log, uid, runtime, secrets)
     seconds = trio.current_time() - started
     return BuildOutcome(reason is BuildReason.OK, reason, code, seconds, log, detail)
 
 
 async def _run(
     argv: list[str],
+    source: Path,
     into: Path,
     limits: BuildLimits,
     log: Path,
     uid: int | None,
     runtime: Path | None,
+    secrets: tuple[Path, ...],
 ) -> tuple[BuildReason, int | None, str]:
-    def call() -> tuple[list[str], dict[str, str], tuple[int, ...], BotCgroups | None]:
-        launch = prepare(
+    read, write = os.pipe()
+
+    def call() -> Prepared:
+        return prepare(
             argv,
             cwd=into,
             env={},
             croupier={},
             limits=limits.limits(),
-            sandbox=Sandbox(enabled=True, runtime=runtime),
+            sandbox=Sandbox(enabled=True, runtime=runtime, secrets=secrets),
             own_folder=True,
-            build=Build(uid),
+            confined=True,
+            build=Build(uid, source.resolve(), Path(build_inside.__file__), write),
         )
-        return launch.argv, launch.env, launch.pass_fds, launch.cgroups
 
-    command, env, fds, cgroups = await trio.to_thread.run_sync(call)
+    try:
+        launch = await trio.to_thread.run_sync(call)
+    except BaseException:
+        os.close(read)
+        os.close(write)
+        raise
+    cgroups = launch.cgroups
     if cgroups is not None and cgroups.account is not None:
         with contextlib.suppress(OSError):  # cgroup v2's idle group, where the kernel has one
             (cgroups.account / "cpu.idle").write_text("1")
-    stopped: list[BuildReason] = []
+    timed_out = False
+    kept = Kept()
     try:
-        async with bot_output(log, limits.log_bytes) as output:
+        async with bot_output(log, limits.log_bytes) as output, trio.open_nursery() as nursery:
             try:
                 process = await spawn.start(
-                    [*_lowest_priority(), *command], env=env, cwd=into, output=output, pass_fds=fds
+                    [*_lowest_priority(), *launch.argv],
+                    env=launch.env,
+                    cwd=into.parent,
+                    output=output,
+                    pass_fds=(*launch.pass_fds, write),
                 )
             finally:
-                for fd in fds:
-                    os.close(fd)
-            code = await _watch(process, into, limits, stopped)
-        if not stopped and await trio.to_thread.run_sync(_over_disk, into, limits.disk_mb):
-            stopped.append(BuildReason.DISK)  # written between the last look and the exit
+                launch.close_fds()
+                os.close(write)
+            nursery.start_soon(_take_output, read, into, limits, runtime, kept)
+            read = -1  # closed by _take_output
+            code, timed_out = await _watch(process, limits)
         pids_hit = cgroups is not None and cgroups.hit()
         memory_hit = cgroups is not None and cgroups.memory_hit()
     finally:
+        if read != -1:
+            os.close(read)
         if cgroups is not None:
             with trio.CancelScope(shield=True):
                 await trio.to_thread.run_sync(cgroups.remove)
-    if stopped:
-        return stopped[0], None, _STOPPED[stopped[0]].format(limits=limits)
+    if kept.notes:
+        with log.open("a") as appended:
+            appended.writelines(f"croupier: {note}\n" for note in kept.notes)
+    if timed_out:
+        return BuildReason.TIMEOUT, None, _STOPPED[BuildReason.TIMEOUT].format(limits=limits)
+    if code == 0 and kept.refused is not None:
+        return BuildReason.DISK, None, kept.refused
     if code == 0:
         return BuildReason.OK, 0, ""
     fault, detail = fault_of_exit(code, log_tail(log), pids_hit=pids_hit, memory_hit=memory_hit)
@@ -215,11 +231,7 @@ async def _run(
 
 
 #: What the author is told of a limit the referee enforced itself.
-_STOPPED = {
-    BuildReason.TIMEOUT: "killed at its time limit of {limits.wall_seconds:g} s",
-    BuildReason.DISK: "killed over its disk limit of {limits.disk_mb} MiB "
-    f"(or {MOST_FILES} files) in its build folder",
-}
+_STOPPED = {BuildReason.TIMEOUT: "killed at its time limit of {limits.wall_seconds:g} s"}
 #: A launched process's fault, as a build's reason (a crash is its exit).
 _REASONS = {
     common_pb2.FAULT_REASON_MEMORY: BuildReason.MEMORY,
@@ -228,37 +240,37 @@ _REASONS = {
 }
 
 
-async def _watch(
-    process: spawn.Child, into: Path, limits: BuildLimits, stopped: list[BuildReason]
-) -> int:
-    """Wait for the build to exit, killing it (its whole sandbox) at its time limit or once its
-    folder is over its disk limit, and noting which in `stopped`."""
+async def _take_output(
+    read: int, into: Path, limits: BuildLimits, runtime: Path | None, kept: Kept
+) -> None:
+    """Unpack what the build's sandbox writes to `read` (its output, once it has succeeded)
+    into `into`, then close `read`: the writer's end is the sandbox's alone."""
 
-    def stop(reason: BuildReason) -> None:
-        stopped.append(reason)
-        kill_group(process.pid)
-        process.kill()
+    def take() -> None:
+        with os.fdopen(read, "rb") as stream:
+            if stream.peek(1):  # nothing at all: the build failed, and kept nothing
+                done = keep(stream, into, limits.disk_mb * MB, shown_roots(runtime))
+                kept.notes, kept.refused = done.notes, done.refused
 
-    async def watch_disk() -> None:
-        while not await trio.to_thread.run_sync(_over_disk, into, limits.disk_mb):
-            await trio.sleep(DISK_POLL_SECONDS)
-        stop(BuildReason.DISK)
+    await trio.to_thread.run_sync(take, abandon_on_cancel=True)
 
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(watch_disk)
-        try:
-            with trio.move_on_after(limits.wall_seconds) as timer:
-                code = await process.wait()
-            if timer.cancelled_caught:
-                stop(BuildReason.TIMEOUT)
-        finally:
-            if process.returncode is None:  # cancelled: the build goes with its caller
-                kill_group(process.pid)
-                process.kill()
-            with trio.CancelScope(shield=True):
-                code = await process.wait()
-        nursery.cancel_scope.cancel()
-    return code
+
+async def _watch(process: spawn.Child, limits: BuildLimits) -> tuple[int, bool]:
+    """Wait for the build to exit, killing it (its whole sandbox) at its time limit; its exit
+    code, and whether it was timed out."""
+    timed_out = False
+    try:
+        with trio.move_on_after(limits.wall_seconds) as timer:
+            await process.wait()
+        if timer.cancelled_caught:
+            timed_out = True
+    finally:
+        if process.returncode is None:  # timed out, or cancelled: the build goes with its caller
+            kill_group(process.pid)
+            process.kill()
+        with trio.CancelScope(shield=True):
+            code = await process.wait()
+    return code, timed_out
 
 
 def _lowest_priority() -> list[str]:
@@ -275,82 +287,12 @@ def _lowest_priority() -> list[str]:
     return prefix
 
 
-def _over_disk(folder: Path, disk_mb: int) -> bool:
-    """Whether `folder` holds more than `disk_mb` MiB of blocks or MOST_FILES entries (counted
-    without following links, and stopping at the first that is too many)."""
-    most = disk_mb * MB
-    used = files = 0
-    todo = [folder]
-    while todo:
-        with contextlib.suppress(OSError), os.scandir(todo.pop()) as entries:
-            for entry in entries:
-                files += 1
-                with contextlib.suppress(OSError):
-                    info = entry.stat(follow_symlinks=False)
-                    used += info.st_blocks * 512
-                    if stat.S_ISDIR(info.st_mode):
-                        todo.append(Path(entry.path))
-                if used > most or files > MOST_FILES:
-                    return True
-    return False
-
-
-def _copy(source: Path, into: Path, uid: int | None) -> None:
-    """`into` afresh, a copy of `source` (links copied as links, never followed), owned by the
-    build's user, who may then write it; readable by others, as the sandbox requires."""
-    if into.exists() or into.is_symlink():
-        shutil.rmtree(into)
-    shutil.copytree(source, into, symlinks=True)
-    for path in _tree(into):
-        if uid is not None:
-            os.lchown(path, uid, uid)
-        if not path.is_symlink():
-            os.chmod(path, stat.S_IMODE(path.lstat().st_mode) | stat.S_IWUSR | stat.S_IRUSR)
-    os.chmod(into, 0o755)
-
-
-def _reclaim(into: Path, uid: int | None) -> None:
-    """After a build run as a user of its own: what it left becomes the referee's, with no
-    setuid, setgid or sticky bit, and readable (and where the owner could, executable) by
-    others, so that the bot's own user (referee.local.doors) can run it."""
-    if uid is None:
-        return
-    for path in _tree(into):
-        with contextlib.suppress(OSError):
-            os.lchown(path, 0, 0)
-            if path.is_symlink():
-                continue
-            mode = stat.S_IMODE(path.lstat().st_mode) & 0o777
-            mode |= stat.S_IRUSR | stat.S_IWUSR | stat.S_IROTH | stat.S_IRGRP
-            if mode & stat.S_IXUSR or path.is_dir():
-                mode |= stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH
-            os.chmod(path, mode)
-
-
-def _tree(folder: Path) -> list[Path]:
-    """`folder` and everything in it, links not followed."""
-    found = [folder]
-    for top, folders, files in os.walk(folder):
-        found += [Path(top, name) for name in (*folders, *files)]
-    return found
-
-
-class Builder:
-    """Runs builds `at_once` at a time (the rest wait their turn): each build already runs at
-    the lowest priority, and this bounds the memory and disk they hold together."""
-
-    def __init__(self, at_once: int = 2) -> None:
-        self._turns = trio.CapacityLimiter(at_once)
-
-    async def build(
-        self,
-        source: Path,
-        into: Path,
-        command: str,
-        limits: BuildLimits,
-        log: Path,
-        runtime: Path | None = None,
-    ) -> BuildOutcome:
-        """`build`, once a turn is free."""
-        async with self._turns:
-            return await build(source, into, command, limits, log, runtime)
+def _clear(into: Path) -> None:
+    """Remove what an interrupted build left at `into` (its output, or a half-unpacked one);
+    make its parent."""
+    into.parent.mkdir(parents=True, exist_ok=True)
+    for path in (into, into.with_name(into.name + ".partial")):
+        if path.is_symlink() or path.is_file():
+            path.unlink()
+        elif path.exists():
+            shutil.rmtree(path)

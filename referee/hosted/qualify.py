@@ -43,6 +43,10 @@ class QualifySettings:
     #: From launch to the first Play call (and to reconnect after the doctor's drop): a bot
     #: loads its model in this time, before it opens a session.
     startup_seconds: float = 30.0
+    #: A whole qualification's time, every game's matches included (seconds): one runs at a
+    #: time, so this bounds how long a version can keep the next one waiting (a bot answering
+    #: each request at its last millisecond took 317 s, issue 41.2).
+    wall_seconds: float = 600.0
     #: Matches per game before the reconnect and sessions checks (None: the doctor's default).
     matches: int | None = None
     #: The contest's default limits, over which the manifest's asked limits go.
@@ -93,6 +97,16 @@ class QualificationReport:
         game, check = failed
         return f"{game}: {check.name} {check.status}: {check.detail}"
 
+    @property
+    def summary(self) -> str:
+        """`reason` without its details (which may quote the bot: its Hello, a token it
+        presented), as anyone may read it on the contest's site."""
+        failed = self.failed
+        if not self.games or failed is None:
+            return self.reason
+        game, check = failed
+        return f"{game}: {check.name} {check.status}"
+
     def last_output(self) -> list[str]:
         """The telling end of the bot's output (stdout and stderr) in the game that failed."""
         failed = self.failed
@@ -116,11 +130,13 @@ async def qualify(
     workdir: Path,
     settings: QualifySettings,
     runtime: Path | None = None,
+    secrets: tuple[Path, ...] = (),
 ) -> QualificationReport:
     """Qualify the version built in `folder` (its run command runs there) in each game of
     `settings.to_play(manifest)`, stopping at the first game it fails. `workdir` (made if
     missing, and kept apart from `folder`: the bot must not see it) receives the records and the
-    bot's output; the bot sees the organiser's `runtime` folder read-only, as its build did."""
+    bot's output; the bot sees the organiser's `runtime` folder read-only, as its build did, and
+    its folder alone of its own files (a confined bot: referee.local.view), never `secrets`."""
     played: list[tuple[str, DoctorReport]] = []
     for game, options in settings.to_play(manifest):
         config = DoctorConfig(
@@ -138,6 +154,8 @@ async def qualify(
             cwd=folder,
             declared=manifest.games,
             runtime=runtime,
+            confined=True,
+            secrets=secrets,
         )
         report = await examine(config)
         played.append((game.id, report))

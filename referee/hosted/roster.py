@@ -71,7 +71,6 @@ class Roster:
         address: str,
         settings: PipelineSettings,
         revoked: Callable[[], set[str]] = set,
-        secrets: tuple[Path, ...] = (),
     ) -> None:
         self.store = store
         self.lobby = lobby
@@ -79,8 +78,6 @@ class Roster:
         self.settings = settings
         #: The accounts whose tokens are revoked now (the contest's TokenStore.revoked).
         self.revoked = revoked
-        #: What no hosted bot's folder may show (the contest's database and records).
-        self.secrets = secrets
         self._sandbox = Sandbox(enabled=True)
         self.running: dict[str, _Running] = {}
         #: Every version launched by this roster, by its identity (retired ones still finish
@@ -93,7 +90,10 @@ class Roster:
         """Keep the store's active versions playing until cancelled."""
         with socket_folder() as doors:
             self._sandbox = Sandbox(
-                enabled=True, socket_dir=doors, secrets=self.secrets, runtime=self.settings.runtime
+                enabled=True,
+                socket_dir=doors,
+                secrets=self.settings.secrets,
+                runtime=self.settings.runtime,
             )
             await self._run(task_status)
 
@@ -146,6 +146,7 @@ class Roster:
             sessions=self._sessions(manifest.sessions),
             cwd=files.run_folder(manifest),
             own_folder=True,
+            confined=True,
             limits=manifest.limits(self.settings.qualify.limits),
             sandbox=self._sandbox,
             ponder=False,

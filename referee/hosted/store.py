@@ -30,11 +30,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import NewType
 
+from referee import private
 from referee.errors import CroupierError
 
 VersionId = NewType("VersionId", str)
 
 _CHUNK_BYTES = 1024 * 1024
+#: The columns a Version is read from, in its fields' order.
+_COLUMNS = "id, account, status, reason, submitted_at, updated_at, public"
+_VERSIONS_COLUMNS = ", ".join(f"versions.{name}" for name in _COLUMNS.split(", "))
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS versions (
     id TEXT PRIMARY KEY,
@@ -42,7 +46,8 @@ CREATE TABLE IF NOT EXISTS versions (
     status TEXT NOT NULL,
     reason TEXT NOT NULL,
     submitted_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL
+    updated_at TEXT NOT NULL,
+    public TEXT
 );
 CREATE INDEX IF NOT EXISTS versions_by_account ON versions (account, submitted_at);
 CREATE TABLE IF NOT EXISTS active (
@@ -50,6 +55,14 @@ CREATE TABLE IF NOT EXISTS active (
     id TEXT NOT NULL REFERENCES versions (id)
 );
 """
+
+
+#: Why contents that are another account's version are refused. Neither that version's id nor
+#: its account is said (issue 41.4): the author learns only what content addressing must tell.
+ANOTHER_ACCOUNT_S = (
+    "these files are already another account's upload, byte for byte (a version is its files' "
+    "SHA-256, and has one author): change any byte, e.g. a comment in bot.toml, and upload again"
+)
 
 
 class StoreError(CroupierError):
@@ -60,6 +73,7 @@ class VersionStatus(enum.StrEnum):
     """Where a version is: received, then built (or not), then qualified (or not)."""
 
     RECEIVED = "received"
+    QUEUED = "queued"
     BUILDING = "building"
     BUILT = "built"
     BUILD_FAILED = "build-failed"
@@ -80,6 +94,24 @@ class Version:
     submitted_at: str
     updated_at: str
     new: bool = False
+    #: What anyone may read of `reason` (the contest's site), where it holds words of the
+    #: author's or the bot's (a build's output, a bot's last line, its Hello): None, all of it.
+    public: str | None = None
+
+    @property
+    def queued(self) -> bool:
+        """Whether it waits for a build turn (referee.hosted.turns)."""
+        return self.status is VersionStatus.QUEUED
+
+    @property
+    def public_reason(self) -> str:
+        """Why it has its status, as anyone may read it: never a word of the bot's, which could
+        otherwise publish what it learned on the contest's front page (issue 41.0). A failure
+        stored before the public reason existed shows its status alone."""
+        if self.public is not None:
+            return self.public
+        failed = self.status in (VersionStatus.BUILD_FAILED, VersionStatus.FAILED)
+        return str(self.status) if failed else self.reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,13 +183,17 @@ class VersionStore:
         self.root = root
         self._incoming = root / "incoming"
         self._versions = root / "versions"
-        self._incoming.mkdir(parents=True, exist_ok=True)
-        self._versions.mkdir(exist_ok=True)
-        self._db = sqlite3.connect(root / "store.db", check_same_thread=False, isolation_level=None)
+        private.folder(self._incoming)  # every author's files: owner-only (bots see theirs
+        private.folder(self._versions)  # through the sandbox's binds, never by these paths)
+        database = private.file(root / "store.db")
+        self._db = sqlite3.connect(database, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA busy_timeout=10000")
         self._db.executescript(_SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(versions)")}
+        if "public" not in columns:  # a store made before public reasons
+            self._db.execute("ALTER TABLE versions ADD COLUMN public TEXT")
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -186,7 +222,7 @@ class VersionStore:
         if existing is not None:
             shutil.rmtree(staging)
             if existing.account != account:
-                raise StoreError(f"these contents are already another account's version {id}")
+                raise StoreError(ANOTHER_ACCOUNT_S)
             return existing
         _fsync_tree(staging)
         target = self.folder(id)
@@ -201,12 +237,12 @@ class VersionStore:
         now = _now()
         with self._lock:
             inserted = self._db.execute(
-                "INSERT INTO versions VALUES (?, ?, ?, '', ?, ?) ON CONFLICT (id) DO NOTHING",
+                "INSERT INTO versions VALUES (?, ?, ?, '', ?, ?, NULL) ON CONFLICT (id) DO NOTHING",
                 (id, account, VersionStatus.RECEIVED, now, now),
             ).rowcount
         stored = self.version(id)
         if stored.account != account:  # another account's add won a race for these contents
-            raise StoreError(f"these contents are already another account's version {id}")
+            raise StoreError(ANOTHER_ACCOUNT_S)
         return dataclasses.replace(stored, new=inserted == 1)
 
     def version(self, id: VersionId) -> Version:
@@ -220,19 +256,41 @@ class VersionStore:
         """The account's versions, oldest first."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT * FROM versions WHERE account = ? ORDER BY submitted_at, rowid", (account,)
+                f"SELECT {_COLUMNS} FROM versions WHERE account = ? ORDER BY submitted_at, rowid",
+                (account,),
             ).fetchall()
         return [_version(row) for row in rows]
 
-    def set_status(self, id: VersionId, status: VersionStatus, reason: str = "") -> Version:
-        """Record where the version is now, with why (a build's or a check's failure)."""
+    def set_status(
+        self,
+        id: VersionId,
+        status: VersionStatus,
+        reason: str = "",
+        public: str | None = None,
+    ) -> Version:
+        """Record where the version is now, with why (a build's or a check's failure) and what
+        anyone may read of it (`public`; None: all of `reason`). A withdrawn version stays
+        withdrawn (what the pipeline was doing with it when it was withdrawn changes nothing):
+        the version is returned as it is."""
         with self._lock:
-            changed = self._db.execute(
-                "UPDATE versions SET status = ?, reason = ?, updated_at = ? WHERE id = ?",
-                (status, reason, _now(), id),
-            ).rowcount
-        if not changed:
-            raise StoreError(f"no version {id!r}")
+            self._db.execute(
+                "UPDATE versions SET status = ?, reason = ?, updated_at = ?, public = ? "
+                "WHERE id = ? AND status != ?",
+                (status, reason, _now(), public, id, VersionStatus.WITHDRAWN),
+            )
+        return self.version(id)
+
+    def resubmit(self, id: VersionId) -> Version:
+        """Queue a version whose build or qualification failed, or that was withdrawn, again: its
+        files were submitted again, so its author wants them built and played (a build that a
+        loaded machine stopped is not the files' fault, issue 42.8). Others are as they were."""
+        ended = (VersionStatus.BUILD_FAILED, VersionStatus.FAILED, VersionStatus.WITHDRAWN)
+        with self._lock:
+            self._db.execute(
+                "UPDATE versions SET status = ?, reason = ?, updated_at = ?, public = NULL "
+                f"WHERE id = ? AND status IN ({', '.join('?' for _ in ended)})",
+                (VersionStatus.RECEIVED, "submitted again", _now(), id, *ended),
+            )
         return self.version(id)
 
     def with_status(self, *statuses: VersionStatus) -> list[Version]:
@@ -240,20 +298,23 @@ class VersionStore:
         marks = ", ".join("?" for _ in statuses)
         with self._lock:
             rows = self._db.execute(
-                f"SELECT * FROM versions WHERE status IN ({marks}) ORDER BY submitted_at, rowid",
+                f"SELECT {_COLUMNS} FROM versions WHERE status IN ({marks}) "
+                "ORDER BY submitted_at, rowid",
                 statuses,
             ).fetchall()
         return [_version(row) for row in rows]
 
     def activate(self, id: VersionId, reason: str = "") -> Version:
         """Mark the version qualified, with why, and make it the one its account plays in place
-        of the one before, in one transaction: no reader sees one without the other."""
+        of the one before, in one transaction: no reader sees one without the other. A withdrawn
+        version is left withdrawn (StoreError)."""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 changed = self._db.execute(
-                    "UPDATE versions SET status = ?, reason = ?, updated_at = ? WHERE id = ?",
-                    (VersionStatus.QUALIFIED, reason, _now(), id),
+                    "UPDATE versions SET status = ?, reason = ?, updated_at = ?, public = NULL "
+                    "WHERE id = ? AND status != ?",
+                    (VersionStatus.QUALIFIED, reason, _now(), id, VersionStatus.WITHDRAWN),
                 ).rowcount
                 if changed:
                     self._db.execute(
@@ -266,7 +327,7 @@ class VersionStore:
                 self._db.execute("ROLLBACK")
                 raise
         if not changed:
-            raise StoreError(f"no version {id!r}")
+            raise StoreError(f"no version {id!r} to activate (withdrawn, or none)")
         return self.version(id)
 
     def active(self, account: str) -> Version | None:
@@ -274,7 +335,7 @@ class VersionStore:
         (a withdrawn one leaves the account none until another qualifies)."""
         with self._lock:
             row = self._db.execute(
-                "SELECT versions.* FROM active JOIN versions USING (id) "
+                f"SELECT {_VERSIONS_COLUMNS} FROM active JOIN versions USING (id) "
                 "WHERE active.account = ? AND versions.status = ?",
                 (account, VersionStatus.QUALIFIED),
             ).fetchone()
@@ -284,7 +345,7 @@ class VersionStore:
         """Every account's active version (see `active`), by account."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT versions.* FROM active JOIN versions USING (id) "
+                f"SELECT {_VERSIONS_COLUMNS} FROM active JOIN versions USING (id) "
                 "WHERE versions.status = ? ORDER BY active.account",
                 (VersionStatus.QUALIFIED,),
             ).fetchall()
@@ -336,7 +397,9 @@ class VersionStore:
 
     def _row(self, id: VersionId) -> Version | None:
         with self._lock:
-            row = self._db.execute("SELECT * FROM versions WHERE id = ?", (id,)).fetchone()
+            row = self._db.execute(
+                f"SELECT {_COLUMNS} FROM versions WHERE id = ?", (id,)
+            ).fetchone()
         return None if row is None else _version(row)
 
 
@@ -401,8 +464,11 @@ def read_listing(root: Path, account: str | None = None) -> Listing:
         tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
         if "versions" not in tables:
             return Listing((), frozenset())
+        columns = {row[1] for row in db.execute("PRAGMA table_info(versions)")}
+        public = "public" if "public" in columns else "NULL"  # a store before public reasons
+        selected = _COLUMNS.replace("public", public)
         rows = db.execute(
-            f"SELECT * FROM versions {where} ORDER BY submitted_at, rowid", given
+            f"SELECT {selected} FROM versions {where} ORDER BY submitted_at, rowid", given
         ).fetchall()
         active = []
         if "active" in tables:  # a store made before active versions has none
@@ -416,8 +482,16 @@ def read_listing(root: Path, account: str | None = None) -> Listing:
 
 
 def _version(row: tuple[str, ...]) -> Version:
-    id, account, status, reason, submitted_at, updated_at = row
-    return Version(VersionId(id), account, VersionStatus(status), reason, submitted_at, updated_at)
+    id, account, status, reason, submitted_at, updated_at, public = row
+    return Version(
+        VersionId(id),
+        account,
+        VersionStatus(status),
+        reason,
+        submitted_at,
+        updated_at,
+        public=public,
+    )
 
 
 def entrant(version: Version) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import collections
 import re
 import shutil
+import sys
 import tarfile
 import threading
 import time
@@ -20,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+import referee
 from referee.errors import ConflictError, CroupierError, FrozenError, NotFoundError, QuotaError
 from referee.hosted.archive import ArchiveError, ArchiveLimits, unpack
 from referee.hosted.manifest import MANIFEST, ManifestError, load_manifest
@@ -136,8 +138,10 @@ class Submitting:
     def submit(self, account: str, upload: Path) -> Version:
         """Store the archive (or folder) at `upload` as a version of `account`: unpacked without
         trusting it, its bot.toml checked, then added whole. The same contents again are the
-        same version (`new` False). ArchiveError or ManifestError for an upload refused,
-        QuotaError past the versions kept, ConflictError for another account's contents."""
+        same version (`new` False), queued again where its build or qualification had failed or
+        it was withdrawn (VersionStore.resubmit). ArchiveError or ManifestError for an upload
+        refused, QuotaError past the versions kept, ConflictError for another account's
+        contents."""
         unpacked = self.store.incoming()
         try:
             unpack(upload, unpacked, self.limits)
@@ -148,7 +152,9 @@ class Submitting:
                     f"contest runs {sorted(self.games)!r}"
                 )
             self._check_kept(account, unpacked)
-            return self.store.add(account, unpacked)
+            version = self.store.add(account, unpacked)
+            # The same files again: queued again if they had failed or were withdrawn.
+            return version if version.new else self.store.resubmit(version.id)
         except StoreError as error:
             raise ConflictError(str(error)) from None
         finally:
@@ -183,10 +189,21 @@ class Submitting:
         build), as text with undecodable bytes replaced, and the referee's folders named by
         stand-ins: its author learns nothing of the organiser's machine."""
         folder = self.store.folder(self.version(account, id).id)
-        places = {folder: "<version>", self.store.root: "<store>"}
+        return redacted(log_tail(folder), self._places(folder))
+
+    def _places(self, folder: Path) -> dict[Path, str]:
+        """The organiser's folders a log may name, by the stand-in its author reads instead:
+        the version's, the store, the runtime, croupier's Python and croupier itself."""
+        places = {
+            Path(sys.base_prefix): "<python>",
+            Path(sys.prefix): "<python>",
+            Path(referee.__file__).parent.parent: "<croupier>",
+            self.store.root: "<store>",
+            folder: "<version>",
+        }
         if self.runtime is not None:
             places[self.runtime] = "$CROUPIER_RUNTIME"
-        return redacted(log_tail(folder), places)
+        return places
 
     def match_log(self, account: str, match_id: str) -> tuple[str, str]:
         """The version of the account that played `match_id`, and what it printed then (see
@@ -194,9 +211,11 @@ class Submitting:
         if not MATCH_ID.fullmatch(match_id):
             raise NotFoundError(f"no match {match_id!r}")
         for version in reversed(self.store.versions(account)):
-            path = self.store.folder(version.id) / MATCH_LOGS / f"{match_id}.log"
+            folder = self.store.folder(version.id)
+            path = folder / MATCH_LOGS / f"{match_id}.log"
             if path.is_file():
-                return version.id, path.read_bytes().decode(errors="replace")
+                said = path.read_bytes().decode(errors="replace")
+                return version.id, redacted(said, self._places(folder))
         raise NotFoundError(f"no output of account {account!r} in match {match_id!r}")
 
     def withdraw(self, account: str, id: str) -> Version:

@@ -93,6 +93,9 @@ class BotSpec:
     #: Whether `cwd` is the bot's own (given in its table): then the sandbox shows that folder;
     #: otherwise the folder its command names (referee.local.view.bot_folder).
     own_folder: bool = False
+    #: Whether the folder is an author's upload (a hosted version played on a cluster): the
+    #: sandbox shows it and nothing its links lead to (referee.local.view).
+    confined: bool = False
 
     def command_line(self) -> str:
         """The command to run, with `{python}` expanded to this interpreter."""

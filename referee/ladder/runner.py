@@ -25,6 +25,7 @@ from typing import Any
 
 import trio
 
+from referee import private
 from referee.ladder import ownership
 from referee.ladder import schedule as planning
 from referee.ladder.config import Format, LadderConfig, team_game
@@ -432,7 +433,7 @@ class _Ladder:
             await self.live_standings(force=True)
         if not await self._has_work(dispenser):
             return self._complete(dispenser)
-        config.records.mkdir(parents=True, exist_ok=True)
+        private.folder(config.records)  # every hand of every match: owner-only where new
         settle = functools.partial(self.settle, dispenser)
         work = Work(
             next=dispenser.next,

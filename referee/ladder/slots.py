@@ -146,6 +146,7 @@ class _Referee:
             ponder=config.ponder,
             cpus=config.slot_cpus(slot),
             own_folder=bot.own_folder,
+            confined=bot.confined,
         )
 
     def new_exits(self, slot: _Slot) -> list[Exit]:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from croupier.v1 import common_pb2
+from referee import private
 from referee.errors import CroupierError
 from referee.ladder.model import MatchResult, ScheduledMatch
 
@@ -219,7 +220,7 @@ class Store:
         if not create and not path.is_file():
             raise StoreError(f"no ladder database at {str(path)!r}")
         if create:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            private.file(path)  # the master seed is in it: owner-only (issue 41.0)
         try:
             self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")

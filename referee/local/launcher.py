@@ -83,6 +83,9 @@ class BotProcess:
     cpus: frozenset[int] | None = None
     #: Whether `cwd` is the bot's own folder, the one its sandbox shows (see sandbox.prepare).
     own_folder: bool = False
+    #: Whether that folder is an author's upload (a hosted version): shown alone, with the
+    #: runtimes the referee names, never what its links lead to (see sandbox.prepare).
+    confined: bool = False
     #: Once the referee is done with it, whether its sessions still in a match finish it before
     #: its exit grace starts (a retired hosted version: referee.hosted.roster).
     finish_matches: bool = False
@@ -203,6 +206,7 @@ async def _prepared(bot: BotProcess, croupier: dict[str, str], door: Door | None
             sandbox=bot.sandbox,
             door=door,
             own_folder=bot.own_folder,
+            confined=bot.confined,
         )
 
     await limiter.acquire()  # the wait that Ctrl-C may cut short

@@ -25,6 +25,7 @@ what it can see and why). Inside the sandbox it has:
 from __future__ import annotations
 
 import functools
+import json
 import os
 import re
 import shutil
@@ -54,6 +55,9 @@ _MOUNTED = ("/usr", "/etc", "/dev", "/dev/shm", "/proc", "/tmp", "/run")
 RELAY_PORT = 50051
 #: Where referee.local.relay is shown in the sandbox.
 _RELAY_IN_SANDBOX = "/run/relay.py"
+#: Where a build's version files (Build.source) and its program (Build.inside) are shown.
+BUILD_SOURCE = "/run/source"
+_BUILD_INSIDE = "/run/build.py"
 #: The variable naming the organiser's runtime folder (`Sandbox.runtime`) to a bot or build.
 RUNTIME_VARIABLE = "CROUPIER_RUNTIME"
 #: Capabilities bwrap leaves to setpriv, which drops them with the uid before the bot runs.
@@ -206,11 +210,18 @@ def check_folder(folder: Path, sandbox: Sandbox, uid: int | None) -> None:
 
 @dataclass(frozen=True, slots=True)
 class Build:
-    """A build's variant of a bot's launch (referee.hosted.build): no door, its own folder shown
-    writable (the only one), run as `uid` (a referee run as root gives each build a uid of its
-    own, doors.unused_uid; None: the caller's, in bwrap's user namespace)."""
+    """A build's variant of a bot's launch (referee.hosted.build): no door; its folder a tmpfs
+    of its disk limit at the folder's own path (the only folder it writes, held to its size by
+    the kernel), into which `inside`, a Python program of the referee's that the sandbox runs
+    first, copies `source` (shown read-only at BUILD_SOURCE), runs the build command as `uid`,
+    and writes the folder out to the inherited descriptor `out`. `uid`: a referee run as root
+    gives each build a uid of its own (doors.unused_uid); None: the caller's, in bwrap's user
+    namespace."""
 
     uid: int | None
+    source: Path
+    inside: Path
+    out: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,24 +251,26 @@ def prepare(
     sandbox: Sandbox,
     door: Door | None = None,
     own_folder: bool = False,
+    confined: bool = False,
     build: Build | None = None,
 ) -> Prepared:
     """The launch of `argv` under `sandbox` with `limits`; `env` is the ladder file's, and
     `croupier` the CROUPIER_* variables; `door` is the bot's own (None: no door is bound, the
     bot reaches nothing); `own_folder`: `cwd` is the bot's folder (else the folder its command
-    names, referee.local.view); `build`: the launch is a build's (referee.hosted.build), which
-    has no door and writes its own folder. Without a sandbox, the bot gets the referee's
-    environment as before, and the limits still apply. Either way the bot's folder leads its
-    PYTHONPATH, so that a Python bot imports its own modules wherever it lies (a ladder file's
-    PYTHONPATH replaces it)."""
+    names, referee.local.view); `confined`: the folder is an author's upload (a hosted version),
+    shown alone with the runtimes the referee names (view.bot_paths); `build`: the launch is a
+    build's (referee.hosted.build), which has no door and writes its own folder. Without a
+    sandbox, the bot gets the referee's environment as before, and the limits still apply.
+    Either way the bot's folder leads its PYTHONPATH, so that a Python bot imports its own
+    modules wherever it lies (a ladder file's PYTHONPATH replaces it)."""
     here = (cwd or Path.cwd()).resolve()
     if sandbox.runtime is not None:
         croupier = {**croupier, RUNTIME_VARIABLE: str(sandbox.runtime.resolve())}
     uid = door.uid if door is not None else build.uid if build is not None else None
-    bot_paths = view.bot_paths(argv, here, own=own_folder)
+    bot_paths = view.bot_paths(argv, here, own=own_folder or confined, confined=confined)
     wrapped: list[str] = []
     if sandbox.enabled:  # refused (a folder that would show a secret) before any cgroup exists
-        wrapped = _wrapper(argv, here, bot_paths, limits, sandbox, door, build)
+        wrapped = _wrapper(argv, here, bot_paths, limits, sandbox, door, build, confined)
     cgroups = BotCgroups.create(limits.processes, limits.memory_mb)
     prefix = cgroups.enter() if cgroups is not None else []
     prefix += priority.bot_prefix()
@@ -307,19 +320,25 @@ def _wrapper(
     sandbox: Sandbox,
     door: Door | None,
     build: Build | None = None,
+    confined: bool = False,
 ) -> list[str]:
     """bwrap's command line up to the bot's own (and setpriv's and the relay's); `bot_paths`
-    are view.bot_paths's; `build` as in `prepare`."""
+    are view.bot_paths's; `build` and `confined` as in `prepare`."""
     bwrap = check_bwrap()
     folder, *extra = bot_paths
-    runtimes = view.runtime_folders(argv, here)
+    runtimes = view.runtime_folders(argv, here, confined=confined)
     if sandbox.runtime is not None:
         runtimes.append(sandbox.runtime.resolve())
-    if door is not None:  # the relay's Python (where it lies outside /usr)
-        runtimes.append(Path(os.path.realpath(sys.base_prefix)))
+    if door is not None or build is not None:  # the relay's or the build's Python, where it
+        runtimes.append(Path(os.path.realpath(sys.base_prefix)))  # lies outside /usr
     uid = door.uid if door is not None else build.uid if build is not None else None
-    check_folder(folder, sandbox, uid)
-    for path in runtimes:  # (an `extra` file is the program the command names, nothing more)
+    if build is None:
+        check_folder(folder, sandbox, uid)
+    else:  # the folder is made in the sandbox; its files come from the version's
+        extra = [*extra, build.source]
+    # Each refused as the folder is where it shows a secret; a file the command names (a shared
+    # script in another bot's folder) is that one file, and is shown.
+    for path in [*runtimes, *(path for path in extra if path.is_dir())]:
         check_shown(path, sandbox)
     scratch = str(limits.disk_mb * MB if limits.disk_mb else 1024 * MB)
     # No --new-session: the launcher starts bwrap in a session of its own with no terminal
@@ -336,12 +355,20 @@ def _wrapper(
     if door is not None:
         wrapped += ["--ro-bind", str(door.folder), FOLDER_IN_SANDBOX]
         wrapped += ["--ro-bind", relay.__file__, _RELAY_IN_SANDBOX]
-    shown = view.shown([*runtimes, folder, *extra])
-    wrapped += view.bind_arguments(shown, _MOUNTED, here)
-    if build is not None:  # over its read-only bind: the one folder a build writes
-        wrapped += ["--bind", str(folder), str(folder)]
+    if build is None:
+        wrapped += view.bind_arguments(view.shown([*runtimes, folder, *extra]), _MOUNTED, here)
+    else:  # the one folder a build writes: a tmpfs of its disk limit, the version beside it
+        wrapped += view.bind_arguments(view.shown(runtimes), _MOUNTED, here)
+        wrapped += ["--perms", "0777", "--size", scratch, "--tmpfs", str(folder)]
+        wrapped += ["--ro-bind", str(build.source), BUILD_SOURCE]
+        wrapped += ["--ro-bind", str(build.inside), _BUILD_INSIDE]
     wrapped += ["--chdir", str(here), "--"]
-    if uid is not None:
+    if build is not None:  # each of its steps as the build's user
+        drop = _drop_to(uid) if uid is not None else []
+        plan = {"source": BUILD_SOURCE, "folder": str(folder), "drop": drop, "out": build.out}
+        python = os.path.realpath(sys.executable)
+        wrapped += [python, "-I", "-S", _BUILD_INSIDE, json.dumps(plan), "--"]
+    elif uid is not None:
         wrapped += _drop_to(uid)
     if door is not None:
         python = os.path.realpath(sys.executable)

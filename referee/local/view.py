@@ -13,6 +13,12 @@ tmpfs holding only what a runtime needs, read-only:
 - the bot's own folder (`bot_folder`): the folder of its program, or of the first path its
   command names (a script, a class path), else its working folder.
 
+A bot given a folder of its own (`own`: a ladder bot's `cwd`, a hosted version) is shown what
+its command names by the path as written, never through a link in its folder; and an uploaded
+one (`confined`: a hosted version, its build) is shown its folder and the runtimes the referee
+names alone (the system, the organiser's runtime, croupier's Python and SDKs), nothing found
+through its own files: a link its build made points at nothing the referee binds (issue 41.0).
+
 The records, the ladder database, the organiser's home, other bots' folders and the referee's
 processes are not in this view at all, so no unmount can reveal them. Nor are the machine's live
 CPU counters, by which a bot could time other bots (how long an opponent thinks, whether a bot
@@ -99,15 +105,18 @@ def _is_runtime(path: Path) -> bool:
     return any(is_inside(candidate, root) for candidate in (path, real) for root in roots)
 
 
-def _named_path(argv: Sequence[str], cwd: Path) -> Path | None:
+def _named_path(argv: Sequence[str], cwd: Path, *, follow: bool = True) -> Path | None:
     """The bot's program when the command names it by path, else the first existing path
-    among its arguments (an interpreter's script, a class path), skipping runtimes."""
+    among its arguments (an interpreter's script, a class path), skipping runtimes: resolved
+    through links, or with `follow` False as written (made absolute, `..` taken lexically)."""
     for index, argument in enumerate(argv):
         if argument.startswith("-") or (index == 0 and "/" not in argument):
             continue
         path = Path(argument) if Path(argument).is_absolute() else cwd / argument
         if _exists(path) and not (index == 0 and _is_runtime(path)):
-            return path.resolve()
+            if follow:
+                return path.resolve()
+            return Path(os.path.normpath(cwd.resolve() / argument))  # an absolute one stays
     return None
 
 
@@ -131,20 +140,27 @@ def bot_folder(argv: Sequence[str], cwd: Path, *, own: bool = False) -> Path:
     return _folder_of(None if own else _named_path(argv, cwd), cwd, own)
 
 
-def bot_paths(argv: Sequence[str], cwd: Path, *, own: bool = False) -> list[Path]:
+def bot_paths(
+    argv: Sequence[str], cwd: Path, *, own: bool = False, confined: bool = False
+) -> list[Path]:
     """What the sandbox shows of the bot: its folder, and the path its command names when that
-    lies outside it (a shared script run from a folder of the bot's own)."""
-    named = _named_path(argv, cwd)
+    lies outside it as written (a shared script run from a folder of the bot's own; with `own`
+    a link inside the folder is not followed out of it). A `confined` bot's folder is `cwd`,
+    alone."""
+    if confined:
+        return [cwd.resolve()]
+    named = _named_path(argv, cwd, follow=not own)
     folder = _folder_of(named, cwd, own)
     extra = [named] if named is not None and not is_inside(named, folder) else []
     return [folder, *extra]
 
 
-def runtime_folders(argv: Sequence[str], cwd: Path) -> list[Path]:
+def runtime_folders(argv: Sequence[str], cwd: Path, *, confined: bool = False) -> list[Path]:
     """The installations the command runs on, outside /usr: its program's prefix (PREFIX of
     PREFIX/bin/node), a venv and the Python it was made from, and the checkout's SDK folder
     (sdk/, which the example bots import from by path, and proto/, which the Node SDK reads).
-    A relative program is found from `cwd`."""
+    A relative program is found from `cwd`; a `confined` bot's program only on the referee's
+    PATH (one named by path is in its folder, and where its links lead is not shown)."""
     found: list[Path] = []
     # A program's prefix when it is found on PATH or is an interpreter (a bot's own venv); any
     # other program named by path is the bot's own, in its folder (bot_folder).
@@ -152,7 +168,7 @@ def runtime_folders(argv: Sequence[str], cwd: Path) -> list[Path]:
     program = None
     if argv and not named:
         program = shutil.which(argv[0], path=os.environ.get("PATH"))
-    elif argv and is_interpreter(argv[0]):
+    elif argv and is_interpreter(argv[0]) and not confined:
         program = shutil.which(str(cwd / argv[0]))
     if program is not None:
         for candidate in (Path(program).absolute(), Path(os.path.realpath(program))):

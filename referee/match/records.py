@@ -23,6 +23,7 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from croupier.v1 import game_pb2, record_pb2
+from referee import private
 from referee.errors import RecordError, RecordWriteError
 from referee.match.protojson import message_to_dict
 
@@ -124,8 +125,8 @@ class RecordWriter:
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._file: IO[bytes] = path.open("xb", buffering=0)
+            # Every hand of the match is in it: owner-only, in an owner-only folder if new.
+            self._file: IO[bytes] = os.fdopen(private.open_new(path), "wb", buffering=0)
         except OSError as error:  # it exists, or no file descriptor or space is left
             raise RecordWriteError(error.errno, error.strerror, str(path)) from None
         self._lines: list[str] = []

@@ -28,7 +28,12 @@ from referee.transport.host import call_asyncio
 from referee.transport.play import PlayService
 from referee.transport.reflection import V1, V1ALPHA, ReflectionServicer
 from referee.transport.submissions import SERVICE as SUBMISSIONS
-from referee.transport.submissions import Desk, SubmissionsService
+from referee.transport.submissions import (
+    UPLOAD_IDLE_SECONDS,
+    UPLOAD_TOTAL_SECONDS,
+    Desk,
+    SubmissionsService,
+)
 from referee.transport.watch import WatchService
 
 SERVICE = "croupier.v1.Referee"
@@ -68,6 +73,9 @@ class ServerSettings:
     hello_timeout_seconds: float = 10.0
     #: Log lines one bot (or, before its token is known, one address) may provoke a second.
     log_lines_per_second: int = 5
+    #: An upload's longest silence, and its time in all (referee.transport.submissions).
+    upload_idle_seconds: float = UPLOAD_IDLE_SECONDS
+    upload_seconds: float = UPLOAD_TOTAL_SECONDS
     #: PEM files; with them the server speaks TLS only.
     tls_cert: Path | None = None
     tls_key: Path | None = None
@@ -226,7 +234,10 @@ async def _start(
     server.add_generic_rpc_handlers((service.handler(),))
     services = [SERVICE]
     if desk is not None:
-        server.add_generic_rpc_handlers((SubmissionsService(desk, lobby).handler(),))
+        submissions = SubmissionsService(
+            desk, lobby, settings.upload_idle_seconds, settings.upload_seconds
+        )
+        server.add_generic_rpc_handlers((submissions.handler(),))
         services.append(SUBMISSIONS)
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)

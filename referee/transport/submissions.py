@@ -5,7 +5,9 @@ The work is done by a grpc-free desk (referee.hosted.submitting.Submitting, seen
 the `Desk` protocol, as the transport sits below the hosted package); this module
 authenticates each call with the Play stream's token check, streams an upload to a file in the
 desk's spool (never to memory), counting its bytes as they come, and maps the desk's errors to
-status codes. An upload that stops sending for `idle_seconds` is ended, and its file removed.
+status codes. An upload that stops sending for `idle_seconds`, or has not ended after
+`total_seconds` (one that sends a byte now and then, issue 41.4), is ended, and its file
+removed; a message that is no UploadRequest ends it too, with INVALID_ARGUMENT.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 from typing import Protocol, TypeVar
 
 import grpc
+from google.protobuf.message import DecodeError
 
 from croupier.v1 import submissions_pb2 as pb
 from referee.errors import (
@@ -32,6 +35,9 @@ SERVICE = "croupier.v1.Submissions"
 #: How long an upload may go without a message before it is ended (seconds): a client that
 #: holds its stream open holds a spool file, and counts against its hourly quota meanwhile.
 UPLOAD_IDLE_SECONDS = 30.0
+#: How long an upload may take in all (seconds): the largest allowed upload at well under
+#: 1 MB/s, so a trickle of bytes cannot hold its spool file for ever.
+UPLOAD_TOTAL_SECONDS = 600.0
 
 _Context = grpc.aio.ServicerContext[object, object]
 _T = TypeVar("_T")
@@ -52,6 +58,8 @@ class StoredVersion(Protocol):
     def updated_at(self) -> str: ...
     @property
     def new(self) -> bool: ...
+    @property
+    def queued(self) -> bool: ...
 
 
 class Desk(Protocol):
@@ -84,10 +92,17 @@ _CODES: tuple[tuple[type[CroupierError], grpc.StatusCode], ...] = (
 class SubmissionsService:
     """Implements croupier.v1.Submissions for one contest's accounts (the lobby's tokens)."""
 
-    def __init__(self, desk: Desk, lobby: Lobby, idle_seconds: float = UPLOAD_IDLE_SECONDS) -> None:
+    def __init__(
+        self,
+        desk: Desk,
+        lobby: Lobby,
+        idle_seconds: float = UPLOAD_IDLE_SECONDS,
+        total_seconds: float = UPLOAD_TOTAL_SECONDS,
+    ) -> None:
         self.desk = desk
         self.lobby = lobby
         self.idle_seconds = idle_seconds
+        self.total_seconds = total_seconds
 
     async def _account(self, context: _Context) -> str:
         """The caller's account, as Play checks a token; aborts the call when there is none."""
@@ -102,7 +117,8 @@ class SubmissionsService:
         self, requests: AsyncIterator[pb.UploadRequest], context: _Context
     ) -> pb.UploadResponse:
         account = await self._account(context)
-        first = await self._next(requests, context)
+        ends = asyncio.get_running_loop().time() + self.total_seconds
+        first = await self._next(requests, context, ends)
         if first is None or first.WhichOneof("kind") != "metadata":
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, "the first message of an upload is its metadata"
@@ -114,7 +130,7 @@ class SubmissionsService:
             path = self.desk.upload_path(spool)
             with path.open("wb") as file:
                 size = 0
-                while (message := await self._next(requests, context)) is not None:
+                while (message := await self._next(requests, context, ends)) is not None:
                     if message.WhichOneof("kind") != "chunk":
                         await context.abort(
                             grpc.StatusCode.INVALID_ARGUMENT,
@@ -130,17 +146,29 @@ class SubmissionsService:
         return pb.UploadResponse(version=_version(version, active), new_version=version.new)
 
     async def _next(
-        self, requests: AsyncIterator[pb.UploadRequest], context: _Context
+        self, requests: AsyncIterator[pb.UploadRequest], context: _Context, ends: float
     ) -> pb.UploadRequest | None:
-        """The upload's next message, None at its end; aborts one idle too long."""
+        """The upload's next message, None at its end; aborts one idle too long, one past its
+        time in all (`ends`, loop time), and one whose message is no UploadRequest."""
+        left = ends - asyncio.get_running_loop().time()
         try:
-            return await asyncio.wait_for(anext(aiter(requests)), self.idle_seconds)
+            return await asyncio.wait_for(anext(aiter(requests)), min(self.idle_seconds, left))
         except StopAsyncIteration:
             return None
         except TimeoutError:
+            why = f"the upload sent nothing for {self.idle_seconds:g} s"
+            if left < self.idle_seconds:
+                why = (
+                    f"the upload did not end within {self.total_seconds:g} s: send the archive "
+                    "at once (a smaller one, or over a faster link)"
+                )
+            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, why)
+            raise  # abort raises first
+        except DecodeError:
             await context.abort(
-                grpc.StatusCode.DEADLINE_EXCEEDED,
-                f"the upload sent nothing for {self.idle_seconds:g} s",
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "an upload's message could not be read as an UploadRequest "
+                "(proto/croupier/v1/submissions.proto)",
             )
             raise  # abort raises first
 
@@ -240,10 +268,13 @@ class SubmissionsService:
 
 def _version(version: StoredVersion, active: StoredVersion | None) -> pb.Version:
     """The version on the wire; `active` is the account's active version, if any."""
-    status = "VERSION_STATUS_" + version.status.upper().replace("-", "_")
+    # Queued goes on the wire as received, and `queued` (a client of an older release could
+    # not name a status of its own: proto/croupier/v1/submissions.proto).
+    status = "received" if version.queued else version.status
     return pb.Version(
         id=version.id,
-        status=status,  # an enum value by its name
+        status="VERSION_STATUS_" + status.upper().replace("-", "_"),  # an enum value by its name
+        queued=version.queued,
         reason=version.reason,
         submitted_at=version.submitted_at,
         updated_at=version.updated_at,

@@ -303,7 +303,7 @@ class Site:
         return {
             "id": version.id,
             "status": str(version.status),
-            "reason": version.reason,
+            "reason": version.public_reason,  # never the bot's words (issue 41.0)
             "submitted_at": version.submitted_at,
             "updated_at": version.updated_at,
             "active": version.id in listing.active,

@@ -53,20 +53,22 @@ class UploadResponse(_message.Message):
     def __init__(self, version: _Optional[_Union[Version, _Mapping]] = ..., new_version: _Optional[bool] = ...) -> None: ...
 
 class Version(_message.Message):
-    __slots__ = ("id", "status", "reason", "submitted_at", "updated_at", "active")
+    __slots__ = ("id", "status", "reason", "submitted_at", "updated_at", "active", "queued")
     ID_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     SUBMITTED_AT_FIELD_NUMBER: _ClassVar[int]
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
     ACTIVE_FIELD_NUMBER: _ClassVar[int]
+    QUEUED_FIELD_NUMBER: _ClassVar[int]
     id: str
     status: VersionStatus
     reason: str
     submitted_at: str
     updated_at: str
     active: bool
-    def __init__(self, id: _Optional[str] = ..., status: _Optional[_Union[VersionStatus, str]] = ..., reason: _Optional[str] = ..., submitted_at: _Optional[str] = ..., updated_at: _Optional[str] = ..., active: _Optional[bool] = ...) -> None: ...
+    queued: bool
+    def __init__(self, id: _Optional[str] = ..., status: _Optional[_Union[VersionStatus, str]] = ..., reason: _Optional[str] = ..., submitted_at: _Optional[str] = ..., updated_at: _Optional[str] = ..., active: _Optional[bool] = ..., queued: _Optional[bool] = ...) -> None: ...
 
 class ListVersionsRequest(_message.Message):
     __slots__ = ()
