@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import hashlib
+import json
 import os
 import shutil
 import socket
@@ -165,11 +166,14 @@ def test_the_final_round_replays_the_active_versions_from_nothing(tmp_path: Path
     with contextlib.closing(sqlite3.connect(final)) as book:
         for table in ("schedule", "matches", "seats", "faults", "exits"):
             assert book.execute(f"SELECT COUNT(*) FROM {table}").fetchone() == (0,), table
-        # No plan, no master seed yet: `serve` draws a new one.
-        assert dict(book.execute("SELECT key, value FROM meta")) == {
+        # No master seed yet (`serve` draws a new one); the contest's game and options, no bot.
+        meta = dict(book.execute("SELECT key, value FROM meta"))
+        plan = json.loads(meta.pop("plan"))
+        assert meta == {
             "submissions_frozen": "this is the contest's final round, played by the versions "
             "active when it began"
         }
+        assert (plan["game"], plan["options"], plan["bots"]) == ("xix", {}, [])
     listing = read_listing(final.parent / "versions")
     assert [v.id for v in listing.versions] == [active["alice"]]
     assert listing.active == frozenset(active.values())
@@ -254,3 +258,68 @@ def test_a_final_that_fails_on_the_way_leaves_nothing_and_can_be_made_again(
     assert list(final.parent.glob("contest.db*")) == []
     notes.write_text(kept)
     assert runner.invoke(app, command).exit_code == 0
+
+
+@contextmanager
+def serving_file(contest: Path, *args: str) -> Iterator[tuple[str, str]]:
+    """`croupier serve CONTEST ARGS`: its address and its listening line while it runs."""
+    command = [CROUPIER, "serve", str(contest), "--drain-seconds", "5", *args]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, cwd=contest.parent) as serve:
+        assert serve.stdout is not None
+        while b"croupier referee" not in (line := serve.stdout.readline()):
+            assert line, "the referee stopped before it listened"
+        drain(serve.stdout)
+        try:
+            yield f"127.0.0.1:{line.decode().split(':')[-1].split()[0]}", line.decode()
+        finally:
+            serve.terminate()
+            serve.wait(timeout=60)
+
+
+@pytest.mark.parametrize(("in_file", "flag"), [("false", "--freeze"), ("true", "--no-freeze")])
+def test_a_flag_given_with_a_contest_file_wins_over_the_file(
+    tmp_path: Path, in_file: str, flag: str
+) -> None:
+    """Issue 42.3: `croupier serve CONTEST.toml --freeze-submissions` ignored the flag (and
+    --port): a flag given with the file overrides the file's key, both ways."""
+    token = TokenStore(tmp_path / "contest.db").add("alice")
+    contest = tmp_path / "contest.toml"
+    contest.write_text(
+        f'game = "xix"\ndatabase = "contest.db"\nport = 1\n[hosted]\nfreeze = {in_file}\n'
+    )  # port 1 is no port a referee may take: --port 0 must win for it to listen at all
+    with serving_file(contest, f"{flag}-submissions", "--port", "0") as (address, _):
+        if flag == "--freeze":
+            error = refused_upload(address, token)
+            assert error.code() is grpc.StatusCode.FAILED_PRECONDITION, error
+        else:
+            result = runner.invoke(app, ["submit", str(EXAMPLE), "--to", address, "--token", token])
+            assert result.exit_code == 0 and "new version" in result.output, result.output
+
+
+def test_the_final_plays_its_contest_s_game_and_refuses_another(tmp_path: Path) -> None:
+    """Issue 42.4: the final's first serve could name any game (34 Tex-Tac-Toe matches were
+    rated among XIX bots). It keeps its contest's game and options, as the contest does."""
+    a_contest(tmp_path)  # a XIX contest that has seated a table
+    final = tmp_path / "final" / "contest.db"
+    made = runner.invoke(
+        app, ["contest", "final", str(tmp_path / "contest.db"), "--into", str(final)]
+    )
+    assert made.exit_code == 0, made.output
+    assert f"play it: croupier serve --db {final}" in made.output
+    command = [CROUPIER, "serve", "--db", str(final), "--port", "0"]  # no --game: the final's
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as serve:
+        assert serve.stdout is not None
+        while "croupier referee" not in (line := serve.stdout.readline()):
+            assert line, "the referee stopped before it listened"
+        serve.terminate()
+    assert line.startswith("croupier referee for xix on "), line
+    for database in (final, tmp_path / "contest.db"):
+        refused = subprocess.run(
+            [CROUPIER, "serve", "--db", str(database), "--port", "0", "--game", "textactoe"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert refused.returncode == 2, refused.stdout + refused.stderr
+        assert "plays 'xix' (default options), not 'textactoe'" in refused.stderr, refused.stderr
+        assert "serve it with --game xix" in refused.stderr

@@ -73,6 +73,7 @@ def token_revoke(name: str, db: TokenDb = DEFAULT_DB) -> None:
 
 
 def serve_command(
+    ctx: typer.Context,
     contest: Annotated[
         Path | None,
         typer.Argument(help="A contest file (TOML) with these settings; see docs/contest.md."),
@@ -217,12 +218,19 @@ def serve_command(
     from referee.transport import ServerSettings
     from referee.web import serve_site
 
+    given = {  # what the command line says, over the contest file's and the database's
+        name: value
+        for name, value in ctx.params.items()
+        if _on_command_line(ctx, name) and name != "contest"
+    }
     if contest is not None:
         with user_errors():
             settings = contest_file.load(contest)
-        serve_command(**settings)
+        serve_command(ctx, **{**ctx.params, **settings, **given, "contest": None})
         return
     with user_errors():
+        if tokens is not None and "game" not in given and "option" not in given:
+            game, option = database_game(tokens, game, option)
         control = time_control(move_ms, bank_ms, ClockKind(clock), ceiling_factor)
         chosen = get_game(game)
         if (tls_cert is None) != (tls_key is None):
@@ -378,6 +386,32 @@ def contest_final(
             f"  left out {path}: no folder, file or link (an older build's)", markup=False
         )
     console.print(f"play it: croupier serve --db {made.database}", markup=False)
+
+
+def _on_command_line(ctx: typer.Context, name: str) -> bool:
+    """Whether the parameter `name` was given on the command line (not a default). By the
+    source's name: typer keeps its own copy of click's ParameterSource."""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name == "COMMANDLINE"
+
+
+def database_game(
+    database: Path, game: str, option: list[str] | None
+) -> tuple[str, list[str] | None]:
+    """The game and options a contest database was made for (a final round's are its
+    contest's), where the command line names none; `game` and `option` for a database that
+    holds no contest yet (or none at all: the serve then says so)."""
+    from referee.contest.book import contest_game
+
+    if not database.is_file():
+        return game, option
+    try:
+        made = contest_game(database)
+    except CroupierError:
+        return game, option  # not a contest database: the serve says so
+    if made is None:
+        return game, option
+    return made[0], [f"{name}={value}" for name, value in sorted(made[1].items())]
 
 
 def quotas(per_hour: int | None, upload_mb: int | None, kept: int | None) -> Quotas:

@@ -41,6 +41,30 @@ RATING_REFRESH_SECONDS = 2.0
 FROZEN = "submissions_frozen"
 
 
+def contest_game(path: Path) -> tuple[str, dict[str, str]] | None:
+    """The game id and options (text) a contest database was made for, or None (a database
+    with no contest in it yet: accounts only)."""
+    store = Store(path, create=False)
+    try:
+        kept = store.meta("plan")
+    finally:
+        store.close()
+    if kept is None:
+        return None
+    plan = Plan.from_json(kept)
+    return plan.game, plan.options
+
+
+def contest_game_mismatch(path: Path, plan: Plan, game: str) -> str:
+    options = " ".join(f"--option {k}={v}" for k, v in sorted(plan.options.items()))
+    return (
+        f"the contest in {str(path)!r} plays {plan.game!r} ({options or 'default options'}), "
+        f"not {game!r} or other options: a contest keeps the game it was made with; serve it "
+        f"with --game {plan.game} {options}".rstrip()
+        + ", or start another contest in a new database"
+    )
+
+
 class ContestBook:
     """The contest's history and standings in a ladder database (created on first use).
 
@@ -58,6 +82,7 @@ class ContestBook:
                 f"the contest in {str(path)!r} is over and its seed was revealed: "
                 "start a new contest with a new database"
             )
+        self._check_game(path)
         master = self.store.meta("master_seed")
         if master is None:
             master = planning.new_master_seed()
@@ -102,6 +127,17 @@ class ContestBook:
         self._refits = Spacing(RATING_REFRESH_SECONDS)
         self._lock = threading.Lock()
         self.bots = set(Plan.from_json(self.store.meta("plan") or self._plan(()).to_json()).bots)
+
+    def _check_game(self, path: Path) -> None:
+        """Refuse to serve a contest (a final round included) in another game, or with other
+        options, than it was made with: its standings and seeds are that game's (issue 42.4)."""
+        kept = self.store.meta("plan")
+        if kept is None:
+            return
+        plan = Plan.from_json(kept)
+        if (plan.game, plan.options) != (self.game.id, self.options.as_text()):
+            self.store.close()
+            raise CroupierError(contest_game_mismatch(path, plan, self.game.id))
 
     def _plan(self, bots: Sequence[str]) -> Plan:
         two_sided = self.seats == 2

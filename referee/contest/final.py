@@ -20,10 +20,12 @@ an older build left that is none of those (a FIFO, a socket) is left out and sai
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import sqlite3
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from referee.contest.book import FROZEN
@@ -39,6 +41,7 @@ from referee.hosted.store import (
     version_folder,
 )
 from referee.hosted.submitting import MATCH_LOGS
+from referee.ladder.standings import Plan
 from referee.ladder.store import Store
 
 #: What an author is told when uploading to a final round.
@@ -91,6 +94,9 @@ def final_round(
         book = Store(into, create=True)
         try:
             book.put_meta(FROZEN, FINAL_FROZEN)
+            plan = _plan_of(source)
+            if plan is not None:  # the final plays the contest's game, nothing else (42.4)
+                book.put_meta("plan", replace(plan, bots=()).to_json())
         finally:
             book.close()
         store = VersionStore(into_versions)
@@ -106,6 +112,14 @@ def final_round(
             raise CroupierError(f"the final round was not made: {error}") from None
         raise
     return FinalRound(into, into_versions, accounts, active, tuple(left_out))
+
+
+def _plan_of(source: Path) -> Plan | None:
+    """The contest's plan (its game and options), read without a write: None before any
+    match was seated."""
+    with contextlib.closing(sqlite3.connect(f"file:{source}?mode=ro", uri=True)) as db:
+        found = db.execute("SELECT value FROM meta WHERE key = 'plan'").fetchone()
+    return None if found is None else Plan.from_json(found[0])
 
 
 def _unmake(database: Path, versions: Path, fresh: bool) -> None:

@@ -14,10 +14,10 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from croupier.v1 import common_pb2
 from referee import private
@@ -203,6 +203,81 @@ class Finished:
     luck: tuple[float, ...] = ()
 
 
+class SeatRow(NamedTuple):
+    """A seat's row of a committed match (the `seats` table, without its match's number)."""
+
+    seat: int
+    bot: str
+    side: int
+    score: int
+    rank: int
+    faults: int
+    retired: int
+    luck: float | None
+
+
+class FaultRow(NamedTuple):
+    """A fault's row of a committed match (the `faults` table, without its match's number)."""
+
+    seat: int
+    bot: str
+    reason: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class Rows:
+    """What the database holds of one match's result: its `matches` row's result text and
+    termination, its seats' rows and its faults' rows. `Rows.of` is the one way a result
+    becomes rows: `Store.commit` writes them, `croupier ladder verify` computes them again from
+    the record and compares (issue 42.1)."""
+
+    result: str
+    termination: str
+    seats: tuple[SeatRow, ...]
+    faults: tuple[FaultRow, ...]
+
+    @classmethod
+    def of(
+        cls,
+        match: ScheduledMatch,
+        result: common_pb2.Result,
+        faults: Sequence[common_pb2.Fault],
+        luck: Sequence[float],
+    ) -> Rows:
+        by_seat = {seat.seat: seat for seat in result.seats}
+        blank = common_pb2.SeatResult()
+        seats = tuple(
+            SeatRow(
+                seat,
+                bot,
+                match.sides[seat],
+                by_seat.get(seat, blank).score,
+                by_seat.get(seat, blank).rank,
+                by_seat.get(seat, blank).faults,
+                int(by_seat.get(seat, blank).retired),
+                luck[seat] if luck and seat < len(luck) else None,
+            )
+            for seat, bot in enumerate(match.bots)
+        )
+        named = [
+            FaultRow(
+                fault.seat,
+                match.bots[fault.seat] if fault.seat < len(match.bots) else "",
+                fault_name(fault.reason),
+                fault.detail,
+            )
+            for fault in faults
+        ]
+        termination = common_pb2.Termination.Name(result.termination)
+        return cls(
+            result.text,
+            termination.removeprefix("TERMINATION_").lower(),
+            seats,
+            tuple(named),
+        )
+
+
 def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -357,9 +432,8 @@ class Store:
     def commit(self, finished: Finished) -> None:
         """The match, its seats, faults and record, and the bot exits seen since the last
         commit: all in one transaction. The record must already be in its final place."""
-        result = finished.result
+        rows = Rows.of(finished.match, finished.result, finished.faults, finished.luck)
         record = os.path.relpath(finished.record.resolve(), self.path.resolve().parent)
-        by_seat = {seat.seat: seat for seat in result.seats}
         with self.transaction() as db:
             db.execute(
                 "INSERT INTO matches (number, match_id, record, record_sha256, result, "
@@ -369,10 +443,8 @@ class Store:
                     finished.match_id,
                     record,
                     finished.record_sha256,
-                    result.text,
-                    common_pb2.Termination.Name(result.termination)
-                    .removeprefix("TERMINATION_")
-                    .lower(),
+                    rows.result,
+                    rows.termination,
                     finished.seconds,
                     now(),
                 ),
@@ -380,38 +452,39 @@ class Store:
             db.executemany(
                 "INSERT INTO seats (number, seat, bot, side, score, rank, faults, retired, "
                 "luck) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        finished.match.number,
-                        seat,
-                        bot,
-                        finished.match.sides[seat],
-                        by_seat[seat].score,
-                        by_seat[seat].rank,
-                        by_seat[seat].faults,
-                        int(by_seat[seat].retired),
-                        finished.luck[seat] if finished.luck else None,
-                    )
-                    for seat, bot in enumerate(finished.match.bots)
-                ],
+                [(finished.match.number, *seat) for seat in rows.seats],
             )
             db.executemany(
                 "INSERT INTO faults (number, seat, bot, reason, detail) VALUES (?, ?, ?, ?, ?)",
-                [
-                    (
-                        finished.match.number,
-                        fault.seat,
-                        finished.match.bots[fault.seat],
-                        fault_name(fault.reason),
-                        fault.detail,
-                    )
-                    for fault in finished.faults
-                ],
+                [(finished.match.number, *fault) for fault in rows.faults],
             )
             db.executemany(
                 "INSERT INTO exits (bot, slot, detail, at) VALUES (?, ?, ?, ?)",
                 [(e.bot, e.slot, e.detail, now()) for e in finished.exits],
             )
+
+    def rows(self) -> dict[int, Rows]:
+        """What the database holds of each committed match's result, by number: the rows the
+        standings are computed from, for `croupier ladder verify` to recompute from the
+        records. A match whose `matches` row is gone but whose seats or faults are not is
+        there too, with an empty result."""
+        found: dict[int, Rows] = {}
+        for number, result, termination in self._db.execute(
+            "SELECT number, result, termination FROM matches"
+        ):
+            found[number] = Rows(result, termination, (), ())
+        for number, *seat in self._db.execute(
+            "SELECT number, seat, bot, side, score, rank, faults, retired, luck FROM seats "
+            "ORDER BY number, seat"
+        ):
+            rows = found.setdefault(number, Rows("", "", (), ()))
+            found[number] = replace(rows, seats=(*rows.seats, SeatRow(*seat)))
+        for number, *fault in self._db.execute(
+            "SELECT number, seat, bot, reason, detail FROM faults ORDER BY rowid"
+        ):
+            rows = found.setdefault(number, Rows("", "", (), ()))
+            found[number] = replace(rows, faults=(*rows.faults, FaultRow(*fault)))
+        return found
 
     def results(self) -> list[MatchResult]:
         """Every committed match, in schedule order."""

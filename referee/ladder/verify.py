@@ -1,6 +1,12 @@
 """Check a ladder database as a participant would: the revealed seed matches the commitment
-published at the start, every match's seed derives from it, and every record is the one
-committed (same SHA-256) and replays exactly.
+published at the start, every match's seed derives from it, every record is the one committed
+(same SHA-256) and replays exactly, and every result row the standings are computed from is
+what its record says (issue 42.1: the database is not trusted, the records are, through the
+hashes it committed and the engine): each match's seats (bot, side, score, rank, faults,
+retirement, luck), faults, result text and termination are computed again from its record
+(`Rows.of`, the function the commit used) and each difference is a problem, as is a row of no
+committed match, a committed record of another match, and a complete record of a scheduled
+match with no row.
 
 Replaying is what costs (~8 ms a XIX match), so it runs on every CPU (`workers`), and with a
 `cache` (`Replayed`) a record whose exact bytes this croupier version already replayed without
@@ -15,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import math
 import os
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
@@ -24,13 +31,15 @@ from pathlib import Path
 
 from google.protobuf import json_format
 
-from croupier.v1 import record_pb2
+from croupier.v1 import common_pb2, record_pb2
+from referee.ladder.model import ScheduledMatch
 from referee.ladder.pool import process_pool
 from referee.ladder.schedule import commitment, derive_seed
 from referee.ladder.standings import Standings, from_store
-from referee.ladder.store import Store
+from referee.ladder.store import Rows, Store
 from referee.match.bounds import cores
-from referee.match.replay import verify
+from referee.match.records import read_all
+from referee.match.replay import clipped, verify
 from referee.version import VERSION
 
 #: Records replayed in one task of the pool (few enough that progress moves, many enough that
@@ -68,6 +77,10 @@ class RecordCheck:
     replay: bool
     #: Its bytes replayed without a problem before (the cache says): not replayed again.
     cached: bool = False
+    #: The scheduled match, and what the database holds of its result: both checked against
+    #: the record.
+    match: ScheduledMatch | None = None
+    rows: Rows | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,13 +177,27 @@ def verify_ladder(
                 if match.seed != derive_seed(master, match.deal):
                     check.problems.append(f"match {match.number}: seed does not derive from it")
         committed = store.records()
+        rows = store.rows()
     finally:
         store.close()
+    numbers = {number for number, *_ in committed}
+    for number in sorted(set(rows) - numbers):
+        check.problems.append(f"match {number}: seats or faults rows of no committed match")
+    check.problems += _unlisted(committed, schedule)
     replayed = Replayed(cache) if cache is not None and replay else None
     try:
         known = replayed.known([digest for *_, digest in committed]) if replayed else set()
         checks = [
-            RecordCheck(match_id, path, digest, str(schedule[number].seed), replay, digest in known)
+            RecordCheck(
+                match_id,
+                path,
+                digest,
+                str(schedule[number].seed),
+                replay,
+                digest in known,
+                schedule[number],
+                rows.get(number),
+            )
             for number, match_id, path, digest in committed
         ]
         total = len(checks)
@@ -232,6 +259,7 @@ def _check(check: RecordCheck) -> RecordFound:
     seed = _header_seed(data)
     if seed is not None and seed != check.seed:
         problems.append(f"{check.match_id}: record seed differs from the schedule's")
+    problems += _rows_problems(check)
     if not check.replay or check.cached:
         return RecordFound(check.sha256, tuple(problems), check.replay)
     report = verify(check.path)
@@ -248,3 +276,112 @@ def _header_seed(data: bytes) -> str | None:
     except (json_format.ParseError, UnicodeDecodeError):
         return None
     return line.header.seed if line.WhichOneof("line") == "header" else None
+
+
+def _rows_problems(check: RecordCheck) -> list[str]:
+    """Each difference between what the database holds of the match and what its record says:
+    its header (the match, the seats' bots) and its result computed again into rows."""
+    if check.match is None or check.rows is None:
+        return []
+    records, errors = read_all(check.path, strict=False)
+    if errors or records[-1].WhichOneof("line") != "result":
+        return []  # the replay says what is wrong with it
+    header, last = records[0].header, records[-1].result
+    found = []
+    match = check.match
+    if header.match_id != check.match_id:
+        found.append(
+            f"the database's row is match {check.match_id}, its record match "
+            f"{clipped(header.match_id)}"
+        )
+    names = tuple(seat.name for seat in header.seats)
+    if len(names) != len(match.bots) or not all(map(_names, names, match.bots)):
+        found.append(
+            f"seats {list(match.bots)} in the schedule, {[clipped(n) for n in names]} "
+            "in the record (another match's record?)"
+        )
+    if last.result.termination == common_pb2.TERMINATION_ABORTED:
+        found.append("the record is of an aborted match, which is never committed")
+    faults = [line.fault.fault for line in records if line.WhichOneof("line") == "fault"]
+    expected = Rows.of(match, last.result, faults, tuple(last.luck))
+    found += _differences(check.rows, expected)
+    return [f"{check.match_id}: {problem}" for problem in found]
+
+
+def _names(recorded: str, bot: str) -> bool:
+    """Whether a record's seat name is the scheduled bot's: its name, or in a contest its
+    account with its Hello name beside it ("alice (random)", referee.contest.serving)."""
+    return recorded == bot or recorded.startswith(f"{bot} (")
+
+
+def _differences(held: Rows, recorded: Rows) -> list[str]:
+    """What the database `held` says differently from the `recorded` rows, one line each."""
+    found = []
+    if held.result != recorded.result:
+        found.append(
+            f"result {clipped(held.result)} in the database, {clipped(recorded.result)} "
+            "in the record"
+        )
+    if held.termination != recorded.termination:
+        found.append(
+            f"termination {held.termination!r} in the database, "
+            f"{recorded.termination!r} in the record"
+        )
+    if len(held.seats) != len(recorded.seats):
+        found.append(
+            f"{len(held.seats)} seat rows in the database, {len(recorded.seats)} seats "
+            "in the record"
+        )
+    for mine, theirs in zip(held.seats, recorded.seats, strict=False):
+        for name, value in mine._asdict().items():
+            other = getattr(theirs, name)
+            if not _same(value, other):
+                found.append(
+                    f"seat {mine.seat}: {name} {value!r} in the database, {other!r} in the record"
+                )
+    if held.faults != recorded.faults:
+        found.append(
+            f"{len(held.faults)} fault rows in the database differ from the record's "
+            f"{len(recorded.faults)} faults"
+        )
+    return found
+
+
+def _same(held: object, recorded: object) -> bool:
+    """Equal, a NaN luck included (a NaN is never a luck correction: the replay refuses it)."""
+    if isinstance(held, float) and isinstance(recorded, float):
+        return held == recorded or (math.isnan(held) and math.isnan(recorded))
+    return held == recorded
+
+
+def _unlisted(
+    committed: Sequence[tuple[int, str, Path, str]], schedule: dict[int, ScheduledMatch]
+) -> list[str]:
+    """A complete record in the records' folders, of a scheduled match that has no row: its
+    rows were deleted (or the referee stopped between the record and its commit)."""
+    listed = {path.resolve() for _, _, path, _ in committed}
+    folders = {path.parent for _, _, path, _ in committed}
+    by_seed: dict[str, list[ScheduledMatch]] = {}
+    for match in schedule.values():
+        by_seed.setdefault(str(match.seed), []).append(match)
+    done = {number for number, *_ in committed}
+    found = []
+    for folder in sorted(folders):
+        for path in sorted(folder.glob("*.jsonl")):
+            if path.resolve() in listed:
+                continue
+            records, errors = read_all(path, strict=False)
+            if errors or records[-1].WhichOneof("line") != "result":
+                continue  # not finished: never committed
+            names = [seat.name for seat in records[0].header.seats]
+            numbers = [
+                match.number
+                for match in by_seed.get(records[0].header.seed, [])
+                if len(names) == len(match.bots) and all(map(_names, names, match.bots))
+            ]
+            for number in (n for n in numbers if n not in done):
+                found.append(
+                    f"match {number}: its record {str(path)!r} is complete but the database "
+                    "holds no row of it (deleted, or the referee stopped before its commit)"
+                )
+    return found

@@ -39,6 +39,21 @@ def event(game_id: str, event: Event) -> game_pb2.Event:
     return message
 
 
+def aborted_result(
+    names: Sequence[str], faults: Sequence[int], retired: Sequence[bool]
+) -> common_pb2.Result:
+    """The result of a match the referee stopped before its end (a shutdown): no score, no
+    rank, each seat's faults so far. A replay expects exactly this (issue 42.2)."""
+    return common_pb2.Result(
+        termination=common_pb2.TERMINATION_ABORTED,
+        text="aborted by the referee",
+        seats=[
+            common_pb2.SeatResult(seat=seat, name=name, faults=faults[seat], retired=retired[seat])
+            for seat, name in enumerate(names)
+        ],
+    )
+
+
 def result(
     outcome: Result,
     names: Sequence[str],

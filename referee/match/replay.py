@@ -54,14 +54,14 @@ class Replayer:
         self.rng = random.Random(seed) if seed is not None else None
         if header.rules_version != self.game.rules_version:
             raise CroupierError(
-                f"record rules version {header.rules_version!r} differs from the engine's "
+                f"record rules version {clipped(header.rules_version)} differs from the engine's "
                 f"{self.game.rules_version!r}"
             )
         options = parse_options(self.game, dict(header.options))
         self.names = [seat.name for seat in header.seats]
         if len(self.names) != self.game.seat_count(options):
             raise CroupierError(
-                f"record has {len(self.names)} seats; {header.game!r} with these options "
+                f"record has {len(self.names)} seats; {clipped(header.game)} with these options "
                 f"needs {self.game.seat_count(options)}"
             )
         self.state: State = self.game.new_game(options)
@@ -97,16 +97,16 @@ class Replayer:
             raise CroupierError(f"a {kind!r} line after the result")
         if kind == "event":
             if not self.pending:
-                raise CroupierError(f"unexpected event {record.event.event.text!r}")
+                raise CroupierError(f"unexpected event {clipped(record.event.event.text)}")
             expected = self.pending.popleft()
             if expected != record.event:
                 raise CroupierError(
-                    f"event {record.event.event.text!r} differs from the engine's "
-                    f"{expected.event.text!r} (or its visibility)"
+                    f"event {clipped(record.event.event.text)} differs from the engine's "
+                    f"{clipped(expected.event.text)} (or its visibility)"
                 )
             return
         if self.pending:
-            raise CroupierError(f"missing event {self.pending[0].event.text!r}")
+            raise CroupierError(f"missing event {clipped(self.pending[0].event.text)}")
         if kind == "chance":
             self.chance(record.chance)
         elif kind == "action":
@@ -149,13 +149,20 @@ class Replayer:
         if taken.text != action.text:
             raise CroupierError(
                 f"action {action.index} of seat {action.seat} is {taken.text!r}, "
-                f"recorded as {action.text!r}"
+                f"recorded as {clipped(action.text)}"
             )
         self.transition(state)
 
     def result(self, result: common_pb2.Result) -> None:
         if result.termination == common_pb2.TERMINATION_ABORTED:
-            return  # stopped early (a shutdown): every line before it was checked
+            # Stopped early (a shutdown): no winner, no score, only the faults so far.
+            expected = protocol.aborted_result(self.names, self.faults, self.retired)
+            if result != expected:
+                raise CroupierError(
+                    f"an aborted result {clipped(result.text)} with scores or ranks, or "
+                    "faults that differ from the record's: an aborted match has none"
+                )
+            return
         if not self.state.is_terminal():
             raise CroupierError("the result comes before the game is over")
         outcome = self.state.result()
@@ -168,13 +175,17 @@ class Replayer:
                 return
         if expected != result:
             raise CroupierError(
-                f"result {result.text!r} differs from the engine's {expected.text!r}"
+                f"result {clipped(result.text)} differs from the engine's {expected.text!r}"
             )
 
     def check_luck(self, line: record_pb2.ResultRecord) -> None:
         """A schema 2 record's luck corrections must be what this referee's value function
-        gives; one made by another value function (its digest differs) does not verify."""
+        gives; one made by another value function (its digest differs) does not verify. A
+        schema 1 record and an aborted match carry none."""
         if not self.luck_recorded or line.result.termination == common_pb2.TERMINATION_ABORTED:
+            if line.luck or line.luck_value:
+                why = "schema 1 has none" if not self.luck_recorded else "an aborted match has none"
+                raise CroupierError(f"luck corrections in the result line, where {why}")
             return
         if self.luck is None:
             if line.luck or line.luck_value:
@@ -185,16 +196,16 @@ class Replayer:
             return
         if line.luck_value != self.luck.digest:
             raise CroupierError(
-                f"luck corrections made by value function {line.luck_value or 'none'!r}, not "
-                f"this referee's {self.luck.digest!r}"
+                "luck corrections made by value function "
+                f"{clipped(line.luck_value or 'none')}, not this referee's {self.luck.digest!r}"
             )
         expected = self.luck.corrections()
-        if len(line.luck) != len(expected) or any(
-            abs(a - b) > 1e-9 for a, b in zip(line.luck, expected, strict=False)
+        if len(line.luck) != len(expected) or not all(  # (NaN is no number within any bound)
+            abs(a - b) <= 1e-9 for a, b in zip(line.luck, expected, strict=False)
         ):
             raise CroupierError(
-                f"luck corrections {list(line.luck)} differ from the value function's "
-                f"{list(expected)}"
+                f"luck corrections {clipped(str(list(line.luck)))} differ from the value "
+                f"function's {list(expected)}"
             )
 
 
@@ -223,5 +234,19 @@ def verify(path: Path, seed: int | None = None) -> Verification:
         return report
     if records[-1].WhichOneof("line") != "result":
         report.problems.append("the record ends before the result")
+    aborted = records[-1].result.result.termination == common_pb2.TERMINATION_ABORTED
     report.luck_checked = replayer.luck is not None and bool(records[-1].result.luck)
+    report.luck_checked = report.luck_checked and not aborted
     return report
+
+
+#: The most of a record's own text (an event's, an action's) a problem quotes: a line of a
+#: record may be megabytes long, and a problem is one line of a report.
+QUOTED_CHARS = 80
+
+
+def clipped(text: str) -> str:
+    """`text` quoted (repr), cut to QUOTED_CHARS with its full length said."""
+    if len(text) <= QUOTED_CHARS:
+        return repr(text)
+    return f"{text[:QUOTED_CHARS]!r}... ({len(text):,} characters)"

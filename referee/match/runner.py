@@ -403,19 +403,7 @@ class _Match:
         cancellation that may have stopped the match, within ABORT_NOTICE_SECONDS in all, so a
         stuck seat delays neither the others nor the abort. The error that stopped the match
         is the caller's to raise again."""
-        result = common_pb2.Result(
-            termination=common_pb2.TERMINATION_ABORTED,
-            text="aborted by the referee",
-            seats=[
-                common_pb2.SeatResult(
-                    seat=seat,
-                    name=name,
-                    faults=self.fault_counts[seat],
-                    retired=self.retired[seat],
-                )
-                for seat, name in enumerate(names)
-            ],
-        )
+        result = protocol.aborted_result(names, self.fault_counts, self.retired)
         try:
             self.finish(result)
         finally:
