@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from referee.cli import app
 from referee.contest.book import ContestBook
-from referee.contest.pairing import Pacing, choose_table
+from referee.contest.pairing import REMATCH_WAIT_SECONDS, Pacing, choose_table, seat_order
 from referee.games.base import parse_options
 from referee.ladder.store import Store
 from referee.match.runner import MatchOutcome
@@ -248,3 +248,74 @@ def test_with_every_bot_idle_one_venue_always_seats_a_table(counts: dict[str, in
     for table in (network, hosted):
         for bot in table or ():
             assert counts[bot] + 1 - floor <= MAX_LEAD + 1, (table, counts)
+
+
+#: The late entrant's first matches counted, and the most of them one opponent may take.
+LATE_MATCHES = 12
+
+
+def test_a_late_entrant_meets_the_whole_field_and_every_bot_takes_every_seat(
+    tmp_path: Path,
+) -> None:
+    """Issue 42.5: a late entrant's provisional matches went 22 of 24 against the weakest bot,
+    which came back from each of their matches as it did while the others still played; and
+    the bot that sat first always took seat 0. Here alice and bob think 30 ms a move, carol
+    answers at once; dave comes late, unsettled, and answers at once too: he meets all three,
+    none more than half his matches, and every bot sits in seat 0 about half the time."""
+    tokens = accounts(tmp_path, "alice", "bob", "carol", "dave")
+
+    async def scenario(contest: Contest, stop: trio.Event) -> None:
+        async with trio.open_nursery() as nursery:
+            for name in ("alice", "bob"):
+                nursery.start_soon(contest.bot, PONDERER, tokens[name], "--think-ms", "30")
+            nursery.start_soon(contest.bot, RANDOM, tokens["carol"])
+            while len(contest.outcomes) < 6:
+                await trio.sleep(0.05)
+            nursery.start_soon(contest.bot, RANDOM, tokens["dave"])
+            while sum(dave_in(outcome) for outcome in contest.outcomes) < LATE_MATCHES:
+                await trio.sleep(0.05)
+            stop.set()
+
+    run_contest(tmp_path, scenario, max_lead=8, reconnect_grace=0.0)
+    tables = played(tmp_path)
+    his = [bots for bots in tables if "dave" in bots][:LATE_MATCHES]
+    opponents = Counter(bot for bots in his for bot in bots if bot != "dave")
+    assert set(opponents) == {"alice", "bob", "carol"}, his
+    assert max(opponents.values()) <= LATE_MATCHES // 2, opponents
+    first = Counter(bots[0] for bots in tables)
+    for bot, count in Counter(bot for bots in tables for bot in bots).items():
+        assert 0.25 <= first[bot] / count <= 0.75, (bot, first[bot], count, tables)
+
+
+def dave_in(outcome: MatchOutcome) -> bool:
+    return any(seat.name.split(" (")[0] == "dave" for seat in outcome.result.seats)
+
+
+def test_seats_rotate_whoever_sits_first() -> None:
+    """`seat_order` alone: the same bot heads every table (as a new entrant does), yet over
+    many tables each bot takes each seat about as often, at tables of two and of four."""
+    for seats in (2, 4):
+        seated: Counter[tuple[str, int]] = Counter()
+        field = ["head", "b", "c", "d", "e", "f"]
+        for n in range(600):
+            table = ["head", *(field[1 + (n + i) % 5] for i in range(seats - 1))]
+            order = seat_order(table, seated)
+            assert sorted(order) == list(range(seats))
+            seated.update((table[i], seat) for seat, i in enumerate(order))
+        for seat in range(seats):
+            assert abs(seated[("head", seat)] - 600 / seats) <= 2, (seats, seated)
+
+
+def test_a_bot_waits_a_little_for_an_opponent_it_met_less_than_the_one_beside_it() -> None:
+    """`choose_table` alone: dave and carol are idle, having met twice; alice, whom dave has
+    not met, is playing. Dave waits for her, up to REMATCH_WAIT_SECONDS, then meets carol."""
+    pacing = Pacing(max_lead=8, grace=10)
+    pacing.observe(["dave", "carol", "alice"], now=0.0)
+    idle = [_Idle("dave"), _Idle("carol")]
+    met: Counter[frozenset[str]] = Counter({frozenset(("dave", "carol")): 2})
+    table = choose_table(idle, 2, {}, met, pacing, waited=lambda s: 1.0)
+    assert table is None
+    table = choose_table(idle, 2, {}, met, pacing, waited=lambda s: REMATCH_WAIT_SECONDS)
+    assert table is not None and {s.identity for s in table} == {"dave", "carol"}
+    met[frozenset(("dave", "carol"))] = 1  # once more than alice: no wait
+    assert choose_table(idle, 2, {}, met, pacing, waited=lambda s: 0.0) is not None

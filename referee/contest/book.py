@@ -120,6 +120,11 @@ class ContestBook:
         for result in self.store.results():
             for a, b in itertools.combinations(set(result.match.bots), 2):
                 self.meetings[frozenset((a, b))] += 1
+        #: How often each bot sat in each seat (every table that sat down): seats rotate by it
+        #: (referee.contest.pairing.seat_order).
+        self.seated: Counter[tuple[str, int]] = Counter(
+            (bot, seat) for match in self.store.schedule() for seat, bot in enumerate(match.bots)
+        )
         self.ratings: dict[str, float] = {}
         #: The entrants whose ratings are no longer provisional: the others sit first
         #: (referee.contest.pairing).
@@ -153,7 +158,8 @@ class ContestBook:
         )
 
     def seat(self, bots: Sequence[str]) -> ScheduledMatch:
-        """A table sits down: its schedule row, with the next deal's seed."""
+        """A table sits down, its bots in their seats' order (`seat_order`): its schedule row,
+        with the next deal's seed."""
         with self._lock:
             return self._seat(bots)
 
@@ -172,6 +178,7 @@ class ContestBook:
             entrants=entrants,
         )
         self.store.add_schedule([match])
+        self.seated.update((bot, seat) for seat, bot in enumerate(bots))
         if not set(bots) <= self.bots:
             self.bots |= set(bots)
             self.store.put_meta("plan", self._plan(sorted(self.bots)).to_json())

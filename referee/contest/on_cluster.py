@@ -55,7 +55,7 @@ from referee.cluster.coordinator import (
 from referee.cluster.live import watched
 from referee.cluster.versions import VersionsMissing, cache_version, pack_folder
 from referee.contest.book import ContestBook
-from referee.contest.pairing import Pacing, choose_table
+from referee.contest.pairing import Pacing, choose_table, seat_order
 from referee.contest.starts import Starts
 from referee.errors import CroupierError
 from referee.hosted.manifest import ManifestError, load_manifest
@@ -286,6 +286,7 @@ class ClusterTables:
             if table is None or self.starts.take() is None:
                 break
             bots = [e.identity for e in table]
+            bots = [bots[i] for i in seat_order(bots, self.book.seated)]
             self.pacing.seated(bots)
             for a, b in itertools.combinations(set(bots), 2):
                 self.meetings[frozenset((a, b))] += 1

@@ -27,13 +27,27 @@ at most PROVISIONAL_WIDTH times the median of the rated entrants'). Why that rul
 The head start is bounded by `Pacing` all the same: an unsettled entrant sits first only while
 it is free, so it gets at most `max_lead` matches ahead of the slowest present bot, and no one
 waits longer than that rule lets them.
+
+Two rules keep a bot's opponents and seats spread (issue 42.5: a late entrant's provisional
+matches went 22 of 24 against the weakest bot, which came back from each of their matches as it
+did, while the others were still playing; and the bot that sat first always took seat 0):
+
+- a bot meets no opponent more than once more than the present bot it has met least (those
+  playing included), unless it has waited REMATCH_WAIT_SECONDS for one of them to come back;
+- `seat_order`: each bot at a table takes the seat it has sat in least, so that over a contest
+  every bot sits in every seat about as often.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol, TypeVar
+
+#: How long an idle bot waits for an opponent it has met less often to come back from its
+#: match, rather than meet again the one that came back beside it (seconds): a few matches'
+#: length, a small price for an even spread of opponents.
+REMATCH_WAIT_SECONDS = 3.0
 
 
 class Seatable(Protocol):
@@ -113,6 +127,7 @@ def choose_table(
     pacing: Pacing | None = None,
     settled: frozenset[str] = frozenset(),
     elsewhere: frozenset[str] = frozenset(),
+    waited: Callable[[S], float] | None = None,
 ) -> list[S] | None:
     """The next table from the idle sessions (oldest first), or None if none may sit down.
 
@@ -128,6 +143,10 @@ def choose_table(
     do not hold these tables up. If they did, a network bot and a hosted version alone at the
     floor could never sit at one table, and with their tablemates `max_lead` ahead, no table of
     either kind could sit down again.
+
+    `waited(session)`: how long it has been idle. With it, a table of free bots waits (None)
+    while its head would meet an opponent more than once more than the present bot it has met
+    least, until the head has waited REMATCH_WAIT_SECONDS (the module's docstring says why).
     """
     if pacing is None:
         return list(idle[:seats]) if len(idle) >= seats else None
@@ -155,7 +174,19 @@ def choose_table(
     )
     free = [s for s in others if pacing.free(s.identity)]
     if len(free) >= seats - 1:
-        return [head, *free[: seats - 1]]
+        table = [head, *free[: seats - 1]]
+        if waited is not None and waited(head) < REMATCH_WAIT_SECONDS:
+            least = min(
+                (
+                    meetings[frozenset((head.identity, bot))]
+                    for bot in pacing.present - elsewhere - {head.identity}
+                ),
+                default=0,
+            )
+            most = max(meetings[frozenset((head.identity, s.identity))] for s in table[1:])
+            if most > least + 1:
+                return None  # an opponent it has met less often is playing: wait for it
+        return table
     floor_bots = pacing.behind()
     behind = floor_bots - elsewhere
     if floor_bots and not behind:
@@ -170,3 +201,19 @@ def choose_table(
     table = [s for s in candidates if s.identity in behind]
     table += [s for s in candidates if s.identity not in behind][: seats - len(table)]
     return table
+
+
+def seat_order(bots: Sequence[str], seated: Counter[tuple[str, int]]) -> list[int]:
+    """The order in which a table's `bots` take its seats: for each seat in turn, the bot that
+    has sat there least (`seated[(bot, seat)]`), relative to its matches (ties: table order).
+    The index into `bots` of each seat's bot."""
+    left = list(range(len(bots)))
+    order = []
+    for seat in range(len(bots)):
+        totals = {i: sum(seated[(bots[i], s)] for s in range(len(bots))) for i in left}
+        pick = min(
+            left, key=lambda i: (seated[(bots[i], seat)] * len(bots) - totals[i], left.index(i))
+        )
+        order.append(pick)
+        left.remove(pick)
+    return order

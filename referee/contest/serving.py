@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import trio
 
 from referee.contest.book import ContestBook
-from referee.contest.pairing import Pacing, choose_table
+from referee.contest.pairing import Pacing, choose_table, seat_order
 from referee.contest.slots import CoreSlots, default_count
 from referee.contest.starts import Starts
 from referee.contest.tokens import TokenStore
@@ -340,6 +340,9 @@ class _Referee:
         """Seat tables as bots become idle, until `config.matches` have started (here and on a
         cluster)."""
         idle: list[Session] = []
+        #: When each idle session came back (trio time): a bot waits a little for an opponent
+        #: it has met less often (referee.contest.pairing.REMATCH_WAIT_SECONDS).
+        since: dict[int, float] = {}
         poll = PACING_POLL_SECONDS if self.pacing is not None else math.inf
         while not self.starts.over.is_set():
             while True:
@@ -348,6 +351,8 @@ class _Referee:
                 while (session := self.lobby.take_nowait()) is not None:
                     idle.append(session)
                 idle = [s for s in idle if self.lobby.wanted(s)]
+                now = trio.current_time()
+                since = {id(s): since.get(id(s), now) for s in idle}
                 ratings = self.book.ratings if self.book is not None else {}
                 meetings = self.book.meetings if self.book is not None else Counter()
                 if self.pacing is not None:
@@ -357,7 +362,14 @@ class _Referee:
                 # A contest on a cluster: its hosted versions play there, never at these tables.
                 elsewhere = self.cluster.hosted() if self.cluster is not None else frozenset()
                 table = choose_table(
-                    idle, self.seats, ratings, meetings, self.pacing, settled, elsewhere
+                    idle,
+                    self.seats,
+                    ratings,
+                    meetings,
+                    self.pacing,
+                    settled,
+                    elsewhere,
+                    waited=lambda s: trio.current_time() - since[id(s)],
                 )
                 if table is not None:
                     break
@@ -368,6 +380,9 @@ class _Referee:
                 return
             for session in table:
                 idle.remove(session)
+            if self.book is not None:  # each bot in the seat it has sat in least
+                order = seat_order([s.identity for s in table], self.book.seated)
+                table = [table[i] for i in order]
             if self.pacing is not None:
                 self.pacing.seated(s.identity for s in table)
             matches.start_soon(self.play, index, table)
