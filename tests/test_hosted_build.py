@@ -375,3 +375,30 @@ async def test_a_build_cannot_hard_link_what_it_may_only_read_nor_what_it_cannot
     assert outcome.ok, log
     assert log.count("refused") == len(targets) and "LINKED" not in log, log
     assert sorted(p.name for p in into.iterdir()) == ["build.py"]
+
+
+async def test_a_build_is_timed_by_the_cpu_it_uses_and_its_wall_time_bounds_a_sleeper(
+    tmp_path: Path,
+) -> None:
+    """Issue 42.8: builds run at the lowest priority, so on a loaded machine a C++ build ran
+    out of its ten minutes of wall time. Now its limit is CPU time (all its processes: here two
+    spinning at once pass one second in half of it), and the wall limit only bounds a build that
+    sleeps, which uses none."""
+    spin = version(
+        tmp_path,
+        """
+        import os
+        os.fork()  # two processes spin: their CPU time counts together
+        while True:
+            pass
+        """,
+    )
+    outcome = await run(tmp_path, spin, f"{PYTHON} build.py", cpu_seconds=1, wall_seconds=60)
+    assert (outcome.ok, outcome.reason) == (False, BuildReason.CPU), outcome
+    assert "CPU-time limit of 1 s" in outcome.detail and outcome.seconds < 20
+    sleep = tmp_path / "sleeper"
+    sleep.mkdir()
+    (sleep / "build.py").write_text("import time\ntime.sleep(60)\n")
+    outcome = await run(tmp_path, sleep, f"{PYTHON} build.py", cpu_seconds=1, wall_seconds=3)
+    assert (outcome.ok, outcome.reason) == (False, BuildReason.TIMEOUT), outcome
+    assert 3 <= outcome.seconds < 20

@@ -414,3 +414,15 @@ def test_an_unmarked_folder_with_records_is_claimed_only_by_a_resumed_database(
     resumed = runner.invoke(app, ["ladder", "run", str(path), "--no-live"])
     assert resumed.exit_code == 0, resumed.output
     assert mark.exists() and _snapshot(tmp_path / "records") == before
+
+
+def test_a_typo_in_a_bot_s_script_is_a_missing_file_not_a_folder_clash(tmp_path: Path) -> None:
+    """Issue 42.10: the sandbox took the missing script's folder, the ladder's root, for the
+    bot's, and refused every bot for a clash of folders; the typo itself went unsaid."""
+    path = xix_ladder(tmp_path, [HEURISTIC, ("typo", "examples/python/random_bto.py")])
+    result = runner.invoke(app, ["ladder", "run", str(path)])
+    assert result.exit_code == 2, result.output
+    assert "cannot start bot 'typo': no such file 'examples/python/random_bto.py'" in " ".join(
+        result.output.split()
+    ), result.output
+    assert "would show" not in result.output

@@ -200,3 +200,17 @@ def test_a_node_bot_missing_a_package_is_told_to_run_npm_ci(tmp_path: Path) -> N
     assert result.exit_code == 2
     assert "Cannot find package 'croupier-no-such-package'" in result.output
     assert "advice: Node cannot find 'croupier-no-such-package': run `npm ci`" in result.output
+
+
+def test_more_matches_at_once_than_the_cap_only_when_asked(tmp_path: Path) -> None:
+    """Issue 42.6: the per-core cap refused bots that mostly wait on I/O, with no way past it.
+    It still refuses, naming the way past; `--oversubscribe` plays."""
+    from referee.match.bounds import MATCHES_PER_CORE, cores
+
+    many = str(MATCHES_PER_CORE * cores() + 1)
+    command = ["match", "xix", "--games", "2", "--concurrency", many, "--bot", RANDOM]
+    refused = runner.invoke(app, command)
+    assert refused.exit_code == 2 and "--oversubscribe plays more anyway" in refused.output
+    played = runner.invoke(app, [*command, "--oversubscribe", "--records", str(tmp_path)])
+    assert played.exit_code == 0, played.output
+    assert len(list(tmp_path.glob("*.jsonl"))) == 2

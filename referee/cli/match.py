@@ -82,26 +82,39 @@ def match(
         list[str] | None, typer.Option(metavar="NAME=VALUE", help="A game option; repeatable.")
     ] = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Matches played at once.")] = 1,
+    oversubscribe: Annotated[
+        bool,
+        typer.Option(
+            help="Play more matches at once than the cap of 16 per core (bots that mostly wait "
+            "on I/O): their clocks then time bots that share the cores."
+        ),
+    ] = False,
     workers: Workers = None,
     max_faults: Annotated[int, typer.Option(min=1, help="Faults before a seat is retired.")] = 3,
     sandbox: Annotated[bool | None, typer.Option(help=SANDBOX_HELP)] = None,
     limit: Annotated[list[str] | None, typer.Option(help=LIMIT_HELP)] = None,
 ) -> None:
     """Serve on a loopback port, launch the bots, play the matches, print the results."""
+    from referee.match.bounds import concurrency_problem
+
+    def _capped(count: int) -> str | None:
+        found = concurrency_problem(count)
+        return f"{found}; --oversubscribe plays more anyway" if found else None
+
     from referee.games import get_game
     from referee.games.base import parse_options
     from referee.local.limits import Limits
     from referee.local.series import SeriesConfig
     from referee.local.workers import shares
     from referee.match.bounds import (
-        concurrency_problem,
         series_matches_problem,
         shared_clock_problem,
     )
 
     with user_errors():
         within("--games", games, series_matches_problem)
-        within("--concurrency", concurrency, concurrency_problem)
+        if not oversubscribe:
+            within("--concurrency", concurrency, _capped)
         control = time_control(move_ms, bank_ms, clock, ceiling_factor)
         processes = worker_count(workers, concurrency)
         if clock is ClockKind.CPU:  # one process per bot for all the matches of a referee

@@ -9,6 +9,7 @@ running matches get `drain_seconds` to finish and are then aborted with their re
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import math
 import os
@@ -369,7 +370,7 @@ class _Referee:
                     self.pacing,
                     settled,
                     elsewhere,
-                    waited=lambda s: trio.current_time() - since[id(s)],
+                    waited=functools.partial(_waited, since),
                 )
                 if table is not None:
                     break
@@ -484,6 +485,11 @@ class _Referee:
             session.end(f"match limit: {limit} matches per session", "RESOURCE_EXHAUSTED")
         else:
             self.lobby.give_back(session)
+
+
+def _waited(since: dict[int, float], session: Session) -> float:
+    """How long `session` has been idle, `since` holding when each idle session came back."""
+    return trio.current_time() - since[id(session)]
 
 
 def account_name(session: Session) -> str:

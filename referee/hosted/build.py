@@ -23,6 +23,7 @@ import enum
 import os
 import shlex
 import shutil
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,9 +35,11 @@ from referee.hosted import build_inside
 from referee.hosted.build_output import Kept, keep, shown_roots
 from referee.local import spawn
 from referee.local.bot_log import bot_output
+from referee.local.cgroups import BotCgroups
 from referee.local.doors import unused_uid
 from referee.local.launcher import kill_group, launch_problem, log_tail
 from referee.local.limits import MB, Limits, fault_of_exit
+from referee.local.processes import BotProcessGroup
 from referee.local.sandbox import Build, Prepared, Sandbox, prepare, refusals
 
 #: Exit code of a build whose program does not exist, as a shell says it.
@@ -53,6 +56,7 @@ class BuildReason(enum.StrEnum):
     OK = "ok"
     EXIT = "exit"
     TIMEOUT = "timeout"
+    CPU = "cpu"
     MEMORY = "memory"
     DISK = "disk"
     PIDS = "pids"
@@ -63,9 +67,14 @@ class BuildLimits:
     """What one build may consume. The defaults fit a real bot's build on a small machine, and
     stop a runaway one long before it costs a running contest anything."""
 
-    #: Wall time, seconds: a clean Go or C++ gRPC build takes one to three minutes at nice 19 on
-    #: a busy machine; 10 minutes leaves room, and bounds what a build that hangs holds.
-    wall_seconds: float = 600.0
+    #: CPU time, seconds, of all its processes (its cgroup's count, else summed over its process
+    #: tree): a clean Go or C++ gRPC build takes one to three minutes of CPU; 10 minutes leaves
+    #: room. CPU time, not wall time, because builds run at the lowest priority: on a loaded
+    #: machine a C++ build took more than 10 minutes of wall time (issue 42.8).
+    cpu_seconds: float = 600.0
+    #: Wall time, seconds: bounds a build that sleeps or waits, which uses no CPU (it holds its
+    #: account's build turn, never another account's: referee.hosted.turns).
+    wall_seconds: float = 1800.0
     #: Memory, MiB (as a bot's: a memory cgroup as root, else RLIMIT_AS): g++ on a gRPC bot
     #: peaks near 1 GiB, and Go's and Java's compilers reserve more than they touch.
     memory_mb: int = 2048
@@ -188,7 +197,7 @@ async def _run(
     if cgroups is not None and cgroups.account is not None:
         with contextlib.suppress(OSError):  # cgroup v2's idle group, where the kernel has one
             (cgroups.account / "cpu.idle").write_text("1")
-    timed_out = False
+    stopped: BuildReason | None = None
     kept = Kept()
     try:
         async with bot_output(log, limits.log_bytes) as output, trio.open_nursery() as nursery:
@@ -205,7 +214,7 @@ async def _run(
                 os.close(write)
             nursery.start_soon(_take_output, read, into, limits, runtime, kept)
             read = -1  # closed by _take_output
-            code, timed_out = await _watch(process, limits)
+            code, stopped = await _watch(process, limits, cgroups)
         pids_hit = cgroups is not None and cgroups.hit()
         memory_hit = cgroups is not None and cgroups.memory_hit()
     finally:
@@ -217,8 +226,8 @@ async def _run(
     if kept.notes:
         with log.open("a") as appended:
             appended.writelines(f"croupier: {note}\n" for note in kept.notes)
-    if timed_out:
-        return BuildReason.TIMEOUT, None, _STOPPED[BuildReason.TIMEOUT].format(limits=limits)
+    if stopped is not None:
+        return stopped, None, _STOPPED[stopped].format(limits=limits)
     if code == 0 and kept.refused is not None:
         return BuildReason.DISK, None, kept.refused
     if code == 0:
@@ -231,7 +240,12 @@ async def _run(
 
 
 #: What the author is told of a limit the referee enforced itself.
-_STOPPED = {BuildReason.TIMEOUT: "killed at its time limit of {limits.wall_seconds:g} s"}
+_STOPPED = {
+    BuildReason.TIMEOUT: "killed at its time limit of {limits.wall_seconds:g} s",
+    BuildReason.CPU: "killed at its CPU-time limit of {limits.cpu_seconds:g} s (all its processes)",
+}
+#: How often a build's CPU time is read (seconds): it may pass its limit by this much.
+CPU_POLL_SECONDS = 0.25
 #: A launched process's fault, as a build's reason (a crash is its exit).
 _REASONS = {
     common_pb2.FAULT_REASON_MEMORY: BuildReason.MEMORY,
@@ -255,22 +269,45 @@ async def _take_output(
     await trio.to_thread.run_sync(take, abandon_on_cancel=True)
 
 
-async def _watch(process: spawn.Child, limits: BuildLimits) -> tuple[int, bool]:
-    """Wait for the build to exit, killing it (its whole sandbox) at its time limit; its exit
-    code, and whether it was timed out."""
-    timed_out = False
+async def _watch(
+    process: spawn.Child, limits: BuildLimits, cgroups: BotCgroups | None
+) -> tuple[int, BuildReason | None]:
+    """Wait for the build to exit, killing it (its whole sandbox) at its wall-time or its
+    CPU-time limit; its exit code, and which limit stopped it (None: neither)."""
+    stopped: list[BuildReason] = []
+    account = cgroups.account if cgroups is not None else None
+    tree = BotProcessGroup(process.pid, account=account)
+
+    async def watch_cpu() -> None:
+        while True:
+            await trio.sleep(CPU_POLL_SECONDS)
+            used = await trio.to_thread.run_sync(tree.cpu_seconds)
+            if used is not None and used > limits.cpu_seconds:
+                stopped.append(BuildReason.CPU)
+                return
+
     try:
-        with trio.move_on_after(limits.wall_seconds) as timer:
-            await process.wait()
-        if timer.cancelled_caught:
-            timed_out = True
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_cancel_after, watch_cpu, nursery.cancel_scope)
+            with trio.move_on_after(limits.wall_seconds) as timer:
+                await process.wait()
+            if timer.cancelled_caught:
+                stopped.append(BuildReason.TIMEOUT)
+            nursery.cancel_scope.cancel()
     finally:
-        if process.returncode is None:  # timed out, or cancelled: the build goes with its caller
+        if process.returncode is None:  # over a limit, or cancelled: the build goes with it
             kill_group(process.pid)
             process.kill()
         with trio.CancelScope(shield=True):
             code = await process.wait()
-    return code, timed_out
+        tree.close()
+    return code, stopped[0] if stopped else None
+
+
+async def _cancel_after(watch: Callable[[], Awaitable[None]], scope: trio.CancelScope) -> None:
+    """Run `watch`; once it returns (a limit passed), cancel `scope`."""
+    await watch()
+    scope.cancel()
 
 
 def _lowest_priority() -> list[str]:

@@ -37,7 +37,7 @@ from referee.ladder.venue import (
     record_path,
 )
 from referee.ladder.view import Presence, RefereeView
-from referee.local.launcher import BotProcess, supervise
+from referee.local.launcher import BotProcess, LaunchError, launch_problem, supervise
 from referee.local.sandbox import Sandbox, check_bwrap, socket_folder
 from referee.local.view import bot_folder
 from referee.match.lobby import Lobby
@@ -257,6 +257,10 @@ async def play_matches(
     """
     if config.sandbox:
         check_bwrap()  # a clear error before anything starts
+    for bot in config.bots:  # a typo in a script's path, before it is taken for a folder
+        problem = launch_problem(shlex.split(bot.command_line()), bot.cwd)
+        if problem is not None:
+            raise LaunchError(f"cannot start bot {bot.name!r}: {problem}", problem)
     with socket_folder() as folder:
         private = out_of_sight(config)
         sandbox = Sandbox(

@@ -30,6 +30,7 @@ from referee.local.last_output import advice, read_output, telling
 from referee.local.limits import Limits, fault_of_exit
 from referee.local.processes import BotProcessGroup
 from referee.local.sandbox import Prepared, Sandbox, SandboxError, prepare
+from referee.local.view import is_interpreter
 from referee.match.lobby import Lobby
 from referee.transport import serve_door
 
@@ -209,6 +210,9 @@ async def _prepared(bot: BotProcess, croupier: dict[str, str], door: Door | None
             confined=bot.confined,
         )
 
+    problem = launch_problem(bot.argv(), bot.cwd)  # before the sandbox guesses its folder
+    if problem is not None:
+        raise _cannot_start(bot, problem)
     await limiter.acquire()  # the wait that Ctrl-C may cut short
     try:
         with trio.CancelScope(shield=True):  # what it creates is then removed by the caller
@@ -283,14 +287,43 @@ async def _run_once(
 
 def launch_problem(argv: Sequence[str], cwd: Path | None) -> str | None:
     """Why the bot's program cannot run, checked here: inside wrappers, a missing program is an
-    exit rather than an error at launch."""
+    exit rather than an error at launch; and a script an interpreter is to run that does not
+    exist (a typo in a path, issue 42.10), which the sandbox would take for the bot's folder."""
     program = argv[0]
+    here = cwd or Path.cwd()
     if "/" in program:
-        path = Path(program) if Path(program).is_absolute() else (cwd or Path.cwd()) / program
-        return (
-            None if os.access(path, os.X_OK) and path.is_file() else f"no such program {program!r}"
-        )
-    return None if shutil.which(program) else f"{program!r} is not on PATH"
+        path = Path(program) if Path(program).is_absolute() else here / program
+        if not (os.access(path, os.X_OK) and path.is_file()):
+            return f"no such program {program!r}"
+    elif not shutil.which(program):
+        return f"{program!r} is not on PATH"
+    script = _script(argv) if is_interpreter(program) else None
+    if (
+        script is not None
+        and not (Path(script) if Path(script).is_absolute() else here / script).exists()
+    ):
+        return f"no such file {script!r}, which {Path(program).name} is to run (from {str(here)!r})"
+    return None
+
+
+#: What a script an interpreter runs is named like: a file, not a module or an option's value.
+_SCRIPT_SUFFIXES = (".py", ".pyz", ".js", ".mjs", ".cjs", ".ts", ".jar")
+
+
+def _script(argv: Sequence[str]) -> str | None:
+    """The script file an interpreter's command runs (`python bots/a.py`, `node dist/bot.js`,
+    `java -jar bot.jar`), or None where it runs none by path (`python -m bot`, `-c`)."""
+    words = iter(argv[1:])
+    for word in words:
+        if word in ("-m", "-c", "-e", "--eval", "-p", "--print"):
+            return None
+        if word == "-jar":
+            return next(words, None)
+        if word.startswith("-"):
+            continue
+        looks = "/" in word or word.endswith(_SCRIPT_SUFFIXES)
+        return word if looks else None
+    return None
 
 
 def kill_group(pgid: int) -> None:
