@@ -64,6 +64,9 @@ def test_the_organiser_lists_every_account_s_versions(contest: Contest) -> None:
     # Oldest first.
     ids = [broken, active, failed]
     assert sorted(ids, key=listed.index) == ids
+    # As narrow as it may be, whatever the terminal (the wide console here): a long reason is
+    # folded, not one line of some 250 columns.
+    assert max(map(len, listed.splitlines())) <= 120, listed
 
 
 def test_a_version_is_named_by_a_prefix_of_its_id(contest: Contest) -> None:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +75,13 @@ def test_the_report_marks_it_as_the_cli_does(contest: Path, tmp_path: Path) -> N
 @pytest.fixture(scope="module")
 def site(contest: Path) -> Iterator[str]:
     """`croupier serve --web` on the stopped contest (no bot comes): the site's URL."""
+    with serving_site(contest) as web:
+        yield web
+
+
+@contextmanager
+def serving_site(contest: Path) -> Iterator[str]:
+    """`croupier serve --web` on a stopped contest while the block runs: the site's URL."""
     folder = contest.parent
     command = [CROUPIER, "serve", "--port", "0", "--web", "127.0.0.1:0", "--db", str(contest)]
     command += ["--records", str(folder / "records")]

@@ -23,11 +23,12 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -274,7 +275,13 @@ def test_a_live_match_plays_in_the_viewer_to_its_result_banner(site: Site, page:
     assert len(clocks) == 2 and all(
         re.fullmatch(r"(thinking .+ · left|bank) [\d.]+ s", c) for c in clocks
     )
+    # The clock has a line of its own: beside the name it squeezed it to a letter a line.
+    widths = page.locator("#seats .seat .name").evaluate_all(
+        "names => names.map((n) => n.getBoundingClientRect().width / n.textContent.length)"
+    )
+    assert widths and min(widths) > 4, widths  # px a character: not one a line
     page.wait_for_selector("#banner:not([hidden])", timeout=60_000)
+    assert page.locator("#seats .seat .clock").count() == 0  # no clock once it is over
     banner = page.locator("#banner").text_content()
     assert banner is not None and banner.startswith("result: seat ")
     played = site.committed(match_id)
@@ -572,3 +579,43 @@ def test_a_contest_file_web_table_and_the_seed_revealed_when_over(tmp_path: Path
             bot.wait()
         serve.stdout.close()
     assert code == 0
+
+
+def test_a_hosted_account_s_matches_are_listed_by_its_account(site: Site) -> None:
+    """Papercut of issue 42: `/api/v1/matches?bot=ACCOUNT` was empty for a hosted account (only
+    ACCOUNT@VERSION worked), as docs/contest.md's example names the account."""
+    hosted = next(v["entrant"] for v in site.json("/api/bots/carol")["versions"] if v["active"])
+
+    def matches(bot: str) -> set[str]:
+        found = site.json(f"/api/v1/matches?bot={quote(bot)}&limit=1000")["matches"]
+        return {m["match"] for m in found}
+
+    deadline = time.monotonic() + 120
+    while not (by_version := _listed(matches, hosted)):
+        assert time.monotonic() < deadline, "carol's hosted version played no match"
+        time.sleep(0.5)
+    assert by_version <= matches("carol")
+
+
+def _listed(matches: Callable[[str], set[str]], bot: str) -> set[str]:
+    """`matches(bot)`, or none while the site does not know `bot` yet (404)."""
+    try:
+        return matches(bot)
+    except urllib.error.HTTPError:
+        return set()
+
+
+def test_a_phone_width_table_scrolls_and_numbers_never_wrap(site: Site, page: Any) -> None:
+    """Papercuts of issue 42: at a phone's width the standings were cut with no scroll, and a
+    result such as 12-3-5 wrapped at its hyphens."""
+    page.set_viewport_size({"width": 390, "height": 800})
+    page.goto(f"{site.web}/")
+    page.wait_for_selector("#standings tbody tr")
+    box = page.locator("#standings").evaluate(
+        "t => [getComputedStyle(t).overflowX, t.scrollWidth, t.clientWidth]"
+    )
+    assert box[0] == "auto" and box[1] > box[2], box  # wider than the phone, and it scrolls
+    wraps = page.locator("#standings td.num, #recent td.result").evaluate_all(
+        "cells => cells.map((c) => getComputedStyle(c).whiteSpace)"
+    )
+    assert wraps and set(wraps) == {"nowrap"}, wraps

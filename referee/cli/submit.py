@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 PROGRESS_FROM_BYTES = 1024 * 1024
 #: How often --wait asks for the version's status (seconds).
 POLL_SECONDS = 1.0
+#: The widest a version's reason is shown in `submissions list` (folded past it).
+REASON_WIDTH = 50
 #: Lines of the build log --wait prints when a build failed.
 LOG_TAIL_LINES = 20
 #: Statuses a version stays in (see VersionStatus in submissions.proto).
@@ -217,12 +219,16 @@ def list_command(
                 sent = author.versions()
             active = frozenset(VersionId(v.id) for v in sent if v.active)
             listing = Listing(tuple(_stored(v) for v in sent), active)
-    table = Table("version", *(["account"] if root else []), "status", "submitted", "reason")
+    # As narrow as its contents allow: a reason is folded within REASON_WIDTH (it was one line
+    # of some 250 columns), the time shown to the minute (UTC, as stored).
+    table = Table("version", *(["account"] if root else []), "status", "submitted (UTC)")
+    table.add_column("reason", max_width=REASON_WIDTH, overflow="fold")
     for version in listing.versions:
         account = [version.account] if root else []
         status = _status(version, listing.active)
         short = version.id[:SHORT_ID]  # as git shows commits; any unique prefix names one
-        table.add_row(short, *account, status, version.submitted_at, printable(version.reason))
+        when = version.submitted_at[:16].replace("T", " ")
+        table.add_row(short, *account, status, when, printable(version.reason))
     console.print(table)
 
 

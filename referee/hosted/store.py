@@ -497,3 +497,10 @@ def _version(row: tuple[str, ...]) -> Version:
 def entrant(version: Version) -> str:
     """The contest's name for a hosted version: its account and its id's first digits."""
     return f"{version.account}@{version.id[:SHORT_ID]}"
+
+
+def plays_as(name: str, bot: str) -> bool:
+    """Whether the entrant `name` is `bot`: that very name, or a hosted version of the account
+    `bot` (`alice@4e639b076764` is alice's), so that a hosted account is followed and listed
+    by its account as a network bot is by its name."""
+    return name == bot or name.startswith(f"{bot}@")

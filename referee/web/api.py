@@ -20,6 +20,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from referee.hosted.current import to_dict
+from referee.hosted.store import plays_as
 from referee.ladder.store import Played
 from referee.ladder.view import RefereeView, Terms
 from referee.web.caching import cached
@@ -155,7 +156,8 @@ def newest_first(contest: Contest, bot: str | None = None) -> list[Played]:
     return [
         p
         for p in reversed(contest.played)
-        if p.number in results and (bot is None or bot in results[p.number].match.bots)
+        if p.number in results
+        and (bot is None or any(plays_as(name, bot) for name in results[p.number].match.bots))
     ]
 
 

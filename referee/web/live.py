@@ -24,6 +24,7 @@ from starlette.types import Send
 from croupier.v1 import referee_pb2
 from referee.errors import CroupierError
 from referee.games import get_game
+from referee.hosted.store import plays_as
 from referee.ladder.view import RefereeView
 from referee.match.spectators import LiveMatch
 from referee.text import named
@@ -224,7 +225,8 @@ class LiveStreams:
         """The newest live match not in `seen` (with `bot` at a seat, if given)."""
         seen &= self.view.live.matches.keys()
         for match_id, live in reversed(self.view.live.matches.items()):
-            if match_id not in seen and (not bot or bot in seat_names(self.view, live)):
+            names = seat_names(self.view, live)
+            if match_id not in seen and (not bot or any(plays_as(n, bot) for n in names)):
                 return live
         return None
 

@@ -60,17 +60,18 @@
 
   const seconds = (ms) => `${(Math.max(ms, 0) / 1000).toFixed(1)} s`;
 
-  // Each seat's clock in its box: its bank, and while it decides the time it has taken, run on
+  // Each seat's clock in its box, on a line of its own under the name (beside it, it squeezed
+  // the name to a letter a line): its bank, and while it decides the time it has taken, run on
   // here from what the server last measured (the server sends clocks only when one starts or
-  // stops).
+  // stops). Gone once the match is over.
   function showClocks() {
     if (!clocks || document.body.dataset.over === "1") return;
     const since = performance.now() - clocks.at;
     clocks.seats.forEach((c, seat) => {
-      const box = $("seats").querySelector(`.seat[data-seat="${seat}"] .who`);
+      const box = $("seats").querySelector(`.seat[data-seat="${seat}"]`);
       if (!box) return;
       let clock = box.querySelector(".clock");
-      if (!clock) clock = box.appendChild(draw.text("span", "clock", ""));
+      if (!clock) clock = box.insertBefore(draw.text("div", "clock", ""), box.querySelector(".facts"));
       const parts = [];
       if (c.thinking_ms !== null) parts.push(`thinking ${seconds(c.thinking_ms + since)}`);
       if (clocks.move_ms !== null) {
@@ -101,6 +102,7 @@
     }
     banner.appendChild(ranking);
     banner.hidden = false;
+    for (const clock of $("seats").querySelectorAll(".clock")) clock.remove();
     $("state").textContent = following ? `over · waiting for the next match` : "over";
     const replay = document.createElement("a");
     replay.href = `/matches/${encodeURIComponent(message.match)}.html`;

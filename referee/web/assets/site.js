@@ -201,7 +201,7 @@
       const links = el("td", link(`/matches/${encodeURIComponent(m.match)}.html`, "replay"));
       links.appendChild(document.createTextNode(" · "));
       links.appendChild(link(`/records/${encodeURIComponent(m.match)}.jsonl`, "record"));
-      const tr = row([m.match, el("td", when(m.finished_at)), bots, m.result, faults, links]);
+      const tr = row([m.match, el("td", when(m.finished_at)), bots, el("td", m.result, "result"), faults, links]);
       tr.dataset.match = m.match;
       recent.appendChild(tr);
     }
@@ -311,6 +311,11 @@
     series.forEach((s, i) => {
       const line = add("polyline", { class: `line series-${i % 6}`, points: s.points.map((p) => at(p, 1)).join(" ") });
       line.dataset.series = s.label;
+      if (s.points.length === 1) { // a line of one point draws nothing: a dot, and its interval
+        const [p] = s.points;
+        if (band) add("line", { class: "band-bar", x1: x(p[0]), x2: x(p[0]), y1: y(p[2]), y2: y(p[3]) });
+        add("circle", { class: `dot series-${i % 6}`, cx: x(p[0]), cy: y(p[1]), r: 4 });
+      }
       if (!band) add("text", { class: `legend series-${i % 6}`, x: L + 8 + i * 150, y: T + 12 }, `— ${s.legend}`);
     });
     add("line", { class: "axis", x1: L, x2: W - R, y1: H - B, y2: H - B });
@@ -438,7 +443,7 @@
       const links = el("td", link(`/matches/${encodeURIComponent(m.match)}.html#seat=${seat}`, "replay"));
       links.appendChild(document.createTextNode(" · "));
       links.appendChild(link(`/records/${encodeURIComponent(m.match)}.jsonl`, "record"));
-      const tr = row([m.match, el("td", when(m.finished_at)), seat, opponents, m.ranks[seat] ?? "-", m.scores[seat] ?? "-", m.result, faults, links]);
+      const tr = row([m.match, el("td", when(m.finished_at)), seat, opponents, m.ranks[seat] ?? "-", m.scores[seat] ?? "-", el("td", m.result, "result"), faults, links]);
       tr.dataset.match = m.match;
       body.appendChild(tr);
     }
