@@ -207,8 +207,11 @@ def test_move_list_banner_legend_links_and_layout(browser: Any, tmp_path: Path) 
         s.name for s in ranked
     ]
     assert page.locator("#legend").is_visible()
-    for address, view in (("#seat=1", 2), ("#view=3", 3), ("#step=0", 0)):
-        page.goto(html.as_uri() + address)
-        page.reload()
-        page.wait_for_selector(f"body[data-view='{view}']")
     page.close()
+    # Each address opened by a page of its own: a hash followed by a reload raced the address
+    # the page writes as it moves (a timer), which on a loaded machine came in between.
+    for address, view in (("#seat=1", 2), ("#view=3", 3), ("#step=0", 0)):
+        fresh = browser.new_page(viewport={"width": 1280, "height": 900})
+        fresh.goto(html.as_uri() + address)
+        fresh.wait_for_selector(f"body[data-view='{view}']")
+        fresh.close()
