@@ -16,7 +16,13 @@ from typer.testing import CliRunner
 
 from referee.cli import app
 from referee.contest.book import ContestBook
-from referee.contest.pairing import REMATCH_WAIT_SECONDS, Pacing, choose_table, seat_order
+from referee.contest.pairing import (
+    REMATCH_WAIT_SECONDS,
+    Pacing,
+    choose_table,
+    rematch_wait,
+    seat_order,
+)
 from referee.games.base import parse_options
 from referee.ladder.store import Store
 from referee.match.runner import MatchOutcome
@@ -319,3 +325,11 @@ def test_a_bot_waits_a_little_for_an_opponent_it_met_less_than_the_one_beside_it
     assert table is not None and {s.identity for s in table} == {"dave", "carol"}
     met[frozenset(("dave", "carol"))] = 1  # once more than alice: no wait
     assert choose_table(idle, 2, {}, met, pacing, waited=lambda s: 0.0) is not None
+
+
+def test_the_rematch_wait_grows_with_the_matches_length() -> None:
+    """On a busy machine a match outlasts REMATCH_WAIT_SECONDS: the wait for an opponent met
+    less often is two matches' length then, so it is not given up mid-match (issue 50)."""
+    assert rematch_wait([]) == REMATCH_WAIT_SECONDS
+    assert rematch_wait([0.1, 0.2, 0.1]) == REMATCH_WAIT_SECONDS
+    assert rematch_wait([9.0, 1.0, 4.0]) == 8.0  # twice the median, not the longest

@@ -181,6 +181,9 @@ class SelfMeter:
     def starved_seconds(self) -> float | None:
         return None
 
+    def ended(self) -> bool:
+        return False
+
 
 def spin(seconds: float) -> None:
     end = time.process_time() + seconds

@@ -7,16 +7,26 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import trio
 
-from tests.test_contest_pairing import one_leaves
+from tests.test_contest import BAD, Contest, accounts, run_contest
 from tests.test_provisional import serving_site
 
 
 @pytest.fixture(scope="module")
 def one_match(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A stopped contest of one match (its trio run before the browser's loop starts)."""
+    """A stopped contest of exactly one match, alice against bob, who both leave after it (its
+    trio run before the browser's loop starts). One stopped once a match was in could commit a
+    second in its drain on a busy machine (issue 50): two points, not one."""
     folder = tmp_path_factory.mktemp("one-match")
-    one_leaves(folder, 1)
+    tokens = accounts(folder, "alice", "bob")
+
+    async def scenario(contest: Contest, stop: trio.Event) -> None:
+        async with trio.open_nursery() as nursery:
+            for name in ("alice", "bob"):
+                nursery.start_soon(contest.bot, BAD, tokens[name], "once")
+
+    assert len(run_contest(folder, scenario).outcomes) == 1
     return folder / "contest.db"
 
 

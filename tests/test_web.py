@@ -33,7 +33,7 @@ from urllib.parse import quote
 import pytest
 
 from referee.contest.tokens import TokenStore
-from referee.hosted.store import VersionId
+from referee.hosted.store import VersionId, plays_as
 from referee.ladder.store import Played, Store
 from tests.cluster_helpers import wait_until
 from tests.hosted_helpers import (
@@ -365,7 +365,8 @@ def test_a_bot_s_versions_are_its_own_and_never_their_build_logs(site: Site) -> 
 
 
 def _plays(site: Site, played: Played, bot: str) -> bool:
-    return bot in _bots(site, played.number)
+    """Whether `bot` sat in the match, as its own name or as one of its hosted versions."""
+    return any(plays_as(name, bot) for name in _bots(site, played.number))
 
 
 def _bots(site: Site, number: int) -> tuple[str, ...]:

@@ -33,7 +33,8 @@ matches went 22 of 24 against the weakest bot, which came back from each of thei
 did, while the others were still playing; and the bot that sat first always took seat 0):
 
 - a bot meets no opponent more than once more than the present bot it has met least (those
-  playing included), unless it has waited REMATCH_WAIT_SECONDS for one of them to come back;
+  playing included), unless it has waited `rematch_wait` (a few seconds, or two matches'
+  length on a busy machine) for one of them to come back;
 - `seat_order`: each bot at a table takes the seat it has sat in least, so that over a contest
   every bot sits in every seat about as often.
 """
@@ -44,10 +45,25 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol, TypeVar
 
-#: How long an idle bot waits for an opponent it has met less often to come back from its
-#: match, rather than meet again the one that came back beside it (seconds): a few matches'
+#: How long an idle bot waits at least for an opponent it has met less often to come back from
+#: its match, rather than meet again the one that came back beside it (seconds): a few matches'
 #: length, a small price for an even spread of opponents.
 REMATCH_WAIT_SECONDS = 3.0
+
+#: ... and at most, in matches' lengths (`rematch_wait`): on a busy machine a match takes
+#: longer than REMATCH_WAIT_SECONDS, and a wait of fixed seconds would give up on an opponent
+#: mid-match every time (issue 50).
+REMATCH_WAIT_MATCHES = 2.0
+
+
+def rematch_wait(took: Sequence[float]) -> float:
+    """How long a bot waits for an opponent it has met less often, given how long recent
+    matches `took` (seconds): REMATCH_WAIT_MATCHES times their median, REMATCH_WAIT_SECONDS at
+    least."""
+    if not took:
+        return REMATCH_WAIT_SECONDS
+    ordered = sorted(took)
+    return max(REMATCH_WAIT_SECONDS, REMATCH_WAIT_MATCHES * ordered[len(ordered) // 2])
 
 
 class Seatable(Protocol):
@@ -128,6 +144,7 @@ def choose_table(
     settled: frozenset[str] = frozenset(),
     elsewhere: frozenset[str] = frozenset(),
     waited: Callable[[S], float] | None = None,
+    patience: float = REMATCH_WAIT_SECONDS,
 ) -> list[S] | None:
     """The next table from the idle sessions (oldest first), or None if none may sit down.
 
@@ -146,7 +163,8 @@ def choose_table(
 
     `waited(session)`: how long it has been idle. With it, a table of free bots waits (None)
     while its head would meet an opponent more than once more than the present bot it has met
-    least, until the head has waited REMATCH_WAIT_SECONDS (the module's docstring says why).
+    least, until the head has waited `patience` seconds (`rematch_wait`; the module's docstring
+    says why).
     """
     if pacing is None:
         return list(idle[:seats]) if len(idle) >= seats else None
@@ -175,7 +193,7 @@ def choose_table(
     free = [s for s in others if pacing.free(s.identity)]
     if len(free) >= seats - 1:
         table = [head, *free[: seats - 1]]
-        if waited is not None and waited(head) < REMATCH_WAIT_SECONDS:
+        if waited is not None and waited(head) < patience:
             least = min(
                 (
                     meetings[frozenset((head.identity, bot))]

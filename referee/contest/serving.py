@@ -15,7 +15,7 @@ import math
 import os
 import resource
 import signal
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import trio
 
 from referee.contest.book import ContestBook
-from referee.contest.pairing import Pacing, choose_table, seat_order
+from referee.contest.pairing import Pacing, choose_table, rematch_wait, seat_order
 from referee.contest.slots import CoreSlots, default_count
 from referee.contest.starts import Starts
 from referee.contest.tokens import TokenStore
@@ -209,6 +209,8 @@ class _Referee:
         )
         self.live = LiveMatches()
         self.pacing = Pacing(config.max_lead, config.reconnect_grace) if book is not None else None
+        #: How long the last matches here took (seconds): how long a bot waits for a rematch.
+        self.took: deque[float] = deque(maxlen=RECENT_MATCHES)
         self.control = ServerControl()
         self.seats = config.game.seat_count(config.options)
         planned = config.matches
@@ -371,6 +373,7 @@ class _Referee:
                     settled,
                     elsewhere,
                     waited=functools.partial(_waited, since),
+                    patience=rematch_wait(self.took),
                 )
                 if table is not None:
                     break
@@ -461,6 +464,7 @@ class _Referee:
             del self.view.tables[match_id]
         if self.book is not None:
             seconds = trio.current_time() - started
+            self.took.append(seconds)
             await trio.to_thread.run_sync(self.book.commit, scheduled, outcome, seconds)
             await trio.to_thread.run_sync(self.book.refresh_ratings)
             self.view.notify()
@@ -485,6 +489,10 @@ class _Referee:
             session.end(f"match limit: {limit} matches per session", "RESOURCE_EXHAUSTED")
         else:
             self.lobby.give_back(session)
+
+
+#: Matches whose length sets the rematch wait (referee.contest.pairing.rematch_wait).
+RECENT_MATCHES = 9
 
 
 def _waited(since: dict[int, float], session: Session) -> float:

@@ -121,6 +121,14 @@ class BotProcessGroup:
                     os.sched_setaffinity(int(thread), cores)
         self.pinned = tuple(sorted(cores))
 
+    def ended(self) -> bool:
+        """Whether the leader has exited: looked at without reaping it (WNOWAIT), so that its
+        launcher still reads its exit status."""
+        try:
+            return os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        except ChildProcessError:  # reaped already (or never this process's child)
+            return True
+
     def starved_seconds(self) -> float | None:
         """Seconds so far during which some of the bot's processes were ready to run but waited
         for a CPU (its cgroup's pressure stall count); None where unknown."""

@@ -33,6 +33,10 @@ class LaunchedBot(Protocol):
     def starved_seconds(self) -> float | None:
         """Seconds the bot has waited for a CPU so far; None where unknown."""
 
+    def ended(self) -> bool:
+        """Whether the bot's process has exited, though whoever launched it may not yet have
+        said how (on a busy machine that takes seconds: referee.match.remote_seat)."""
+
     def cores(self) -> tuple[int, ...]:
         """The cores the bot's processes are pinned to, ascending; empty when not pinned."""
 

@@ -21,8 +21,16 @@ from referee.match.seats import SeatFault
 from referee.match.session import Closed, Session, decode
 
 #: How long a seat whose stream closed waits to learn whether its process died (a crash) rather
-#: than only its connection (a disconnect).
-CRASH_GRACE_SECONDS = 0.5
+#: than only its connection (a disconnect). 0.5 s was too short on a loaded machine, where the
+#: stream closes seconds before the process is seen to exit (issue 50).
+CRASH_GRACE_SECONDS = 2.0
+
+#: How long a seat waits for the launcher to say how a process it knows has exited ended (the
+#: launcher reads the cgroup's counters and the log first): a crash is never called a disconnect.
+EXIT_CAUSE_SECONDS = 30.0
+
+#: How often a seat waiting for a process's exit looks again.
+EXIT_POLL_SECONDS = 0.05
 
 #: How often a seat whose bot's time is up looks whether the transport's loop has polled.
 POLL_WAIT_SECONDS = 0.001
@@ -279,17 +287,21 @@ class RemoteSeat:
 
     def _known(self, state: Gone) -> bool:
         """Whether the loss is known to be a crash or a disconnect: a launched bot's process
-        has CRASH_GRACE_SECONDS to be seen exiting."""
-        if self.session.process is None or self.session.process_exited.is_set():
+        has CRASH_GRACE_SECONDS to be seen exiting, and once it has exited its launcher has
+        EXIT_CAUSE_SECONDS to say how."""
+        process = self.session.process
+        if process is None or self.session.process_exited.is_set():
             return True
-        return trio.current_time() >= state.at + CRASH_GRACE_SECONDS
+        waited = trio.current_time() - state.at
+        return waited >= (EXIT_CAUSE_SECONDS if process.ended() else CRASH_GRACE_SECONDS)
 
     async def _lose(self) -> SeatFault:
         """The bot is not coming back: a crash if its process exited, else a disconnect."""
         state = self.state
         assert isinstance(state, Gone)
-        with trio.move_on_at(state.at + CRASH_GRACE_SECONDS):
-            await self.session.process_exited.wait()
+        while not self._known(state):
+            with trio.move_on_after(EXIT_POLL_SECONDS):
+                await self.session.process_exited.wait()
         fault = self._cause_of_loss(state, final=True)
         self.state = Lost(fault)
         return fault

@@ -7,7 +7,8 @@ id), `out_of_turn` (an extra reply after its answer), `exit` (the process exits 
 `other_match` (answers naming another match), `reconnect` (drops its connection and comes back
 at once with the same token), `reconnect_late` (comes back after RECONNECT_AFTER seconds),
 `flood` (sends thousands of messages), `huge` (sends a 200 KB message), `slow_good` (plays
-well, 20 ms a decision: for spectators), `no_index` (a reply without action_index).
+well, 20 ms a decision: for spectators), `no_index` (a reply without action_index), `once`
+(plays well, and leaves after its first match).
 CROUPIER_CA_FILE makes it speak TLS. With MATCHES_LOG set, it appends a line to that file for each
 MatchStart (`start MATCH_ID`) and MatchEnd (`end MATCH_ID TERMINATION`) it receives.
 """
@@ -38,6 +39,7 @@ MODES = {
     "huge",
     "slow_good",
     "no_index",
+    "once",
 }
 
 
@@ -111,6 +113,9 @@ async def session(mode: str, reconnects: int) -> None:
             elif kind == "match_end":
                 end = message.match_end
                 note(f"end {end.match_id} {common_pb2.Termination.Name(end.result.termination)}")
+                if mode == "once":
+                    await call.done_writing()
+                    return
             elif kind == "goodbye":
                 await call.done_writing()
                 return
@@ -120,7 +125,7 @@ async def session(mode: str, reconnects: int) -> None:
                 index = rng.randrange(len(request.legal_actions))
                 if mode == "slow_good":
                     await asyncio.sleep(0.02)
-                if requests != 3 or mode in {"good", "slow_good"} or reconnects:
+                if requests != 3 or mode in {"good", "slow_good", "once"} or reconnects:
                     await call.write(reply(request, index))
                 elif mode == "slow":
                     await asyncio.sleep(request.clock.deadline_ms / 1000 + 0.05)
