@@ -16,30 +16,11 @@ and the shared modules; never the contest server or the CLI.
 
 from __future__ import annotations
 
-import importlib.util
 from dataclasses import replace
 
-from referee.errors import CroupierError
+from referee.cluster.dask_extra import INSTALL_HINT, ClusterError, require_dask
 from referee.ladder.config import ClusterConfig, LadderConfig, check_scheduler
 from referee.ladder.venue import Venue
-
-#: How to get the extra, for error messages.
-INSTALL_HINT = "pip install 'croupier[cluster]'"
-
-
-class ClusterError(CroupierError):
-    """A cluster that cannot be used: Dask missing, a scheduler out of reach, workers that
-    cannot run the ladder's bots."""
-
-
-def require_dask() -> None:
-    """Raise ClusterError naming the install command when Dask distributed is missing."""
-    try:
-        found = importlib.util.find_spec("distributed") is not None
-    except (ImportError, ValueError):  # a broken install, or a module blanked out
-        found = False
-    if not found:
-        raise ClusterError(f"running on a Dask cluster needs Dask: {INSTALL_HINT}")
 
 
 def on_cluster(config: LadderConfig, scheduler: str | None) -> LadderConfig:

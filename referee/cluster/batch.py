@@ -23,7 +23,7 @@ from pathlib import Path
 import trio
 
 from referee import transport
-from referee.cluster import ClusterError
+from referee.cluster.dask_extra import ClusterError
 from referee.cluster.packing import COMPLETE
 from referee.cluster.versions import VersionsMissing, cache_folder, cached
 from referee.errors import CroupierError, leaves

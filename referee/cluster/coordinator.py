@@ -30,7 +30,6 @@ import trio
 from distributed import CancelledError, Client, KilledWorker
 
 from croupier.v1 import common_pb2
-from referee.cluster import ClusterError
 from referee.cluster.batch import (
     Batch,
     BatchFailed,
@@ -40,6 +39,7 @@ from referee.cluster.batch import (
     template,
     worker_facts,
 )
+from referee.cluster.dask_extra import ClusterError
 from referee.cluster.live import watched
 from referee.cluster.ship import ShipFiles, pack
 from referee.errors import CroupierError

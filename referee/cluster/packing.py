@@ -11,7 +11,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from referee.cluster import ClusterError
+from referee.cluster.dask_extra import ClusterError
 
 #: What marks an unpacked folder as whole (written last, after every file).
 COMPLETE = ".complete"

@@ -19,8 +19,8 @@ from pathlib import Path
 from distributed import Worker
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from referee.cluster import ClusterError
 from referee.cluster.batch import SHIP_PREFIX
+from referee.cluster.dask_extra import ClusterError
 from referee.cluster.packing import entry, unpack_once
 
 #: Folders never worth shipping.

@@ -22,7 +22,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from referee.cluster import ClusterError
+from referee.cluster.dask_extra import ClusterError
 from referee.cluster.packing import COMPLETE, entry, unpack_once
 
 #: The folder, under a worker's local directory, that versions are cached in.

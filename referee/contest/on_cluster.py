@@ -42,7 +42,6 @@ from distributed import CancelledError, KilledWorker
 
 from croupier.v1 import common_pb2
 from referee import private
-from referee.cluster import ClusterError
 from referee.cluster.batch import LOG_TAIL_BYTES, Batch, BatchFailed, BatchOutcome, play_batch
 from referee.cluster.coordinator import (
     CLOSE_SECONDS,
@@ -52,6 +51,7 @@ from referee.cluster.coordinator import (
     connect_client,
     running_workers,
 )
+from referee.cluster.dask_extra import ClusterError
 from referee.cluster.live import watched
 from referee.cluster.versions import VersionsMissing, cache_version, pack_folder
 from referee.contest.book import ContestBook

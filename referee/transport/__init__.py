@@ -1,6 +1,7 @@
-"""The only package that imports grpc: the host (`host`), the gRPC server (`server`:
-listening, health, reflection) and its two services, the bots' Play stream (`play`) and
-spectators' Watch (`watch`); `client` for `croupier watch`.
+"""The only package that imports grpc: the host (`host`), the gRPC server (`server`: listening,
+health, reflection's descriptors in `reflection`; its limits in `settings`) and its services, the
+bots' Play stream (`play`), spectators' Watch (`watch`) and authors' uploads (`submissions`);
+`client` for `croupier watch`.
 
 grpcio has no trio support, so trio hosts the referee and steps grpc.aio's asyncio loop from a
 task of its own on the same thread (`host`): the cheapest of the bridges measured
@@ -14,14 +15,8 @@ lint` checks it): the local series and slots, the contest server, the doctor, `c
 from __future__ import annotations
 
 from referee.transport.host import run
-from referee.transport.server import (
-    ListenError,
-    ServerControl,
-    ServerSettings,
-    check_free,
-    serve,
-    serve_door,
-)
+from referee.transport.server import ListenError, ServerControl, check_free, serve, serve_door
+from referee.transport.settings import ServerSettings
 
 __all__ = [
     "ListenError",

@@ -16,7 +16,6 @@ import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import grpc
 from google.protobuf.message import DecodeError
@@ -26,10 +25,8 @@ from referee.match.lobby import Lobby
 from referee.match.logrates import LogLimiter, host_of
 from referee.match.session import Backlog, Ending, Session
 from referee.transport.host import arrival_bound, polls, sender
+from referee.transport.settings import ServerSettings
 from referee.version import VERSION
-
-if TYPE_CHECKING:
-    from referee.transport.server import ServerSettings
 
 log = logging.getLogger("croupier.referee")
 

@@ -30,15 +30,9 @@ from referee.errors import (
 )
 from referee.match.lobby import Lobby
 from referee.transport.play import bearer_token
+from referee.transport.settings import UPLOAD_IDLE_SECONDS, UPLOAD_TOTAL_SECONDS
 
 SERVICE = "croupier.v1.Submissions"
-#: How long an upload may go without a message before it is ended (seconds): a client that
-#: holds its stream open holds a spool file, and counts against its hourly quota meanwhile.
-UPLOAD_IDLE_SECONDS = 30.0
-#: How long an upload may take in all (seconds): the largest allowed upload at well under
-#: 1 MB/s, so a trickle of bytes cannot hold its spool file for ever.
-UPLOAD_TOTAL_SECONDS = 600.0
-
 _Context = grpc.aio.ServicerContext[object, object]
 _T = TypeVar("_T")
 
