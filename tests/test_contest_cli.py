@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import inspect
 import io
 import os
 import re
@@ -19,9 +21,13 @@ from typer.testing import CliRunner
 
 from croupier.v1 import referee_pb2
 from referee.cli import app
+from referee.cli.serve import serve_command
 from referee.cli.watch import draw
+from referee.clock_kind import ClockKind
 from referee.contest.file import load as load_contest_file
+from referee.contest.settings import ServeSettings
 from referee.contest.tokens import TokenStore
+from referee.errors import CroupierError
 from referee.transport.client import watch
 from tests.test_contest import BAD, RANDOM, Contest, accounts, run_contest
 
@@ -162,6 +168,43 @@ def test_a_contest_file_sets_the_hosted_bots_folders_and_quotas(tmp_path: Path) 
     assert result.exit_code == 2
     said = " ".join(result.output.split())
     assert f"{contest}:4: key 'hosted.versions_kept': expected at least 1" in said, said
+
+
+def test_the_serve_command_s_defaults_are_the_library_s(tmp_path: Path) -> None:
+    """One set of defaults (issue 43.3): each option's default on `croupier serve` is its
+    setting's default in referee.contest.settings, which a contest file and a library caller
+    get too; and a contest file's every key is a setting there."""
+    defaults = ServeSettings()
+    shown = inspect.signature(serve_command).parameters
+    for name in {f.name for f in dataclasses.fields(ServeSettings)}:
+        assert shown[name].default == getattr(defaults, name), name
+    contest = tmp_path / "contest.toml"
+    contest.write_text(
+        'game = "xix"\nhost = "::1"\nport = 1\ndatabase = "c.db"\nrecords = "r"\n'
+        'tls_cert = "c"\ntls_key = "k"\ninsecure = true\nmatches = 2\nlog_json = true\n'
+        '[options]\n[time_control]\nmove_ms = 5\nbank_ms = 5\nclock = "cpu"\n'
+        "ceiling_factor = 3\n[limits]\nmax_faults = 1\nreconnect_grace = 1.0\n"
+        "max_sessions_per_token = 1\nmax_matches_per_session = 1\n"
+        "max_messages_per_second = 1.0\nmax_message_bytes = 2048\ndrain_seconds = 1.0\n"
+        "max_lead = 1\n[web]\nport = 1\n[hosted]\nversions = 'v'\nruntime = 'u'\n"
+        "submissions_per_hour = 1\nmax_upload_mb = 1\nversions_kept = 1\nslots = 1\n"
+        "freeze = true\ncluster = 'tcp://s:1'\n"
+    )
+    settings = defaults.over(load_contest_file(contest))
+    assert settings.clock is ClockKind.CPU and settings.web == "127.0.0.1:1"
+    assert settings.option == () and settings.hosted_slots == 1
+
+
+def test_a_library_caller_is_held_to_the_serve_s_rules(tmp_path: Path) -> None:
+    """The cross-option rules live with the settings, not in the command (issue 43.3)."""
+    with pytest.raises(CroupierError, match=re.escape("refusing to accept any token on '0.0.0.0'")):
+        ServeSettings(host="0.0.0.0", insecure=True).config("seed")
+    with pytest.raises(CroupierError, match="--web shows a contest: give --db too"):
+        ServeSettings(web="127.0.0.1:8080").check()
+    with pytest.raises(CroupierError, match="--ceiling-factor is for --clock cpu"):
+        ServeSettings(ceiling_factor=3).check()
+    with pytest.raises(TypeError, match="no serve setting named colour"):
+        ServeSettings().over({"colour": "red"})
 
 
 def test_a_contest_file_is_read_as_a_ladder_file_is(tmp_path: Path) -> None:

@@ -19,12 +19,13 @@ from __future__ import annotations
 import typer
 
 from referee.cli.cluster import cluster_app
-from referee.cli.contest import contest_app, serve_command, token_app
+from referee.cli.contest import contest_app, token_app
 from referee.cli.doctor import doctor
 from referee.cli.epilog import DONE, epilog
 from referee.cli.ladder import ladder_app
 from referee.cli.match import games, match
 from referee.cli.replay import replay
+from referee.cli.serve import serve_command
 from referee.cli.submit import submissions_app, submit_command
 from referee.cli.watch import watch_command
 

@@ -12,7 +12,7 @@ import typer
 
 from referee.cli.bot_limits import LIMIT_HELP, SANDBOX_HELP, limit_pairs, sandboxed
 from referee.cli.consoles import EXIT_CHECK_FAILED, console, user_errors
-from referee.cli.options import BankMs, MoveMs, option_pairs, time_control
+from referee.cli.options import BankMs, MoveMs
 from referee.cli.seeds import Seed, seed_lines
 from referee.errors import CroupierError
 
@@ -73,11 +73,13 @@ def doctor(
     from referee.doctor.examine import examine
     from referee.games import get_game
     from referee.games.base import parse_options
+    from referee.games.options import option_pairs
     from referee.local.limits import Limits
+    from referee.match.clock import checked_time_control
     from referee.match.seeds import new_master_seed
 
     with user_errors():
-        control = time_control(move_ms, bank_ms)
+        control = checked_time_control(move_ms, bank_ms)
         chosen = get_game(game)
         raw = option_pairs(option or [], players)
         argv = parse_command(command)

@@ -23,7 +23,7 @@ import typer
 from referee.cli.bot_limits import LIMIT_HELP, SANDBOX_HELP, limit_pairs
 from referee.cli.consoles import EXIT_CHECK_FAILED, console, errors, progress, user_errors
 from referee.cli.epilog import DONE, epilog
-from referee.cli.options import WORKERS_HELP, CeilingFactor, within, worker_count
+from referee.cli.options import WORKERS_HELP, CeilingFactor
 from referee.cli.web_settings import web_settings
 from referee.clock_kind import ClockKind
 from referee.errors import CroupierError
@@ -185,7 +185,7 @@ def run_command(
     from referee.ladder.config import Launch, clocked
     from referee.ladder.store import reporting_store_failures
     from referee.ladder.workers import WorkerVenue
-    from referee.match.bounds import concurrency_problem
+    from referee.match.bounds import concurrency_problem, within, worker_count
     from referee.web import run_ladder_with_site
 
     with user_errors():

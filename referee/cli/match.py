@@ -9,16 +9,7 @@ import typer
 
 from referee.cli.bot_limits import LIMIT_HELP, SANDBOX_HELP, limit_pairs, sandboxed
 from referee.cli.consoles import console, errors, user_errors
-from referee.cli.options import (
-    BankMs,
-    CeilingFactor,
-    Clock,
-    Workers,
-    option_pairs,
-    time_control,
-    within,
-    worker_count,
-)
+from referee.cli.options import BankMs, CeilingFactor, Clock, Workers
 from referee.cli.seeds import Seed, announce_luck, announce_seed, reveal_seed
 from referee.clock_kind import ClockKind
 from referee.text import plural
@@ -103,19 +94,23 @@ def match(
 
     from referee.games import get_game
     from referee.games.base import parse_options
+    from referee.games.options import option_pairs
     from referee.local.limits import Limits
     from referee.local.series import SeriesConfig
     from referee.local.workers import shares
     from referee.match.bounds import (
         series_matches_problem,
         shared_clock_problem,
+        within,
+        worker_count,
     )
+    from referee.match.clock import checked_time_control
 
     with user_errors():
         within("--games", games, series_matches_problem)
         if not oversubscribe:
             within("--concurrency", concurrency, _capped)
-        control = time_control(move_ms, bank_ms, clock, ceiling_factor)
+        control = checked_time_control(move_ms, bank_ms, clock, ceiling_factor)
         processes = worker_count(workers, concurrency)
         if clock is ClockKind.CPU:  # one process per bot for all the matches of a referee
             within("--concurrency", max(shares(concurrency, processes)), shared_clock_problem)

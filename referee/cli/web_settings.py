@@ -1,17 +1,15 @@
-"""`--web HOST:PORT` and its TLS files, checked as the referee's own address is."""
+"""`--web HOST:PORT` and its TLS files as the web site's settings (checked by
+referee.addresses, as the referee's own address is)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from referee.errors import CroupierError
+from referee.addresses import web_address
 
 if TYPE_CHECKING:
     from referee.web import WebSettings
-
-#: Addresses a server may listen on in plaintext without --insecure.
-LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 
 def web_settings(
@@ -20,17 +18,5 @@ def web_settings(
     """--web HOST:PORT, refused off loopback without TLS (unless --insecure), as the referee."""
     from referee.web import WebSettings
 
-    host, colon, port_text = address.rpartition(":")
-    host = host.strip("[]")
-    if not colon or not host or not port_text.isdigit() or int(port_text) > 65535:
-        raise CroupierError(f"--web wants HOST:PORT, got {address!r}")
-    if (tls_cert is None) != (tls_key is None):
-        raise CroupierError("give both --tls-cert and --tls-key, or neither")
-    for path in (tls_cert, tls_key):
-        if path is not None and not path.is_file():
-            raise CroupierError(f"no such file {str(path)!r}")
-    if tls_cert is None and host not in LOOPBACK and not insecure:
-        raise CroupierError(
-            f"refusing a plaintext web site on {host!r}: give --tls-cert/--tls-key (or --insecure)"
-        )
-    return WebSettings(host=host, port=int(port_text), tls_cert=tls_cert, tls_key=tls_key)
+    host, port = web_address(address, tls_cert, tls_key, insecure)
+    return WebSettings(host=host, port=port, tls_cert=tls_cert, tls_key=tls_key)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from referee.errors import InvalidOptionError
+from referee.errors import CroupierError, InvalidOptionError
 
 OptionValue: TypeAlias = int | bool
 
@@ -104,3 +104,16 @@ class Options(Mapping[str, OptionValue]):
         value = self[name]
         assert isinstance(value, int)
         return int(value)
+
+
+def option_pairs(pairs: Iterable[str], players: int | None = None) -> dict[str, str]:
+    """Game options from `--option NAME=VALUE` texts (and the `--players N` shortcut)."""
+    raw: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep:
+            raise CroupierError(f"bad option {pair!r}: expected NAME=VALUE")
+        raw[name.strip()] = value.strip()
+    if players is not None:
+        raw["players"] = str(players)
+    return raw

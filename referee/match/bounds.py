@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
+
+from referee.errors import CroupierError
 
 #: The longest a decision's time (`move_ms`) or a seat's bank (`bank_ms`) may be: a day. The
 #: protocol carries both, and the deadline `move_ms + bank_ms`, as uint32 milliseconds (at most
@@ -194,3 +197,18 @@ def workers_problem(count: int) -> str | None:
     """Why `count` referee processes are refused on this machine, or None: each plays one
     match at once at least, so they are bounded as matches at once are."""
     return concurrency_problem(count, "referee processes")
+
+
+def within(option: str, value: int, problem: Callable[[int], str | None]) -> int:
+    """`value` of `option` if `problem` finds nothing wrong with it."""
+    found = problem(value)
+    if found:
+        raise CroupierError(f"{option} {value!r}: {found}")
+    return value
+
+
+def worker_count(workers: int | None, concurrency: int) -> int:
+    """--workers checked, or its default for `concurrency` matches at once (at most that)."""
+    if workers is None:
+        return default_workers(concurrency)
+    return min(within("--workers", workers, workers_problem), concurrency)

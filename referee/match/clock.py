@@ -22,7 +22,7 @@ import trio
 from croupier.v1 import common_pb2
 from referee.clock_kind import ClockKind
 from referee.errors import CroupierError
-from referee.match.bounds import ceiling_problem, cores, cpu_clock_problem, time_problem
+from referee.match.bounds import ceiling_problem, cores, cpu_clock_problem, time_problem, within
 
 #: Under a CPU clock, a decision also ends once CEILING_FACTOR times its allowed time plus
 #: CEILING_SLACK_SECONDS passed on the wall clock (`SeatClock.ceiling_seconds`). CPU time does
@@ -428,3 +428,28 @@ def _forgiven(wall: float, starved: float, cpu: float | None) -> float:
     if cpu is not None:
         had = max(had, min(wall, cpu))
     return max(0.0, wall - max(0.0, had))
+
+
+def checked_time_control(
+    move_ms: int,
+    bank_ms: int,
+    clock: ClockKind = ClockKind.WALL,
+    ceiling_factor: int | None = None,
+) -> TimeControl:
+    """--move-ms, --bank-ms, --clock and --ceiling-factor (or a file's keys of those names) as a
+    time control, each refused past what it can mean (referee.match.bounds)."""
+    if ceiling_factor is not None and clock is not ClockKind.CPU:
+        raise CroupierError("--ceiling-factor is for --clock cpu (the wall clock has no ceiling)")
+    problem = cpu_clock_problem(move_ms) if clock is ClockKind.CPU else None
+    if problem:
+        raise CroupierError(f"--clock cpu with --move-ms {move_ms!r}: {problem}")
+    return TimeControl(
+        move_ms=within("--move-ms", move_ms, time_problem),
+        bank_ms=within("--bank-ms", bank_ms, time_problem),
+        clock=clock,
+        ceiling_factor=within(
+            "--ceiling-factor",
+            DEFAULT_CEILING_FACTOR if ceiling_factor is None else ceiling_factor,
+            ceiling_problem,
+        ),
+    )
