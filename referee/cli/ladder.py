@@ -11,21 +11,16 @@ from __future__ import annotations
 
 import contextlib
 import json
-import shlex
 import sys
-from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from referee.cli.bot_limits import LIMIT_HELP, SANDBOX_HELP, limit_pairs
 from referee.cli.consoles import EXIT_CHECK_FAILED, console, errors, progress, user_errors
 from referee.cli.epilog import DONE, epilog
-from referee.cli.options import WORKERS_HELP, CeilingFactor
-from referee.cli.web_settings import web_settings
-from referee.clock_kind import ClockKind
+from referee.cli.ladder_run import EXIT_INTERRUPTED, run_command
 from referee.errors import CroupierError
 from referee.text import plural
 
@@ -34,8 +29,7 @@ from referee.text import plural
 MATRIX_BOTS = 16
 
 if TYPE_CHECKING:
-    from referee.ladder import Summary
-    from referee.ladder.config import LadderConfig
+    pass
 
 ladder_app = typer.Typer(
     name="ladder",
@@ -47,25 +41,13 @@ ladder_app = typer.Typer(
 )
 
 
-#: The shell's code for a run stopped by Ctrl-C (128 + SIGINT).
-EXIT_INTERRUPTED = 130
-
-
 class OutputFormat(StrEnum):
     TABLE = "table"
     JSON = "json"
     CSV = "csv"
 
 
-class SprtOn(StrEnum):
-    """What `--sprt` tests (referee.ladder.ratings.SPRT_ON)."""
-
-    SCORE = "score"
-    MARGIN = "margin"
-    CORRECTED = "corrected"
-
-
-@ladder_app.command(
+ladder_app.command(
     "run",
     epilog=epilog(
         [
@@ -84,226 +66,7 @@ class SprtOn(StrEnum):
             "it again",
         },
     ),
-)
-def run_command(
-    ladder: Annotated[Path, typer.Argument(help="The ladder file (TOML); see docs/ladders.md.")],
-    sprt: Annotated[
-        tuple[float, float, float, float] | None,
-        typer.Option(
-            metavar="ELO0 ELO1 ALPHA BETA",
-            help="A-against-B test of the first bot against the second: stop as soon as the "
-            "SPRT accepts elo <= ELO0 or elo >= ELO1 (error rates ALPHA, BETA).",
-        ),
-    ] = None,
-    sprt_on: Annotated[
-        SprtOn,
-        typer.Option(
-            help="What the SPRT tests: the match score (ELO0, ELO1 in Elo), or the mean point "
-            "margin, raw or corrected for luck (ELO0, ELO1 in points).",
-        ),
-    ] = SprtOn.SCORE,
-    database: Annotated[
-        Path | None,
-        typer.Option(
-            help="Use this database instead of the file's `database` (its records then go to "
-            "DATABASE's folder, `<name>-records`, unless --records says where)."
-        ),
-    ] = None,
-    records: Annotated[
-        Path | None, typer.Option(help="Put records here instead of the file's `records`.")
-    ] = None,
-    concurrency: Annotated[
-        int | None, typer.Option(min=1, help="Matches at once (overrides `concurrency`).")
-    ] = None,
-    workers: Annotated[
-        int | None,
-        typer.Option(
-            help=WORKERS_HELP + ' Not with --cluster. The default is 1 with launch = "shared" '
-            "(one process per bot); given, each worker launches its own.",
-            show_default=False,
-        ),
-    ] = None,
-    live: Annotated[
-        bool, typer.Option(help="Show the progress bar and live standings (on a terminal).")
-    ] = True,
-    cluster: Annotated[
-        str | None,
-        typer.Option(
-            metavar="tcp://SCHEDULER:8786",
-            help="Play the matches on this Dask cluster (overrides [cluster] scheduler).",
-        ),
-    ] = None,
-    sandbox: Annotated[
-        bool | None, typer.Option(help=SANDBOX_HELP + " Overrides the file's `sandbox`.")
-    ] = None,
-    limit: Annotated[
-        list[str] | None, typer.Option(help=LIMIT_HELP + " Overrides the file's limits.")
-    ] = None,
-    clock: Annotated[
-        ClockKind | None,
-        typer.Option(
-            help="What measures a bot's time (overrides [time_control] clock): wall, or cpu "
-            "(the CPU time its processes used, however busy the machine; docs/ladders.md)."
-        ),
-    ] = None,
-    ceiling_factor: CeilingFactor = None,
-    web: Annotated[
-        str | None,
-        typer.Option(
-            metavar="HOST:PORT",
-            help="Also serve the ladder's web site here, from this process: live standings, "
-            "matches to watch as they are played (public view), bot pages, replays, records, "
-            "the seed once revealed (port 0: any free port). Off loopback it needs --tls-cert "
-            "and --tls-key (or --insecure). On a Dask cluster: no live matches, the rest as "
-            "here.",
-        ),
-    ] = None,
-    keep_web: Annotated[
-        bool,
-        typer.Option(
-            help="With --web: once the ladder is over, keep its site up (final standings, "
-            "revealed seed) until Ctrl-C or SIGTERM, then exit 0. --no-keep-web exits at once."
-        ),
-    ] = True,
-    tls_cert: Annotated[
-        Path | None, typer.Option(help="PEM certificate chain: the web site speaks HTTPS.")
-    ] = None,
-    tls_key: Annotated[Path | None, typer.Option(help="PEM private key for --tls-cert.")] = None,
-    insecure: Annotated[
-        bool, typer.Option(help="Allow a plaintext web site on an address other than loopback.")
-    ] = False,
-) -> None:
-    """Run a ladder, or resume it from its database; print the standings and reveal the seed.
-
-    With --web the ladder's web site is served while it runs and, unless --no-keep-web, after
-    it ends until Ctrl-C (see docs/ladders.md, "The web site").
-    """
-    from referee import transport
-    from referee.cli.ladder_display import Display
-    from referee.cluster import on_cluster, venue_for
-    from referee.ladder import Sprt, load, run_ladder
-    from referee.ladder.config import Launch, clocked
-    from referee.ladder.store import reporting_store_failures
-    from referee.ladder.workers import WorkerVenue
-    from referee.match.bounds import concurrency_problem, within, worker_count
-    from referee.web import run_ladder_with_site
-
-    with user_errors():
-        if web is None and (tls_cert is not None or tls_key is not None or insecure):
-            raise CroupierError("--tls-cert, --tls-key and --insecure are for --web's site")
-        site = web_settings(web, tls_cert, tls_key, insecure) if web is not None else None
-        if concurrency is not None:
-            within("--concurrency", concurrency, concurrency_problem)
-        config = load(ladder)
-        config = replace(
-            config,
-            database=database if database is not None else config.database,
-            records=records_for(records, database, config.records),
-            concurrency=concurrency if concurrency is not None else config.concurrency,
-            sandbox=sandbox if sandbox is not None else config.sandbox,
-        )
-        if clock is not None or ceiling_factor is not None:
-            config = clocked(config, clock or config.time_control.clock, ceiling_factor)
-        if limit:
-            overrides = limit_pairs(limit)
-            bots = tuple(
-                replace(bot, limits=bot.limits.merged(overrides, "--limit")) for bot in config.bots
-            )
-            config = replace(config, bots=bots)
-        config = on_cluster(config, cluster)
-        processes = 1
-        if config.cluster is not None and config.cluster.scheduler:
-            if workers is not None:
-                raise CroupierError(
-                    "--workers is for this machine's cores: on a Dask cluster the workers' "
-                    "threads decide how many matches run at once (drop --workers, or play "
-                    "here: no --cluster nor [cluster] scheduler)"
-                )
-            where = f"on the Dask cluster at {config.cluster.scheduler}"
-            console.print(where, markup=False, highlight=False, soft_wrap=True)
-        else:
-            workers = workers if workers is not None else config.workers  # the flag wins
-            if workers is not None or config.launch is not Launch.SHARED:
-                # by default, launch = "shared" (one process per bot) keeps every match here
-                processes = worker_count(workers, config.concurrency)
-        if processes > 1:
-            console.print(
-                f"{processes} referee processes for {config.concurrency} matches at once",
-                markup=False,
-                highlight=False,
-            )
-        test = Sprt(*sprt, on=str(sprt_on)) if sprt is not None else None
-        display = Display(live and errors.is_terminal, sprt=test is not None)
-        over: list[Summary] = []
-
-        def site_listening(url: str) -> None:
-            console.print(f"ladder web site on {url}", markup=False, highlight=False)
-
-        def site_stays(summary: Summary) -> None:
-            over.append(summary)
-            display.stop()
-            _print_summary(summary, config)
-            console.print(
-                "ladder over: its web site stays up until Ctrl-C", markup=False, highlight=False
-            )
-
-        try:
-            with reporting_store_failures(config.database):
-                venue = venue_for(config) if processes == 1 else WorkerVenue(processes)
-                if site is None:
-                    summary = transport.run(run_ladder, config, test, display, venue)
-                else:
-                    summary = transport.run(
-                        run_ladder_with_site,
-                        site,
-                        site_listening,
-                        config,
-                        test,
-                        display,
-                        venue,
-                        site_stays if keep_web else None,
-                    )
-        except KeyboardInterrupt:
-            if over:  # Ctrl-C while the site stayed up after the ladder: done
-                return
-            display.stop()
-            again = ["croupier", "ladder", "run", str(ladder)]
-            given: dict[str, object] = {"--database": database, "--records": records}
-            given |= {"--cluster": cluster, "--concurrency": concurrency, "--workers": workers}
-            given |= {"--web": web, "--tls-cert": tls_cert, "--tls-key": tls_key}
-            again += [part for flag, value in given.items() if value for part in (flag, str(value))]
-            again += [part for pair in limit or [] for part in ("--limit", pair)]
-            again += ["--sprt", *(f"{value:g}" for value in sprt)] if sprt else []
-            again += ["--sprt-on", str(sprt_on)] if sprt and sprt_on is not SprtOn.SCORE else []
-            switches = {"--insecure": insecure, "--no-live": not live}
-            switches |= {"--no-keep-web": web is not None and not keep_web}
-            switches |= {"--sandbox": sandbox is True, "--no-sandbox": sandbox is False}
-            again += [flag for flag, on in switches.items() if on]
-            errors.print(
-                "interrupted: every finished match is in the database "
-                f"({display.done} of {display.total} in {str(config.database)!r}); resume with: "
-                f"{shlex.join(again)}",
-                markup=False,
-                highlight=False,
-                soft_wrap=True,
-            )
-            raise typer.Exit(EXIT_INTERRUPTED) from None
-        finally:
-            display.stop()
-    if not over:
-        _print_summary(summary, config)
-
-
-def _print_summary(summary: Summary, config: LadderConfig) -> None:
-    from referee.ladder.standings import footer, margin_table, table
-
-    console.print(table(summary.standings))
-    if (margins := margin_table(summary.standings)) is not None:
-        console.print(margins)
-    for line in footer(summary.standings):
-        console.print(line, markup=False, highlight=False, soft_wrap=True)
-    console.print(f"database: {config.database}", markup=False, highlight=False, soft_wrap=True)
-    console.print(f"records: {config.records}/", markup=False, highlight=False, soft_wrap=True)
+)(run_command)
 
 
 @ladder_app.command(
@@ -524,13 +287,3 @@ def report_command(
         highlight=False,
         soft_wrap=True,
     )
-
-
-def records_for(records: Path | None, database: Path | None, configured: Path) -> Path:
-    """Where a run's records go: --records, else beside a --database of its own (each database
-    its own folder: two sharing one would overwrite each other's records), else the file's."""
-    if records is not None:
-        return records
-    if database is not None:
-        return database.with_name(f"{database.stem}-records")
-    return configured
