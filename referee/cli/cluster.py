@@ -55,40 +55,8 @@ def local_command(
 ) -> None:
     """Start a Dask scheduler and worker processes here; print the scheduler's address and
     run until Ctrl-C."""
-    from referee.cluster import ClusterError, require_dask
-    from referee.transport import ListenError, check_free
-
     with user_errors():
-        require_dask()
-        for option, number in (("--port", port), ("--dashboard-port", dashboard_port)):
-            try:  # before Dask, which logs its own warnings on the way down (and would move
-                # a dashboard whose port is taken to another, silently)
-                check_free(host, number)
-            except ListenError as error:
-                raise ClusterError(
-                    f"cannot start a Dask cluster on {host}:{number}: {error.reason} (choose "
-                    f"another {option}, or 0 for any free one)"
-                ) from None
-        from distributed import LocalCluster
-
-        start: Any = LocalCluster  # Dask's annotations are partial
-        try:
-            cluster = start(
-                n_workers=workers,
-                threads_per_worker=threads,
-                processes=True,
-                host=host,
-                scheduler_port=port,
-                dashboard_address=f"{host}:{dashboard_port}",
-            )
-        except (OSError, RuntimeError) as error:  # Dask wraps the cause in RuntimeError
-            cause: BaseException = error
-            while cause.__cause__ is not None:
-                cause = cause.__cause__
-            raise ClusterError(
-                f"cannot start a Dask cluster on {host}:{port}: {cause} (choose another "
-                "--port, or 0 for any free one)"
-            ) from None
+        cluster = _start_cluster(workers, threads, host, port, dashboard_port)
     stop = threading.Event()
 
     def on_signal(number: int, frame: FrameType | None) -> None:
@@ -116,3 +84,41 @@ def local_command(
     finally:
         signal.signal(signal.SIGTERM, previous)
         cluster.close()
+
+
+def _start_cluster(workers: int, threads: int, host: str, port: int, dashboard_port: int) -> Any:
+    """A Dask LocalCluster here, or a ClusterError that names the option to change."""
+    from referee.cluster import ClusterError, require_dask
+    from referee.transport import ListenError, check_free
+
+    require_dask()
+    for option, number in (("--port", port), ("--dashboard-port", dashboard_port)):
+        try:  # before Dask, which logs its own warnings on the way down (and would move
+            # a dashboard whose port is taken to another, silently)
+            check_free(host, number)
+        except ListenError as error:
+            raise ClusterError(
+                f"cannot start a Dask cluster on {host}:{number}: {error.reason} (choose "
+                f"another {option}, or 0 for any free one)"
+            ) from None
+    from distributed import LocalCluster
+
+    start: Any = LocalCluster  # Dask's annotations are partial
+    try:
+        cluster = start(
+            n_workers=workers,
+            threads_per_worker=threads,
+            processes=True,
+            host=host,
+            scheduler_port=port,
+            dashboard_address=f"{host}:{dashboard_port}",
+        )
+    except (OSError, RuntimeError) as error:  # Dask wraps the cause in RuntimeError
+        cause: BaseException = error
+        while cause.__cause__ is not None:
+            cause = cause.__cause__
+        raise ClusterError(
+            f"cannot start a Dask cluster on {host}:{port}: {cause} (choose another "
+            "--port, or 0 for any free one)"
+        ) from None
+    return cluster

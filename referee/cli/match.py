@@ -41,6 +41,24 @@ def _deck(text: str | None) -> tuple[str, ...] | None:
     return tuple(text.replace(",", " ").split()) if text else None
 
 
+Deck = Annotated[
+    str | None,
+    typer.Option(
+        help="Deck order for the first shuffle, top first, e.g. '18 1 17 ...' (a record's "
+        "first deck line replays its deal)."
+    ),
+]
+Records = Annotated[Path | None, typer.Option(help="Folder for the match records (and bot logs).")]
+MoveMsOrNoLimit = Annotated[int, typer.Option(min=0, help="Time per decision, ms (0: no limit).")]
+Oversubscribe = Annotated[
+    bool,
+    typer.Option(
+        help="Play more matches at once than the cap of 16 per core (bots that mostly wait "
+        "on I/O): their clocks then time bots that share the cores."
+    ),
+]
+
+
 def match(
     game: Annotated[str, typer.Argument(help="Game id (see `croupier games`).")],
     bot: Annotated[
@@ -52,19 +70,9 @@ def match(
     ],
     games: Annotated[int, typer.Option(min=1, help="How many matches to play.")] = 1,
     seed: Seed = None,
-    deck: Annotated[
-        str | None,
-        typer.Option(
-            help="Deck order for the first shuffle, top first, e.g. '18 1 17 ...' (a record's "
-            "first deck line replays its deal)."
-        ),
-    ] = None,
-    records: Annotated[
-        Path | None, typer.Option(help="Folder for the match records (and bot logs).")
-    ] = None,
-    move_ms: Annotated[
-        int, typer.Option(min=0, help="Time per decision, ms (0: no limit).")
-    ] = 1000,
+    deck: Deck = None,
+    records: Records = None,
+    move_ms: MoveMsOrNoLimit = 1000,
     bank_ms: BankMs = 10_000,
     clock: Clock = ClockKind.WALL,
     ceiling_factor: CeilingFactor = None,
@@ -73,13 +81,7 @@ def match(
         list[str] | None, typer.Option(metavar="NAME=VALUE", help="A game option; repeatable.")
     ] = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Matches played at once.")] = 1,
-    oversubscribe: Annotated[
-        bool,
-        typer.Option(
-            help="Play more matches at once than the cap of 16 per core (bots that mostly wait "
-            "on I/O): their clocks then time bots that share the cores."
-        ),
-    ] = False,
+    oversubscribe: Oversubscribe = False,
     workers: Workers = None,
     max_faults: Annotated[int, typer.Option(min=1, help="Faults before a seat is retired.")] = 3,
     sandbox: Annotated[bool | None, typer.Option(help=SANDBOX_HELP)] = None,
