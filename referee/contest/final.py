@@ -23,13 +23,13 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import sqlite3
 import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from referee.contest.book import FROZEN
 from referee.contest.tokens import TokenStore
+from referee.databases import open_read_only
 from referee.errors import CroupierError
 from referee.hosted.roster import PLAY_LOG
 from referee.hosted.store import (
@@ -117,7 +117,7 @@ def final_round(
 def _plan_of(source: Path) -> Plan | None:
     """The contest's plan (its game and options), read without a write: None before any
     match was seated."""
-    with contextlib.closing(sqlite3.connect(f"file:{source}?mode=ro", uri=True)) as db:
+    with contextlib.closing(open_read_only(source)) as db:
         found = db.execute("SELECT value FROM meta WHERE key = 'plan'").fetchone()
     return None if found is None else Plan.from_json(found[0])
 

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from referee import private
+from referee.databases import open_database, open_read_only
 from referee.errors import CroupierError
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -67,8 +68,7 @@ class TokenStore:
 
     def _connect(self) -> sqlite3.Connection:
         try:
-            db = sqlite3.connect(self.path, timeout=10)
-            db.execute("PRAGMA journal_mode=WAL")
+            db = open_database(self.path)
         except sqlite3.Error as error:
             raise TokenError(
                 f"cannot open the account database {str(self.path)!r}: {error}"
@@ -134,7 +134,7 @@ class TokenStore:
         here, with its token's hash and any revocation, so that a final round's authors keep
         their tokens. Returns how many; TokenError if `source` holds no accounts."""
         try:
-            with contextlib.closing(sqlite3.connect(f"file:{source}?mode=ro", uri=True)) as db:
+            with contextlib.closing(open_read_only(source)) as db:
                 rows = db.execute(
                     "SELECT name, token_hash, created_at, revoked_at FROM tokens ORDER BY name"
                 ).fetchall()
@@ -155,7 +155,7 @@ def revoked_accounts(path: Path) -> frozenset[str]:
     """The revoked accounts in a contest database, read-only (a ladder database that holds no
     accounts gives none, and is left as it is)."""
     try:
-        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+        with contextlib.closing(open_read_only(path)) as db:
             rows = db.execute("SELECT name FROM tokens WHERE revoked_at IS NOT NULL").fetchall()
     except sqlite3.Error:
         return frozenset()

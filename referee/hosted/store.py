@@ -22,7 +22,6 @@ import hashlib
 import os
 import secrets
 import shutil
-import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import NewType
 
 from referee import private
+from referee.databases import open_database, open_read_only
 from referee.errors import CroupierError
 
 VersionId = NewType("VersionId", str)
@@ -186,10 +186,7 @@ class VersionStore:
         private.folder(self._incoming)  # every author's files: owner-only (bots see theirs
         private.folder(self._versions)  # through the sandbox's binds, never by these paths)
         database = private.file(root / "store.db")
-        self._db = sqlite3.connect(database, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute("PRAGMA busy_timeout=10000")
+        self._db = open_database(database, autocommit=True, shared=True)
         self._db.executescript(_SCHEMA)
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(versions)")}
         if "public" not in columns:  # a store made before public reasons
@@ -458,9 +455,8 @@ def read_listing(root: Path, account: str | None = None) -> Listing:
     if not database.is_file():
         return Listing((), frozenset())
     where, given = ("WHERE account = ?", (account,)) if account is not None else ("", ())
-    db = sqlite3.connect(f"{database.resolve().as_uri()}?mode=ro", uri=True)
+    db = open_read_only(database)
     try:
-        db.execute("PRAGMA busy_timeout=10000")
         tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
         if "versions" not in tables:
             return Listing((), frozenset())

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 from croupier.v1 import common_pb2
 from referee import private
+from referee.databases import open_database
 from referee.errors import CroupierError
 from referee.ladder.model import MatchResult, ScheduledMatch
 
@@ -297,10 +298,7 @@ class Store:
         if create:
             private.file(path)  # the master seed is in it: owner-only (issue 41.0)
         try:
-            self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.execute("PRAGMA busy_timeout=10000")
+            self._db = open_database(path, autocommit=True, shared=True)
             if create:
                 self._db.executescript(_SCHEMA)
             version = self.meta("schema_version")

@@ -32,6 +32,7 @@ from pathlib import Path
 from google.protobuf import json_format
 
 from croupier.v1 import common_pb2, record_pb2
+from referee.databases import Durability, open_database
 from referee.ladder.model import ScheduledMatch
 from referee.ladder.pool import process_pool
 from referee.ladder.schedule import commitment, derive_seed
@@ -118,9 +119,7 @@ class Replayed:
         self._db: sqlite3.Connection | None = None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(path, timeout=10)
-            self._db.execute("PRAGMA journal_mode = WAL")  # notes added as replays finish
-            self._db.execute("PRAGMA synchronous = NORMAL")  # a lost note costs a replay
+            self._db = open_database(path, durability=Durability.NORMAL)  # a lost note: a replay
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS replayed (sha256 TEXT, version TEXT, "
                 "PRIMARY KEY (sha256, version)) WITHOUT ROWID"
