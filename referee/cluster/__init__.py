@@ -9,6 +9,11 @@ commits one match at a time exactly as the local runner does.
 Dask is an optional extra (`pip install 'croupier[cluster]'`); nothing here imports it until a
 cluster is asked for, and `require_dask` says how to install it.
 
+Modules: `coordinator` (the ladder's venue on Dask: batches out, results committed), `batch`
+(the task a worker runs), `ship` and `versions` (a ladder's shipped files, a contest's hosted
+versions, each sent to a worker once, packed by `packing`), `live` (matches on workers watched
+here), `dask_extra` (the cluster's error and its Dask requirement).
+
 May import: `referee.ladder` (its config, store and slots, as a venue's user), `referee.local`,
 `referee.match`, `referee.transport` (the asyncio calls Dask's client needs), `referee.games`
 and the shared modules; never the contest server or the CLI.

@@ -1,5 +1,9 @@
 """The game registry: every game the referee runs, by id.
 
+The engines: `xix`, `xactika`, `xeri`, `textactoe` (with `textactoe_grid`, `textactoe_poker`,
+`textactoe_events`); each game's luck value in `xix_value`, `xactika_value`, `xeri_value`,
+`textactoe_value`, registered in `values`; `options`: typed game options.
+
 Each game is a pure state machine (`base`: the engine API; `checked`: the path the referee always
 uses; `frozen`: fast copies of the engines' immutable states). `catalog` says what each game is
 (title, rules version, options, deck, teams, private fields) without its engine; an engine module,

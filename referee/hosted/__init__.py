@@ -7,6 +7,12 @@
   contents), their authors and statuses in SQLite, recovered after a kill;
 - `build`: builds a version once, in the bot sandbox (referee.local.sandbox), within its own
   limits and at the lowest CPU priority, two at a time;
+- `build_inside` and `build_output`: the part of a build run inside its sandbox, and its output
+  unpacked with the referee's own limits;
+- `pipeline`: a received version built once and qualified once (`qualify`: the doctor's checks
+  in the sandbox), taking fair `turns` with other accounts' versions;
+- `submitting`: an upload checked against the quotas, unpacked and stored; `roster`: the active
+  versions launched by the contest;
 - `current`: which rows of a contest's standings are current (each account's active version,
   the bots that connect by themselves), for the site and `croupier ladder standings`.
 

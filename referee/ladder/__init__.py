@@ -6,6 +6,14 @@ intervals, state in SQLite (resumable after any kill), and standings.
 `RefereeView` is what a companion (the web site) may see of a running ladder or contest;
 `ladder_view` makes one for `run_ladder` to fill in.
 
+Modules: `config` (the ladder file; `overrides`: what a run changes of it), `schedule` (who
+meets whom, on which deal), `runner` (the ladder played at a `venue`: `slots` here, `workers`
+for several referee processes, a cluster's from outside), `store` and `model` (its SQLite and
+the values it keeps), `ratings`, `batch_fit`, `margins`, `head_to_head` and `standings` (the
+statistics), `verify` (a database checked against its records, replays shared on a `pool`),
+`report` and `report_index` (the published pages), `ownership` (a records folder belongs to one
+database), `view` (what the web site sees of a running ladder).
+
 May import: `referee.local` (launched bots), `referee.viewer` (the report's pages),
 `referee.match`, `referee.games` and the shared modules; `referee.transport` only in `slots`,
 which starts the loopback referee its matches are played on. Never a cluster, the contest server

@@ -4,7 +4,8 @@
   exits, stops its whole process group, keeps its output (`bot_log`: through a pipe, into a log
   kept to its cap); `processes`: a launched bot's CPU time, and stopping it while it waits (the
   match layer's `LaunchedBot`); `priority`: bots start below the referee's CPU priority;
-- `series`: `croupier match`: a loopback referee and N matches among launched bots;
+- `series`: `croupier match`: a loopback referee and N matches among launched bots; `workers`:
+  those matches shared among N referee processes, one per core;
 - `sandbox`: the bubblewrap sandbox a bot runs in, built from `view` (what it sees: an
   allow-list), `doors` (its own socket and user), `relay` (that socket on its own loopback, run
   inside the sandbox with the standard library alone), `syscalls` (the seccomp filter), `limits`

@@ -10,7 +10,9 @@
   for Watch, through `public` (what a spectator may see); `records`: the JSON Lines record
   writer and reader (`protojson`: its fast JSON mapping); `replay`: re-running a record through
   the engine and checking it; `seeds`: match seeds; `bounds`: the largest settings that still
-  mean something; `logrates`: log lines a bot can provoke, rate-limited per bot.
+  mean something; `logrates`: log lines a bot can provoke, rate-limited per bot; `luck`: luck
+corrections from each game's value function; `computer`: the machine a record names;
+`live_relay`: live matches played in another process, watched in this one.
 
 May import: `referee.games`, `referee.errors`, `referee.version`, the generated `croupier.v1`
 messages, trio. Never grpc (that is `referee.transport`), never a ladder, contest or the CLI.

@@ -1,9 +1,10 @@
 """Replays people can look at: the terminal stepper, the self-contained HTML viewer, and a
 record as plain text (`plain`), cards drawn as glyphs (`glyphs`) in all three.
 
-`timeline.load` re-runs a record through the engine; each game's view (`viewer.games`) turns the
-observations at every step into a table model (`viewer.model`) that the terminal (rich, Textual)
-and the HTML page both draw. A seat's view is built from that seat's observations and events only.
+`timeline.load` re-runs a record through the engine; each game's view (`games`) turns the
+observations at every step into a table model (`model`) that the terminal (`terminal`: rich;
+`stepper`: the Textual app) and the HTML page (`html`) both draw. A seat's view is built from
+that seat's observations and events only.
 
 May import: `referee.match` (records and their replay), `referee.games` and the shared modules;
 never transport, a ladder, the contest server or the CLI.

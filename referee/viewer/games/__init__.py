@@ -1,4 +1,5 @@
-"""Each game's view: how its observations become the table model (`referee.viewer.model`)."""
+"""Each game's view: how its observations become the table model (`referee.viewer.model`):
+`xix`, `xactika`, `xeri` and `textactoe`, each implementing `base`."""
 
 from __future__ import annotations
 
