@@ -18,5 +18,6 @@ import-linter, see docs/architecture.md):
                                           server may listen in plaintext
     `errors`, `version`, `text`,          what every layer shares: errors, the version, plural
     `spacing`, `private`, `databases`,    and path wording, pacing of repeated work, owner-only
-    `clock_kind`                          files, the one SQLite opener, the clocks' names
+    `clock_kind`, `machine`               files, the one SQLite opener, the clocks' names,
+                                          this machine's cores and CPU
 """

@@ -17,7 +17,8 @@ from typer.testing import CliRunner
 
 from croupier.v1 import record_pb2
 from referee.cli import app
-from referee.match.computer import cpu_model, played_on, this_computer
+from referee.machine import cpu_model
+from referee.match.computer import played_on, this_computer
 from referee.match.records import read_all
 from referee.match.replay import verify
 from referee.viewer import load, viewer_data

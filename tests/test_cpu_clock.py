@@ -28,7 +28,7 @@ from referee.clock_kind import ClockKind
 from referee.games import get_game
 from referee.games.base import parse_options
 from referee.ladder.config import LadderConfigError, Launch, clocked, parse
-from referee.match.bounds import cores
+from referee.machine import cores
 from referee.match.clock import (
     CEILING_SLACK_SECONDS,
     DecisionTimer,

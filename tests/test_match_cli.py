@@ -205,7 +205,8 @@ def test_a_node_bot_missing_a_package_is_told_to_run_npm_ci(tmp_path: Path) -> N
 def test_more_matches_at_once_than_the_cap_only_when_asked(tmp_path: Path) -> None:
     """Issue 42.6: the per-core cap refused bots that mostly wait on I/O, with no way past it.
     It still refuses, naming the way past; `--oversubscribe` plays."""
-    from referee.match.bounds import MATCHES_PER_CORE, cores
+    from referee.machine import cores
+    from referee.match.bounds import MATCHES_PER_CORE
 
     many = str(MATCHES_PER_CORE * cores() + 1)
     command = ["match", "xix", "--games", "2", "--concurrency", many, "--bot", RANDOM]

@@ -26,7 +26,8 @@ from typer.testing import CliRunner, Result
 from referee.cli import app
 from referee.ladder import verify_ladder
 from referee.local.workers import Link, Worker, WorkerError, run_workers, shares
-from referee.match.bounds import cpu_budget, default_workers
+from referee.machine import cpu_budget
+from referee.match.bounds import default_workers
 from referee.match.live_relay import LOST
 from tests.cluster_helpers import (
     CLI,

@@ -50,7 +50,7 @@ from referee.ladder.standings import (
     ratings_over,
 )
 from referee.ladder.store import Played, Store, StoreError, fault_name
-from referee.match.bounds import cores
+from referee.machine import cores
 from referee.version import VERSION
 from referee.viewer import load, write_assets, write_html
 

@@ -38,7 +38,7 @@ from referee.ladder.pool import process_pool
 from referee.ladder.schedule import commitment, derive_seed
 from referee.ladder.standings import Standings, from_store
 from referee.ladder.store import Rows, Store
-from referee.match.bounds import cores
+from referee.machine import cores
 from referee.match.records import read_all
 from referee.match.replay import clipped, verify
 from referee.version import VERSION

@@ -8,11 +8,10 @@ is within bounds; callers place it (a file's line and key, or an option's name).
 
 from __future__ import annotations
 
-import math
-import os
 from collections.abc import Callable
 
 from referee.errors import CroupierError
+from referee.machine import cores, cpu_budget
 
 #: The longest a decision's time (`move_ms`) or a seat's bank (`bank_ms`) may be: a day. The
 #: protocol carries both, and the deadline `move_ms + bank_ms`, as uint32 milliseconds (at most
@@ -100,13 +99,6 @@ def series_matches_problem(count: int) -> str | None:
     return None
 
 
-def cores() -> int:
-    """The cores this process may run on."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return max(1, os.cpu_count() or 1)
-
-
 def max_concurrency() -> int:
     """The most matches at once this machine can hold: MATCHES_PER_CORE per core."""
     return MATCHES_PER_CORE * cores()
@@ -123,68 +115,6 @@ def concurrency_problem(count: int, what: str = "matches at once") -> str | None
             f"core, {cores()} cores: each needs its own bot processes)"
         )
     return None
-
-
-#: Where cgroup v2 and v1 keep a cgroup's CPU quota (the `docker --cpus` limit).
-CGROUP_ROOT = "/sys/fs/cgroup"
-
-
-def cpu_budget() -> int:
-    """The cores' worth of CPU this process may use: the cores it may run on (`cores`), fewer
-    when a cgroup's CPU quota (cgroup v2 `cpu.max`, v1 `cpu.cfs_quota_us`, as `docker --cpus`
-    sets) allows less, rounded up."""
-    quota = _cgroup_quota()
-    budget = cores()
-    return max(1, min(budget, math.ceil(quota))) if quota is not None else budget
-
-
-def _cgroup_quota() -> float | None:
-    """The smallest CPU quota (in cores) of this process's cgroup and its ancestors, or None."""
-    try:
-        with open("/proc/self/cgroup") as handle:
-            lines = handle.read().splitlines()
-    except OSError:
-        return None
-    found: list[float] = []
-    for line in lines:
-        _, controllers, path = line.split(":", 2)
-        if controllers == "":  # v2: cpu.max holds "QUOTA PERIOD" or "max PERIOD"
-            where = [f"{CGROUP_ROOT}{prefix}/cpu.max" for prefix in _ancestors(path)]
-            found += [q for q in map(_v2_quota, where) if q is not None]
-        elif "cpu" in controllers.split(","):
-            base = f"{CGROUP_ROOT}/{controllers}"
-            found += [
-                q for prefix in _ancestors(path) if (q := _v1_quota(f"{base}{prefix}")) is not None
-            ]
-    return min(found) if found else None
-
-
-def _ancestors(path: str) -> list[str]:
-    parts = [part for part in path.split("/") if part]
-    return ["/" + "/".join(parts[:n]) if n else "" for n in range(len(parts), -1, -1)]
-
-
-def _read(path: str) -> str | None:
-    try:
-        with open(path) as handle:
-            return handle.read().strip()
-    except OSError:
-        return None
-
-
-def _v2_quota(path: str) -> float | None:
-    text = _read(path)
-    if not text or text.startswith("max"):
-        return None
-    quota, _, period = text.partition(" ")
-    return int(quota) / int(period or "100000")
-
-
-def _v1_quota(folder: str) -> float | None:
-    quota, period = _read(f"{folder}/cpu.cfs_quota_us"), _read(f"{folder}/cpu.cfs_period_us")
-    if not quota or not period or int(quota) <= 0:
-        return None
-    return int(quota) / int(period)
 
 
 def default_workers(concurrency: int) -> int:

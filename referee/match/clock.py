@@ -22,7 +22,8 @@ import trio
 from croupier.v1 import common_pb2
 from referee.clock_kind import ClockKind
 from referee.errors import CroupierError
-from referee.match.bounds import ceiling_problem, cores, cpu_clock_problem, time_problem, within
+from referee.machine import cores
+from referee.match.bounds import ceiling_problem, cpu_clock_problem, time_problem, within
 
 #: Under a CPU clock, a decision also ends once CEILING_FACTOR times its allowed time plus
 #: CEILING_SLACK_SECONDS passed on the wall clock (`SeatClock.ceiling_seconds`). CPU time does

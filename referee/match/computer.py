@@ -2,9 +2,9 @@
 
 Read once per process: a referee's host and CPUs do not change while it runs, and each Dask
 worker is a process of its own, so records played on different workers name their own machines.
-The CPU count is the referee's affinity mask (`bounds.cores`), not `os.cpu_count()`: a bot that
-is not pinned inherits that mask, so it is what such a bot had; a container's cpuset or a worker
-started under `taskset` leaves it below the machine's count. (A cgroup's CPU quota, as
+The CPU count is the referee's affinity mask (`referee.machine.cores`), not `os.cpu_count()`: a
+bot that is not pinned inherits that mask, so it is what such a bot had; a container's cpuset or
+a worker started under `taskset` leaves it below the machine's count. (A cgroup's CPU quota, as
 `docker --cpus` sets, shows in neither.)
 """
 
@@ -16,10 +16,7 @@ import socket
 from dataclasses import dataclass
 
 from croupier.v1 import record_pb2
-from referee.match.bounds import cores
-
-#: Where Linux lists each logical CPU with its "model name".
-CPUINFO = "/proc/cpuinfo"
+from referee.machine import cores, cpu_model
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,20 +35,6 @@ class Computer:
 def this_computer() -> Computer:
     """The machine this process runs on, read at its first match."""
     return Computer(socket.gethostname() or platform.node(), cpu_model(), cores())
-
-
-def cpu_model(cpuinfo: str = CPUINFO) -> str:
-    """The CPU's model name: Linux's first "model name" in /proc/cpuinfo (x86 and most ARM
-    kernels give one), else what `platform` says (often only the architecture)."""
-    try:
-        with open(cpuinfo, encoding="utf-8", errors="replace") as file:
-            for line in file:
-                key, _, value = line.partition(":")
-                if key.strip() == "model name" and value.strip():
-                    return value.strip()
-    except OSError:
-        pass  # not Linux
-    return platform.processor() or platform.machine()
 
 
 def played_on(header: record_pb2.RecordHeader) -> str:
