@@ -13,6 +13,7 @@ import referee
 from referee.games import get_game
 from referee.games.base import parse_options
 from referee.games.catalog import CATALOG
+from referee.games.values import value_function
 from referee.ladder.config import team_game
 from referee.viewer.games import VIEWS
 from tests.playouts import seeded_playout
@@ -97,6 +98,29 @@ def test_each_engine_carries_its_catalogue_entry_and_its_view_draws_its_deck(gam
     said = (game.id, game.title, game.rules_version, game.option_specs)
     assert said == (game.info.id, game.info.title, game.info.rules_version, game.info.option_specs)
     assert VIEWS[game_id].deck is game.info.deck
+
+
+@pytest.mark.parametrize("game_id", sorted(CATALOG))
+def test_a_game_s_parts_are_found_by_its_catalogue_entry_alone(game_id: str) -> None:
+    """Issue 43.5: the engine, the luck value and the view were found three ways (a match
+    statement, a module name made from the id, a dict); the entry names each, and no module but
+    the game's own (its engine's, value's and view's, named after it) imports its modules.
+    The glyphs take Xactika's shape names from its engine: a fact of its deck, no part."""
+    parts = CATALOG[game_id].parts
+    assert type(get_game(game_id)).__module__ + ":" + type(get_game(game_id)).__name__ == (
+        parts.engine
+    )
+    value = value_function(game_id)
+    assert value is not None and value.module.__name__ == parts.value
+    assert f"{type(VIEWS[game_id]).__module__}:{type(VIEWS[game_id]).__name__}" == parts.view
+    spelled = [
+        f"{path.relative_to(PACKAGE)}"
+        for path in PACKAGE.rglob("*.py")
+        if not path.stem.startswith(game_id)
+        and path.name not in {"catalog.py", "glyphs.py"}
+        and f"referee.games.{game_id}" in path.read_text()
+    ]
+    assert spelled == [], "name the part on referee.games.catalog.Parts instead"
 
 
 @pytest.mark.parametrize(

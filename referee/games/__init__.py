@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from referee.errors import UnknownGameError
-from referee.games.catalog import CATALOG
+from referee.games.catalog import CATALOG, load_part
 
 if TYPE_CHECKING:
     from referee.games.base import Game
@@ -28,25 +28,11 @@ if TYPE_CHECKING:
 
 @functools.cache
 def _engine(game_id: str) -> Game:
-    """The engine of a catalogued game, made once (its module is imported here, on first use)."""
-    match game_id:
-        case "xactika":
-            from referee.games.xactika import Xactika
-
-            return Xactika()
-        case "xeri":
-            from referee.games.xeri import Xeri
-
-            return Xeri()
-        case "xix":
-            from referee.games.xix import Xix
-
-            return Xix()
-        case "textactoe":
-            from referee.games.textactoe import TexTacToe
-
-            return TexTacToe()
-    raise KeyError(game_id)
+    """The engine of a catalogued game, made once (its module, named by the catalogue's
+    `Parts.engine`, is imported here on first use)."""
+    engine = load_part(CATALOG[game_id].parts.engine)
+    assert callable(engine), game_id
+    return cast("Game", engine())
 
 
 class _Engines(Mapping[str, "Game"]):

@@ -9,6 +9,7 @@ test of its id anywhere else (as OpenSpiel's `GameType` describes a game to the 
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass
 from enum import StrEnum
@@ -36,6 +37,18 @@ class Teams:
 
 
 @dataclass(frozen=True, slots=True)
+class Parts:
+    """Where a game's parts live, each `module:attribute` (imported only when first used, so a
+    command that plays one game loads one engine): its engine class, its luck value module
+    (referee.games.values), and its view (referee.viewer.games). The one place the code around
+    a game finds them (docs/adding-a-game.md)."""
+
+    engine: str
+    value: str | None = None
+    view: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class GameInfo:
     """A game as `croupier games` lists it; `rules_version` is written into every record.
 
@@ -50,6 +63,7 @@ class GameInfo:
     _: KW_ONLY
     deck: Deck
     private_fields: frozenset[str]
+    parts: Parts
     option_specs: tuple[OptionSpec, ...] = ()
     teams: tuple[Teams, ...] = ()
 
@@ -68,6 +82,11 @@ XACTIKA: Final = GameInfo(
     "xactika-1",
     deck=Deck.XACTIKA,
     private_fields=frozenset({"seat", "hand"}),
+    parts=Parts(
+        engine="referee.games.xactika:Xactika",
+        value="referee.games.xactika_value",
+        view="referee.viewer.games.xactika:XactikaView",
+    ),
     option_specs=(
         # XAC-R3: at most 10 players, as 8 * 10 = 80 < 81 cards.
         OptionSpec("players", 4, "number of players (XAC-R3)", minimum=2, maximum=10),
@@ -83,6 +102,11 @@ XERI: Final = GameInfo(
     "xeri-1",
     deck=Deck.STANDARD,
     private_fields=frozenset({"seat", "team", "hand"}),
+    parts=Parts(
+        engine="referee.games.xeri:Xeri",
+        value="referee.games.xeri_value",
+        view="referee.viewer.games.xeri:XeriView",
+    ),
     option_specs=(
         OptionSpec("players", 2, "2 players, or 4 in two teams (XERI-R1)", choices=(2, 4)),
         OptionSpec(
@@ -113,6 +137,11 @@ XIX: Final = GameInfo(
     "xix-2.0",
     deck=Deck.XIX,
     private_fields=frozenset({"seat", "hand", "known_value"}),
+    parts=Parts(
+        engine="referee.games.xix:Xix",
+        value="referee.games.xix_value",
+        view="referee.viewer.games.xix:XixView",
+    ),
 )
 
 TEXTACTOE: Final = GameInfo(
@@ -121,6 +150,11 @@ TEXTACTOE: Final = GameInfo(
     "textactoe-1",
     deck=Deck.STANDARD,
     private_fields=frozenset({"seat", "stash", "committed"}),
+    parts=Parts(
+        engine="referee.games.textactoe:TexTacToe",
+        value="referee.games.textactoe_value",
+        view="referee.viewer.games.textactoe:TexTacToeView",
+    ),
     option_specs=(
         OptionSpec("players", 2, "number of players (TTT-R17)", minimum=2, maximum=6),
         OptionSpec("jokers", False, "add the jokers X1 and X2 as wild cards (TTT-R4)"),
@@ -133,6 +167,14 @@ TEXTACTOE: Final = GameInfo(
         ),
     ),
 )
+
+
+def load_part(where: str) -> object:
+    """A part named `module:attribute` (the attribute), or `module` (the module itself)."""
+    module, _, attribute = where.partition(":")
+    found = importlib.import_module(module)
+    return getattr(found, attribute) if attribute else found
+
 
 #: Every game the referee runs, by id, in the order `croupier games` lists them.
 CATALOG: Final[Mapping[str, GameInfo]] = MappingProxyType(

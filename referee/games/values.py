@@ -3,10 +3,11 @@ every chance outcome (referee.match.luck turns it into a per-seat correction, AI
 
 V estimates the seat's final *margin* (its points less the mean of the other sides' points,
 `margins`) from a state. Each game's V is linear, `WEIGHTS . features(state, seat)`, and lives
-beside its engine in `<game>_value.py`; `scripts/fit_values.py` fits the weights by least squares
-on heuristic self-play and prints them, and the module keeps them as constants. Any V keeps the
-corrected score unbiased; a better one removes more luck. Changing a value module changes its
-digest (referee.match.luck.value_digest), which ladders and contests commit to at their start.
+beside its engine in `<game>_value.py`, which the game's catalogue entry names;
+`scripts/fit_values.py` fits the weights by least squares on heuristic self-play and prints them,
+and the module keeps them as constants. Any V keeps the corrected score unbiased; a better one
+removes more luck. Changing a value module changes its digest (referee.match.luck.value_digest),
+which ladders and contests commit to at their start.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from types import ModuleType
 from typing import Protocol, cast
 
 from referee.games.base import State
+from referee.games.catalog import CATALOG
 
 
 class ValueModule(Protocol):
@@ -47,12 +49,12 @@ class LinearValue:
 
 @cache
 def value_function(game_id: str) -> LinearValue | None:
-    """The game's V, or None for a game without one (its matches carry no correction)."""
-    try:
-        module = importlib.import_module(f"referee.games.{game_id}_value")
-    except ModuleNotFoundError:
+    """The game's V (its catalogue entry's `Parts.value`), or None for a game without one (its
+    matches carry no correction)."""
+    info = CATALOG.get(game_id)
+    if info is None or info.parts.value is None:
         return None
-    return LinearValue(module)
+    return LinearValue(importlib.import_module(info.parts.value))
 
 
 def margins(scores: Sequence[float], teams: Sequence[int] | None) -> tuple[float, ...]:

@@ -5,16 +5,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
+from typing import cast
 
+from referee.games.catalog import CATALOG, GameInfo, load_part
 from referee.viewer.games.base import Context, GameView, GenericView, Position
-from referee.viewer.games.textactoe import TexTacToeView
-from referee.viewer.games.xactika import XactikaView
-from referee.viewer.games.xeri import XeriView
-from referee.viewer.games.xix import XixView
 
-VIEWS: Mapping[str, GameView] = MappingProxyType(
-    {"xix": XixView(), "xactika": XactikaView(), "xeri": XeriView(), "textactoe": TexTacToeView()}
-)
+
+def _view(info: GameInfo) -> GameView:
+    view = load_part(info.parts.view) if info.parts.view is not None else GenericView
+    assert callable(view), info.id
+    return cast(GameView, view())
+
+
+#: Each catalogued game's view, by id (its entry's `Parts.view`; a generic one where none).
+VIEWS: Mapping[str, GameView] = MappingProxyType({i.id: _view(i) for i in CATALOG.values()})
 
 __all__ = ["VIEWS", "Context", "GameView", "GenericView", "Position", "view_for"]
 
