@@ -540,6 +540,45 @@ def test_a_contests_matches_are_a_total_and_it_is_finished_only_at_its_end(
     assert standings_of(database).finished
 
 
+def test_a_contest_s_record_is_on_disk_before_its_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 43.2: a contest hashed its record and committed the row without flushing the record,
+    so after a power cut a row could name bytes that never reached the disk. Each committed
+    record is written as `.partial`, flushed, renamed and its folder flushed before its row: the
+    order of the calls is watched (the OS's own, not ours)."""
+    calls: list[tuple[str, str]] = []
+    fsync, rename = os.fsync, os.replace
+
+    def watched_fsync(fd: int) -> None:
+        calls.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")))
+        fsync(fd)
+
+    def watched_replace(source: str | Path, target: str | Path) -> None:
+        calls.append(("replace", str(target)))
+        rename(source, target)
+
+    monkeypatch.setattr(os, "fsync", watched_fsync)
+    monkeypatch.setattr(os, "replace", watched_replace)
+    tokens = accounts(tmp_path, "alice", "bob")
+
+    async def scenario(contest: Contest, stop: trio.Event) -> None:
+        async with trio.open_nursery() as nursery:
+            for token in tokens.values():
+                nursery.start_soon(contest.bot, RANDOM, token)
+
+    run_contest(tmp_path, scenario, matches=2)
+    committed = Store(tmp_path / "contest.db", create=False).committed()
+    assert len(committed) == 2
+    records = tmp_path / "records"
+    assert not list(records.glob("*.partial"))
+    for number in committed:
+        final = str((records / f"contest-{number:05d}.jsonl").resolve())
+        flushed = calls.index(("fsync", final + ".partial"))
+        renamed = calls.index(("replace", str(records / f"contest-{number:05d}.jsonl")))
+        assert flushed < renamed < calls.index(("fsync", str(records.resolve())), renamed)
+
+
 def _open_files(pid: int) -> tuple[int, int]:
     """The soft and hard limits of open files of process `pid`, from /proc."""
     for line in Path(f"/proc/{pid}/limits").read_text().splitlines():

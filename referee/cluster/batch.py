@@ -34,6 +34,7 @@ from referee.ladder.slots import play_matches
 from referee.ladder.store import Exit, Finished
 from referee.ladder.venue import LadderError
 from referee.match.live_relay import Relayed, relayed
+from referee.match.records import partial_path
 from referee.match.spectators import LiveMatches
 from referee.version import VERSION
 
@@ -167,7 +168,7 @@ async def _play(
         return next(queue, None)
 
     async def settle(finished: Finished) -> None:
-        partial = finished.record.with_name(finished.record.name + ".partial")
+        partial = partial_path(finished.record)
         data = partial.read_bytes()
         partial.unlink()
         played.append(

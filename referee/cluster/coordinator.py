@@ -55,6 +55,7 @@ from referee.ladder.venue import (
     record_path,
 )
 from referee.match.live_relay import Mirror
+from referee.match.records import write_partial
 from referee.transport.host import call_asyncio
 from referee.version import VERSION
 
@@ -404,7 +405,7 @@ class _Coordinator:
             data = zlib.decompress(played.record)
             if len(data) != played.record_size:
                 raise LadderError(f"the record of match {played.number} arrived damaged")
-            final.with_name(final.name + ".partial").write_bytes(data)
+            write_partial(final, data)
         self._keep_logs(outcome.worker, outcome.number, outcome.logs)
 
     def _keep_logs(self, worker: str, number: int, logs: tuple[tuple[str, bytes], ...]) -> None:

@@ -10,7 +10,6 @@ the ratings it pairs by.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import logging
 import threading
@@ -28,6 +27,7 @@ from referee.ladder.model import ScheduledMatch
 from referee.ladder.standings import Plan, Standings, compute
 from referee.ladder.store import Finished, Store, now
 from referee.match.luck import value_digest
+from referee.match.records import commit_record
 from referee.match.runner import MatchOutcome
 from referee.spacing import Spacing
 
@@ -185,22 +185,27 @@ class ContestBook:
         return match
 
     def commit(self, match: ScheduledMatch, outcome: MatchOutcome, seconds: float) -> None:
-        """The match and its record, in one transaction (an aborted match is not committed)."""
+        """The match's record made final (referee.match.records.commit_record: on disk before
+        its row), then the match in one transaction (an aborted match is not committed)."""
         assert outcome.record_path is not None
-        digest = hashlib.sha256(outcome.record_path.read_bytes()).hexdigest()
+        record, digest = commit_record(outcome.record_path)
         with self._lock:
-            self._commit(match, outcome, digest, seconds)
+            self._commit(match, outcome, record, digest, seconds)
             self.committed += 1
 
     def _commit(
-        self, match: ScheduledMatch, outcome: MatchOutcome, digest: str, seconds: float
+        self,
+        match: ScheduledMatch,
+        outcome: MatchOutcome,
+        record: Path,
+        digest: str,
+        seconds: float,
     ) -> None:
-        assert outcome.record_path is not None
         self.store.commit(
             Finished(
                 match=match,
                 match_id=outcome.match_id,
-                record=outcome.record_path,
+                record=record,
                 record_sha256=digest,
                 result=outcome.result,
                 faults=outcome.faults,

@@ -41,7 +41,6 @@ import trio
 from distributed import CancelledError, KilledWorker
 
 from croupier.v1 import common_pb2
-from referee import private
 from referee.cluster.batch import LOG_TAIL_BYTES, Batch, BatchFailed, BatchOutcome, play_batch
 from referee.cluster.coordinator import (
     CLOSE_SECONDS,
@@ -66,6 +65,7 @@ from referee.hosted.submitting import MATCH_LOGS
 from referee.ladder.config import BotSpec, LadderConfig
 from referee.ladder.model import ScheduledMatch
 from referee.match.live_relay import Mirror
+from referee.match.records import write_partial
 from referee.match.runner import MatchOutcome
 from referee.match.spectators import LiveMatches
 from referee.version import VERSION
@@ -410,12 +410,12 @@ class ClusterTables:
             if len(data) != played.record_size:
                 log.warning("hosted record damaged", extra={"match": match_id})
                 continue
-            await trio.to_thread.run_sync(_write, path, data)
+            partial = await trio.to_thread.run_sync(write_partial, path, data)
             result = MatchOutcome(
                 match_id=match_id,
                 result=common_pb2.Result.FromString(played.result),
                 faults=tuple(common_pb2.Fault.FromString(f) for f in played.faults),
-                record_path=path,
+                record_path=partial,
                 luck=played.luck,
             )
             await trio.to_thread.run_sync(self.book.commit, match, result, played.seconds)
@@ -434,13 +434,6 @@ class ClusterTables:
             folder.mkdir(exist_ok=True)
             said = zlib.decompress(tails[bot]) if bot in tails else b""
             (folder / f"{match_id}.log").write_bytes(head + said)
-
-
-def _write(path: Path, data: bytes) -> None:
-    private.folder(path.parent)
-    partial = path.with_name(path.name + ".partial")
-    partial.write_bytes(data)
-    partial.replace(path)
 
 
 async def _result(future: Any) -> Any:

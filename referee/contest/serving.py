@@ -43,6 +43,7 @@ from referee.local.limits import Limits
 from referee.local.sandbox import SandboxError, check_bwrap
 from referee.match.clock import TimeControl
 from referee.match.lobby import ANYONE, Lobby
+from referee.match.records import partial_path
 from referee.match.runner import MatchOutcome
 from referee.match.seating import play_match, seated
 from referee.match.seeds import derive_seed
@@ -444,6 +445,8 @@ class _Referee:
         else:
             match_id, seed = f"{config.game.id}-{index:05d}", derive_seed(config.seed, index)
         path = self.records / f"{match_id}.jsonl" if self.records is not None else None
+        if path is not None and self.book is not None:  # the book commits it (commit_record)
+            path = partial_path(path)
         names = [account_name(s) for s in sessions] if self.accounts is not None else None
         log.info("match started", extra={"match": match_id, "bots": [s.account for s in sessions]})
         started = trio.current_time()

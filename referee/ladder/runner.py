@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import fcntl
 import functools
-import hashlib
 import json
 import math
-import os
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterator
@@ -40,11 +38,11 @@ from referee.ladder.venue import (
     StartInfo,
     Venue,
     Work,
-    partial_path,
     record_path,
 )
 from referee.ladder.view import Kind, Presence, RefereeView
 from referee.match.luck import value_digest
+from referee.match.records import commit_record, partial_path
 from referee.match.spectators import LiveMatches
 
 #: Live standings are recomputed at most this often (seconds).
@@ -337,12 +335,8 @@ class _Ladder:
 
     def commit(self, finished: Finished) -> Finished:
         """Flush the record to disk, move it into place, hash it, commit (worker thread)."""
-        partial = partial_path(finished.record)
-        with partial.open("rb") as handle:
-            data = handle.read()
-            os.fsync(handle.fileno())
-        os.replace(partial, finished.record)
-        done = replace(finished, record_sha256=hashlib.sha256(data).hexdigest())
+        record, digest = commit_record(partial_path(finished.record))
+        done = replace(finished, record=record, record_sha256=digest)
         self.store.commit(done)
         return done
 

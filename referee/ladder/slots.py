@@ -33,7 +33,6 @@ from referee.ladder.venue import (
     LadderObserver,
     Work,
     match_id,
-    partial_path,
     record_path,
 )
 from referee.ladder.view import Presence, RefereeView
@@ -41,6 +40,7 @@ from referee.local.launcher import BotProcess, LaunchError, launch_problem, supe
 from referee.local.sandbox import Sandbox, check_bwrap, socket_folder
 from referee.local.view import bot_folder
 from referee.match.lobby import Lobby
+from referee.match.records import partial_path
 from referee.match.seating import play_match, seated, take_sessions
 from referee.match.spectators import LiveMatches
 from referee.transport import ServerSettings, serve

@@ -115,7 +115,3 @@ def match_id(config: LadderConfig, number: int) -> str:
 
 def record_path(config: LadderConfig, number: int) -> Path:
     return config.records / f"{match_id(config, number)}.jsonl"
-
-
-def partial_path(path: Path) -> Path:
-    return path.with_name(path.name + ".partial")

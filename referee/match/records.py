@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import json
 import os
 import re
@@ -327,3 +328,46 @@ def read_to_show(path: Path) -> tuple[list[record_pb2.Record], list[str]]:
     if problems and problems[0].startswith("unknown record schema"):
         raise RecordError(f"{path}: {problems[0]}")
     return records, problems
+
+
+#: The suffix of a record being written: it becomes the record once committed (`commit_record`).
+PARTIAL = ".partial"
+
+
+def partial_path(path: Path) -> Path:
+    """Where the record `path` is written until its match is committed."""
+    return path.with_name(path.name + PARTIAL)
+
+
+def write_partial(path: Path, data: bytes) -> Path:
+    """A record that arrived whole (from a worker) written as `path`'s partial file, owner-only;
+    `commit_record` then makes it the record."""
+    private.folder(path.parent)
+    partial = partial_path(path)
+    with open(partial, "wb", opener=_private_opener) as handle:
+        handle.write(data)
+    return partial
+
+
+def _private_opener(path: str, flags: int) -> int:
+    return os.open(path, flags, private.FILE_MODE)
+
+
+def commit_record(partial: Path) -> tuple[Path, str]:
+    """The one way a finished match's record is committed (issue 43.2), before its row: its
+    bytes flushed to disk, renamed to its final name, the rename flushed with its folder. So no
+    database row outlives its record's bytes after a power cut. Returns the record's path and
+    its SHA-256."""
+    if partial.suffix != PARTIAL:
+        raise ValueError(f"not a partial record: {str(partial)!r}")
+    with partial.open("rb") as handle:
+        data = handle.read()
+        os.fsync(handle.fileno())
+    final = partial.with_suffix("")
+    os.replace(partial, final)
+    folder = os.open(final.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)
+    return final, hashlib.sha256(data).hexdigest()
