@@ -26,7 +26,7 @@ from referee.contest.serving import RECORD_FAILURE_PAUSE_SECONDS, ServeConfig, s
 from referee.contest.tokens import TokenStore
 from referee.games import get_game
 from referee.games.base import parse_options
-from referee.ladder.store import Store
+from referee.ladder.store import Finished, Store
 from referee.ladder.verify import standings_of, verify_ladder
 from referee.match.clock import TimeControl
 from referee.match.records import read_all
@@ -544,22 +544,24 @@ def test_a_contest_s_record_is_on_disk_before_its_row(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 43.2: a contest hashed its record and committed the row without flushing the record,
-    so after a power cut a row could name bytes that never reached the disk. Each committed
-    record is written as `.partial`, flushed, renamed and its folder flushed before its row: the
-    order of the calls is watched (the OS's own, not ours)."""
+    so after a power cut a row could name bytes that never reached the disk. Each record and
+    then its folder are flushed before its row is written: the order of the calls is watched
+    (the OS's and SQLite's own, not ours)."""
     calls: list[tuple[str, str]] = []
-    fsync, rename = os.fsync, os.replace
+    fsync = os.fsync
+    records = tmp_path / "records"
 
     def watched_fsync(fd: int) -> None:
         calls.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")))
         fsync(fd)
 
-    def watched_replace(source: str | Path, target: str | Path) -> None:
-        calls.append(("replace", str(target)))
-        rename(source, target)
+    def watched_commit(store: Store, finished: Finished) -> None:
+        calls.append(("row", str(finished.record.resolve())))
+        commit(store, finished)
 
+    commit = Store.commit
     monkeypatch.setattr(os, "fsync", watched_fsync)
-    monkeypatch.setattr(os, "replace", watched_replace)
+    monkeypatch.setattr(Store, "commit", watched_commit)
     tokens = accounts(tmp_path, "alice", "bob")
 
     async def scenario(contest: Contest, stop: trio.Event) -> None:
@@ -568,15 +570,12 @@ def test_a_contest_s_record_is_on_disk_before_its_row(
                 nursery.start_soon(contest.bot, RANDOM, token)
 
     run_contest(tmp_path, scenario, matches=2)
-    committed = Store(tmp_path / "contest.db", create=False).committed()
-    assert len(committed) == 2
-    records = tmp_path / "records"
-    assert not list(records.glob("*.partial"))
-    for number in committed:
-        final = str((records / f"contest-{number:05d}.jsonl").resolve())
-        flushed = calls.index(("fsync", final + ".partial"))
-        renamed = calls.index(("replace", str(records / f"contest-{number:05d}.jsonl")))
-        assert flushed < renamed < calls.index(("fsync", str(records.resolve())), renamed)
+    rows = [where for what, where in calls if what == "row"]
+    assert len(rows) == 2
+    for record in rows:
+        flushed = calls.index(("fsync", record))
+        folder = calls.index(("fsync", str(records.resolve())), flushed)
+        assert flushed < folder < calls.index(("row", record))
 
 
 def _open_files(pid: int) -> tuple[int, int]:

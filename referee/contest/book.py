@@ -10,6 +10,7 @@ the ratings it pairs by.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import logging
 import threading
@@ -184,14 +185,16 @@ class ContestBook:
             self.store.put_meta("plan", self._plan(sorted(self.bots)).to_json())
         return match
 
-    def commit(self, match: ScheduledMatch, outcome: MatchOutcome, seconds: float) -> None:
+    def commit(self, match: ScheduledMatch, outcome: MatchOutcome, seconds: float) -> MatchOutcome:
         """The match's record made final (referee.match.records.commit_record: on disk before
-        its row), then the match in one transaction (an aborted match is not committed)."""
+        its row), then the match in one transaction (an aborted match is not committed).
+        Returns the outcome with its record where it now is."""
         assert outcome.record_path is not None
         record, digest = commit_record(outcome.record_path)
         with self._lock:
             self._commit(match, outcome, record, digest, seconds)
             self.committed += 1
+        return dataclasses.replace(outcome, record_path=record)
 
     def _commit(
         self,

@@ -418,7 +418,7 @@ class ClusterTables:
                 record_path=partial,
                 luck=played.luck,
             )
-            await trio.to_thread.run_sync(self.book.commit, match, result, played.seconds)
+            result = await trio.to_thread.run_sync(self.book.commit, match, result, played.seconds)
             await trio.to_thread.run_sync(self._keep_logs, match, match_id, outcome)
             self.committed(result)
         await trio.to_thread.run_sync(self.book.refresh_ratings)

@@ -43,7 +43,6 @@ from referee.local.limits import Limits
 from referee.local.sandbox import SandboxError, check_bwrap
 from referee.match.clock import TimeControl
 from referee.match.lobby import ANYONE, Lobby
-from referee.match.records import partial_path
 from referee.match.runner import MatchOutcome
 from referee.match.seating import play_match, seated
 from referee.match.seeds import derive_seed
@@ -445,8 +444,6 @@ class _Referee:
         else:
             match_id, seed = f"{config.game.id}-{index:05d}", derive_seed(config.seed, index)
         path = self.records / f"{match_id}.jsonl" if self.records is not None else None
-        if path is not None and self.book is not None:  # the book commits it (commit_record)
-            path = partial_path(path)
         names = [account_name(s) for s in sessions] if self.accounts is not None else None
         log.info("match started", extra={"match": match_id, "bots": [s.account for s in sessions]})
         started = trio.current_time()
@@ -468,7 +465,7 @@ class _Referee:
         if self.book is not None:
             seconds = trio.current_time() - started
             self.took.append(seconds)
-            await trio.to_thread.run_sync(self.book.commit, scheduled, outcome, seconds)
+            outcome = await trio.to_thread.run_sync(self.book.commit, scheduled, outcome, seconds)
             await trio.to_thread.run_sync(self.book.refresh_ratings)
             self.view.notify()
         log.info("match over", extra={"match": match_id, "result": outcome.result.text})

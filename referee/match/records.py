@@ -353,18 +353,20 @@ def _private_opener(path: str, flags: int) -> int:
     return os.open(path, flags, private.FILE_MODE)
 
 
-def commit_record(partial: Path) -> tuple[Path, str]:
+def commit_record(written: Path) -> tuple[Path, str]:
     """The one way a finished match's record is committed (issue 43.2), before its row: its
-    bytes flushed to disk, renamed to its final name, the rename flushed with its folder. So no
-    database row outlives its record's bytes after a power cut. Returns the record's path and
-    its SHA-256."""
-    if partial.suffix != PARTIAL:
-        raise ValueError(f"not a partial record: {str(partial)!r}")
-    with partial.open("rb") as handle:
+    bytes flushed to disk and, written as a partial file (a ladder's, a worker's), renamed to
+    its final name; then its folder flushed. So no database row outlives its record's bytes
+    after a power cut. (A contest writes its records under their final names as they are
+    played: a name taken already is refused at the match's start.) Returns the record's path
+    and its SHA-256."""
+    with written.open("rb") as handle:
         data = handle.read()
         os.fsync(handle.fileno())
-    final = partial.with_suffix("")
-    os.replace(partial, final)
+    final = written
+    if written.suffix == PARTIAL:
+        final = written.with_suffix("")
+        os.replace(written, final)
     folder = os.open(final.parent, os.O_RDONLY | os.O_DIRECTORY)
     try:
         os.fsync(folder)
