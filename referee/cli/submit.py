@@ -116,6 +116,12 @@ def _wait(author: Author, version: submissions_pb2.Version) -> None:
         tail = author.log(version.id).splitlines()[-LOG_TAIL_LINES:]
         shown = "\n".join(["build log (its end):", *tail])
         errors.print(printable(shown), markup=False, highlight=False)
+    if status == "failed":
+        # The whole report (a traceback whole), where the reason quotes its last line only.
+        report = author.qualification_report(version.id)
+        if report:
+            shown = "\n".join(["qualification report:", report.rstrip("\n")])
+            errors.print(printable(shown), markup=False, highlight=False)
     if status != "qualified":
         raise typer.Exit(EXIT_CHECK_FAILED)
 
@@ -322,6 +328,49 @@ def log_command(
     empty = "(it printed nothing)" if match is not None else "(no build has run yet)"
     # A build's or a bot's own bytes: shown, never acted on by the terminal (issue 41.4).
     console.print(printable(log) or empty, markup=False, highlight=False, end="")
+
+
+@submissions_app.command(
+    "report",
+    epilog=epilog(
+        [
+            "croupier submissions report 4e639b076764 --to contest.example.org:50051 --token $T",
+            "croupier submissions report 4e639b076764 --db contest.db",
+        ],
+        DONE,
+    ),
+)
+def report_command(
+    version_id: VersionArg,
+    to: MaybeTo = None,
+    token: MaybeToken = None,
+    ca: Ca = None,
+    tls: Tls = False,
+    db: Db = None,
+    versions: Versions = None,
+) -> None:
+    """The qualification report of one of your versions (any account's, with --db): each check,
+    its advice and what the bot printed, as `croupier doctor` shows them."""
+    from referee.hosted.store import read_listing, version_folder
+    from referee.hosted.submitting import read_report
+
+    with user_errors():
+        root = _store_here(to, token, db, versions)
+        if root is not None:
+            report: str | None = read_report(
+                version_folder(root, read_listing(root).find(version_id).id)
+            )
+        else:
+            assert to is not None and token is not None
+            with _author(to, token, ca, tls) as author:
+                report = author.qualification_report(version_id)
+            if report is None:
+                raise CroupierError(
+                    f"the referee at {to!r} predates qualification reports: "
+                    "`croupier submissions show` gives the reason"
+                )
+    shown = printable(report or "") or "(not qualified yet)\n"
+    console.print(shown, markup=False, highlight=False, end="")
 
 
 def _one(

@@ -44,6 +44,8 @@ MATCH_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 MATCH_LOGS = "matches"
 #: A version's build log, in its folder beside `src/` (the pipeline writes it there).
 BUILD_LOG = "build.log"
+#: A version's qualification report, beside it (the pipeline writes it: VersionFiles.report).
+QUALIFICATION_REPORT = "qualification.txt"
 #: The most of a build log an author is sent, bytes: its tail (the build caps it anyway).
 LOG_BYTES = 1024 * 1024
 #: An upload's file in its spool folder (VersionStore.incoming's parent).
@@ -205,6 +207,12 @@ class Submitting:
             places[self.runtime] = "$CROUPIER_RUNTIME"
         return places
 
+    def qualification_report(self, account: str, id: str) -> str:
+        """The qualification report of one of the account's versions ("" before its
+        qualification), the referee's folders named by stand-ins, as in `log`."""
+        folder = self.store.folder(self.version(account, id).id)
+        return redacted(read_report(folder), self._places(folder))
+
     def match_log(self, account: str, match_id: str) -> tuple[str, str]:
         """The version of the account that played `match_id`, and what it printed then (see
         referee.hosted.roster); NotFoundError for a match none of its versions played."""
@@ -245,6 +253,19 @@ class Submitting:
 def build_log(folder: Path) -> Path:
     """A version's build log, given its folder (VersionStore.folder)."""
     return folder / BUILD_LOG
+
+
+def qualification_report(folder: Path) -> Path:
+    """A version's qualification report, given its folder (the pipeline writes it there)."""
+    return folder / QUALIFICATION_REPORT
+
+
+def read_report(folder: Path) -> str:
+    """The qualification report of the version in `folder`, as text ("" before any)."""
+    try:
+        return qualification_report(folder).read_bytes().decode(errors="replace")
+    except FileNotFoundError:
+        return ""
 
 
 def match_logs(root: Path, match_id: str) -> str:
