@@ -40,8 +40,12 @@ Token = Annotated[
     str, typer.Option("--token", envvar="CROUPIER_TOKEN", help="Your account's token.")
 ]
 Ca = Annotated[
-    Path | None, typer.Option("--ca", help="Speak TLS, trusting this CA certificate (PEM).")
+    Path | None,
+    typer.Option("--ca-file", help="Speak TLS, trusting this CA certificate (PEM)."),
 ]
+#: The old spelling of --ca-file, kept for the scripts that use it; not shown in --help (one
+#: spelling for submit, submissions and watch, the one their messages advise).
+CaAlias = Annotated[Path | None, typer.Option("--ca", hidden=True)]
 Tls = Annotated[bool, typer.Option("--tls", help="Speak TLS, trusting the system roots.")]
 VersionArg = Annotated[
     str, typer.Argument(help="The version's id, or 6 or more of its first digits.")
@@ -76,6 +80,7 @@ def submit_command(
     to: To,
     token: Token,
     ca: Ca = None,
+    ca_alias: CaAlias = None,
     tls: Tls = False,
     wait: Annotated[
         bool, typer.Option("--wait", help="Wait for its build and qualification, and say how.")
@@ -91,7 +96,7 @@ def submit_command(
             pack(bot, archive)
         elif not bot.is_file():
             raise FileNotFoundError(2, "No such file or directory", str(bot))
-        with _author(to, token, ca, tls) as author:
+        with _author(to, token, ca or ca_alias, tls) as author:
             size = archive.stat().st_size
             if size > PROGRESS_FROM_BYTES:
                 with progress(f"uploading {bot.name}") as sent:
@@ -206,6 +211,7 @@ def list_command(
     to: MaybeTo = None,
     token: MaybeToken = None,
     ca: Ca = None,
+    ca_alias: CaAlias = None,
     tls: Tls = False,
     db: Db = None,
     versions: Versions = None,
@@ -221,7 +227,7 @@ def list_command(
             listing = read_listing(root)
         else:
             assert to is not None and token is not None
-            with _author(to, token, ca, tls) as author:
+            with _author(to, token, ca or ca_alias, tls) as author:
                 sent = author.versions()
             active = frozenset(VersionId(v.id) for v in sent if v.active)
             listing = Listing(tuple(_stored(v) for v in sent), active)
@@ -253,13 +259,14 @@ def show_command(
     to: MaybeTo = None,
     token: MaybeToken = None,
     ca: Ca = None,
+    ca_alias: CaAlias = None,
     tls: Tls = False,
     db: Db = None,
     versions: Versions = None,
 ) -> None:
     """One of your versions (any account's, with --db): its status and why."""
     with user_errors():
-        version, active = _one(version_id, to, token, ca, tls, db, versions)
+        version, active = _one(version_id, to, token, ca or ca_alias, tls, db, versions)
     lines = [
         f"version: {version.id}",
         *([f"account: {version.account}"] if version.account else []),
@@ -299,6 +306,7 @@ def log_command(
     to: MaybeTo = None,
     token: MaybeToken = None,
     ca: Ca = None,
+    ca_alias: CaAlias = None,
     tls: Tls = False,
     db: Db = None,
     versions: Versions = None,
@@ -319,7 +327,7 @@ def log_command(
             log = log_tail(version_folder(root, read_listing(root).find(version_id).id))
         else:
             assert to is not None and token is not None
-            with _author(to, token, ca, tls) as author:
+            with _author(to, token, ca or ca_alias, tls) as author:
                 if match is not None:
                     log = author.match_log(match).log
                 else:
@@ -345,6 +353,7 @@ def report_command(
     to: MaybeTo = None,
     token: MaybeToken = None,
     ca: Ca = None,
+    ca_alias: CaAlias = None,
     tls: Tls = False,
     db: Db = None,
     versions: Versions = None,
@@ -362,7 +371,7 @@ def report_command(
             )
         else:
             assert to is not None and token is not None
-            with _author(to, token, ca, tls) as author:
+            with _author(to, token, ca or ca_alias, tls) as author:
                 report = author.qualification_report(version_id)
             if report is None:
                 raise CroupierError(
@@ -409,9 +418,10 @@ def withdraw_command(
     to: To,
     token: Token,
     ca: Ca = None,
+    ca_alias: CaAlias = None,
     tls: Tls = False,
 ) -> None:
     """Withdraw one of your versions: it is kept, but no longer played."""
-    with user_errors(), _author(to, token, ca, tls) as author:
+    with user_errors(), _author(to, token, ca or ca_alias, tls) as author:
         version = author.withdraw(version_id)
     console.print(f"{version.id} {status_name(version)}", markup=False)
