@@ -4,6 +4,7 @@ in each way (tests/bots/broken_bot.py) on exactly the check that names that defe
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -154,6 +155,25 @@ def test_a_failing_bot_gets_advice_its_output_and_exit_code_1(tmp_path: Path) ->
     assert "1 of 12 checks did not pass" in output
     assert f"the bot's last output ({tmp_path / 'bot.log'}):" in output
     assert len(list(tmp_path.glob("xix-doctor-*.jsonl"))) == 5  # 3, the reconnect, the sessions
+
+
+def test_a_fault_is_told_by_its_decision_and_match_as_the_record_numbers_them(
+    tmp_path: Path,
+) -> None:
+    """Issue 42: "(request 19349)" was the referee's own counter, which in a contest's
+    qualification tells an author nothing; the doctor says "decision N of match M", the N-th
+    action line of that match's record (the fault's line comes just before it)."""
+    report = examine_broken("illegal", tmp_path)
+    (check,) = [c for c in report.checks if c.name is CheckName.LEGAL_ACTIONS]
+    found = re.search(r"\(decision (\d+) of match (\d+)\)$", check.detail)
+    assert found is not None and "request" not in check.detail, check.detail
+    decision, match = int(found[1]), int(found[2])
+    lines = (tmp_path / f"xix-doctor-{match - 1:02d}.jsonl").read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    first_fault = next(i for i, r in enumerate(records) if "fault" in r)
+    assert records[first_fault]["fault"]["fault"]["reason"] == "FAULT_REASON_ILLEGAL_ACTION"
+    assert sum("action" in r for r in records[:first_fault]) == decision - 1
+    assert "action" in records[first_fault + 1]
 
 
 def test_a_command_that_cannot_start_fails_the_first_check() -> None:

@@ -450,7 +450,7 @@ class _Doctor:
         first = self.played[0]
         lost = first.faults(_LOST_REASONS)
         if lost:
-            detail = f"lost in match 1: {_describe(lost[0])}"
+            detail = f"lost in match 1: {_describe(first, lost[0])}"
             self.note(CheckName.MATCH_CYCLE, Status.FAIL, detail, LOST_ADVICE)
             return
         if first.hung_up:
@@ -471,7 +471,7 @@ class _Doctor:
         seats = ", ".join(str(p.seat) for p in played)
         sessions = sorted({p.session_id for p in played})
         problems = [
-            f"lost in match {p.index + 1}: {_describe(lost[0])}"
+            f"lost in match {p.index + 1}: {_describe(p, lost[0])}"
             for p in played
             if (lost := p.faults(_LOST_REASONS))
         ]
@@ -503,7 +503,7 @@ class _Doctor:
         played = await self.play_one(len(self.played), session, drop=True)
         if played.recovered_after is None:
             faults = played.faults()
-            why = _describe(faults[0]) if faults else "the match ended before the drop"
+            why = _describe(played, faults[0]) if faults else "the match ended before the drop"
             self.note(
                 CheckName.RECONNECT,
                 Status.FAIL,
@@ -526,7 +526,8 @@ class _Doctor:
             self.note(
                 CheckName.RECONNECT,
                 Status.FAIL,
-                f"{how} answered the pending request, but was lost later: {_describe(lost[0])}",
+                f"{how} answered the pending request, but was lost later: "
+                f"{_describe(played, lost[0])}",
                 LOST_ADVICE,
             )
             return
@@ -578,7 +579,10 @@ class _Doctor:
             self.lobby.give_back(session)
         lost = [f for f in outcome.faults if f.seat < len(remote) and f.reason in _LOST_REASONS]
         if lost:
-            detail = f"{len(remote)} sessions in one match, but one was lost: {_describe(lost[0])}"
+            detail = (
+                f"{len(remote)} sessions in one match, but one was lost: "
+                f"{_describe(_Played(index, 0, '', outcome, []), lost[0])}"
+            )
             self.note(CheckName.SESSIONS, Status.FAIL, detail, LOST_ADVICE)
             # Give a restarted bot its chance to come back, so that Goodbye can still be checked.
             if (back := await self.next_session(config.connect_timeout)) is not None:
@@ -618,27 +622,27 @@ class _Doctor:
         if not self.played:
             return
         replies = [ms for p in self.played for ms in p.replies_ms]
-        faults = [f for p in self.played for f in p.faults()]
+        faults = [(p, f) for p in self.played for f in p.faults()]
         self.check_time(replies, faults)
-        illegal = [f for f in faults if f.reason == common_pb2.FAULT_REASON_ILLEGAL_ACTION]
+        illegal = [pf for pf in faults if pf[1].reason == common_pb2.FAULT_REASON_ILLEGAL_ACTION]
         decisions = len(replies) + len(faults)
         if illegal:
             self.note(
                 CheckName.LEGAL_ACTIONS,
                 Status.FAIL,
                 f"{len(illegal)} of {decisions} replies named no legal action, e.g. "
-                f"{_describe(illegal[0])}",
+                f"{_describe(*illegal[0])}",
             )
         else:
             self.note(
                 CheckName.LEGAL_ACTIONS, Status.PASS, f"{decisions} decisions, every index legal"
             )
-        wrong = [f for f in faults if f.reason in _PROTOCOL_REASONS]
+        wrong = [pf for pf in faults if pf[1].reason in _PROTOCOL_REASONS]
         if wrong:
             self.note(
                 CheckName.PROTOCOL,
                 Status.FAIL,
-                f"{len(wrong)} bad replies, e.g. {_describe(wrong[0])}",
+                f"{len(wrong)} bad replies, e.g. {_describe(*wrong[0])}",
             )
         else:
             self.note(
@@ -647,15 +651,17 @@ class _Doctor:
                 "one well-formed ActionReply per request, naming its match and request",
             )
 
-    def check_time(self, replies: list[float], faults: list[common_pb2.Fault]) -> None:
+    def check_time(
+        self, replies: list[float], faults: list[tuple[_Played, common_pb2.Fault]]
+    ) -> None:
         control = self.config.time_control
-        late = [f for f in faults if f.reason == common_pb2.FAULT_REASON_TIMEOUT]
+        late = [pf for pf in faults if pf[1].reason == common_pb2.FAULT_REASON_TIMEOUT]
         if late:
             decisions = len(replies) + len(faults)
             self.note(
                 CheckName.TIME,
                 Status.FAIL,
-                f"{len(late)} of {decisions} decisions timed out, e.g. {_describe(late[0])}",
+                f"{len(late)} of {decisions} decisions timed out, e.g. {_describe(*late[0])}",
             )
             return
         if not replies:
@@ -679,9 +685,14 @@ def _kept(session: Session) -> None:
     """After a match, the doctor keeps the session: it plays the next match on it too."""
 
 
-def _describe(fault: common_pb2.Fault) -> str:
+def _describe(played: _Played, fault: common_pb2.Fault) -> str:
+    """A fault as its author reads it: where in which match, as the records number them (the
+    request id is the referee's own counter: "request 19349" in a contest's qualification)."""
     reason = common_pb2.FaultReason.Name(fault.reason).removeprefix("FAULT_REASON_").lower()
-    return f"{reason}: {fault.detail} (request {fault.request_id})"
+    match = f"match {played.index + 1}"
+    decision = played.outcome.decisions.get(fault.request_id)
+    where = f"decision {decision} of {match}" if decision is not None else match
+    return f"{reason}: {fault.detail} ({where})"
 
 
 async def examine(config: DoctorConfig) -> DoctorReport:
