@@ -177,7 +177,7 @@ def _run_series(config: SeriesConfig) -> tuple[list[Standing], list[MatchOutcome
 SUFFIX_LEGEND = (
     "name#N: the bot launched N-th, from 0 (the --bot options cycle over the seats); it sat "
     "in seat N in the first match, then the seats rotate (with --records, its log is "
-    "logs/*-botN.log)"
+    "logs/*-PROGRAM-botN.log)"
 )
 
 
