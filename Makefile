@@ -63,10 +63,13 @@ sandbox-deps:
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
 			bubblewrap util-linux libseccomp2; }
 
-# The Node SDK's dependencies, from its lockfile; its tests skip on a machine without node.
+# The Node SDK's dependencies, from its lockfile, and the TypeScript example's (with its
+# compiler), which it is built with; their tests skip on a machine without node.
 node-deps:
 	@if command -v node >/dev/null 2>&1; then \
-		cd sdk/node && npm ci --no-audit --no-fund --loglevel=error; \
+		(cd sdk/node && npm ci --no-audit --no-fund --loglevel=error) && \
+		cd examples/typescript && npm ci --no-audit --no-fund --loglevel=error && \
+		node node_modules/typescript/bin/tsc -p .; \
 	else \
 		echo "node not found: skipping the Node SDK's dependencies (its tests will skip)"; \
 	fi

@@ -4,6 +4,7 @@ in each way (tests/bots/broken_bot.py) on exactly the check that names that defe
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import sys
@@ -139,6 +140,39 @@ def test_the_node_example_passes_and_reconnects_by_itself() -> None:
     assert_all_passed(output)
     assert "4 matches on one session, in seats 0, 1, 2, 3" in output
     assert "the bot reconnected by itself" in output
+
+
+TYPESCRIPT = ROOT / "examples" / "typescript"
+
+
+def typescript_or_skip() -> str:
+    """`node`, with the TypeScript example built (`make node-deps` builds it to dist/)."""
+    node = node_or_skip()
+    if not (TYPESCRIPT / "dist" / "bot.js").is_file():
+        message = "the TypeScript example is not built: run `make node-deps`"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return node
+
+
+def test_a_bot_run_as_node_dist_bot_js_is_told_what_the_sandbox_showed_and_refused() -> None:
+    """Issue 42.7: the sandbox shows `node dist/bot.js` the folder dist/, not the node_modules
+    beside it; the doctor said "run npm ci" and that nothing was refused. It names the folder
+    shown, what the bot looked for outside it, and --cwd, which runs it from its own folder."""
+    node = typescript_or_skip()
+    code, output = doctor("--game", "xix", "--", node, str(TYPESCRIPT / "dist" / "bot.js"))
+    assert code == 1, output
+    assert f"sandbox: showed the bot its folder {TYPESCRIPT / 'dist'} (read-only)" in output
+    refused = next(line for line in output.splitlines() if line.startswith("sandbox: refused"))
+    assert "Cannot find package '@grpc/grpc-js'" in refused, output
+    assert f"({TYPESCRIPT / 'node_modules'} is not in the bot's view)" in refused, output
+    assert f"give --cwd {TYPESCRIPT} to run it from its own folder" in output, output
+    assert "npm ci" not in output, output
+    code, output = doctor("--game", "xix", "--cwd", str(TYPESCRIPT), "--", node, "dist/bot.js")
+    assert code == 0, output
+    assert_all_passed(output)
+    assert f"sandbox: showed the bot its folder {TYPESCRIPT} (read-only)" in output
 
 
 def test_a_failing_bot_gets_advice_its_output_and_exit_code_1(tmp_path: Path) -> None:

@@ -93,7 +93,8 @@ def submit_command(
         archive = bot
         if bot.is_dir():
             archive = Path(temporary) / f"{bot.resolve().name}.tar.gz"
-            pack(bot, archive)
+            for line in pack(bot, archive):  # never silently (issue 42.7)
+                errors.print(printable(line), markup=False, highlight=False)
         elif not bot.is_file():
             raise FileNotFoundError(2, "No such file or directory", str(bot))
         with _author(to, token, ca or ca_alias, tls) as author:

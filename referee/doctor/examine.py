@@ -25,6 +25,7 @@ import shlex
 import statistics
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import trio
 
@@ -47,6 +48,7 @@ from referee.local.sandbox import (
     refusals,
     socket_folder,
 )
+from referee.local.view import bot_paths
 from referee.match.bounds import MAX_TIME_MS
 from referee.match.clock import DecisionTimer, TimeControl
 from referee.match.lobby import PROTOCOL_VERSION, Lobby
@@ -211,6 +213,8 @@ class _Doctor:
         self.session: Session | None = None
         self.refused: list[str] = []
         self.sandboxed = False
+        #: The bot's own folders the sandbox showed it (its folder, a script named outside it).
+        self.shown: tuple[Path, ...] = ()
 
     def note(self, name: CheckName, status: Status, detail: str, hint: str = "") -> None:
         self.checks[name] = Check(name, status, detail, hint)
@@ -220,7 +224,8 @@ class _Doctor:
             self.checks.get(name, Check(name, Status.SKIP, "not run: an earlier check failed"))
             for name in CheckName
         ]
-        return DoctorReport(checks, self.log_path, self.refused, self.sandboxed)
+        shown = () if self.config.confined else self.shown  # a hosted version: its folder
+        return DoctorReport(checks, self.log_path, self.refused, self.sandboxed, shown)
 
     async def next_session(self, timeout: float) -> Session | None:
         """The bot's next idle session, or None if it does not come (or its process is gone)."""
@@ -270,7 +275,11 @@ class _Doctor:
         started = self.checks.get(CheckName.STARTS)
         if self.sandbox.enabled and started is not None and started.status is Status.PASS:
             self.sandboxed = True
-            self.refused = refusals(log_tail(self.log_path, 400))
+            config = self.config
+            here = (config.cwd or Path.cwd()).resolve()
+            own = config.cwd is not None or config.confined
+            self.shown = tuple(bot_paths(config.argv, here, own=own, confined=config.confined))
+            self.refused = refusals(log_tail(self.log_path, 400), self.shown)
 
     async def _run(self, nursery: trio.Nursery) -> None:
         settings = ServerSettings(grace_seconds=0)

@@ -37,6 +37,7 @@ from referee.hosted.store import (
     version_id,
 )
 from referee.local.limits import Limits
+from referee.text import plural
 
 #: What a match id looks like (referee.contest.serving names them): nothing that climbs.
 MATCH_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
@@ -307,19 +308,31 @@ def redacted(text: str, places: dict[Path, str]) -> str:
 
 
 #: Folders a packed bot leaves out: a tool's, never the bot's (their contents change from run to
-#: run, and with them the version's id).
-SKIPPED = frozenset({".git", "__pycache__", ".mypy_cache", ".pytest_cache", "node_modules"})
+#: run, and with them the version's id). node_modules is kept: the build has no network, so a
+#: Node bot's packages come with it (issue 42.7).
+SKIPPED = frozenset({".git", "__pycache__", ".mypy_cache", ".pytest_cache"})
+#: Where links are left out rather than refused: npm's own shortcuts (node_modules/.bin), which
+#: a bot runs by the file they lead to (`node node_modules/typescript/bin/tsc`).
+LINKS_LEFT_OUT = "node_modules"
 
 
-def pack(folder: Path, into: Path) -> None:
+def pack(folder: Path, into: Path) -> list[str]:
     """Pack a bot's `folder` as a tar.gz at `into`, for an upload: its regular files and
-    folders (SKIPPED left out), each named relative to the folder. A link or any other kind of
-    file is refused here, as the referee would refuse it, in one line."""
+    folders (SKIPPED left out), each named relative to the folder; returns what it left out,
+    a line each, for its author to read. A link is refused here, as the referee would refuse
+    it, in one line, except in node_modules, where npm makes them: left out, and said."""
     if not (folder / MANIFEST).is_file():
         raise ManifestError(f"{str(folder)!r} holds no {MANIFEST} (docs/bots.md)")
+    skipped: list[str] = []
+    links: list[str] = []
 
     def checked(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
-        if PurePosixPath(info.name).name in SKIPPED:
+        path = PurePosixPath(info.name)
+        if path.name in SKIPPED:
+            skipped.append(info.name + "/" if info.isdir() else info.name)
+            return None
+        if info.issym() and LINKS_LEFT_OUT in path.parts[:-1]:
+            links.append(info.name)
             return None
         if not (info.isfile() or info.isdir()):
             raise ArchiveError(
@@ -333,3 +346,11 @@ def pack(folder: Path, into: Path) -> None:
     with tarfile.open(into, "w:gz") as tar:
         for entry in sorted(folder.iterdir()):
             tar.add(entry, arcname=entry.name, filter=checked)
+    said = [f"left out {name} (a tool's, not the bot's)" for name in skipped]
+    if links:
+        shown = ", ".join(links[:3]) + (f" and {len(links) - 3} more" if len(links) > 3 else "")
+        said.append(
+            f"left out {plural(len(links), 'link')} in node_modules ({shown}): npm's shortcuts; "
+            "a command runs the file one leads to (node node_modules/typescript/bin/tsc)"
+        )
+    return said
