@@ -542,7 +542,7 @@ class _Doctor:
             return
         after = (
             "; a ladder and `croupier match` restart a bot so, but against `croupier serve` "
-            "nothing does: reconnect in the bot (the Node SDK does) or have your supervisor "
+            "nothing does: reconnect in the bot (both SDKs do) or have your supervisor "
             "restart it within the reconnect grace"
             if restarted
             else ""
