@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-load lint proto bench clean install chromium node-deps sandbox-deps language-deps other-languages buf check
+.PHONY: demo demo-next test test-load lint proto bench clean install chromium node-deps sandbox-deps language-deps other-languages buf check
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,19 @@ demo: $(STAMP) sandbox-deps
 		--database $(DEMO)/xactika.sqlite --records $(DEMO)/xactika
 	$(BIN)/croupier ladder verify $(DEMO)/xix.sqlite
 	$(BIN)/croupier ladder verify $(DEMO)/xactika.sqlite
+	@$(MAKE) --no-print-directory demo-next
+
+# What to do after the demo: look at one of its matches, and at a ladder's pages
+# (tests/test_demo_next.py runs what it prints).
+demo-next:
+	@record=$$(ls $(DEMO)/xix/*.jsonl | head -n 1); \
+	echo; \
+	echo "next: look at a match, and at the ladder's pages"; \
+	echo "  $(BIN)/croupier replay $$record"; \
+	echo "  $(BIN)/croupier replay $$record --html $(DEMO)/match.html"; \
+	echo "  $(BIN)/croupier ladder report $(DEMO)/xix.sqlite --html $(DEMO)/xix-report"; \
+	echo "then open $(DEMO)/match.html or $(DEMO)/xix-report/index.html in a browser;"; \
+	echo "docs/bots.md says how to write a bot, docs/ladders.md how to run a ladder of your own"
 
 # The HTML viewer's tests drive Debian's chromium headless (through Playwright, which never
 # downloads a browser here); install it when it is absent.
@@ -50,10 +63,13 @@ sandbox-deps:
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
 			bubblewrap util-linux libseccomp2; }
 
-# The Node SDK's dependencies, from its lockfile; its tests skip on a machine without node.
+# The Node SDK's dependencies, from its lockfile, and the TypeScript example's (with its
+# compiler), which it is built with; their tests skip on a machine without node.
 node-deps:
 	@if command -v node >/dev/null 2>&1; then \
-		cd sdk/node && npm ci --no-audit --no-fund --loglevel=error; \
+		(cd sdk/node && npm ci --no-audit --no-fund --loglevel=error) && \
+		cd examples/typescript && npm ci --no-audit --no-fund --loglevel=error && \
+		node node_modules/typescript/bin/tsc -p .; \
 	else \
 		echo "node not found: skipping the Node SDK's dependencies (its tests will skip)"; \
 	fi

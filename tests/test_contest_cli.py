@@ -57,6 +57,31 @@ def test_tokens_are_shown_once_and_stored_hashed(tmp_path: Path) -> None:
     assert bad.exit_code == 2
 
 
+def test_token_add_takes_many_names_at_once_all_or_none(tmp_path: Path) -> None:
+    """A 40-student contest (issue 42): names on the command line and in a file (--from), a
+    `NAME<TAB>TOKEN` line each; a taken or repeated name adds no account."""
+    db = tmp_path / "c.db"
+    names = tmp_path / "students.txt"
+    names.write_text("# the class of 2026\ncarol\n\ndave   # late\nerin\n")
+    added = runner.invoke(
+        app, ["token", "add", "alice", "bob", "--from", str(names), "--db", str(db)]
+    )
+    assert added.exit_code == 0, added.output
+    rows = [line.split("\t") for line in added.output.splitlines()]
+    assert [name for name, _ in rows] == ["alice", "bob", "carol", "dave", "erin"]
+    store = TokenStore(db)
+    assert all(store.lookup(token) == name for name, token in rows)
+    piped = runner.invoke(app, ["token", "add", "--from", "-", "--db", str(db)], input="frank\n")
+    assert piped.exit_code == 0 and piped.output.startswith("frank\t"), piped.output
+    for taken in (["gina", "bob"], ["gina", "hugo", "gina"], ["gina", "no spaces"]):
+        refused = runner.invoke(app, ["token", "add", *taken, "--db", str(db)])
+        assert refused.exit_code == 2, refused.output
+        assert "no account was added" in refused.output or "bad bot name" in refused.output
+    assert "gina" not in {account.name for account in store.accounts()}
+    nothing = runner.invoke(app, ["token", "add", "--db", str(db)])
+    assert nothing.exit_code == 2 and "give the accounts' names" in nothing.output
+
+
 def test_serve_refuses_plaintext_off_loopback() -> None:
     result = runner.invoke(app, ["serve", "--host", "0.0.0.0", "--db", "x.db"])
     assert result.exit_code == 2

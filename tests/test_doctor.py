@@ -4,6 +4,8 @@ in each way (tests/bots/broken_bot.py) on exactly the check that names that defe
 from __future__ import annotations
 
 import json
+import os
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -123,9 +125,9 @@ def test_the_python_examples_pass() -> None:
     code, output = doctor("--game", "xix", "--", PYTHON, str(EXAMPLES / "random_bot.py"))
     assert code == 0, output
     assert_all_passed(output)
-    # Issue 24.9: it passes because the doctor restarts it, and the report says so.
-    assert "the bot did not reconnect by itself: it exited (code 1), the doctor restarted" in output
-    assert "against `croupier serve` nothing does" in output
+    # Issue 42.9: the Python SDK reconnects by itself, as the Node SDK does (it used to exit,
+    # and pass only because the doctor restarted it, as nothing does against `croupier serve`).
+    assert "the bot reconnected by itself" in output
     code, output = doctor("--game", "xix", "--", PYTHON, str(EXAMPLES / "xix_heuristic.py"))
     assert code == 0, output
     assert_all_passed(output)
@@ -138,6 +140,39 @@ def test_the_node_example_passes_and_reconnects_by_itself() -> None:
     assert_all_passed(output)
     assert "4 matches on one session, in seats 0, 1, 2, 3" in output
     assert "the bot reconnected by itself" in output
+
+
+TYPESCRIPT = ROOT / "examples" / "typescript"
+
+
+def typescript_or_skip() -> str:
+    """`node`, with the TypeScript example built (`make node-deps` builds it to dist/)."""
+    node = node_or_skip()
+    if not (TYPESCRIPT / "dist" / "bot.js").is_file():
+        message = "the TypeScript example is not built: run `make node-deps`"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return node
+
+
+def test_a_bot_run_as_node_dist_bot_js_is_told_what_the_sandbox_showed_and_refused() -> None:
+    """Issue 42.7: the sandbox shows `node dist/bot.js` the folder dist/, not the node_modules
+    beside it; the doctor said "run npm ci" and that nothing was refused. It names the folder
+    shown, what the bot looked for outside it, and --cwd, which runs it from its own folder."""
+    node = typescript_or_skip()
+    code, output = doctor("--game", "xix", "--", node, str(TYPESCRIPT / "dist" / "bot.js"))
+    assert code == 1, output
+    assert f"sandbox: showed the bot its folder {TYPESCRIPT / 'dist'} (read-only)" in output
+    refused = next(line for line in output.splitlines() if line.startswith("sandbox: refused"))
+    assert "Cannot find package '@grpc/grpc-js'" in refused, output
+    assert f"({TYPESCRIPT / 'node_modules'} is not in the bot's view)" in refused, output
+    assert f"give --cwd {TYPESCRIPT} to run it from its own folder" in output, output
+    assert "npm ci" not in output, output
+    code, output = doctor("--game", "xix", "--cwd", str(TYPESCRIPT), "--", node, "dist/bot.js")
+    assert code == 0, output
+    assert_all_passed(output)
+    assert f"sandbox: showed the bot its folder {TYPESCRIPT} (read-only)" in output
 
 
 def test_a_failing_bot_gets_advice_its_output_and_exit_code_1(tmp_path: Path) -> None:
@@ -154,6 +189,25 @@ def test_a_failing_bot_gets_advice_its_output_and_exit_code_1(tmp_path: Path) ->
     assert "1 of 12 checks did not pass" in output
     assert f"the bot's last output ({tmp_path / 'bot.log'}):" in output
     assert len(list(tmp_path.glob("xix-doctor-*.jsonl"))) == 5  # 3, the reconnect, the sessions
+
+
+def test_a_fault_is_told_by_its_decision_and_match_as_the_record_numbers_them(
+    tmp_path: Path,
+) -> None:
+    """Issue 42: "(request 19349)" was the referee's own counter, which in a contest's
+    qualification tells an author nothing; the doctor says "decision N of match M", the N-th
+    action line of that match's record (the fault's line comes just before it)."""
+    report = examine_broken("illegal", tmp_path)
+    (check,) = [c for c in report.checks if c.name is CheckName.LEGAL_ACTIONS]
+    found = re.search(r"\(decision (\d+) of match (\d+)\)$", check.detail)
+    assert found is not None and "request" not in check.detail, check.detail
+    decision, match = int(found[1]), int(found[2])
+    lines = (tmp_path / f"xix-doctor-{match - 1:02d}.jsonl").read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    first_fault = next(i for i, r in enumerate(records) if "fault" in r)
+    assert records[first_fault]["fault"]["fault"]["reason"] == "FAULT_REASON_ILLEGAL_ACTION"
+    assert sum("action" in r for r in records[:first_fault]) == decision - 1
+    assert "action" in records[first_fault + 1]
 
 
 def test_a_command_that_cannot_start_fails_the_first_check() -> None:

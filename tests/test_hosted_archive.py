@@ -278,3 +278,33 @@ def test_an_upload_over_its_size_limit_is_refused_unread(tmp_path: Path) -> None
         r"'upload' is \d+ bytes, more than the limit of 10000",
         ArchiveLimits(upload_bytes=10_000),
     )
+
+
+def test_submit_keeps_node_modules_and_says_what_it_leaves_out(tmp_path: Path) -> None:
+    """Issue 42.7: `croupier submit` dropped node_modules without a word, and a hosted build
+    has no network for `npm ci`. The packages go with the bot; npm's links in node_modules/.bin
+    are left out (a link is refused anywhere else), and so are a tool's folders: each said."""
+    from referee.hosted.submitting import pack
+
+    bot = tmp_path / "bot"
+    (bot / "node_modules" / "pkg").mkdir(parents=True)
+    (bot / "node_modules" / "pkg" / "index.js").write_text("export const x = 1;\n")
+    (bot / "node_modules" / ".bin").mkdir()
+    (bot / "node_modules" / ".bin" / "pkg").symlink_to("../pkg/index.js")
+    (bot / ".git").mkdir()
+    (bot / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (bot / "bot.toml").write_text('games = ["xix"]\nrun = "node bot.js"\n')
+    (bot / "bot.js").write_text("import 'pkg';\n")
+    said = pack(bot, tmp_path / "bot.tar.gz")
+    with tarfile.open(tmp_path / "bot.tar.gz") as tar:
+        names = set(tar.getnames())
+    assert "node_modules/pkg/index.js" in names and "bot.js" in names
+    assert not any(name.startswith((".git", "node_modules/.bin/")) for name in names), names
+    assert said == [
+        "left out .git/ (a tool's, not the bot's)",
+        "left out 1 link in node_modules (node_modules/.bin/pkg): npm's shortcuts; a command "
+        "runs the file one leads to (node node_modules/typescript/bin/tsc)",
+    ]
+    (bot / "elsewhere").symlink_to("bot.js")
+    with pytest.raises(ArchiveError, match=r"'elsewhere' .* is not a regular file or folder"):
+        pack(bot, tmp_path / "again.tar.gz")

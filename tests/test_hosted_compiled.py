@@ -253,3 +253,31 @@ def test_a_runtime_folder_that_cannot_serve_is_refused_in_one_line(
     done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2, done.stdout + done.stderr
     assert said in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_the_typescript_example_comes_with_its_packages_builds_to_dist_and_qualifies(
+    bubblewrap: None, tmp_path: Path
+) -> None:
+    """Issue 42.7: a Node bot without the SDK brings its packages (node_modules, which submit
+    used to drop without a word, and the build has no network for `npm ci`); its build compiles
+    src/ to dist/ with the TypeScript among them; it runs as `node dist/bot.js`."""
+    node_or_skip()
+    if not (ROOT / "examples" / "typescript" / "node_modules" / "typescript").is_dir():
+        message = "the TypeScript example's packages are not installed: run `make node-deps`"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    folder = tmp_path / "typescript"
+    source = ROOT / "examples" / "typescript"
+    # As an author's folder holds it after `npm ci`: without the dist/ a local build left.
+    shutil.copytree(
+        source, folder, symlinks=True, ignore=lambda at, _: ["dist"] if at == str(source) else []
+    )
+    only_xix(folder, "node dist/bot.js", "node dist/bot.js")
+    with contest("xix", tmp_path / "xix", runtime_folder(tmp_path)) as running:
+        process = submit(folder, running.address, running.token)
+        output, _ = process.communicate(timeout=WAIT_SECONDS)
+    assert process.returncode == 0, output
+    assert " qualified" in output, output
+    # What it left out, it said: npm's links in node_modules/.bin.
+    assert "left out 3 links in node_modules (node_modules/.bin/" in output, output

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,10 @@ def test_match_plays_rotates_seats_and_records(tmp_path: Path) -> None:
     # Seats rotate: each bot sat in seat 0 three times.
     first_seats = [record.read_text().split('"seats":[{"name":"')[1][:6] for record in records]
     assert first_seats.count("random") == 3
+    # Each bot's log is named by its program, not only by its launch order (issue 42).
+    named = [path.name.split("-", 1)[1] for path in (tmp_path / "logs").glob("*-bot*.log")]
+    logs = {re.sub(r"^w\d+-", "", name) for name in named}  # each referee worker's own
+    assert logs == {"random_bot-bot0.log", "xix_heuristic-bot1.log"}, named
 
 
 def test_a_bot_that_cannot_start_is_a_clear_error(tmp_path: Path) -> None:

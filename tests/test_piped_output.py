@@ -67,3 +67,25 @@ def test_a_table_in_a_pipe_keeps_every_cell_whole() -> None:
     options = get_game("xactika").option_specs
     for spec in options:
         assert f"{spec.name} ({spec.kind}, default {spec.default}): {spec.description}" in out
+
+
+def test_match_in_a_pipe_says_how_far_it_is(tmp_path: Path) -> None:
+    """Issue 42: `croupier match` drew its bar on a terminal only; in a pipe it said nothing
+    until its table, for minutes. It prints a line at every tenth of the matches."""
+    random_bot = f"{sys.executable} {ROOT / 'examples' / 'python' / 'random_bot.py'}"
+    env = {key: value for key, value in os.environ.items() if key != "COLUMNS"}
+    bots = ["--bot", random_bot, "--bot", random_bot]
+    series = ["--games", "20", "--concurrency", "4", "--seed", "5", "--no-sandbox"]
+    result = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "match", "xix", *bots, *series],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+        env=env,
+    )
+    lines = [line for line in result.stderr.splitlines() if line.startswith("xix matches: ")]
+    assert lines[0] == "xix matches: 2 of 20", result.stderr
+    assert lines[-1] == "xix matches: 20 of 20"
+    assert len(lines) == 10

@@ -134,3 +134,67 @@ def test_the_sentinel_check_knows_the_old_wordings(wording: str) -> None:
 )
 def test_the_sentinel_check_lets_real_zeros_be(wording: str) -> None:
     assert not SENTINEL.search(wording)
+
+
+def _comments() -> dict[str, str]:
+    """Each file's header (keyed by the file's name), each top-level message's leading comment
+    and each enum value's, whitespace folded, from the descriptors with source info."""
+    data = (COMMITTED / "descriptors.binpb").read_bytes()
+    found: dict[str, str] = {}
+    for file in descriptor_pb2.FileDescriptorSet.FromString(data).file:
+        if not file.name.startswith("croupier/"):
+            continue
+        comments = {tuple(loc.path): loc for loc in file.source_code_info.location}
+        syntax = comments[(12,)]  # 12: the syntax statement, which the header comes before
+        found[file.name] = "".join([*syntax.leading_detached_comments, syntax.leading_comments])
+        for i, message in enumerate(file.message_type):
+            found[message.name] = comments[(4, i)].leading_comments  # 4: the messages
+        for i, enum in enumerate(file.enum_type):
+            for j, value in enumerate(enum.value):  # 5: the enums, 2: their values
+                found[value.name] = comments[(5, i, 2, j)].leading_comments
+    return {where: " ".join(text.split()) for where, text in found.items()}
+
+
+#: What the protos must tell an author of each game, as its manual (issue 42.11), by where.
+MANUAL = {
+    "croupier/v1/xix.proto": [
+        "when the two sum to 19: then the lower card takes it",  # the trick's winner
+        "third strike in an exchange ends it at once",  # XIX-R7: how an exchange ends
+        "3 strikes, 3 points; 4, 5 points; 5, 8 points",  # the stakes
+        "a seat with 19 points or more wins the game",  # XIX-R8: the game's end
+    ],
+    "XixTrickTaken": ["by the higher card, or by the lower when the two cards sum to 19"],
+    "XixExchangeWon": ["its third strike of the exchange", "19 points or more (XIX-R8)"],
+    "croupier/v1/xeri.proto": [
+        "the card has the top card's rank, or is a jack",  # XERI-R5: the capture rule
+        "exactly one card, by a card of the same rank, is a Xeri",  # XERI-R6
+    ],
+    "TexTacToeShowdownHand": [  # who may use which line at the showdown
+        "A line is eligible when all three of its positions are face up (TTT-R6)",
+        "face-down grid cards are never part of a hand",  # TTT-R7
+        "best eligible line on the grid as it stands after any challenge turn",  # TTT-R10
+    ],
+    "FAULT_REASON_MEMORY": ["its in-memory scratch included (a memory cgroup)"],
+}
+
+
+def test_the_protos_tell_each_game_s_rules_where_a_bot_reads_them() -> None:
+    comments = _comments()
+    missing = [
+        f"{where}: {said!r}"
+        for where, sayings in MANUAL.items()
+        for said in sayings
+        if said not in comments[where]
+    ]
+    assert not missing, "\n".join(missing)
+
+
+def test_the_guide_says_what_xactika_s_field_9_is() -> None:
+    """docs/bots.md called field 9 reserved (issue 42.11): it is version 1's bids, still sent."""
+    from croupier.v1 import xactika_pb2
+
+    field = xactika_pb2.XactikaObservation.DESCRIPTOR.fields_by_number[9]
+    assert field.name == "bids_v1" and field.GetOptions().deprecated
+    guide = " ".join((ROOT / "docs" / "bots.md").read_text().split())
+    assert "field 9 is reserved" not in guide
+    assert "field 9 is still sent, as the deprecated `bids_v1`" in guide

@@ -64,3 +64,33 @@ def test_the_doc_names_every_kind_of_line() -> None:
     doc = DOC.read_text(encoding="utf-8")
     for field in record_pb2.Record.DESCRIPTOR.oneofs_by_name["line"].fields:
         assert f"| `{field.name}` |" in doc, field.name
+
+
+def test_the_doc_s_readers_put_back_seat_0_and_read_scores_as_numbers(tmp_path: Path) -> None:
+    """Issue 42: a result's seat 0 has no "seat" and a score of 0 no "score" (proto3 leaves
+    defaults out), and int64 scores are strings; the doc's Python and jq lines say so and get
+    the example record's result right."""
+    import shutil
+    import subprocess
+    import sys
+
+    record = tmp_path / "xix-000.jsonl"
+    record.write_text(_example())
+    (result,) = [
+        json.loads(line)["result"] for line in _example().splitlines() if '"result"' in line
+    ]
+    seats = result["result"]["seats"]
+    expected = [f"{s.get('seat', 0)} {s['name']} {int(s.get('score', '0'))}" for s in seats]
+    assert "seat" not in seats[0], "the example no longer shows seat 0's omission"
+    text = DOC.read_text(encoding="utf-8")
+    python = re.search(r"```python\n(.*?)```", text, re.DOTALL)
+    assert python is not None
+    ran = subprocess.run(
+        [sys.executable, "-c", python.group(1)], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert ran.stdout.splitlines() == expected, ran.stderr
+    jq_line = next(line for line in text.splitlines() if line.startswith("jq -r '.result"))
+    if shutil.which("jq") is not None:
+        ran = subprocess.run(["sh", "-c", jq_line], cwd=tmp_path, capture_output=True, text=True)
+        assert ran.stdout.splitlines() == expected, ran.stderr
+    assert all(f"`{line}`" in text for line in expected), expected  # what the doc says

@@ -20,6 +20,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
 
+from croupier.v1 import referee_pb2
 from referee import transport
 from referee.games import GAMES
 from referee.match.lobby import Lobby
@@ -169,27 +170,40 @@ def test_reflection_v1_and_v1alpha_both_answer() -> None:
         assert set(names[version]) >= SERVICES | {f"grpc.reflection.{version}.ServerReflection"}
 
 
-def test_list_games_names_only_the_games_this_referee_runs() -> None:
-    from croupier.v1 import referee_pb2
+def list_games(games: frozenset[str]) -> referee_pb2.ListGamesResponse:
+    """ListGames from a real referee that runs `games`."""
 
-    async def scenario() -> list[str]:
-        async with transport.serve(
-            Lobby(games=frozenset({"xix"})), transport.ServerSettings()
-        ) as port:
+    async def scenario() -> referee_pb2.ListGamesResponse:
+        async with transport.serve(Lobby(games=games), transport.ServerSettings()) as port:
 
-            def client() -> list[str]:
+            def client() -> referee_pb2.ListGamesResponse:
                 with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-                    games = channel.unary_unary(
+                    answer: referee_pb2.ListGamesResponse = channel.unary_unary(
                         "/croupier.v1.Referee/ListGames",
                         request_serializer=referee_pb2.ListGamesRequest.SerializeToString,
                         response_deserializer=referee_pb2.ListGamesResponse.FromString,
                     )(referee_pb2.ListGamesRequest(), timeout=10)
-                    return [game.id for game in games.games]
+                    return answer
 
             with trio.fail_after(30):
                 return await trio.to_thread.run_sync(client)
 
-    assert transport.run(scenario) == ["xix"]
+    return transport.run(scenario)
+
+
+def test_list_games_names_only_the_games_this_referee_runs() -> None:
+    assert [game.id for game in list_games(frozenset({"xix"})).games] == ["xix"]
+
+
+def test_list_games_gives_an_option_s_choices_not_bounds_of_0_to_0() -> None:
+    """Issue 42.11: Xeri's `players` is 2 or 4 (XERI-R1); ListGames said it ranged 0 to 0."""
+    (xeri,) = list_games(frozenset({"xeri"})).games
+    players = next(option for option in xeri.options if option.name == "players")
+    assert list(players.choices) == [2, 4]
+    assert (players.min, players.max) == (2, 4)
+    (xactika,) = list_games(frozenset({"xactika"})).games
+    ranged = next(option for option in xactika.options if option.name == "players")
+    assert list(ranged.choices) == [] and (ranged.min, ranged.max) == (2, 10)
 
 
 def test_grpcurl_describes_the_v1_reflection_service_it_lists() -> None:

@@ -30,6 +30,7 @@ from tests.cluster_helpers import wait_until
 pytestmark = pytest.mark.usefixtures("wide_console")
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "python"
+SUBMISSIONS_PROTO = "croupier/v1/submissions.proto"
 runner = CliRunner()
 
 
@@ -57,7 +58,7 @@ def contest(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Contest]:
     folder = tmp_path_factory.mktemp("contest")
     db = folder / "contest.db"
     store = TokenStore(db)
-    tokens = {name: store.add(name) for name in ("alice", "bob", "carol", "dave", "erin")}
+    tokens = {name: store.add(name) for name in ("alice", "bob", "carol", "dave", "erin", "frank")}
     runtime = tmp_path_factory.mktemp("runtime")
     runtime.chmod(0o755)  # the builds' own users read it
     croupier = str(Path(sys.executable).parent / "croupier")
@@ -240,6 +241,78 @@ def test_wait_prints_a_failed_builds_log_tail(contest: Contest, tmp_path: Path) 
     id = output.split()[0]
     assert f"{id} build-failed" in output, output
     assert "no makefile found" in output.lower(), output
+
+
+def test_a_failed_qualification_shows_its_author_the_whole_report(
+    contest: Contest, tmp_path: Path
+) -> None:
+    """Issue 42.9: the reason quotes the bot's last line; --wait and `submissions report`
+    (GetQualificationReport) show the whole report, the traceback whole, each check and its
+    advice, with no folder of the referee's machine."""
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "bot.toml").write_text('games = ["xix"]\nrun = "{python} bot.py"\n')
+    (bot / "bot.py").write_text(
+        "def load_book():\n    raise RuntimeError('no opening book')\n\n\nload_book()\n"
+    )
+    code, output = contest.cli("frank", "submit", str(bot), "--wait")
+    assert code == 1, output
+    id = output.split()[0]
+    assert f"{id} failed: xix: connects FAIL" in output, output
+    assert "RuntimeError: no opening book" in output.split("qualification report:")[0], output
+    report = output.split("qualification report:\n")[1]
+    for line in ("Traceback (most recent call last):", "in load_book", "FAIL  connects"):
+        assert line in report, report
+    assert "advice: " in report, report
+    code, again = contest.cli("frank", "submissions", "report", id[:SHORT_ID])
+    assert code == 0, again
+    assert again.strip() == report.strip()
+    assert str(contest.versions) not in again, again
+    organiser = runner.invoke(
+        app, ["submissions", "report", id, "--db", str(contest.versions.parent / "contest.db")]
+    )
+    assert organiser.exit_code == 0 and "in load_book" in organiser.output, organiser.output
+
+
+def test_a_client_built_from_the_previous_release_s_stubs_still_works(
+    contest: Contest, tmp_path: Path
+) -> None:
+    """GetQualificationReport is an addition (issue 42.9): stubs generated from the previous
+    release's submissions.proto (tests/data/submissions-v1.binpb) list and read versions on
+    this referee as before."""
+    from grpc_tools import protoc
+
+    stubs = tmp_path / "stubs"
+    stubs.mkdir()
+    v1 = Path(__file__).parent / "data" / "submissions-v1.binpb"
+    arguments = ["protoc", f"--descriptor_set_in={v1}", f"--python_out={stubs}"]
+    assert protoc.main([*arguments, f"--grpc_python_out={stubs}", SUBMISSIONS_PROTO]) == 0
+    for package in (stubs / "croupier", stubs / "croupier" / "v1"):
+        (package / "__init__.py").write_text("")
+    code, output = contest.cli("alice", "submit", str(EXAMPLE))
+    assert code == 0, output
+    id = output.split()[0]
+    script = (
+        "import sys, grpc\n"
+        "from croupier.v1 import submissions_pb2 as pb, submissions_pb2_grpc as rpc\n"
+        "stub = rpc.SubmissionsStub(grpc.insecure_channel(sys.argv[1]))\n"
+        "auth = (('authorization', 'Bearer ' + sys.argv[2]),)\n"
+        "assert not hasattr(pb, 'GetQualificationReportRequest')\n"
+        "listed = stub.ListVersions(pb.ListVersionsRequest(), metadata=auth)\n"
+        "ids = [v.id for v in listed.versions]\n"
+        "one = stub.GetVersion(pb.GetVersionRequest(version_id=sys.argv[3]), metadata=auth)\n"
+        "print(sys.argv[3] in ids, one.version.id == sys.argv[3])\n"
+    )
+    old = subprocess.run(
+        [sys.executable, "-c", script, contest.address, contest.tokens["alice"], id],
+        env={"PYTHONPATH": str(stubs), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        cwd=stubs,
+        check=False,
+    )
+    assert old.returncode == 0, old.stderr
+    assert old.stdout.split() == ["True", "True"], old.stdout
 
 
 def test_an_author_s_build_log_names_no_folder_of_the_referee_s_machine(

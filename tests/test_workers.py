@@ -208,9 +208,12 @@ def test_croupier_match_on_two_workers_plays_what_one_would(tmp_path: Path) -> N
         assert len(list(records.glob("*.jsonl"))) == 6
         logs = sorted(p.name.split("-", 1)[1] for p in (records / "logs").glob("*-bot*.log"))
         assert logs == (
-            ["bot0.log", "bot1.log"]
+            ["xix_heuristic-bot0.log", "xix_heuristic-bot1.log"]
             if workers == "1"
-            else ["w0-bot0.log", "w0-bot1.log", "w1-bot0.log", "w1-bot1.log"]
+            else [
+                *("w0-xix_heuristic-bot0.log", "w0-xix_heuristic-bot1.log"),
+                *("w1-xix_heuristic-bot0.log", "w1-xix_heuristic-bot1.log"),
+            ]
         )
     assert tables[0] == tables[1] and len(tables[0]) == 2
 

@@ -3,16 +3,15 @@ and `croupier contest final`."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from referee.cli.consoles import console, user_errors
 from referee.cli.epilog import DONE, epilog
-
-if TYPE_CHECKING:
-    pass
+from referee.errors import CroupierError
 
 DEFAULT_DB = Path("croupier.db")
 
@@ -20,14 +19,52 @@ token_app = typer.Typer(help="Bot accounts: a name and a secret token (only its 
 TokenDb = Annotated[Path, typer.Option("--db", help="The contest's SQLite database.")]
 
 
-@token_app.command("add", epilog=epilog(["croupier token add alice --db contest.db"], DONE))
-def token_add(name: str, db: TokenDb = DEFAULT_DB) -> None:
-    """Create an account and print its token (shown this once only)."""
+@token_app.command(
+    "add",
+    epilog=epilog(
+        [
+            "croupier token add alice --db contest.db",
+            "croupier token add alice bob carol --db contest.db > tokens.tsv",
+            "croupier token add --from students.txt --db contest.db > tokens.tsv",
+        ],
+        DONE,
+    ),
+)
+def token_add(
+    names: Annotated[
+        list[str] | None, typer.Argument(metavar="NAME", help="The accounts' names.")
+    ] = None,
+    db: TokenDb = DEFAULT_DB,
+    source: Annotated[
+        Path | None,
+        typer.Option(
+            "--from",
+            metavar="FILE",
+            help="Names from this file too, one a line ('#' starts a comment); '-': stdin.",
+        ),
+    ] = None,
+) -> None:
+    """Create accounts and print their tokens (shown this once only): one name prints its token
+    alone, several print a line `NAME<TAB>TOKEN` each. All or none: a bad or taken name adds
+    no account."""
     from referee.contest.tokens import TokenStore
 
     with user_errors():
-        token = TokenStore(db).add(name)
-    console.print(token, markup=False, highlight=False)
+        wanted = [*(names or []), *(_names_from(source) if source is not None else [])]
+        if not wanted:
+            raise CroupierError("give the accounts' names, or --from FILE")
+        added = TokenStore(db).add_many(wanted)
+    if names and len(names) == 1 and source is None:
+        console.print(added[0][1], markup=False, highlight=False)
+        return
+    for name, token in added:
+        typer.echo(f"{name}\t{token}")  # a real tab, which rich would expand to spaces
+
+
+def _names_from(source: Path) -> list[str]:
+    """The names in a file (or stdin for '-'), one a line, blank lines and comments skipped."""
+    text = sys.stdin.read() if str(source) == "-" else source.read_text()
+    return [kept for line in text.splitlines() if (kept := line.split("#", 1)[0].strip())]
 
 
 @token_app.command("list", epilog=epilog(["croupier token list --db contest.db"], DONE))

@@ -63,6 +63,15 @@ def doctor(
         Path | None,
         typer.Option(help="Folder to keep the records and the bot's output in (default: none)."),
     ] = None,
+    cwd: Annotated[
+        Path | None,
+        typer.Option(
+            "--cwd",
+            help="The bot's folder: it runs there and the sandbox shows it whole, as a contest "
+            "shows a hosted bot its uploaded folder (default: here, and the sandbox shows the "
+            "folder of the file the command names).",
+        ),
+    ] = None,
 ) -> None:
     """Check a bot before a contest: connect, authenticate, time, legality, matches, reconnect.
 
@@ -98,6 +107,7 @@ def doctor(
                 sandbox=sandboxed(sandbox),
                 limits=Limits().merged(limit_pairs(limit or []), "--limit"),
                 env=env_pairs(env or []),
+                cwd=_folder(cwd),
             )
             report = transport.run(examine, config)
             title = f"croupier doctor: {chosen.id} with `{shlex.join(argv)}`"
@@ -106,6 +116,12 @@ def doctor(
             for line in render(report, title, kept=keep is not None, extra=seeds):
                 console.print(line, markup=False, highlight=False, soft_wrap=True)
     raise typer.Exit(0 if report.ok else EXIT_CHECK_FAILED)
+
+
+def _folder(cwd: Path | None) -> Path | None:
+    if cwd is not None and not cwd.is_dir():
+        raise CroupierError(f"--cwd {str(cwd)!r} is not a folder")
+    return cwd.resolve() if cwd is not None else None
 
 
 def env_pairs(pairs: list[str]) -> dict[str, str]:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from referee.cli.bot_limits import LIMIT_HELP, SANDBOX_HELP, limit_pairs, sandboxed
-from referee.cli.consoles import console, errors, user_errors
+from referee.cli.consoles import console, errors, progress, user_errors
 from referee.cli.options import BankMs, CeilingFactor, Clock, Workers
 from referee.cli.seeds import Seed, announce_luck, announce_seed, reveal_seed
 from referee.clock_kind import ClockKind
@@ -151,6 +152,12 @@ def _run_series(config: SeriesConfig) -> tuple[list[Standing], list[MatchOutcome
     from referee import transport
     from referee.local.series import play_series
 
+    if not errors.is_terminal:
+        # In a pipe or a CI log a bar draws nothing: a line at every tenth of the matches and
+        # at least every PROGRESS_SECONDS instead (it was silent for minutes).
+        with progress(f"{config.game.id} matches") as done:
+            played = itertools.count(1)
+            return transport.run(play_series, config, lambda _: done(next(played), config.matches))
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -158,16 +165,16 @@ def _run_series(config: SeriesConfig) -> tuple[list[Standing], list[MatchOutcome
         TimeRemainingColumn(),
         console=errors,
         transient=True,
-    ) as progress:
-        task = progress.add_task(f"{config.game.id} matches", total=config.matches)
-        return transport.run(play_series, config, lambda _: progress.advance(task))
+    ) as bar:
+        task = bar.add_task(f"{config.game.id} matches", total=config.matches)
+        return transport.run(play_series, config, lambda _: bar.advance(task))
 
 
 #: Under a table where bots of one name are told apart (series.py appends the bot's number).
 SUFFIX_LEGEND = (
     "name#N: the bot launched N-th, from 0 (the --bot options cycle over the seats); it sat "
     "in seat N in the first match, then the seats rotate (with --records, its log is "
-    "logs/*-botN.log)"
+    "logs/*-PROGRAM-botN.log)"
 )
 
 

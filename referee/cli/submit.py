@@ -40,8 +40,12 @@ Token = Annotated[
     str, typer.Option("--token", envvar="CROUPIER_TOKEN", help="Your account's token.")
 ]
 Ca = Annotated[
-    Path | None, typer.Option("--ca", help="Speak TLS, trusting this CA certificate (PEM).")
+    Path | None,
+    typer.Option("--ca-file", help="Speak TLS, trusting this CA certificate (PEM)."),
 ]
+#: The old spelling of --ca-file, kept for the scripts that use it; not shown in --help (one
+#: spelling for submit, submissions and watch, the one their messages advise).
+CaAlias = Annotated[Path | None, typer.Option("--ca", hidden=True)]
 Tls = Annotated[bool, typer.Option("--tls", help="Speak TLS, trusting the system roots.")]
 VersionArg = Annotated[
     str, typer.Argument(help="The version's id, or 6 or more of its first digits.")
@@ -76,6 +80,7 @@ def submit_command(
     to: To,
     token: Token,
     ca: Ca = None,
+    ca_alias: CaAlias = None,
     tls: Tls = False,
     wait: Annotated[
         bool, typer.Option("--wait", help="Wait for its build and qualification, and say how.")
@@ -88,10 +93,11 @@ def submit_command(
         archive = bot
         if bot.is_dir():
             archive = Path(temporary) / f"{bot.resolve().name}.tar.gz"
-            pack(bot, archive)
+            for line in pack(bot, archive):  # never silently (issue 42.7)
+                errors.print(printable(line), markup=False, highlight=False)
         elif not bot.is_file():
             raise FileNotFoundError(2, "No such file or directory", str(bot))
-        with _author(to, token, ca, tls) as author:
+        with _author(to, token, ca or ca_alias, tls) as author:
             size = archive.stat().st_size
             if size > PROGRESS_FROM_BYTES:
                 with progress(f"uploading {bot.name}") as sent:
@@ -116,6 +122,12 @@ def _wait(author: Author, version: submissions_pb2.Version) -> None:
         tail = author.log(version.id).splitlines()[-LOG_TAIL_LINES:]
         shown = "\n".join(["build log (its end):", *tail])
         errors.print(printable(shown), markup=False, highlight=False)
+    if status == "failed":
+        # The whole report (a traceback whole), where the reason quotes its last line only.
+        report = author.qualification_report(version.id)
+        if report:
+            shown = "\n".join(["qualification report:", report.rstrip("\n")])
+            errors.print(printable(shown), markup=False, highlight=False)
     if status != "qualified":
         raise typer.Exit(EXIT_CHECK_FAILED)
 
@@ -200,6 +212,7 @@ def list_command(
     to: MaybeTo = None,
     token: MaybeToken = None,
     ca: Ca = None,
+    ca_alias: CaAlias = None,
     tls: Tls = False,
     db: Db = None,
     versions: Versions = None,
@@ -215,7 +228,7 @@ def list_command(
             listing = read_listing(root)
         else:
             assert to is not None and token is not None
-            with _author(to, token, ca, tls) as author:
+            with _author(to, token, ca or ca_alias, tls) as author:
                 sent = author.versions()
             active = frozenset(VersionId(v.id) for v in sent if v.active)
             listing = Listing(tuple(_stored(v) for v in sent), active)
@@ -247,13 +260,14 @@ def show_command(
     to: MaybeTo = None,
     token: MaybeToken = None,
     ca: Ca = None,
+    ca_alias: CaAlias = None,
     tls: Tls = False,
     db: Db = None,
     versions: Versions = None,
 ) -> None:
     """One of your versions (any account's, with --db): its status and why."""
     with user_errors():
-        version, active = _one(version_id, to, token, ca, tls, db, versions)
+        version, active = _one(version_id, to, token, ca or ca_alias, tls, db, versions)
     lines = [
         f"version: {version.id}",
         *([f"account: {version.account}"] if version.account else []),
@@ -293,6 +307,7 @@ def log_command(
     to: MaybeTo = None,
     token: MaybeToken = None,
     ca: Ca = None,
+    ca_alias: CaAlias = None,
     tls: Tls = False,
     db: Db = None,
     versions: Versions = None,
@@ -313,7 +328,7 @@ def log_command(
             log = log_tail(version_folder(root, read_listing(root).find(version_id).id))
         else:
             assert to is not None and token is not None
-            with _author(to, token, ca, tls) as author:
+            with _author(to, token, ca or ca_alias, tls) as author:
                 if match is not None:
                     log = author.match_log(match).log
                 else:
@@ -322,6 +337,50 @@ def log_command(
     empty = "(it printed nothing)" if match is not None else "(no build has run yet)"
     # A build's or a bot's own bytes: shown, never acted on by the terminal (issue 41.4).
     console.print(printable(log) or empty, markup=False, highlight=False, end="")
+
+
+@submissions_app.command(
+    "report",
+    epilog=epilog(
+        [
+            "croupier submissions report 4e639b076764 --to contest.example.org:50051 --token $T",
+            "croupier submissions report 4e639b076764 --db contest.db",
+        ],
+        DONE,
+    ),
+)
+def report_command(
+    version_id: VersionArg,
+    to: MaybeTo = None,
+    token: MaybeToken = None,
+    ca: Ca = None,
+    ca_alias: CaAlias = None,
+    tls: Tls = False,
+    db: Db = None,
+    versions: Versions = None,
+) -> None:
+    """The qualification report of one of your versions (any account's, with --db): each check,
+    its advice and what the bot printed, as `croupier doctor` shows them."""
+    from referee.hosted.store import read_listing, version_folder
+    from referee.hosted.submitting import read_report
+
+    with user_errors():
+        root = _store_here(to, token, db, versions)
+        if root is not None:
+            report: str | None = read_report(
+                version_folder(root, read_listing(root).find(version_id).id)
+            )
+        else:
+            assert to is not None and token is not None
+            with _author(to, token, ca or ca_alias, tls) as author:
+                report = author.qualification_report(version_id)
+            if report is None:
+                raise CroupierError(
+                    f"the referee at {to!r} predates qualification reports: "
+                    "`croupier submissions show` gives the reason"
+                )
+    shown = printable(report or "") or "(not qualified yet)\n"
+    console.print(shown, markup=False, highlight=False, end="")
 
 
 def _one(
@@ -360,9 +419,10 @@ def withdraw_command(
     to: To,
     token: Token,
     ca: Ca = None,
+    ca_alias: CaAlias = None,
     tls: Tls = False,
 ) -> None:
     """Withdraw one of your versions: it is kept, but no longer played."""
-    with user_errors(), _author(to, token, ca, tls) as author:
+    with user_errors(), _author(to, token, ca or ca_alias, tls) as author:
         version = author.withdraw(version_id)
     console.print(f"{version.id} {status_name(version)}", markup=False)

@@ -41,7 +41,8 @@ def watch_command(
         str | None, typer.Option(help="With --follow: only the matches this bot plays.")
     ] = None,
     ca_file: Annotated[
-        Path | None, typer.Option(help="Speak TLS, trusting this CA file (PEM).")
+        Path | None,
+        typer.Option("--ca-file", help="Speak TLS, trusting this CA certificate (PEM)."),
     ] = None,
     tls: Annotated[
         bool, typer.Option("--tls", help="Speak TLS, trusting the system roots.")

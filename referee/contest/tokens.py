@@ -11,6 +11,7 @@ import hashlib
 import re
 import secrets
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -77,21 +78,36 @@ class TokenStore:
 
     def add(self, name: str) -> str:
         """Create an account; returns its token, which is never stored or shown again."""
-        if not _NAME.fullmatch(name):
-            raise TokenError(f"bad bot name {name!r}: use 1 to 64 letters, digits, '_', '.' or '-'")
-        token = secrets.token_urlsafe(32)
+        return self.add_many([name])[0][1]
+
+    def add_many(self, names: Sequence[str]) -> list[tuple[str, str]]:
+        """Create these accounts, all or none (one transaction: a bad name, a name given
+        twice or one that has a token adds none); returns each name with its token, in order."""
+        for name in names:
+            if not _NAME.fullmatch(name):
+                raise TokenError(
+                    f"bad bot name {name!r}: use 1 to 64 letters, digits, '_', '.' or '-'"
+                )
+        twice = sorted({name for name in names if names.count(name) > 1})
+        if twice:
+            raise TokenError(f"bot {twice[0]!r} is named more than once: no account was added")
+        added: list[tuple[str, str]] = []
         with self._connect() as db:
-            # A revoked account may be given a new token; an active one may not.
-            added = db.execute(
-                "INSERT INTO tokens (name, token_hash, created_at) VALUES (?, ?, ?) "
-                "ON CONFLICT(name) DO UPDATE SET token_hash = excluded.token_hash, "
-                "created_at = excluded.created_at, revoked_at = NULL "
-                "WHERE tokens.revoked_at IS NOT NULL",
-                (name, token_hash(token), _now()),
-            ).rowcount
-        if not added:
-            raise TokenError(f"bot {name!r} already has a token (revoke it first)")
-        return token
+            for name in names:
+                token = secrets.token_urlsafe(32)
+                # A revoked account may be given a new token; an active one may not.
+                done = db.execute(
+                    "INSERT INTO tokens (name, token_hash, created_at) VALUES (?, ?, ?) "
+                    "ON CONFLICT(name) DO UPDATE SET token_hash = excluded.token_hash, "
+                    "created_at = excluded.created_at, revoked_at = NULL "
+                    "WHERE tokens.revoked_at IS NOT NULL",
+                    (name, token_hash(token), _now()),
+                ).rowcount
+                if not done:
+                    more = "" if len(names) == 1 else ": no account was added"
+                    raise TokenError(f"bot {name!r} already has a token (revoke it first){more}")
+                added.append((name, token))
+        return added
 
     def revoke(self, name: str) -> None:
         with self._connect() as db:

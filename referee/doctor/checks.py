@@ -181,6 +181,9 @@ class DoctorReport:
     #: What the sandbox refused the bot (from its output); reported, with advice, after the checks.
     refused: list[str] = field(default_factory=list)
     sandboxed: bool = False
+    #: The bot's own folders the sandbox showed it (read-only): the folder of the file its
+    #: command names, or its `cwd`; empty for a hosted version, which is shown its folder.
+    shown: tuple[Path, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -201,6 +204,22 @@ def parse_command(command: Sequence[str]) -> tuple[str, ...]:
     return tuple(command)
 
 
+def _outside(report: DoctorReport) -> str | None:
+    """Advice when the bot looked for its own files outside the folder it was shown (a Node
+    package in the node_modules beside dist/): run it from its folder, as a contest does."""
+    for line in report.refused:
+        if line.endswith("node_modules is not in the bot's view)"):
+            modules = Path(line.rsplit(" (", 1)[1].removesuffix(" is not in the bot's view)"))
+            shown = report.shown[0] if report.shown else "the folder of the file it runs"
+            return (
+                f"the bot's packages are in {modules}, outside {shown}, the folder the sandbox "
+                f"shows it (the folder of the file its command names): give --cwd "
+                f"{modules.parent} to run it from its own folder, as a contest runs a hosted bot "
+                "from the folder it uploaded"
+            )
+    return None
+
+
 def render(
     report: DoctorReport, title: str, *, kept: bool = True, extra: Sequence[str] = ()
 ) -> list[str]:
@@ -213,12 +232,16 @@ def render(
         lines.append(f"{check.status}  {check.name:<{width}}  {check.detail}")
         if check.advice and check.status is Status.FAIL:
             lines.append(f"      {'':<{width}}  advice: {check.advice}")
+    if report.shown:
+        others = "".join(f" and {folder}" for folder in report.shown[1:])
+        lines.append(f"sandbox: showed the bot its folder {report.shown[0]}{others} (read-only)")
+    outside = _outside(report)
     if report.refused:
         lines.append(
             f"sandbox: refused the bot {plural(len(report.refused), 'time')}, "
             f"first: {report.refused[0]}"
         )
-        lines.append(f"      advice: {SANDBOX_ADVICE}")
+        lines.append(f"      advice: {outside or SANDBOX_ADVICE}")
     elif report.sandboxed:
         lines.append("sandbox: the bot needed nothing the contest's sandbox refuses")
     lines.extend(extra)
@@ -230,7 +253,7 @@ def render(
         if output:
             lines.append(f"the bot's last output{where}:")
             lines.extend(f"  | {line}" for line in telling(output, LOG_TAIL_LINES))
-            fix = advice(output)
+            fix = None if outside else advice(output)  # not "npm ci": it is there, not shown
             if fix:
                 lines.append(f"      advice: {fix}")
         else:

@@ -25,6 +25,7 @@ import shlex
 import statistics
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import trio
 
@@ -47,6 +48,7 @@ from referee.local.sandbox import (
     refusals,
     socket_folder,
 )
+from referee.local.view import bot_paths
 from referee.match.bounds import MAX_TIME_MS
 from referee.match.clock import DecisionTimer, TimeControl
 from referee.match.lobby import PROTOCOL_VERSION, Lobby
@@ -211,6 +213,8 @@ class _Doctor:
         self.session: Session | None = None
         self.refused: list[str] = []
         self.sandboxed = False
+        #: The bot's own folders the sandbox showed it (its folder, a script named outside it).
+        self.shown: tuple[Path, ...] = ()
 
     def note(self, name: CheckName, status: Status, detail: str, hint: str = "") -> None:
         self.checks[name] = Check(name, status, detail, hint)
@@ -220,7 +224,8 @@ class _Doctor:
             self.checks.get(name, Check(name, Status.SKIP, "not run: an earlier check failed"))
             for name in CheckName
         ]
-        return DoctorReport(checks, self.log_path, self.refused, self.sandboxed)
+        shown = () if self.config.confined else self.shown  # a hosted version: its folder
+        return DoctorReport(checks, self.log_path, self.refused, self.sandboxed, shown)
 
     async def next_session(self, timeout: float) -> Session | None:
         """The bot's next idle session, or None if it does not come (or its process is gone)."""
@@ -270,7 +275,11 @@ class _Doctor:
         started = self.checks.get(CheckName.STARTS)
         if self.sandbox.enabled and started is not None and started.status is Status.PASS:
             self.sandboxed = True
-            self.refused = refusals(log_tail(self.log_path, 400))
+            config = self.config
+            here = (config.cwd or Path.cwd()).resolve()
+            own = config.cwd is not None or config.confined
+            self.shown = tuple(bot_paths(config.argv, here, own=own, confined=config.confined))
+            self.refused = refusals(log_tail(self.log_path, 400), self.shown)
 
     async def _run(self, nursery: trio.Nursery) -> None:
         settings = ServerSettings(grace_seconds=0)
@@ -450,7 +459,7 @@ class _Doctor:
         first = self.played[0]
         lost = first.faults(_LOST_REASONS)
         if lost:
-            detail = f"lost in match 1: {_describe(lost[0])}"
+            detail = f"lost in match 1: {_describe(first, lost[0])}"
             self.note(CheckName.MATCH_CYCLE, Status.FAIL, detail, LOST_ADVICE)
             return
         if first.hung_up:
@@ -471,7 +480,7 @@ class _Doctor:
         seats = ", ".join(str(p.seat) for p in played)
         sessions = sorted({p.session_id for p in played})
         problems = [
-            f"lost in match {p.index + 1}: {_describe(lost[0])}"
+            f"lost in match {p.index + 1}: {_describe(p, lost[0])}"
             for p in played
             if (lost := p.faults(_LOST_REASONS))
         ]
@@ -503,7 +512,7 @@ class _Doctor:
         played = await self.play_one(len(self.played), session, drop=True)
         if played.recovered_after is None:
             faults = played.faults()
-            why = _describe(faults[0]) if faults else "the match ended before the drop"
+            why = _describe(played, faults[0]) if faults else "the match ended before the drop"
             self.note(
                 CheckName.RECONNECT,
                 Status.FAIL,
@@ -526,13 +535,14 @@ class _Doctor:
             self.note(
                 CheckName.RECONNECT,
                 Status.FAIL,
-                f"{how} answered the pending request, but was lost later: {_describe(lost[0])}",
+                f"{how} answered the pending request, but was lost later: "
+                f"{_describe(played, lost[0])}",
                 LOST_ADVICE,
             )
             return
         after = (
             "; a ladder and `croupier match` restart a bot so, but against `croupier serve` "
-            "nothing does: reconnect in the bot (the Node SDK does) or have your supervisor "
+            "nothing does: reconnect in the bot (both SDKs do) or have your supervisor "
             "restart it within the reconnect grace"
             if restarted
             else ""
@@ -578,7 +588,10 @@ class _Doctor:
             self.lobby.give_back(session)
         lost = [f for f in outcome.faults if f.seat < len(remote) and f.reason in _LOST_REASONS]
         if lost:
-            detail = f"{len(remote)} sessions in one match, but one was lost: {_describe(lost[0])}"
+            detail = (
+                f"{len(remote)} sessions in one match, but one was lost: "
+                f"{_describe(_Played(index, 0, '', outcome, []), lost[0])}"
+            )
             self.note(CheckName.SESSIONS, Status.FAIL, detail, LOST_ADVICE)
             # Give a restarted bot its chance to come back, so that Goodbye can still be checked.
             if (back := await self.next_session(config.connect_timeout)) is not None:
@@ -618,27 +631,27 @@ class _Doctor:
         if not self.played:
             return
         replies = [ms for p in self.played for ms in p.replies_ms]
-        faults = [f for p in self.played for f in p.faults()]
+        faults = [(p, f) for p in self.played for f in p.faults()]
         self.check_time(replies, faults)
-        illegal = [f for f in faults if f.reason == common_pb2.FAULT_REASON_ILLEGAL_ACTION]
+        illegal = [pf for pf in faults if pf[1].reason == common_pb2.FAULT_REASON_ILLEGAL_ACTION]
         decisions = len(replies) + len(faults)
         if illegal:
             self.note(
                 CheckName.LEGAL_ACTIONS,
                 Status.FAIL,
                 f"{len(illegal)} of {decisions} replies named no legal action, e.g. "
-                f"{_describe(illegal[0])}",
+                f"{_describe(*illegal[0])}",
             )
         else:
             self.note(
                 CheckName.LEGAL_ACTIONS, Status.PASS, f"{decisions} decisions, every index legal"
             )
-        wrong = [f for f in faults if f.reason in _PROTOCOL_REASONS]
+        wrong = [pf for pf in faults if pf[1].reason in _PROTOCOL_REASONS]
         if wrong:
             self.note(
                 CheckName.PROTOCOL,
                 Status.FAIL,
-                f"{len(wrong)} bad replies, e.g. {_describe(wrong[0])}",
+                f"{len(wrong)} bad replies, e.g. {_describe(*wrong[0])}",
             )
         else:
             self.note(
@@ -647,15 +660,17 @@ class _Doctor:
                 "one well-formed ActionReply per request, naming its match and request",
             )
 
-    def check_time(self, replies: list[float], faults: list[common_pb2.Fault]) -> None:
+    def check_time(
+        self, replies: list[float], faults: list[tuple[_Played, common_pb2.Fault]]
+    ) -> None:
         control = self.config.time_control
-        late = [f for f in faults if f.reason == common_pb2.FAULT_REASON_TIMEOUT]
+        late = [pf for pf in faults if pf[1].reason == common_pb2.FAULT_REASON_TIMEOUT]
         if late:
             decisions = len(replies) + len(faults)
             self.note(
                 CheckName.TIME,
                 Status.FAIL,
-                f"{len(late)} of {decisions} decisions timed out, e.g. {_describe(late[0])}",
+                f"{len(late)} of {decisions} decisions timed out, e.g. {_describe(*late[0])}",
             )
             return
         if not replies:
@@ -679,9 +694,14 @@ def _kept(session: Session) -> None:
     """After a match, the doctor keeps the session: it plays the next match on it too."""
 
 
-def _describe(fault: common_pb2.Fault) -> str:
+def _describe(played: _Played, fault: common_pb2.Fault) -> str:
+    """A fault as its author reads it: where in which match, as the records number them (the
+    request id is the referee's own counter: "request 19349" in a contest's qualification)."""
     reason = common_pb2.FaultReason.Name(fault.reason).removeprefix("FAULT_REASON_").lower()
-    return f"{reason}: {fault.detail} (request {fault.request_id})"
+    match = f"match {played.index + 1}"
+    decision = played.outcome.decisions.get(fault.request_id)
+    where = f"decision {decision} of {match}" if decision is not None else match
+    return f"{reason}: {fault.detail} ({where})"
 
 
 async def examine(config: DoctorConfig) -> DoctorReport:

@@ -37,6 +37,7 @@ from referee.hosted.store import (
     version_id,
 )
 from referee.local.limits import Limits
+from referee.text import plural
 
 #: What a match id looks like (referee.contest.serving names them): nothing that climbs.
 MATCH_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
@@ -44,6 +45,8 @@ MATCH_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 MATCH_LOGS = "matches"
 #: A version's build log, in its folder beside `src/` (the pipeline writes it there).
 BUILD_LOG = "build.log"
+#: A version's qualification report, beside it (the pipeline writes it: VersionFiles.report).
+QUALIFICATION_REPORT = "qualification.txt"
 #: The most of a build log an author is sent, bytes: its tail (the build caps it anyway).
 LOG_BYTES = 1024 * 1024
 #: An upload's file in its spool folder (VersionStore.incoming's parent).
@@ -205,6 +208,12 @@ class Submitting:
             places[self.runtime] = "$CROUPIER_RUNTIME"
         return places
 
+    def qualification_report(self, account: str, id: str) -> str:
+        """The qualification report of one of the account's versions ("" before its
+        qualification), the referee's folders named by stand-ins, as in `log`."""
+        folder = self.store.folder(self.version(account, id).id)
+        return redacted(read_report(folder), self._places(folder))
+
     def match_log(self, account: str, match_id: str) -> tuple[str, str]:
         """The version of the account that played `match_id`, and what it printed then (see
         referee.hosted.roster); NotFoundError for a match none of its versions played."""
@@ -247,6 +256,19 @@ def build_log(folder: Path) -> Path:
     return folder / BUILD_LOG
 
 
+def qualification_report(folder: Path) -> Path:
+    """A version's qualification report, given its folder (the pipeline writes it there)."""
+    return folder / QUALIFICATION_REPORT
+
+
+def read_report(folder: Path) -> str:
+    """The qualification report of the version in `folder`, as text ("" before any)."""
+    try:
+        return qualification_report(folder).read_bytes().decode(errors="replace")
+    except FileNotFoundError:
+        return ""
+
+
 def match_logs(root: Path, match_id: str) -> str:
     """What each hosted version in the store at `root` printed during `match_id`, each under a
     line naming it (the organiser's view; read-only). CroupierError when none played it."""
@@ -286,19 +308,31 @@ def redacted(text: str, places: dict[Path, str]) -> str:
 
 
 #: Folders a packed bot leaves out: a tool's, never the bot's (their contents change from run to
-#: run, and with them the version's id).
-SKIPPED = frozenset({".git", "__pycache__", ".mypy_cache", ".pytest_cache", "node_modules"})
+#: run, and with them the version's id). node_modules is kept: the build has no network, so a
+#: Node bot's packages come with it (issue 42.7).
+SKIPPED = frozenset({".git", "__pycache__", ".mypy_cache", ".pytest_cache"})
+#: Where links are left out rather than refused: npm's own shortcuts (node_modules/.bin), which
+#: a bot runs by the file they lead to (`node node_modules/typescript/bin/tsc`).
+LINKS_LEFT_OUT = "node_modules"
 
 
-def pack(folder: Path, into: Path) -> None:
+def pack(folder: Path, into: Path) -> list[str]:
     """Pack a bot's `folder` as a tar.gz at `into`, for an upload: its regular files and
-    folders (SKIPPED left out), each named relative to the folder. A link or any other kind of
-    file is refused here, as the referee would refuse it, in one line."""
+    folders (SKIPPED left out), each named relative to the folder; returns what it left out,
+    a line each, for its author to read. A link is refused here, as the referee would refuse
+    it, in one line, except in node_modules, where npm makes them: left out, and said."""
     if not (folder / MANIFEST).is_file():
         raise ManifestError(f"{str(folder)!r} holds no {MANIFEST} (docs/bots.md)")
+    skipped: list[str] = []
+    links: list[str] = []
 
     def checked(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
-        if PurePosixPath(info.name).name in SKIPPED:
+        path = PurePosixPath(info.name)
+        if path.name in SKIPPED:
+            skipped.append(info.name + "/" if info.isdir() else info.name)
+            return None
+        if info.issym() and LINKS_LEFT_OUT in path.parts[:-1]:
+            links.append(info.name)
             return None
         if not (info.isfile() or info.isdir()):
             raise ArchiveError(
@@ -312,3 +346,11 @@ def pack(folder: Path, into: Path) -> None:
     with tarfile.open(into, "w:gz") as tar:
         for entry in sorted(folder.iterdir()):
             tar.add(entry, arcname=entry.name, filter=checked)
+    said = [f"left out {name} (a tool's, not the bot's)" for name in skipped]
+    if links:
+        shown = ", ".join(links[:3]) + (f" and {len(links) - 3} more" if len(links) > 3 else "")
+        said.append(
+            f"left out {plural(len(links), 'link')} in node_modules ({shown}): npm's shortcuts; "
+            "a command runs the file one leads to (node node_modules/typescript/bin/tsc)"
+        )
+    return said

@@ -397,19 +397,45 @@ _REFUSED = (
 _PATH = re.compile(r"(/[\w.@+-]+(?:/[\w.@+-]+)*)")
 
 
-def refusals(lines: Sequence[str]) -> list[str]:
+def refusals(lines: Sequence[str], shown: Sequence[Path] = ()) -> list[str]:
     """Lines of a bot's output that show the sandbox refusing it something: the network, a
     write outside its scratch, a refused system call, or a file that exists on this machine but
-    is not in the bot's view (a file missing on the host too is the bot's own mistake)."""
+    is not in the bot's view (a file missing on the host too is the bot's own mistake), such as
+    a Node package in a node_modules outside the bot's folders `shown` (issue 42.7: `node
+    dist/bot.js` is shown dist/, not the node_modules beside it)."""
     found = []
     for line in lines:
         text = line.lower()
         network = "connection refused" in text and "unix:" not in text  # not the referee's
         if network or any(marker in text for marker in _REFUSED):
             found.append(line.strip())
-        elif "no such file or directory" in text:
+        elif (outside := node_package_outside(line, shown)) is not None:
+            found.append(f"{line.strip()} ({outside} is not in the bot's view)")
+        elif "no such file or directory" in text or "cannot find module" in text:
             for match in _PATH.findall(line):
                 if Path(match).exists():
                     found.append(f"{line.strip()} ({match} is not in the bot's view)")
                     break
     return found
+
+
+#: Node's words for a package it did not find, and the file that imported it.
+_NODE_PACKAGE = re.compile(
+    r"Cannot find (?:module|package) '([^'./][^']*)'(?:.*?(?:imported from|from) '?(/[^'\s]+))?"
+)
+
+
+def node_package_outside(line: str, shown: Sequence[Path]) -> Path | None:
+    """The node_modules folder holding the package a line says Node could not find, when it
+    lies on this machine above the importing file but outside every folder in `shown`."""
+    missing = _NODE_PACKAGE.search(line)
+    if missing is None or missing.group(2) is None:
+        return None
+    parts = missing.group(1).split("/")
+    package = "/".join(parts[:2] if parts[0].startswith("@") else parts[:1])
+    for folder in Path(missing.group(2)).parents:
+        candidate = folder / "node_modules" / package
+        if candidate.is_dir():
+            inside = any(view.is_inside(candidate, Path(root)) for root in shown)
+            return None if inside else folder / "node_modules"
+    return None

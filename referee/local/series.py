@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 import secrets
+import shlex
 import tempfile
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable
@@ -91,6 +93,28 @@ def seat_roles(seats: int, index: int) -> list[int]:
     return [(seat + index) % seats for seat in range(seats)]
 
 
+def log_name(command: str) -> str:
+    """The name a bot's log goes by: its program's (`xix_heuristic` for `python
+    examples/python/xix_heuristic.py`, `bot` for `node dist/bot.js`, the module for `python -m
+    mybot`), so that a folder of logs says whose each is; the launch order (`-botN`) still tells
+    two copies apart."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    if not words:
+        return "bot"
+    named = words[0]
+    if "-m" in words[1:-1]:
+        named = words[words.index("-m", 1) + 1].rsplit(".", 1)[-1]
+    elif "-c" in words[1:] or "-e" in words[1:]:  # a program given as text: the interpreter's
+        named = Path(named).name
+    else:
+        files = [w for w in words[1:] if not w.startswith("-") and ("/" in w or "." in w)]
+        named = Path(files[0] if files else named).stem
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", named).strip("._")[:40] or "bot"
+
+
 async def play_series(
     config: SeriesConfig, on_match: Callable[[MatchOutcome], None] | None = None
 ) -> tuple[list[Standing], list[MatchOutcome]]:
@@ -154,7 +178,7 @@ async def _play_series(
     next_index: Callable[[], Awaitable[int | None]],
     finished: Callable[[int, MatchOutcome], Awaitable[None]],
 ) -> None:
-    """Serve, launch the bots (their logs `<run_id>-<prefix>bot<role>.log`), and play the
+    """Serve, launch the bots (their logs `<run_id>-<prefix><program>-bot<role>.log`), and play the
     matches `next_index` hands out, `config.concurrency` at a time."""
     with socket_folder() as folder, tempfile.TemporaryDirectory(prefix="croupier-logs-") as kept:
         sandbox = Sandbox(
@@ -171,7 +195,7 @@ async def _play_series(
             BotProcess(
                 command=command,
                 token=secrets.token_urlsafe(24),
-                log_path=logs / f"{run_id}-{prefix}bot{role}.log",
+                log_path=logs / f"{run_id}-{prefix}{log_name(command)}-bot{role}.log",
                 log_kept=config.records is not None,
                 sessions=config.concurrency,
                 limits=config.limits,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 import logging
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -74,6 +74,10 @@ class MatchOutcome:
     #: Each seat's luck correction (referee.match.luck), empty for a game with no value
     #: function or a match that did not finish.
     luck: tuple[float, ...] = ()
+    #: Which decision of the match (1-based: the record's action lines, in order) each fault's
+    #: request was, by its request id, which is the process's counter and tells an author
+    #: nothing ("request 19349" in a contest that has run a while).
+    decisions: Mapping[int, int] = field(default_factory=dict)
 
 
 log = logging.getLogger("croupier.referee")
@@ -152,6 +156,9 @@ class _Match:
         self.fault_counts = [0] * len(seats)
         self.retired = [False] * len(seats)
         self.faults: list[common_pb2.Fault] = []
+        #: Decisions so far in the match, and which one each fault's request was (by its id).
+        self.decision_count = 0
+        self.fault_decisions: dict[int, int] = {}
         self.deck_pending = config.deck
         self.pending: list[list[game_pb2.Event]] = [[] for _ in seats]
         self.live_matches = live
@@ -244,6 +251,7 @@ class _Match:
         for good (`final`)."""
         fault = common_pb2.Fault(seat=seat, reason=reason, detail=detail, request_id=request_id)
         self.faults.append(fault)
+        self.fault_decisions[request_id] = self.decision_count
         self.fault_counts[seat] += 1
         retire = final or self.fault_counts[seat] >= self.config.max_faults
         self.retired[seat] = self.retired[seat] or retire
@@ -264,6 +272,7 @@ class _Match:
         """Ask the seat for an action index and judge the answer. When the bot's time is up,
         and what it is charged, is its `DecisionTimer`'s to say (referee.match.clock); the
         verdict (a timeout, an illegal index, the cause a seat offers) is made here."""
+        self.decision_count += 1
         if self.retired[seat]:
             return Decision(0, True)
         clock = self.clocks[seat]
@@ -349,7 +358,9 @@ class _Match:
         for seat_index in range(len(self.seats)):
             await self.end_seat(seat_index, result)
         path = self.writer.path if self.writer is not None else None
-        return MatchOutcome(config.match_id, result, tuple(self.faults), path, luck)
+        return MatchOutcome(
+            config.match_id, result, tuple(self.faults), path, luck, self.fault_decisions
+        )
 
     async def play(self) -> State:
         state: State = self.game.new_game(self.config.options)

@@ -127,6 +127,21 @@ class Author:
         call = partial(self.stub.GetMatchLog, request, metadata=self.metadata, timeout=30)
         return self._call("read the log of match", match_id, call)
 
+    def qualification_report(self, id: str) -> str | None:
+        """The version's whole qualification report; None from a referee that predates
+        GetQualificationReport (it answers UNIMPLEMENTED), whose Version.reason is all there is."""
+        request = submissions_pb2.GetQualificationReportRequest(version_id=id)
+        try:
+            answer = self.stub.GetQualificationReport(request, metadata=self.metadata, timeout=30)
+        except grpc.RpcError as error:
+            if isinstance(error, grpc.Call) and error.code() is grpc.StatusCode.UNIMPLEMENTED:
+                return None
+            why = _why(error, self.address, self.secure)
+            raise CroupierError(
+                f"cannot read the qualification report of {id!r} on {self.address!r}: {why}"
+            ) from None
+        return answer.report
+
     def withdraw(self, id: str) -> submissions_pb2.Version:
         request = submissions_pb2.WithdrawRequest(version_id=id)
         call = partial(self.stub.Withdraw, request, metadata=self.metadata, timeout=30)

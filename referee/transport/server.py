@@ -20,7 +20,7 @@ from grpc_health.v1.health import aio as health_aio
 from croupier.v1 import referee_pb2
 from referee.errors import CroupierError
 from referee.games import GAMES
-from referee.games.options import format_value
+from referee.games.options import OptionSpec, format_value
 from referee.match.lobby import Lobby
 from referee.match.spectators import LiveMatches
 from referee.transport.host import call_asyncio
@@ -130,9 +130,10 @@ def list_games(only: frozenset[str] = frozenset()) -> referee_pb2.ListGamesRespo
                         name=spec.name,
                         type=spec.kind,
                         default=format_value(spec.default),
-                        min=spec.minimum if spec.kind == "int" else None,
-                        max=spec.maximum if spec.kind == "int" else None,
+                        min=_bounds(spec)[0] if spec.kind == "int" else None,
+                        max=_bounds(spec)[1] if spec.kind == "int" else None,
                         description=spec.description,
+                        choices=sorted(spec.choices),
                     )
                     for spec in game.option_specs
                 ],
@@ -141,6 +142,13 @@ def list_games(only: frozenset[str] = frozenset()) -> referee_pb2.ListGamesRespo
             if not only or game.id in only
         ]
     )
+
+
+def _bounds(spec: OptionSpec) -> tuple[int, int]:
+    """An int option's bounds: its choices' when it has some (its range is then unset: 0..0)."""
+    if spec.choices:
+        return min(spec.choices), max(spec.choices)
+    return spec.minimum, spec.maximum
 
 
 class ServerControl:

@@ -70,6 +70,7 @@ class Desk(Protocol):
     def active(self, account: str) -> StoredVersion | None: ...
     def version(self, account: str, id: str) -> StoredVersion: ...
     def log(self, account: str, id: str) -> str: ...
+    def qualification_report(self, account: str, id: str) -> str: ...
     def withdraw(self, account: str, id: str) -> StoredVersion: ...
 
 
@@ -198,6 +199,15 @@ class SubmissionsService:
         )
         return pb.GetMatchLogResponse(version_id=found[0], log=found[1])
 
+    async def get_qualification_report(
+        self, request: pb.GetQualificationReportRequest, context: _Context
+    ) -> pb.GetQualificationReportResponse:
+        account = await self._account(context)
+        report = await self._call(
+            context, self.desk.qualification_report, account, request.version_id, thread=True
+        )
+        return pb.GetQualificationReportResponse(report=report)
+
     async def withdraw(self, request: pb.WithdrawRequest, context: _Context) -> pb.WithdrawResponse:
         account = await self._account(context)
         version = await self._call(context, self.desk.withdraw, account, request.version_id)
@@ -255,6 +265,11 @@ class SubmissionsService:
                     self.get_match_log,
                     request_deserializer=pb.GetMatchLogRequest.FromString,
                     response_serializer=pb.GetMatchLogResponse.SerializeToString,
+                ),
+                "GetQualificationReport": grpc.unary_unary_rpc_method_handler(
+                    self.get_qualification_report,
+                    request_deserializer=pb.GetQualificationReportRequest.FromString,
+                    response_serializer=pb.GetQualificationReportResponse.SerializeToString,
                 ),
             },
         )

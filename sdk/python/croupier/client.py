@@ -34,6 +34,22 @@ PROTOCOL_VERSION = 2
 #: Time kept back from each deadline for the network and the referee's own measurement.
 DEFAULT_SLACK_MS = 50
 
+#: How long a bot keeps trying to reach the referee after losing its session (seconds), as the
+#: Node SDK's DEFAULT_RECONNECT_MS.
+DEFAULT_RECONNECT_SECONDS = 30.0
+
+#: Status codes after which reconnecting cannot help: the bot must be fixed or reconfigured.
+FATAL_CODES = frozenset(
+    {
+        grpc.StatusCode.UNAUTHENTICATED,
+        grpc.StatusCode.PERMISSION_DENIED,
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.FAILED_PRECONDITION,
+        grpc.StatusCode.UNIMPLEMENTED,
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+    }
+)
+
 BotFactory: TypeAlias = Callable[[], Bot]
 
 
@@ -57,21 +73,31 @@ def run(
     token: str | None = None,
     sessions: int | None = None,
     ca_file: str | None = None,
+    reconnect_seconds: float | None = None,
 ) -> None:
     """Play every match the referee offers; returns when the referee ends all sessions, or
     after SIGTERM once the matches in hand are over (see `Leaving`).
 
     `bot` is a Bot, or a factory (such as the class) when playing several sessions at once, so
-    that each session has its own instance. A lost connection ends the program with exit
-    code 1 and one line on stderr.
+    that each session has its own instance. A session lost without Goodbye is opened again
+    for up to `reconnect_seconds` (30 s by default, see `keep_playing`); a referee still
+    unreachable after that, a bad token or a bad setting ends the program with exit code 1 and
+    one line on stderr.
     """
     try:
         asyncio.run(
-            run_async(bot, address=address, token=token, sessions=sessions, ca_file=ca_file)
+            run_async(
+                bot,
+                address=address,
+                token=token,
+                sessions=sessions,
+                ca_file=ca_file,
+                reconnect_seconds=reconnect_seconds,
+            )
         )
     except grpc.aio.AioRpcError as error:
         raise SystemExit(f"croupier: {error.code().name}: {error.details()}") from None
-    except ConfigurationError as error:
+    except (ConfigurationError, ConnectionError) as error:
         raise SystemExit(f"croupier: {error}") from None
 
 
@@ -82,6 +108,7 @@ async def run_async(
     token: str | None = None,
     sessions: int | None = None,
     ca_file: str | None = None,
+    reconnect_seconds: float | None = None,
 ) -> None:
     """`run` for asyncio programs; `bot.act` may be a coroutine function."""
     target = _setting(address, "CROUPIER_ADDRESS")
@@ -95,25 +122,23 @@ async def run_async(
     ca = ca_file or os.environ.get("CROUPIER_CA_FILE")
     tls = bool(ca) or os.environ.get("CROUPIER_TLS", "") not in ("", "0")
     leaving = Leaving()
-    try:
-        async with _channel(target, ca, tls) as channel, leaving.on_sigterm():
-            stub = referee_pb2_grpc.RefereeStub(channel)
-            await asyncio.gather(
-                *(play_session(stub, make(), secret, leaving) for _ in range(count))
-            )
-    except grpc.aio.AioRpcError as error:
-        if error.code() is grpc.StatusCode.UNAVAILABLE:
-            mismatch = await asyncio.to_thread(
-                tls_mismatch,
-                target,
-                tls=tls,
-                detail=error.details() or "",
-                give_ca=GIVE_CA,
-                drop_tls="unset CROUPIER_CA_FILE and CROUPIER_TLS",
-            )
-            if mismatch is not None:
-                raise ConfigurationError(mismatch) from error
-        raise
+    seconds = DEFAULT_RECONNECT_SECONDS if reconnect_seconds is None else reconnect_seconds
+
+    async def mismatch(error: grpc.aio.AioRpcError) -> str | None:
+        return await asyncio.to_thread(
+            tls_mismatch,
+            target,
+            tls=tls,
+            detail=error.details() or "",
+            give_ca=GIVE_CA,
+            drop_tls="unset CROUPIER_CA_FILE and CROUPIER_TLS",
+        )
+
+    async with _channel(target, ca, tls) as channel, leaving.on_sigterm():
+        stub = referee_pb2_grpc.RefereeStub(channel)
+        await asyncio.gather(
+            *(keep_playing(stub, make(), secret, leaving, seconds, mismatch) for _ in range(count))
+        )
 
 
 #: How a bot gives the referee's CA certificate (see tls_check.tls_mismatch).
@@ -187,17 +212,93 @@ class Leaving:
 Call: TypeAlias = "grpc.aio.StreamStreamCall[referee_pb2.BotMessage, referee_pb2.RefereeMessage]"
 
 
+class _Lost(Exception):
+    """The session's stream ended without Goodbye: open another one (see `keep_playing`)."""
+
+    def __init__(self, why: str, error: grpc.aio.AioRpcError | None = None) -> None:
+        super().__init__(why)
+        self.why = why
+        self.error = error
+
+
+async def keep_playing(
+    stub: referee_pb2_grpc.RefereeAsyncStub,
+    bot: Bot,
+    token: str,
+    leaving: Leaving | None = None,
+    reconnect_seconds: float = DEFAULT_RECONNECT_SECONDS,
+    mismatch: Callable[[grpc.aio.AioRpcError], Awaitable[str | None]] | None = None,
+) -> None:
+    """One session after another for one bot, until Goodbye (or SIGTERM), as the Node SDK does.
+    `mismatch` tells a TLS mismatch from the first failure to connect, which no retry mends.
+
+    A session lost without Goodbye (the network dropped, the referee restarted, or the referee
+    ended the stream while the bot was still thinking, so its reply could not be sent) is
+    reopened with the same token, for up to `reconnect_seconds` since it was last welcomed: a
+    referee with a reconnect grace gives the seat back mid-match, and one that has moved on
+    says Goodbye to the new session, which then ends quietly. A status that reconnecting cannot
+    mend (a bad token or Hello, a limit) is raised at once."""
+    leaving = leaving or Leaving()
+    lost_at: float | None = None
+    pause = 0.1
+    ever_welcomed = False
+    told_tls = mismatch is None
+    while True:
+        welcomed = Welcomed()
+        try:
+            await play_session(stub, bot, token, leaving, welcomed)
+            return
+        except grpc.aio.AioRpcError as failed:
+            if failed.code() in FATAL_CODES:
+                raise
+            lost = _Lost(f"{failed.code().name}: {failed.details()}", failed)
+        except _Lost as ended:
+            lost = ended
+        if leaving.requested:
+            return  # SIGTERM: no session is opened again
+        ever_welcomed |= welcomed.yes
+        now = time.monotonic()
+        if welcomed.yes or lost_at is None:
+            lost_at, pause = now, 0.1
+        if now - lost_at > reconnect_seconds:
+            if lost.error is not None:
+                raise lost.error
+            raise ConnectionError(f"the referee keeps ending the session ({lost.why})")
+        error = lost.error
+        if not told_tls and error is not None and error.code() is grpc.StatusCode.UNAVAILABLE:
+            told_tls = True  # trying again cannot mend a TLS mismatch: say what it is, once
+            assert mismatch is not None
+            if not ever_welcomed and (why := await mismatch(error)) is not None:
+                raise ConfigurationError(why) from error
+        # Said once the bot has tried again in vain: a referee that moved on says Goodbye to
+        # the first new session, and the bot then ends without a word.
+        say = log.warning if pause > 0.1 else log.info
+        what = "session lost" if ever_welcomed else "cannot reach the referee"
+        say("%s (%s); trying again in %.1f s", what, lost.why, pause)
+        await asyncio.sleep(pause)
+        pause = min(pause * 2, 2.0)
+
+
+class Welcomed:
+    """Whether the referee welcomed a session (it reached the referee and was accepted)."""
+
+    def __init__(self) -> None:
+        self.yes = False
+
+
 async def play_session(
     stub: referee_pb2_grpc.RefereeAsyncStub,
     bot: Bot,
     token: str,
     leaving: Leaving | None = None,
+    welcomed: Welcomed | None = None,
 ) -> None:
-    """One session: Hello, then matches until Goodbye or the stream ends (or, once `leaving`
-    is requested, until the match in hand is over)."""
+    """One session: Hello, then matches until Goodbye (or, once `leaving` is requested, until
+    the match in hand is over). Raises `_Lost` when the stream ends without Goodbye, and the
+    call's error status when it fails, so that `keep_playing` opens another."""
     leaving = leaving or Leaving()
+    welcomed = welcomed or Welcomed()
     call = stub.Play(metadata=(("authorization", f"Bearer {token}"),))
-    leaving.idle.add(call)
     await call.write(
         referee_pb2.BotMessage(
             hello=referee_pb2.Hello(
@@ -208,14 +309,29 @@ async def play_session(
             )
         )
     )
+    if leaving.requested:
+        await leaving.close(call)
+    else:
+        leaving.idle.add(call)
+    try:
+        await _serve(call, bot, leaving, welcomed)
+    finally:
+        leaving.idle.discard(call)
+
+
+async def _serve(call: Call, bot: Bot, leaving: Leaving, welcomed: Welcomed) -> None:
     act = bot.act
     asynchronous = inspect.iscoroutinefunction(act)
     while True:
         message = await call.read()
         if not isinstance(message, referee_pb2.RefereeMessage):  # grpc.aio.EOF
-            return
+            if leaving.requested:
+                return
+            raise _Lost("the stream ended without Goodbye")
         kind = message.WhichOneof("kind")
-        if kind == "action_request":
+        if kind == "welcome":
+            welcomed.yes = True
+        elif kind == "action_request":
             if leaving.closed(call):  # seated as it left: it can no longer answer
                 continue
             request = message.action_request
@@ -230,15 +346,17 @@ async def play_session(
                 index = await _act_async(act, request)  # type: ignore[arg-type]
             else:
                 index = act(request)
-            await call.write(
-                referee_pb2.BotMessage(
-                    action_reply=referee_pb2.ActionReply(
-                        match_id=request.match_id,
-                        request_id=request.request_id,
-                        action_index=index,
-                    )
-                )
+            reply = referee_pb2.ActionReply(
+                match_id=request.match_id, request_id=request.request_id, action_index=index
             )
+            try:
+                await call.write(referee_pb2.BotMessage(action_reply=reply))
+            except grpc.aio.AioRpcError as error:
+                # The referee ended the stream while the bot thought (it timed the decision
+                # out and moved on); gRPC then reports INTERNAL and drops what the bot had not
+                # read yet, a Goodbye perhaps. A new session learns where the referee is.
+                why = "the stream was over when the reply was sent"
+                raise _Lost(why, error) from None
         elif kind == "match_start":
             leaving.idle.discard(call)
             bot.on_match_start(message.match_start)
@@ -253,8 +371,12 @@ async def play_session(
             await leaving.close(call)
             log.info("the referee ended the session: %s", message.goodbye.reason)
             # A limit or a revoked token ends with an error status: raise it (AioRpcError).
-            while await call.read() is not grpc.aio.EOF:
-                pass
+            try:
+                while await call.read() is not grpc.aio.EOF:
+                    pass
+            except grpc.aio.AioRpcError as error:
+                if error.code() in FATAL_CODES:
+                    raise
             return
 
 

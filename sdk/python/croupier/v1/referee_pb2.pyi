@@ -156,20 +156,22 @@ class ListGamesRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class GameOption(_message.Message):
-    __slots__ = ("name", "type", "default", "min", "max", "description")
+    __slots__ = ("name", "type", "default", "min", "max", "description", "choices")
     NAME_FIELD_NUMBER: _ClassVar[int]
     TYPE_FIELD_NUMBER: _ClassVar[int]
     DEFAULT_FIELD_NUMBER: _ClassVar[int]
     MIN_FIELD_NUMBER: _ClassVar[int]
     MAX_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    CHOICES_FIELD_NUMBER: _ClassVar[int]
     name: str
     type: str
     default: str
     min: int
     max: int
     description: str
-    def __init__(self, name: _Optional[str] = ..., type: _Optional[str] = ..., default: _Optional[str] = ..., min: _Optional[int] = ..., max: _Optional[int] = ..., description: _Optional[str] = ...) -> None: ...
+    choices: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, name: _Optional[str] = ..., type: _Optional[str] = ..., default: _Optional[str] = ..., min: _Optional[int] = ..., max: _Optional[int] = ..., description: _Optional[str] = ..., choices: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class GameInfo(_message.Message):
     __slots__ = ("id", "title", "rules_version", "options")

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1d\x63roupier/v1/submissions.proto\x12\x0b\x63roupier.v1\"Y\n\rUploadRequest\x12/\n\x08metadata\x18\x01 \x01(\x0b\x32\x1b.croupier.v1.UploadMetadataH\x00\x12\x0f\n\x05\x63hunk\x18\x02 \x01(\x0cH\x00\x42\x06\n\x04kind\"7\n\x0eUploadMetadata\x12\x11\n\tfile_name\x18\x01 \x01(\t\x12\x12\n\nsize_bytes\x18\x02 \x01(\x04\"L\n\x0eUploadResponse\x12%\n\x07version\x18\x01 \x01(\x0b\x32\x14.croupier.v1.Version\x12\x13\n\x0bnew_version\x18\x02 \x01(\x08\"\x9b\x01\n\x07Version\x12\n\n\x02id\x18\x01 \x01(\t\x12*\n\x06status\x18\x02 \x01(\x0e\x32\x1a.croupier.v1.VersionStatus\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x14\n\x0csubmitted_at\x18\x04 \x01(\t\x12\x12\n\nupdated_at\x18\x05 \x01(\t\x12\x0e\n\x06\x61\x63tive\x18\x06 \x01(\x08\x12\x0e\n\x06queued\x18\x07 \x01(\x08\"\x15\n\x13ListVersionsRequest\">\n\x14ListVersionsResponse\x12&\n\x08versions\x18\x01 \x03(\x0b\x32\x14.croupier.v1.Version\"\'\n\x11GetVersionRequest\x12\x12\n\nversion_id\x18\x01 \x01(\t\";\n\x12GetVersionResponse\x12%\n\x07version\x18\x01 \x01(\x0b\x32\x14.croupier.v1.Version\"(\n\x12GetBuildLogRequest\x12\x12\n\nversion_id\x18\x01 \x01(\t\"\"\n\x13GetBuildLogResponse\x12\x0b\n\x03log\x18\x01 \x01(\t\"&\n\x12GetMatchLogRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"6\n\x13GetMatchLogResponse\x12\x12\n\nversion_id\x18\x01 \x01(\t\x12\x0b\n\x03log\x18\x02 \x01(\t\"%\n\x0fWithdrawRequest\x12\x12\n\nversion_id\x18\x01 \x01(\t\"9\n\x10WithdrawResponse\x12%\n\x07version\x18\x01 \x01(\x0b\x32\x14.croupier.v1.Version*\x9a\x02\n\rVersionStatus\x12\x1e\n\x1aVERSION_STATUS_UNSPECIFIED\x10\x00\x12\x1b\n\x17VERSION_STATUS_RECEIVED\x10\x01\x12\x1b\n\x17VERSION_STATUS_BUILDING\x10\x02\x12\x18\n\x14VERSION_STATUS_BUILT\x10\x03\x12\x1f\n\x1bVERSION_STATUS_BUILD_FAILED\x10\x04\x12\x1d\n\x19VERSION_STATUS_QUALIFYING\x10\x05\x12\x1c\n\x18VERSION_STATUS_QUALIFIED\x10\x06\x12\x19\n\x15VERSION_STATUS_FAILED\x10\x07\x12\x1c\n\x18VERSION_STATUS_WITHDRAWN\x10\x08\x32\xe3\x03\n\x0bSubmissions\x12\x43\n\x06Upload\x12\x1a.croupier.v1.UploadRequest\x1a\x1b.croupier.v1.UploadResponse(\x01\x12S\n\x0cListVersions\x12 .croupier.v1.ListVersionsRequest\x1a!.croupier.v1.ListVersionsResponse\x12M\n\nGetVersion\x12\x1e.croupier.v1.GetVersionRequest\x1a\x1f.croupier.v1.GetVersionResponse\x12P\n\x0bGetBuildLog\x12\x1f.croupier.v1.GetBuildLogRequest\x1a .croupier.v1.GetBuildLogResponse\x12G\n\x08Withdraw\x12\x1c.croupier.v1.WithdrawRequest\x1a\x1d.croupier.v1.WithdrawResponse\x12P\n\x0bGetMatchLog\x12\x1f.croupier.v1.GetMatchLogRequest\x1a .croupier.v1.GetMatchLogResponseBG\n\x0b\x63roupier.v1B\x10SubmissionsProtoP\x01Z\x16\x63roupier/v1;croupierv1\xaa\x02\x0b\x43roupier.V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1d\x63roupier/v1/submissions.proto\x12\x0b\x63roupier.v1\"Y\n\rUploadRequest\x12/\n\x08metadata\x18\x01 \x01(\x0b\x32\x1b.croupier.v1.UploadMetadataH\x00\x12\x0f\n\x05\x63hunk\x18\x02 \x01(\x0cH\x00\x42\x06\n\x04kind\"7\n\x0eUploadMetadata\x12\x11\n\tfile_name\x18\x01 \x01(\t\x12\x12\n\nsize_bytes\x18\x02 \x01(\x04\"L\n\x0eUploadResponse\x12%\n\x07version\x18\x01 \x01(\x0b\x32\x14.croupier.v1.Version\x12\x13\n\x0bnew_version\x18\x02 \x01(\x08\"\x9b\x01\n\x07Version\x12\n\n\x02id\x18\x01 \x01(\t\x12*\n\x06status\x18\x02 \x01(\x0e\x32\x1a.croupier.v1.VersionStatus\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x14\n\x0csubmitted_at\x18\x04 \x01(\t\x12\x12\n\nupdated_at\x18\x05 \x01(\t\x12\x0e\n\x06\x61\x63tive\x18\x06 \x01(\x08\x12\x0e\n\x06queued\x18\x07 \x01(\x08\"\x15\n\x13ListVersionsRequest\">\n\x14ListVersionsResponse\x12&\n\x08versions\x18\x01 \x03(\x0b\x32\x14.croupier.v1.Version\"\'\n\x11GetVersionRequest\x12\x12\n\nversion_id\x18\x01 \x01(\t\";\n\x12GetVersionResponse\x12%\n\x07version\x18\x01 \x01(\x0b\x32\x14.croupier.v1.Version\"(\n\x12GetBuildLogRequest\x12\x12\n\nversion_id\x18\x01 \x01(\t\"\"\n\x13GetBuildLogResponse\x12\x0b\n\x03log\x18\x01 \x01(\t\"&\n\x12GetMatchLogRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"6\n\x13GetMatchLogResponse\x12\x12\n\nversion_id\x18\x01 \x01(\t\x12\x0b\n\x03log\x18\x02 \x01(\t\"3\n\x1dGetQualificationReportRequest\x12\x12\n\nversion_id\x18\x01 \x01(\t\"0\n\x1eGetQualificationReportResponse\x12\x0e\n\x06report\x18\x01 \x01(\t\"%\n\x0fWithdrawRequest\x12\x12\n\nversion_id\x18\x01 \x01(\t\"9\n\x10WithdrawResponse\x12%\n\x07version\x18\x01 \x01(\x0b\x32\x14.croupier.v1.Version*\x9a\x02\n\rVersionStatus\x12\x1e\n\x1aVERSION_STATUS_UNSPECIFIED\x10\x00\x12\x1b\n\x17VERSION_STATUS_RECEIVED\x10\x01\x12\x1b\n\x17VERSION_STATUS_BUILDING\x10\x02\x12\x18\n\x14VERSION_STATUS_BUILT\x10\x03\x12\x1f\n\x1bVERSION_STATUS_BUILD_FAILED\x10\x04\x12\x1d\n\x19VERSION_STATUS_QUALIFYING\x10\x05\x12\x1c\n\x18VERSION_STATUS_QUALIFIED\x10\x06\x12\x19\n\x15VERSION_STATUS_FAILED\x10\x07\x12\x1c\n\x18VERSION_STATUS_WITHDRAWN\x10\x08\x32\xd6\x04\n\x0bSubmissions\x12\x43\n\x06Upload\x12\x1a.croupier.v1.UploadRequest\x1a\x1b.croupier.v1.UploadResponse(\x01\x12S\n\x0cListVersions\x12 .croupier.v1.ListVersionsRequest\x1a!.croupier.v1.ListVersionsResponse\x12M\n\nGetVersion\x12\x1e.croupier.v1.GetVersionRequest\x1a\x1f.croupier.v1.GetVersionResponse\x12P\n\x0bGetBuildLog\x12\x1f.croupier.v1.GetBuildLogRequest\x1a .croupier.v1.GetBuildLogResponse\x12G\n\x08Withdraw\x12\x1c.croupier.v1.WithdrawRequest\x1a\x1d.croupier.v1.WithdrawResponse\x12P\n\x0bGetMatchLog\x12\x1f.croupier.v1.GetMatchLogRequest\x1a .croupier.v1.GetMatchLogResponse\x12q\n\x16GetQualificationReport\x12*.croupier.v1.GetQualificationReportRequest\x1a+.croupier.v1.GetQualificationReportResponseBG\n\x0b\x63roupier.v1B\x10SubmissionsProtoP\x01Z\x16\x63roupier/v1;croupierv1\xaa\x02\x0b\x43roupier.V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -32,8 +32,8 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'croupier.v1.submissions_pb2
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\013croupier.v1B\020SubmissionsProtoP\001Z\026croupier/v1;croupierv1\252\002\013Croupier.V1'
-  _globals['_VERSIONSTATUS']._serialized_start=892
-  _globals['_VERSIONSTATUS']._serialized_end=1174
+  _globals['_VERSIONSTATUS']._serialized_start=995
+  _globals['_VERSIONSTATUS']._serialized_end=1277
   _globals['_UPLOADREQUEST']._serialized_start=46
   _globals['_UPLOADREQUEST']._serialized_end=135
   _globals['_UPLOADMETADATA']._serialized_start=137
@@ -58,10 +58,14 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GETMATCHLOGREQUEST']._serialized_end=735
   _globals['_GETMATCHLOGRESPONSE']._serialized_start=737
   _globals['_GETMATCHLOGRESPONSE']._serialized_end=791
-  _globals['_WITHDRAWREQUEST']._serialized_start=793
-  _globals['_WITHDRAWREQUEST']._serialized_end=830
-  _globals['_WITHDRAWRESPONSE']._serialized_start=832
-  _globals['_WITHDRAWRESPONSE']._serialized_end=889
-  _globals['_SUBMISSIONS']._serialized_start=1177
-  _globals['_SUBMISSIONS']._serialized_end=1660
+  _globals['_GETQUALIFICATIONREPORTREQUEST']._serialized_start=793
+  _globals['_GETQUALIFICATIONREPORTREQUEST']._serialized_end=844
+  _globals['_GETQUALIFICATIONREPORTRESPONSE']._serialized_start=846
+  _globals['_GETQUALIFICATIONREPORTRESPONSE']._serialized_end=894
+  _globals['_WITHDRAWREQUEST']._serialized_start=896
+  _globals['_WITHDRAWREQUEST']._serialized_end=933
+  _globals['_WITHDRAWRESPONSE']._serialized_start=935
+  _globals['_WITHDRAWRESPONSE']._serialized_end=992
+  _globals['_SUBMISSIONS']._serialized_start=1280
+  _globals['_SUBMISSIONS']._serialized_end=1878
 # @@protoc_insertion_point(module_scope)

@@ -118,6 +118,18 @@ class GetMatchLogResponse(_message.Message):
     log: str
     def __init__(self, version_id: _Optional[str] = ..., log: _Optional[str] = ...) -> None: ...
 
+class GetQualificationReportRequest(_message.Message):
+    __slots__ = ("version_id",)
+    VERSION_ID_FIELD_NUMBER: _ClassVar[int]
+    version_id: str
+    def __init__(self, version_id: _Optional[str] = ...) -> None: ...
+
+class GetQualificationReportResponse(_message.Message):
+    __slots__ = ("report",)
+    REPORT_FIELD_NUMBER: _ClassVar[int]
+    report: str
+    def __init__(self, report: _Optional[str] = ...) -> None: ...
+
 class WithdrawRequest(_message.Message):
     __slots__ = ("version_id",)
     VERSION_ID_FIELD_NUMBER: _ClassVar[int]

@@ -70,6 +70,11 @@ class SubmissionsStub:
                 request_serializer=croupier_dot_v1_dot_submissions__pb2.GetMatchLogRequest.SerializeToString,
                 response_deserializer=croupier_dot_v1_dot_submissions__pb2.GetMatchLogResponse.FromString,
                 _registered_method=True)
+        self.GetQualificationReport = channel.unary_unary(
+                '/croupier.v1.Submissions/GetQualificationReport',
+                request_serializer=croupier_dot_v1_dot_submissions__pb2.GetQualificationReportRequest.SerializeToString,
+                response_deserializer=croupier_dot_v1_dot_submissions__pb2.GetQualificationReportResponse.FromString,
+                _registered_method=True)
 
 
 class SubmissionsServicer:
@@ -127,6 +132,16 @@ class SubmissionsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetQualificationReport(self, request, context):
+        """The whole qualification report of one of the account's versions, as `croupier doctor`
+        prints it: each check, its advice and the bot's telling output (a traceback whole, where
+        `Version.reason` quotes only its last line). Added after the first releases of this
+        service: a referee from before it answers UNIMPLEMENTED.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SubmissionsServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -159,6 +174,11 @@ def add_SubmissionsServicer_to_server(servicer, server):
                     servicer.GetMatchLog,
                     request_deserializer=croupier_dot_v1_dot_submissions__pb2.GetMatchLogRequest.FromString,
                     response_serializer=croupier_dot_v1_dot_submissions__pb2.GetMatchLogResponse.SerializeToString,
+            ),
+            'GetQualificationReport': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetQualificationReport,
+                    request_deserializer=croupier_dot_v1_dot_submissions__pb2.GetQualificationReportRequest.FromString,
+                    response_serializer=croupier_dot_v1_dot_submissions__pb2.GetQualificationReportResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -329,6 +349,33 @@ class Submissions:
             '/croupier.v1.Submissions/GetMatchLog',
             croupier_dot_v1_dot_submissions__pb2.GetMatchLogRequest.SerializeToString,
             croupier_dot_v1_dot_submissions__pb2.GetMatchLogResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetQualificationReport(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/croupier.v1.Submissions/GetQualificationReport',
+            croupier_dot_v1_dot_submissions__pb2.GetQualificationReportRequest.SerializeToString,
+            croupier_dot_v1_dot_submissions__pb2.GetQualificationReportResponse.FromString,
             options,
             channel_credentials,
             insecure,

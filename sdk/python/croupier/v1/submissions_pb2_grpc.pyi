@@ -62,6 +62,12 @@ class SubmissionsStub:
     """What one of the account's hosted versions printed (stdout and stderr) during one of its
     matches: its last 64 KiB. NOT_FOUND for a match none of the account's versions played.
     """
+    GetQualificationReport: _grpc.UnaryUnaryMultiCallable[_submissions_pb2.GetQualificationReportRequest, _submissions_pb2.GetQualificationReportResponse]
+    """The whole qualification report of one of the account's versions, as `croupier doctor`
+    prints it: each check, its advice and the bot's telling output (a traceback whole, where
+    `Version.reason` quotes only its last line). Added after the first releases of this
+    service: a referee from before it answers UNIMPLEMENTED.
+    """
 
 @_typing.type_check_only
 class SubmissionsAsyncStub(SubmissionsStub):
@@ -91,6 +97,12 @@ class SubmissionsAsyncStub(SubmissionsStub):
     GetMatchLog: _aio.UnaryUnaryMultiCallable[_submissions_pb2.GetMatchLogRequest, _submissions_pb2.GetMatchLogResponse]  # type: ignore[assignment]
     """What one of the account's hosted versions printed (stdout and stderr) during one of its
     matches: its last 64 KiB. NOT_FOUND for a match none of the account's versions played.
+    """
+    GetQualificationReport: _aio.UnaryUnaryMultiCallable[_submissions_pb2.GetQualificationReportRequest, _submissions_pb2.GetQualificationReportResponse]  # type: ignore[assignment]
+    """The whole qualification report of one of the account's versions, as `croupier doctor`
+    prints it: each check, its advice and the bot's telling output (a traceback whole, where
+    `Version.reason` quotes only its last line). Added after the first releases of this
+    service: a referee from before it answers UNIMPLEMENTED.
     """
 
 class SubmissionsServicer(metaclass=_abc_1.ABCMeta):
@@ -154,6 +166,18 @@ class SubmissionsServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_submissions_pb2.GetMatchLogResponse, _abc.Awaitable[_submissions_pb2.GetMatchLogResponse]]:
         """What one of the account's hosted versions printed (stdout and stderr) during one of its
         matches: its last 64 KiB. NOT_FOUND for a match none of the account's versions played.
+        """
+
+    @_abc_1.abstractmethod
+    def GetQualificationReport(
+        self,
+        request: _submissions_pb2.GetQualificationReportRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_submissions_pb2.GetQualificationReportResponse, _abc.Awaitable[_submissions_pb2.GetQualificationReportResponse]]:
+        """The whole qualification report of one of the account's versions, as `croupier doctor`
+        prints it: each check, its advice and the bot's telling output (a traceback whole, where
+        `Version.reason` quotes only its last line). Added after the first releases of this
+        service: a referee from before it answers UNIMPLEMENTED.
         """
 
 def add_SubmissionsServicer_to_server(servicer: SubmissionsServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
