@@ -33,8 +33,8 @@ class _GoodbyeWhileThinking:
     """A remote seat whose first request is followed, while the bot thinks, by Goodbye on every
     session (the referee moves on: a doctor done with the bot, a contest shutting down)."""
 
-    def __init__(self, inner: RemoteSeat, lobby: Lobby) -> None:
-        self.inner, self.lobby = inner, lobby
+    def __init__(self, inner: RemoteSeat, lobby: Lobby, nursery: trio.Nursery) -> None:
+        self.inner, self.lobby, self.nursery = inner, lobby, nursery
         self.name, self.version = inner.name, inner.version
         self.requests = 0
 
@@ -46,14 +46,12 @@ class _GoodbyeWhileThinking:
 
     async def act(self, request: referee_pb2.ActionRequest, timer: DecisionTimer) -> int:
         self.requests += 1
-        if self.requests == 1:
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(self._goodbye_soon)
-                return await self.inner.act(request, timer)
+        if self.requests == 1:  # (in the scenario's nursery: a seat's fault is no group)
+            self.nursery.start_soon(self._goodbye_soon)
         return await self.inner.act(request, timer)
 
     async def _goodbye_soon(self) -> None:
-        await trio.sleep(0.05)  # within the decision's 200 ms, which cancels this task
+        await trio.sleep(0.05)  # within the decision's 200 ms
         self.lobby.end_all("the referee moved on")
 
 
@@ -86,7 +84,7 @@ def test_a_bot_still_thinking_at_goodbye_exits_quietly(tmp_path: Path) -> None:
             with trio.fail_after(30):
                 session = await lobby.take("bot-token")
                 seats: list[Seat] = [
-                    _GoodbyeWhileThinking(RemoteSeat(session), lobby),
+                    _GoodbyeWhileThinking(RemoteSeat(session), lobby, nursery),
                     InProcessSeat(RandomBot(seed=5)),
                 ]
                 config = MatchConfig(
