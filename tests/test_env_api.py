@@ -1,0 +1,118 @@
+"""The training environments keep PettingZoo's and Gymnasium's contracts (issue 47.1) and refuse
+bad input with an exception that names it, changing nothing (47, bad input)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test
+
+import croupier
+import croupier.env
+from croupier.v1 import referee_pb2
+from referee.errors import CroupierError
+
+TABLES = [
+    ("xix", {}),
+    ("xeri", {"players": 2}),
+    ("xeri", {"players": 4}),
+    ("xactika", {"players": 2}),
+    ("xactika", {"players": 4}),
+    ("textactoe", {"players": 2}),
+    ("textactoe", {"players": 3}),
+]
+
+
+class Last(croupier.Bot):
+    """Deterministic, so that Gymnasium's check for deterministic steps holds."""
+
+    name = "last"
+
+    def act(self, request: referee_pb2.ActionRequest) -> int:
+        return len(request.legal_actions) - 1
+
+
+# Both checkers warn about choices every masked card-game environment makes (a Dict observation
+# with an action mask, no render): PettingZoo's own classic games draw the same warnings.
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize(("game", "options"), TABLES)
+def test_pettingzoo_api_test_passes(game: str, options: dict[str, object]) -> None:
+    api_test(croupier.env.aec(game, **options), num_cycles=1000)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize(("game", "options"), TABLES)
+def test_gymnasium_check_env_passes(game: str, options: dict[str, object]) -> None:
+    seats = croupier.env.Table.of(game, options).seats
+    env = croupier.env.gym(game, [Last() for _ in range(seats - 1)], strict=False, **options)
+    check_env(env)
+
+
+def test_an_action_off_the_mask_is_refused_and_changes_nothing() -> None:
+    env = croupier.env.gym("xix", [Last()])
+    observation, _ = env.reset(seed=3)
+    before = env.request.SerializeToString()
+    count = int(observation["action_mask"].sum())
+    with pytest.raises(ValueError, match=rf"action index {count} is out of range 0\.\.{count - 1}"):
+        env.step(count)
+    assert env.request.SerializeToString() == before
+    env.step(0)  # the match goes on
+
+
+def test_a_step_after_the_end_is_refused(tmp_path: Path) -> None:
+    env = croupier.env.gym("xeri", [Last()], players=2)
+    env.reset(seed=1)
+    done = False
+    while not done:
+        _, _, done, _, _ = env.step(0)
+    with pytest.raises(ValueError, match="after the end of the match"):
+        env.step(0)
+
+
+def test_a_dead_agent_given_an_action_is_refused() -> None:
+    env = croupier.env.aec("xix")
+    env.reset(seed=2)
+    for agent in env.agent_iter():
+        _, _, terminated, _, _ = env.last()
+        if terminated:
+            with pytest.raises(ValueError, match=f"action 0 for {agent!r}, whose match is over"):
+                env.step(0)
+            break
+        env.step(0)
+
+
+def test_an_unknown_game_or_option_is_named() -> None:
+    with pytest.raises(CroupierError, match="unknown game 'poker'"):
+        croupier.env.aec("poker")
+    with pytest.raises(CroupierError, match="'colour'"):
+        croupier.env.aec("xix", colour="red")
+    with pytest.raises(CroupierError, match="3"):
+        croupier.env.aec("xeri", players=3)
+
+
+def test_a_seeded_reset_deals_the_same_match_twice() -> None:
+    env = croupier.env.aec("xactika", players=3)
+    first = []
+    for run in range(2):
+        env.reset(seed=11)
+        for _agent in env.agent_iter():
+            observation, _, terminated, _, _ = env.last()
+            if run == 0:
+                first.append(observation["observation"].tobytes())
+            else:
+                assert observation["observation"].tobytes() == first.pop(0)
+            env.step(None if terminated else int(observation["action_mask"].sum()) - 1)
+    assert not first
+
+
+def test_the_referee_and_the_sdk_never_import_the_training_libraries() -> None:
+    """`croupier[env]` is optional: a bot, the SDK, a policy bot and the referee run without it."""
+    code = (
+        "import sys, croupier, croupier.env, referee.cli, referee.match.runner\n"
+        "assert not {'pettingzoo', 'gymnasium'} & set(sys.modules), sorted(sys.modules)"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
