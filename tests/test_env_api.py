@@ -3,6 +3,7 @@ bad input with an exception that names it, changing nothing (47, bad input)."""
 
 from __future__ import annotations
 
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,8 @@ from pettingzoo.test import api_test
 
 import croupier
 import croupier.env
+from croupier.env.encoding import deck
+from croupier.env.table import Table, first_deck
 from croupier.v1 import referee_pb2
 from referee.errors import CroupierError
 
@@ -47,7 +50,7 @@ def test_pettingzoo_api_test_passes(game: str, options: dict[str, object]) -> No
 @pytest.mark.filterwarnings("ignore::UserWarning")
 @pytest.mark.parametrize(("game", "options"), TABLES)
 def test_gymnasium_check_env_passes(game: str, options: dict[str, object]) -> None:
-    seats = croupier.env.Table.of(game, options).seats
+    seats = Table.of(game, options).seats
     env = croupier.env.gym(game, [Last() for _ in range(seats - 1)], strict=False, **options)
     check_env(env)
 
@@ -116,3 +119,45 @@ def test_the_referee_and_the_sdk_never_import_the_training_libraries() -> None:
         "assert not {'pettingzoo', 'gymnasium'} & set(sys.modules), sorted(sys.modules)"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+    bot_only = "import sys, croupier.env\nassert 'referee' not in sys.modules"  # a hosted bot's
+    subprocess.run([sys.executable, "-c", bot_only], check=True)
+
+
+@pytest.mark.parametrize(("game", "options"), [*TABLES, ("textactoe", {"jokers": True})])
+def test_the_sdks_decks_are_the_engines(game: str, options: dict[str, object]) -> None:
+    """A policy bot encodes with the SDK's copy of the decks: it must be the engines' own."""
+    table = Table.of(game, options)
+    engine = first_deck(table.game, table.options)
+    if game == "xix":  # its cards are numbers, encoded as such
+        assert deck(game, {}) == ()
+        assert sorted(int(card) for card in engine) == list(range(1, 19))
+    else:
+        assert sorted(deck(game, table.options.as_text())) == sorted(engine)
+
+
+@pytest.mark.parametrize(("game", "options"), [("xix", {}), ("xeri", {"players": 4})])
+def test_the_gym_reward_is_the_margin_over_the_best_other_side(
+    game: str, options: dict[str, object]
+) -> None:
+    """Positive for a win, negative for a loss: a team game's partner is no opponent."""
+    seats = Table.of(game, options).seats
+    signs = set()
+    rng = random.Random(5)
+    for seed in range(20):
+        env = croupier.env.gym(game, [Last() for _ in range(seats - 1)], **options)
+        observation, _ = env.reset(seed=seed)
+        done, reward, info = False, 0.0, {}
+        while not done:
+            choice = rng.randrange(int(observation["action_mask"].sum()))
+            observation, reward, done, _, info = env.step(choice)
+        result = info["result"]
+        mine = result.seats[0]
+        rivals = [
+            s
+            for s in result.seats
+            if s.seat != 0 and not (s.HasField("team") and s.team == mine.team)
+        ]
+        assert reward == mine.score - max(s.score for s in rivals)
+        assert (reward > 0) == (info["rank"] == 1 and mine.score > max(s.score for s in rivals))
+        signs.add(reward > 0)
+    assert signs == {True, False}

@@ -4,7 +4,8 @@
 `croupier.env._gym(game, opponents, **options)` a Gymnasium one for one seat against fixed
 opponents (`croupier.Bot`s). Both play the referee's own match (referee.match.requests), so
 `reset(seed=S)` deals as a referee match with seed S. `PolicyBot` plays a trained policy as a bot.
-PettingZoo and Gymnasium are imported only by `aec` and `gym`: a policy bot needs neither.
+PettingZoo, Gymnasium and the referee are imported only by `aec` and `gym`: a policy bot
+(numpy and the SDK) needs none of them.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from typing import TYPE_CHECKING
 from croupier.bot import Bot
 from croupier.env.encoding import ACTIONS, Encoder
 from croupier.env.policy import Policy, PolicyBot
-from croupier.env.table import Table
 
 if TYPE_CHECKING:
     from croupier.env._aec import CroupierAEC
@@ -36,4 +36,4 @@ def gym(game: str, opponents: Sequence[Bot], **options: object) -> CroupierGym:
     return CroupierGym(game, opponents, **options)  # type: ignore[arg-type]
 
 
-__all__ = ["ACTIONS", "Encoder", "Policy", "PolicyBot", "Table", "aec", "gym"]
+__all__ = ["ACTIONS", "Encoder", "Policy", "PolicyBot", "aec", "gym"]

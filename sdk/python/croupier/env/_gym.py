@@ -126,7 +126,8 @@ class CroupierGym(gymnasium.Env[Observation, np.int64]):
                 bot.on_match_end(end)
         result = match.outcome.result
         mine = result.seats[self.seat]
-        others = [s.score for s in result.seats if s.seat != self.seat and s.team != mine.team]
+        teams = mine.HasField("team")
+        others = [s.score for s in result.seats if (s.team != mine.team if teams else s != mine)]
         reward = float(mine.score - max(others, default=0))
         info = {"rank": mine.rank, "result": result}
         return self._observe(self.request), reward, True, info

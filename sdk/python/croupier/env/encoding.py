@@ -20,8 +20,9 @@ mask is 1 for the first `len(legal_actions)` positions. Both are versioned with 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import product
 from typing import Any, cast
 
 import numpy as np
@@ -74,6 +75,24 @@ class Encoder:
         mask = np.zeros(self.actions, dtype=np.int8)
         mask[:count] = 1
         return mask
+
+
+_RANKS = "23456789TJQKA"
+_SUITS = "CDHS"
+
+
+def deck(game: str, options: Mapping[str, str]) -> tuple[str, ...]:
+    """The cards `game` deals with these options (a MatchStart's), as their text forms: the
+    SDK's own copy of the catalogue's decks, so that a bot needs no referee (a test holds it to
+    the engines' first shuffle)."""
+    if game == "xix":
+        return ()  # XIX's cards are numbers (CARD_NUMBERS)
+    if game == "xactika":
+        return tuple(f"{a}{b}{c}{d}" for a, b, c, d in product("123", repeat=4))
+    cards = tuple(rank + suit for rank in _RANKS for suit in _SUITS)
+    if options.get("jokers") == "true":  # TTT-R4
+        cards += ("X1", "X2")
+    return cards
 
 
 def encoder(game: str, seats: int, deck: Sequence[str]) -> Encoder:

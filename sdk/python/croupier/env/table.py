@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from croupier.env.encoding import Encoder, encoder
+from croupier.env.encoding import Encoder, deck, encoder
 from referee.games import get_game
 from referee.games.base import Game, Shuffle, parse_options
 from referee.games.options import Options
@@ -36,7 +36,8 @@ class Table:
         game = get_game(game_id)
         parsed = parse_options(game, {name: _text(value) for name, value in options.items()})
         seats = game.seat_count(parsed)
-        return cls(game, parsed, seats, encoder(game.id, seats, first_deck(game, parsed)))
+        cards = deck(game.id, parsed.as_text())
+        return cls(game, parsed, seats, encoder(game.id, seats, cards))
 
     def match(
         self,
