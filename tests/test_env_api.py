@@ -7,6 +7,7 @@ import random
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from gymnasium.utils.env_checker import check_env
@@ -146,7 +147,7 @@ def test_the_gym_reward_is_the_margin_over_the_best_other_side(
     for seed in range(20):
         env = croupier.env.gym(game, [Last() for _ in range(seats - 1)], **options)
         observation, _ = env.reset(seed=seed)
-        done, reward, info = False, 0.0, {}
+        done, reward, info = False, 0.0, dict[str, Any]()
         while not done:
             choice = rng.randrange(int(observation["action_mask"].sum()))
             observation, reward, done, _, info = env.step(choice)

@@ -114,6 +114,14 @@ def encoded_event(game_id: str, event: Event) -> tuple[game_pb2.Event, str]:
     return message, line
 
 
+def event_message(game_id: str, event: Event) -> game_pb2.Event:
+    """The event's protocol message alone, for a match with no record (shared: never mutate)."""
+    entry = _encoded.get(id(event))
+    if entry is not None and entry[0] is event:
+        return entry[1]
+    return protocol.event(game_id, event)
+
+
 def _chance_record(node: Shuffle | Pick, outcome: ChanceOutcome) -> record_pb2.Record:
     if isinstance(outcome, tuple):
         chance = record_pb2.ChanceRecord(deck=record_pb2.Deck(cards=outcome), label=node.label)
@@ -204,9 +212,11 @@ class _Match:
         """Record every event of the last transition and queue it for the seats that may see it:
         each seat gets its queue with its next request, or with the match's end."""
         for event in state.events:
-            message, line = encoded_event(self.game.id, event)
             if self.writer is not None:
+                message, line = encoded_event(self.game.id, event)
                 self.writer.write_line(line)
+            else:  # no record line to build (a training environment's match)
+                message = event_message(self.game.id, event)
             for seat_index, pending in enumerate(self.pending):
                 if event.visible_to(seat_index):
                     pending.append(message)
@@ -268,11 +278,12 @@ class _Match:
         request = referee_pb2.ActionRequest(
             match_id=self.config.match_id,
             request_id=next(_request_ids),
-            observation=protocol.observation(self.game.id, state, seat),
             legal_actions=protocol.legal_actions(self.game.id, legal),
             clock=self.clocks[seat].to_proto(),
             events=self.pending[seat],
         )
+        # Into the request's own field: one copy of the observation, not two.
+        getattr(request.observation, self.game.id).CopyFrom(state.observation(seat))
         self.pending[seat] = []
         self.flush()
         return request
