@@ -16,9 +16,11 @@ from pettingzoo.test import api_test
 import croupier
 import croupier.env
 from croupier.env.encoding import deck
+from croupier.env.start import from_record
 from croupier.env.table import Table, first_deck
 from croupier.v1 import referee_pb2
 from referee.errors import CroupierError
+from referee.match.records import read_all
 
 TABLES = [
     ("xix", {}),
@@ -162,3 +164,63 @@ def test_the_gym_reward_is_the_margin_over_the_best_other_side(
         assert (reward > 0) == (info["rank"] == 1 and mine.score > max(s.score for s in rivals))
         signs.add(reward > 0)
     assert signs == {True, False}
+
+
+def played_record(tmp_path: Path, game: str = "xix", **options: object) -> Path:
+    """A whole match through the environment, its record written."""
+    path = tmp_path / f"{game}.jsonl"
+    env = croupier.env.aec(game, **options)
+    env.reset(seed=5, options={"record_to": path})
+    for _agent in env.agent_iter():
+        _, _, terminated, _, _ = env.last()
+        env.step(None if terminated else 0)
+    return path
+
+
+def test_a_reset_at_a_recorded_decision_observes_what_the_seat_saw(tmp_path: Path) -> None:
+    path = played_record(tmp_path)
+    seen = []
+    env = croupier.env.aec("xix")
+    env.reset(seed=5)
+    for agent in env.agent_iter():
+        observation, _, terminated, _, _ = env.last()
+        if not terminated:
+            seen.append((agent, observation["observation"].tobytes()))
+        env.step(None if terminated else 0)
+    for decision in (0, 7, len(seen) - 1):
+        env.reset(options={"record": path, "decision": decision})
+        agent, observation = seen[decision]
+        assert env.agent_selection == agent
+        assert env.observe(agent)["observation"].tobytes() == observation
+    gym = croupier.env.gym("xix", [Last()], seat=int(seen[7][0][-1]))
+    observation_7, _ = gym.reset(options={"record": path, "decision": 7})
+    assert observation_7["observation"].tobytes() == seen[7][1]
+
+
+def test_a_bad_start_is_refused_by_name(tmp_path: Path) -> None:
+    path = played_record(tmp_path)
+    table = Table.of("xix", {})
+    with pytest.raises(ValueError, match="decision 9999 is past the record's"):
+        from_record(table, path, 9999)
+    lines, _ = read_all(path, strict=True)
+    first = lines[1 + [line.HasField("action") for line in lines[1:]].index(True)].action
+    with pytest.raises(ValueError, match=f"seat {1 - first.seat} moves at another one"):
+        from_record(table, path, 0, 1 - first.seat)
+    with pytest.raises(ValueError, match="seat 7 never moved in it"):
+        from_record(table, path, 0, 7)
+    other = played_record(tmp_path, "xeri", players=2)
+    with pytest.raises(ValueError, match="has options"):
+        from_record(Table.of("xeri", {"players": 4}), other, 0)
+    with pytest.raises(ValueError, match="is of 'xeri'"):
+        from_record(table, other, 0)
+    text = path.read_text()
+    version = table.game.rules_version
+    old = tmp_path / "old.jsonl"
+    old.write_text(text.replace(f'"{version}"', '"xix-0"', 1))
+    with pytest.raises(ValueError, match=f"rules 'xix-0', not 'xix' rules {version!r}"):
+        from_record(table, old, 0)
+    altered = tmp_path / "altered.jsonl"
+    altered.write_text(text.replace('"action":{"text"', '"action":{"index":1,"text"', 1))
+    assert altered.read_text() != text
+    with pytest.raises(ValueError, match="does not verify"):
+        from_record(table, altered, 0)

@@ -12,6 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 import croupier.env
+from croupier.env.start import from_record
+from croupier.env.table import Table
 from referee.cli import app
 from referee.match.clock import TimeControl
 from referee.match.records import read_all
@@ -76,7 +78,7 @@ def test_a_match_in_the_environment_is_the_referees(
         **options,
     )
     mine = tmp_path / "env.jsonl"
-    env.reset(seed=int(header.seed), options={"record": mine})
+    env.reset(seed=int(header.seed), options={"record_to": mine})
     assert env.match is not None
     bots = [DigestBot() for _ in env.possible_agents]
     streams: list[list[bytes]] = [[invariant(start)] for start in env.match.starts]
@@ -104,3 +106,17 @@ def test_a_match_in_the_environment_is_the_referees(
     assert rewards == scores
     report = verify(mine)
     assert report.ok, report.problems
+    starts_anywhere(env.table, record, tmp_path / "streams")
+
+
+def starts_anywhere(table: Table, record: Path, streams: Path) -> None:
+    """Started at decision K of the referee's record, the seat to move gets the very request
+    it got from the referee there (issue 47.4)."""
+    sent = [split((streams / f"{seat}.bin").read_bytes())[1:-1] for seat in range(table.seats)]
+    order = [a.action.seat for a in read_all(record, strict=True)[0] if a.HasField("action")]
+    for decision in sorted({0, 1, len(order) // 2, len(order) - 1}):
+        match, replayed = from_record(table, record, decision, order[decision])
+        assert len(replayed) == decision and match.request is not None
+        seat = order[decision]
+        nth = order[:decision].count(seat)
+        assert invariant(match.request)[4:] == sent[seat][nth], f"decision {decision}"

@@ -10,7 +10,8 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from croupier.env.encoding import BOUND, Vector
-from croupier.env.table import Table, new_seed
+from croupier.env.start import from_record
+from croupier.env.table import MATCH_ID, Table, new_seed
 from croupier.v1 import referee_pb2
 from referee.match.clock import TimeControl
 from referee.match.requests import SeatQueues
@@ -30,8 +31,9 @@ class CroupierAEC(AECEnv[str, Observation, int]):  # type: ignore[misc]  # untyp
     Rewards are 0 until the end, then each seat's score as the match's result gives it (in a
     team game, its team's); `infos[agent]` then holds its `rank` and the `result` message.
 
-    reset options: `record` (a path: the match's record is written there, for
-    `croupier replay --verify`), `match_id`.
+    reset options: `record_to` (a path: the match's record is written there, for
+    `croupier replay --verify`), `match_id`; `record`, `decision` and `seat` start at decision K
+    (0-based, all seats') of a record as its seat saw it (croupier.env.start.from_record).
     """
 
     metadata = {"name": "croupier_v1", "render_modes": [], "is_parallelizable": False}  # noqa: RUF012
@@ -75,19 +77,30 @@ class CroupierAEC(AECEnv[str, Observation, int]):  # type: ignore[misc]  # untyp
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         # Other keys are ignored: PettingZoo's api_test resets with options={"options": 1}.
         options = options or {}
-        record = options.get("record")
-        match_id = str(options.get("match_id", "env"))
+        record_to = options.get("record_to")
+        write = Path(record_to) if record_to is not None else None
         if self.match is not None:
             self.match.close()
-        self.match = self.table.match(
-            new_seed() if seed is None else seed,
-            self.names,
-            time_control=self.time_control,
-            match_id=match_id,
-            record=Path(record) if record is not None else None,
-        )
-        self.agents = list(self.possible_agents)
         self.requests = [None] * self.table.seats
+        if options.get("record") is not None:
+            self.match, replayed = from_record(
+                self.table,
+                Path(options["record"]),
+                int(options.get("decision", 0)),
+                options.get("seat"),
+                record_to=write,
+            )
+            for seat, request in replayed:
+                self.requests[seat] = request
+        else:
+            self.match = self.table.match(
+                new_seed() if seed is None else seed,
+                self.names,
+                time_control=self.time_control,
+                match_id=str(options.get("match_id", MATCH_ID)),
+                record=write,
+            )
+        self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)

@@ -12,7 +12,8 @@ from gymnasium import spaces
 
 from croupier.bot import Bot
 from croupier.env.encoding import BOUND
-from croupier.env.table import Table, new_seed
+from croupier.env.start import Replayed, from_record
+from croupier.env.table import MATCH_ID, Table, new_seed
 from croupier.v1 import referee_pb2
 from referee.match.clock import TimeControl
 from referee.match.requests import SeatQueues
@@ -27,7 +28,9 @@ class CroupierGym(gymnasium.Env[Observation, np.int64]):
     The reward is 0 until the end, then the agent's score minus the best other side's score
     (so a win is positive); `request` is the agent's last ActionRequest (the protobuf; not in
     `info`, as its request id is new at every run), `info` holds the `rank` and `result` at the
-    end. reset options: `record` (a path), `match_id`.
+    end. reset options: `record_to` (a path: the match's record is written there), `match_id`;
+    `record` and `decision` start at decision K (0-based, all seats') of a record, which must
+    be the agent's seat's (croupier.env.start.from_record).
 
     An action off the mask raises ValueError; with `strict=False` the first legal action is
     played instead, as the referee plays a faulted seat's (Gymnasium's `check_env` steps with
@@ -74,22 +77,36 @@ class CroupierGym(gymnasium.Env[Observation, np.int64]):
     ) -> tuple[Observation, dict[str, Any]]:
         super().reset(seed=seed)
         options = dict(options or {})
+        record_to = options.pop("record_to", None)
+        write = Path(record_to) if record_to is not None else None
         record = options.pop("record", None)
-        match_id = str(options.pop("match_id", "env"))
+        decision = int(options.pop("decision", 0))
+        match_id = str(options.pop("match_id", MATCH_ID))
         if options:
             raise ValueError(f"unknown reset option {sorted(options)[0]!r}")
         if self.match is not None:
             self.match.close()
-        self.match = self.table.match(
-            new_seed() if seed is None else seed,
-            self.names,
-            time_control=self.time_control,
-            match_id=match_id,
-            record=Path(record) if record is not None else None,
-        )
+        replayed: list[Replayed] = []
+        if record is not None:
+            self.match, replayed = from_record(
+                self.table, Path(record), decision, self.seat, record_to=write
+            )
+        else:
+            self.match = self.table.match(
+                new_seed() if seed is None else seed,
+                self.names,
+                time_control=self.time_control,
+                match_id=match_id,
+                record=write,
+            )
         for bot, start in zip(self.bots, self.match.starts, strict=True):
             if bot is not None:
                 bot.on_match_start(start)
+        for seat, request in replayed:  # the record's decisions: the bots see their events
+            bot = self.bots[seat]
+            if bot is not None:
+                for event in request.events:
+                    bot.on_event(event)
         observation, _, _, info = self._play_others()
         return observation, info
 
