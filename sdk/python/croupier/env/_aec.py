@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from croupier.env.encoding import BOUND, Vector
+from croupier.env.sampling import resample
 from croupier.env.start import from_record
 from croupier.env.table import MATCH_ID, Table, new_seed
 from croupier.v1 import referee_pb2
@@ -33,7 +35,9 @@ class CroupierAEC(AECEnv[str, Observation, int]):  # type: ignore[misc]  # untyp
 
     reset options: `record_to` (a path: the match's record is written there, for
     `croupier replay --verify`), `match_id`; `record`, `decision` and `seat` start at decision K
-    (0-based, all seats') of a record as its seat saw it (croupier.env.start.from_record).
+    (0-based, all seats') of a record as its seat saw it (croupier.env.start.from_record); with
+    `resample=True` and a seed, the cards that seat never saw are dealt again consistently with
+    all it saw (croupier.env.sampling; the other seats' observations start empty).
     """
 
     metadata = {"name": "croupier_v1", "render_modes": [], "is_parallelizable": False}  # noqa: RUF012
@@ -82,7 +86,19 @@ class CroupierAEC(AECEnv[str, Observation, int]):  # type: ignore[misc]  # untyp
         if self.match is not None:
             self.match.close()
         self.requests = [None] * self.table.seats
-        if options.get("record") is not None:
+        if options.get("record") is not None and options.get("resample"):
+            if seed is None:
+                raise ValueError("resample=True needs a seed")
+            sample = resample(
+                self.table,
+                Path(options["record"]),
+                int(options.get("decision", 0)),
+                options.get("seat"),
+                random.Random(seed),
+            )
+            self.match = sample.match
+            self.requests[self.match.seat] = self.match.request  # the others' are not resampled
+        elif options.get("record") is not None:
             self.match, replayed = from_record(
                 self.table,
                 Path(options["record"]),

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from croupier.env.table import Table
-from croupier.v1 import referee_pb2
+from croupier.v1 import record_pb2, referee_pb2
 from referee.match.clock import TimeControl
 from referee.match.records import read_all
 from referee.match.replay import verify
@@ -64,15 +64,7 @@ def from_record(
         moved = any(action.seat == seat for action in actions)
         what = "moves at another one" if moved else "never moved in it"
         raise ValueError(f"seat {seat!r} {what}: decision {decision!r} is seat {acting}'s")
-    control = header.time_control
-    match = table.match(
-        int(header.seed),
-        [s.name for s in header.seats],
-        time_control=TimeControl(move_ms=control.move_ms, bank_ms=control.bank_ms),
-        match_id=header.match_id,
-        deck=tuple(header.deck) or None,
-        record=record_to,
-    )
+    match = header_match(table, header, tuple(header.deck) or None, record_to)
     replayed: list[Replayed] = []
     for action in actions[:decision]:
         assert match.request is not None and match.seat == action.seat
@@ -80,3 +72,22 @@ def from_record(
         match.answer(action.index)
     assert match.seat == acting
     return match, replayed
+
+
+def header_match(
+    table: Table,
+    header: record_pb2.RecordHeader,
+    deck: tuple[str, ...] | None,
+    record_to: Path | None = None,
+) -> SeatQueues:
+    """A new match as the record's header has it (seed, names, time control), with `deck` as
+    its first shuffle."""
+    control = header.time_control
+    return table.match(
+        int(header.seed),
+        [s.name for s in header.seats],
+        time_control=TimeControl(move_ms=control.move_ms, bank_ms=control.bank_ms),
+        match_id=header.match_id,
+        deck=deck,
+        record=record_to,
+    )
