@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import croupier.env
+from croupier.bots.random_bot import RandomBot
 from croupier.env.sampling import resample, seen_cards
 from croupier.env.start import from_record
 from croupier.env.table import Table
@@ -121,3 +122,13 @@ def test_xix_resamples_put_every_unseen_card_everywhere_it_could_be(tmp_path: Pa
     unseen = {card for card in (str(c) for c in range(1, 19)) if card not in seen}
     assert unseen and set(where) == unseen
     assert all(where[card] == places for card in unseen)
+
+
+def test_the_gym_environment_starts_at_a_resampled_decision(tmp_path: Path) -> None:
+    path = random_record(tmp_path, "xix", {}, 4)
+    table = Table.of("xix", {})
+    true, _ = from_record(table, path, 10)
+    gym = croupier.env.gym("xix", [RandomBot(0)], seat=true.seat)
+    truth, _ = gym.reset(options={"record": path, "decision": 10})
+    observation, _ = gym.reset(seed=2, options={"record": path, "decision": 10, "resample": True})
+    assert observation["observation"].tobytes() == truth["observation"].tobytes()

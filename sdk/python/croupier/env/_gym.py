@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from gymnasium import spaces
 
 from croupier.bot import Bot
 from croupier.env.encoding import BOUND
+from croupier.env.sampling import resample
 from croupier.env.start import Replayed, from_record
 from croupier.env.table import MATCH_ID, Table, new_seed
 from croupier.v1 import referee_pb2
@@ -30,7 +32,9 @@ class CroupierGym(gymnasium.Env[Observation, np.int64]):
     `info`, as its request id is new at every run), `info` holds the `rank` and `result` at the
     end. reset options: `record_to` (a path: the match's record is written there), `match_id`;
     `record` and `decision` start at decision K (0-based, all seats') of a record, which must
-    be the agent's seat's (croupier.env.start.from_record).
+    be the agent's seat's (croupier.env.start.from_record); with `resample=True` and a seed the
+    cards the agent never saw are dealt again (croupier.env.sampling), and the opponents start
+    at the decision knowing only their MatchStart.
 
     An action off the mask raises ValueError; with `strict=False` the first legal action is
     played instead, as the referee plays a faulted seat's (Gymnasium's `check_env` steps with
@@ -81,13 +85,19 @@ class CroupierGym(gymnasium.Env[Observation, np.int64]):
         write = Path(record_to) if record_to is not None else None
         record = options.pop("record", None)
         decision = int(options.pop("decision", 0))
+        resampled = bool(options.pop("resample", False))
         match_id = str(options.pop("match_id", MATCH_ID))
         if options:
             raise ValueError(f"unknown reset option {sorted(options)[0]!r}")
         if self.match is not None:
             self.match.close()
         replayed: list[Replayed] = []
-        if record is not None:
+        if record is not None and resampled:
+            if seed is None:
+                raise ValueError("resample=True needs a seed")
+            sample = resample(self.table, Path(record), decision, self.seat, random.Random(seed))
+            self.match = sample.match
+        elif record is not None:
             self.match, replayed = from_record(
                 self.table, Path(record), decision, self.seat, record_to=write
             )
