@@ -56,3 +56,11 @@ def test_the_numpy_agent_beats_random_and_passes_the_doctor(
     monkeypatch.chdir(folder)
     result = runner.invoke(app, ["doctor", "--game", "xix", "--", f"{sys.executable} bot.py"])
     assert result.exit_code == 0, result.output
+    random_bot = f"{sys.executable} {ROOT / 'examples' / 'python' / 'random_bot.py'}"
+    command = ["match", "xix", "--bot", f"{sys.executable} bot.py", "--bot", random_bot]
+    result = runner.invoke(app, [*command, "--games", "2", "--records", str(tmp_path / "r")])
+    assert result.exit_code == 0, result.output
+    records = sorted((tmp_path / "r").glob("*.jsonl"))
+    assert len(records) == 2
+    for record in records:
+        assert '"fault"' not in record.read_text()
