@@ -3,15 +3,19 @@ from hypothesis, so a failing game shrinks to a short one."""
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from hypothesis import strategies as st
 
+from croupier.env.table import Table
+from croupier.v1 import referee_pb2
 from referee.games import checked
 from referee.games.base import ChanceOutcome, Game, Pick, Shuffle, State
 from referee.games.options import Options
+from referee.match import protocol
 from referee.match.runner import draw_chance
 
 
@@ -94,3 +98,17 @@ def seeded_playout(
     games too long for hypothesis' data buffer (hypothesis then draws only the seed)."""
     rng = seed if isinstance(seed, random.Random) else random.Random(seed)
     return _play(game, options, lambda node: draw_chance(node, rng), rng.randrange, max_steps)
+
+
+def encoded(game: Game, options: Options, state: State, seat: int) -> bytes:
+    """The training environments' numeric encoding of what `seat` observes in `state` (issue
+    47.2), for the no-leak tests: it is built from the observation alone, so it must not change
+    where the observation does not."""
+    table = _table(game.id, tuple(sorted(options.as_text().items())))
+    request = referee_pb2.ActionRequest(observation=protocol.observation(game.id, state, seat))
+    return table.encoder.encode(request).tobytes()
+
+
+@functools.cache
+def _table(game_id: str, options: tuple[tuple[str, str], ...]) -> Table:
+    return Table.of(game_id, dict(options))

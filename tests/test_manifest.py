@@ -213,7 +213,14 @@ def test_a_huge_manifest_is_refused_unread(tmp_path: Path) -> None:
 
 
 def test_every_example_folder_has_a_manifest() -> None:
-    assert [path.name for path in EXAMPLE_FOLDERS] == ["cpp", "go", "java", "node", "python"]
+    assert [path.name for path in EXAMPLE_FOLDERS] == [
+        "cpp",
+        "go",
+        "java",
+        "node",
+        "python",
+        "training",
+    ]
     assert all((folder / "bot.toml").is_file() for folder in EXAMPLE_FOLDERS)
 
 

@@ -1,6 +1,6 @@
-"""Smoke runs of bench/runner_cost.py and bench/decision_rate.py, so that neither can rot: each
-plays real matches (decision_rate over real gRPC, against real bot processes) and reports every
-figure. No figure is judged here: speed belongs to the benches' own runs."""
+"""Smoke runs of bench/runner_cost.py, bench/decision_rate.py and bench/env_speed.py, so that
+none can rot: each plays real matches (decision_rate over real gRPC, against real bot processes)
+and reports every figure. No figure is judged here: speed belongs to the benches' own runs."""
 
 from __future__ import annotations
 
@@ -46,3 +46,13 @@ def test_decision_rate_reports_rates_and_cpu_for_both_sides() -> None:
             assert server >= main > 0, out
             assert bots > 0, out
             assert abs(total - server - bots) <= 1, out  # each figure rounded on its own
+
+
+def test_env_speed_reports_every_game_three_ways() -> None:
+    out = run_bench(str(BENCH / "env_speed.py"), "--seconds", "0.1")
+    assert re.search(r"^load average: [\d.]+$", out, re.M), out
+    for label in ("xix", "xeri2p", "xeri4p", "xactika4p", "textactoe2p"):
+        row = re.search(rf"^{label}\s+(\d+)\s+(\d+)\s+(\d+)\s+[\d.]+$", out, re.M)
+        assert row is not None, out
+        engine, env, encoded = map(int, row.groups())
+        assert engine > 0 and env > 0 and encoded > 0

@@ -25,7 +25,7 @@ from referee.match.replay import verify
 from referee.match.runner import MatchConfig, run_match
 from referee.match.seats import InProcessSeat
 from tests import textactoe_reference as reference
-from tests.playouts import Playout, play_out, replay_steps, seeded_playout
+from tests.playouts import Playout, encoded, play_out, replay_steps, seeded_playout
 
 GAME = get_game("textactoe")
 STANDARD = [rank + suit for rank in reference.RANKS for suit in reference.SUITS]
@@ -259,6 +259,7 @@ def test_no_information_leak(
     for original, resampled in zip(playout.states, other, strict=True):
         changed = changed or original != resampled
         assert original.observation(seat) == resampled.observation(seat)
+        assert encoded(GAME, options, original, seat) == encoded(GAME, options, resampled, seat)
         mine = [e for e in original.events if e.visible_to(seat)]
         theirs = [e for e in resampled.events if e.visible_to(seat)]
         assert mine == theirs

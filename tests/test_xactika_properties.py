@@ -25,7 +25,7 @@ from referee.match.clock import TimeControl
 from referee.match.replay import verify
 from referee.match.runner import MatchConfig, run_match
 from referee.match.seats import InProcessSeat
-from tests.playouts import Playout, play_out, replay_steps, seeded_playout
+from tests.playouts import Playout, encoded, play_out, replay_steps, seeded_playout
 
 GAME = get_game("xactika")
 PLAYER_COUNTS = range(2, 11)
@@ -313,6 +313,7 @@ def test_no_information_leak(
     other = replay_steps(GAME, options, steps)
     for original, resampled in zip(playout.states[: cut + 1], other, strict=True):
         assert original.observation(seat) == resampled.observation(seat)
+        assert encoded(GAME, options, original, seat) == encoded(GAME, options, resampled, seat)
         if original.to_move == seat:
             mine = [a.text for a in original.legal_actions()]
             assert mine == [a.text for a in resampled.legal_actions()]

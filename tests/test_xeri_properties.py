@@ -26,7 +26,7 @@ from referee.match.clock import TimeControl
 from referee.match.replay import verify
 from referee.match.runner import MatchConfig, run_match
 from referee.match.seats import InProcessSeat
-from tests.playouts import Playout, play_out, replay_steps, seeded_playout
+from tests.playouts import Playout, encoded, play_out, replay_steps, seeded_playout
 
 GAME = get_game("xeri")
 RANKS = "23456789TJQKA"
@@ -426,6 +426,7 @@ def test_no_information_leak(data: st.DataObject, options: Options, rng: random.
     resampled = replay_steps(GAME, options, steps)
     for original, other in zip(playout.states[: cut + 1], resampled, strict=True):
         assert original.observation(seat) == other.observation(seat)
+        assert encoded(GAME, options, original, seat) == encoded(GAME, options, other, seat)
         mine = [e for e in original.events if e.visible_to(seat)]
         theirs = [e for e in other.events if e.visible_to(seat)]
         assert mine == theirs

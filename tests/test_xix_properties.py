@@ -20,7 +20,7 @@ from referee.match.clock import TimeControl
 from referee.match.replay import verify
 from referee.match.runner import MatchConfig, run_match
 from referee.match.seats import InProcessSeat
-from tests.playouts import play_out, replay_steps
+from tests.playouts import encoded, play_out, replay_steps
 
 GAME = get_game("xix")
 OPTIONS = parse_options(GAME, {})
@@ -134,6 +134,7 @@ def test_no_information_leak(data: st.DataObject, seat: int, rng: random.Random)
     other = replay_steps(GAME, OPTIONS, steps)
     for original, resampled in zip(playout.states, other, strict=True):
         assert original.observation(seat) == resampled.observation(seat)
+        assert encoded(GAME, OPTIONS, original, seat) == encoded(GAME, OPTIONS, resampled, seat)
         mine = [e for e in original.events if e.visible_to(seat)]
         theirs = [e for e in resampled.events if e.visible_to(seat)]
         assert mine == theirs

@@ -12,7 +12,8 @@
   the engine and checking it; `seeds`: match seeds; `bounds`: the largest settings that still
   mean something; `logrates`: log lines a bot can provoke, rate-limited per bot; `luck`: luck
 corrections from each game's value function; `computer`: the machine a record names;
-`live_relay`: live matches played in another process, watched in this one.
+`live_relay`: live matches played in another process, watched in this one; `requests`: a
+match driven one request at a time from outside (the training environments).
 
 May import: `referee.games`, `referee.errors`, `referee.version`, the generated `croupier.v1`
 messages, trio. Never grpc (that is `referee.transport`), never a ladder, contest or the CLI.

@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 import logging
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -118,6 +118,14 @@ def encoded_event(game_id: str, event: Event) -> tuple[game_pb2.Event, str]:
     return message, line
 
 
+def event_message(game_id: str, event: Event) -> game_pb2.Event:
+    """The event's protocol message alone, for a match with no record (shared: never mutate)."""
+    entry = _encoded.get(id(event))
+    if entry is not None and entry[0] is event:
+        return entry[1]
+    return protocol.event(game_id, event)
+
+
 def _chance_record(node: Shuffle | Pick, outcome: ChanceOutcome) -> record_pb2.Record:
     if isinstance(outcome, tuple):
         chance = record_pb2.ChanceRecord(deck=record_pb2.Deck(cards=outcome), label=node.label)
@@ -211,9 +219,11 @@ class _Match:
         """Record every event of the last transition and queue it for the seats that may see it:
         each seat gets its queue with its next request, or with the match's end."""
         for event in state.events:
-            message, line = encoded_event(self.game.id, event)
             if self.writer is not None:
+                message, line = encoded_event(self.game.id, event)
                 self.writer.write_line(line)
+            else:  # no record line to build (a training environment's match)
+                message = event_message(self.game.id, event)
             for seat_index, pending in enumerate(self.pending):
                 if event.visible_to(seat_index):
                     pending.append(message)
@@ -223,7 +233,7 @@ class _Match:
             count = len(self.seats)
             self.live.step(lambda: public_observation(self.game.id, state, count))
 
-    async def resolve_chance(self, state: State) -> State:
+    def resolve_chance(self, state: State) -> State:
         """The given deck, if any, is the first shuffle's outcome; the seeded RNG does the rest.
         The RNG still draws that shuffle, so a record's deck and seed replay its whole match."""
         node = state.chance()
@@ -268,25 +278,31 @@ class _Match:
             },
         )
 
-    async def decide(self, state: State, seat: int, legal: Sequence[Action]) -> Decision:
+    def request(
+        self, state: State, seat: int, legal: Sequence[Action]
+    ) -> referee_pb2.ActionRequest:
+        """The seat's request for this decision: its observation, the legal actions, its clock
+        and the events it has not seen yet (which it now has). Every line before it is on file."""
+        request = referee_pb2.ActionRequest(
+            match_id=self.config.match_id,
+            request_id=next(_request_ids),
+            legal_actions=protocol.legal_actions(self.game.id, legal),
+            clock=self.clocks[seat].to_proto(),
+            events=self.pending[seat],
+        )
+        # Into the request's own field: one copy of the observation, not two.
+        getattr(request.observation, self.game.id).CopyFrom(state.observation(seat))
+        self.pending[seat] = []
+        self.flush()
+        return request
+
+    async def decide(self, seat: int, request: referee_pb2.ActionRequest) -> Decision:
         """Ask the seat for an action index and judge the answer. When the bot's time is up,
         and what it is charged, is its `DecisionTimer`'s to say (referee.match.clock); the
         verdict (a timeout, an illegal index, the cause a seat offers) is made here."""
-        self.decision_count += 1
-        if self.retired[seat]:
-            return Decision(0, True)
         clock = self.clocks[seat]
-        request_id = next(_request_ids)
-        request = referee_pb2.ActionRequest(
-            match_id=self.config.match_id,
-            request_id=request_id,
-            observation=protocol.observation(self.game.id, state, seat),
-            legal_actions=protocol.legal_actions(self.game.id, legal),
-            clock=clock.to_proto(),
-            events=self.pending[seat],
-        )
-        self.pending[seat] = []
-        self.flush()  # every line before the request is on file before it leaves
+        request_id = request.request_id
+        legal = request.legal_actions
         if self.live is not None:
             self.live.asked(seat, clock.bank_ms)
         index: int | None = None
@@ -326,9 +342,9 @@ class _Match:
             return Decision(0, True, *times)
         return Decision(index, False, *times)
 
-    async def run(self) -> MatchOutcome:
+    def open(self) -> list[referee_pb2.MatchStart]:
+        """Write the record's header and return each seat's MatchStart, seat order."""
         config = self.config
-        names = [seat.name for seat in self.seats]
         self.write(self.header())
         self.flush()
         start = referee_pb2.MatchStart(
@@ -336,41 +352,73 @@ class _Match:
             game=self.game.id,
             rules_version=self.game.rules_version,
             options=config.options.as_text(),
-            seat_names=names,
+            seat_names=[seat.name for seat in self.seats],
             time_control=config.time_control.to_proto(),
         )
         if self.live_matches is not None:
             self.live = self.live_matches.open(start, [clock.bank_ms for clock in self.clocks])
-        for seat_index, client in enumerate(self.seats):
+        starts = []
+        for seat_index in range(len(self.seats)):
             mine = referee_pb2.MatchStart()
             mine.CopyFrom(start)
             mine.seat = seat_index
             mine.time_control.CopyFrom(self.clocks[seat_index].control.to_proto())
-            await client.start(mine)
+            starts.append(mine)
+        return starts
+
+    async def run(self) -> MatchOutcome:
+        names = [seat.name for seat in self.seats]
+        for client, start in zip(self.seats, self.open(), strict=True):
+            await client.start(start)
         try:
             state = await self.play()
         except BaseException:  # cancelled (shutdown), a record that cannot be written, our bug
             await self.abort(names)
             raise
+        outcome, ends = self.close(state)
+        for seat, end in zip(self.seats, ends, strict=True):
+            await seat.end(end)
+        return outcome
+
+    def close(self, state: State) -> tuple[MatchOutcome, list[referee_pb2.MatchEnd]]:
+        """Record the result of a finished match; its outcome and each seat's MatchEnd."""
+        names = [seat.name for seat in self.seats]
         result = protocol.result(state.result(), names, self.fault_counts, self.retired)
         luck = self.luck.corrections() if self.luck is not None else ()
         self.finish(result, luck)
-        for seat_index in range(len(self.seats)):
-            await self.end_seat(seat_index, result)
+        ends = [self.match_end(seat, result) for seat in range(len(self.seats))]
         path = self.writer.path if self.writer is not None else None
-        return MatchOutcome(
-            config.match_id, result, tuple(self.faults), path, luck, self.fault_decisions
+        outcome = MatchOutcome(
+            self.config.match_id, result, tuple(self.faults), path, luck, self.fault_decisions
         )
+        return outcome, ends
 
     async def play(self) -> State:
+        """Drive `steps`, asking each decision's seat through its `Seat`."""
+        steps = self.steps()
+        try:
+            seat, request = next(steps)
+            while True:
+                seat, request = steps.send(await self.decide(seat, request))
+        except StopIteration as done:
+            return done.value  # type: ignore[no-any-return]
+
+    def steps(self) -> Generator[tuple[int, referee_pb2.ActionRequest], Decision, State]:
+        """The match as a generator: it yields each decision's seat and request and is sent
+        the decision; it returns the final state. The runner's `play` and an in-process
+        driver (referee.match.requests) both drive this one loop, so their matches are one."""
         state: State = self.game.new_game(self.config.options)
         while not state.is_terminal():
             seat = state.to_move
             if seat is None:
-                state = await self.resolve_chance(state)
+                state = self.resolve_chance(state)
                 continue
             legal = state.legal_actions()
-            decision = await self.decide(state, seat, legal)
+            self.decision_count += 1  # as the record counts actions, a retired seat's too
+            if self.retired[seat]:
+                decision = Decision(0, True)
+            else:
+                decision = yield seat, self.request(state, seat, legal)
             state, action = checked.apply_index(state, seat, decision.index, legal)
             if self.writer is not None:
                 self.writer.write_line(
@@ -397,16 +445,18 @@ class _Match:
             self.live.finish(end)
             self.live_matches.close(self.config.match_id)
 
-    async def end_seat(self, seat: int, result: common_pb2.Result) -> None:
-        """Send the seat its MatchEnd: the result, its faults and the events it has not seen."""
-        await self.seats[seat].end(
-            referee_pb2.MatchEnd(
-                match_id=self.config.match_id,
-                result=result,
-                faults=[f for f in self.faults if f.seat == seat],
-                events=self.pending[seat],
-            )
+    def match_end(self, seat: int, result: common_pb2.Result) -> referee_pb2.MatchEnd:
+        """The seat's MatchEnd: the result, its faults and the events it has not seen."""
+        return referee_pb2.MatchEnd(
+            match_id=self.config.match_id,
+            result=result,
+            faults=[f for f in self.faults if f.seat == seat],
+            events=self.pending[seat],
         )
+
+    async def end_seat(self, seat: int, result: common_pb2.Result) -> None:
+        """Send the seat its MatchEnd."""
+        await self.seats[seat].end(self.match_end(seat, result))
 
     async def abort(self, names: Sequence[str]) -> None:
         """The match stops before its end: the record closes with an aborted result, and each
