@@ -307,4 +307,6 @@ CSV_COLUMNS = (
     "margin_low",
     "margin_high",
     "significant",
+    "raw_significant",
+    "p_value",
 )

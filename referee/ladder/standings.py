@@ -636,17 +636,17 @@ def _pentanomials(standings: Standings) -> list[str]:
 
 def method(plan: Plan) -> str:
     """How the ratings and their intervals were computed, in a line."""
-    unit = "deal" if plan.duplicate else "match"
+    unit, units = ("deal", "deals") if plan.duplicate else ("match", "matches")  # not "matchs"
     if plan.system == "elo":
         return (
             "ratings: Elo fitted over all matches at once; 95% intervals cluster-robust (one "
-            f"{unit} one observation, small-sample t over the {unit}s); rank 95%: the rank's "
+            f"{unit} one observation, small-sample t over the {units}); rank 95%: the rank's "
             "interval over draws from them"
         )
     return (
         "ratings: a batch Plackett-Luce fit over all matches at once, on the Elo scale; 95% "
-        f"intervals and rank 95% from a cluster bootstrap resampling whole {unit}s "
-        f"(B {BOOTSTRAP_REPLICATES}, seed {BOOTSTRAP_SEED}; small-sample t over the {unit}s)"
+        f"intervals and rank 95% from a cluster bootstrap resampling whole {units} "
+        f"(B {BOOTSTRAP_REPLICATES}, seed {BOOTSTRAP_SEED}; small-sample t over the {units})"
     )
 
 
@@ -689,6 +689,10 @@ CSV_COLUMNS = (
     "corrected",
     "corrected_low",
     "corrected_high",
+    "rank_top",
+    "rank_bottom",
+    "group",
+    "clusters",
 )
 
 
