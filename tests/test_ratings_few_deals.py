@@ -88,15 +88,18 @@ def test_identical_bots_share_their_rank_but_for_the_familywise_rate() -> None:
 
 
 def test_identical_bots_rarely_star_a_head_to_head_cell() -> None:
-    """Holm over the table's pairs: among ladders of four identical bots the share with a
-    starred cell is the familywise rate (it was 27% with a raw 95% per cell)."""
+    """Holm over the table's pairs: among ladders of four identical bots (40 matches each, each
+    its own cluster) the share with a starred cell is the familywise rate (4% here), where the
+    raw 95% per cell, the old mark, stars one in 19% of them (27% in the audit)."""
     rng = random.Random(9)
     truth = {"a": 0.0, "b": 0.0, "c": 0.0, "d": 0.0}
-    starred = 0
+    starred = raw = 0
     for _ in range(150):
-        found = pairs(coverage.pl_ladder(truth, 10, rng), True)
+        found = pairs(coverage.pl_ladder(truth, 10, rng), False)
         starred += any(p.significant for p in found)
+        raw += any(p.raw_significant for p in found)
     assert starred / 150 <= 0.08, starred / 150
+    assert raw / 150 >= 0.12, raw / 150  # the multiplicity Holm controls is there
 
 
 def _two_groups(reverse: bool) -> tuple[Plan, list[MatchResult]]:
