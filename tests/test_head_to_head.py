@@ -31,8 +31,8 @@ from referee.ladder.head_to_head import (
     pairs,
     to_dicts,
 )
+from referee.ladder.intervals import t95
 from referee.ladder.model import MatchResult, ScheduledMatch, competition_ranks
-from referee.ladder.ratings import Z95
 from referee.ladder.standings import Plan, compute, head_to_head_csv
 from referee.ladder.store import Store
 from tests.test_ladder_run import HEURISTIC, RANDOM, xix_ladder
@@ -85,7 +85,7 @@ def interval(units: Sequence[tuple[float, float]], prior: bool) -> tuple[float, 
     if prior:  # one more cluster of the mean size, split between all lost and all won
         size = matches / g
         residuals += 0.5 * (0 - mean * size) ** 2 + 0.5 * (size - mean * size) ** 2
-    return mean, Z95 * math.sqrt(residuals * g / (g - 1)) / matches
+    return mean, t95(g) * math.sqrt(residuals * g / (g - 1)) / matches  # t, G - 1 (issue 44)
 
 
 def test_a_two_player_pair_by_hand() -> None:
@@ -222,7 +222,9 @@ def test_symmetry_and_bounds_hold_for_any_results(
             assert p.high is None and not p.significant
             continue
         assert 0.0 <= p.low <= p.score + 1e-12 and p.score - 1e-12 <= p.high <= 1.0
-        assert p.significant == (p.low > 0.5 or p.high < 0.5) == mirror.significant
+        assert p.raw_significant == (p.low > 0.5 or p.high < 0.5) == mirror.raw_significant
+        # Holm's mark is the raw test's, stricter (issue 44), and the same both ways round.
+        assert p.significant <= p.raw_significant and p.significant == mirror.significant
     bots = {bot for r in results for bot in r.match.bots}
     every = {(a, b) for a in bots for b in bots if a != b and any(met(r, a, b) for r in results)}
     assert set(by_pair) == every  # and no pair for bots that never met, nor a bot with itself

@@ -112,10 +112,19 @@ def standings_command(
             "it as head_to_head either way.",
         ),
     ] = False,
+    reference: Annotated[
+        str | None,
+        typer.Option(
+            "--reference",
+            metavar="BOT",
+            help="Show ratings as differences from BOT's (0), each interval that of the "
+            "difference: a gauntlet's view, which a newcomer does not widen.",
+        ),
+    ] = None,
 ) -> None:
     """Print a ladder's or a contest's standings (finished or still running), and its
-    head-to-head matrix: each bot's score against each other, marked where its 95% interval
-    excludes an even result."""
+    head-to-head matrix: each bot's score against each other, marked where Holm's test over
+    all pairs finds it uneven."""
     from referee.contest.tokens import revoked_accounts
     from referee.hosted import current
     from referee.hosted.store import beside, read_listing
@@ -134,7 +143,7 @@ def standings_command(
     with user_errors(), reporting_store_failures(database):
         if versions is not None and not versions.is_dir():
             raise CroupierError(f"no versions folder {str(versions)!r}")
-        standings = standings_of(database)
+        standings = standings_of(database, reference=reference)
         listing = read_listing(versions or beside(database))
     shown = current.shown(standings, listing, everything=everything)
     retired = current.split(standings, listing).retired

@@ -250,7 +250,8 @@ class ContestBook:
             plan = Plan.from_json(self.store.meta("plan") or self._plan(()).to_json())
             results = self.store.results()
         if plan.system == "elo":
-            rated = ratings.elo(ratings.elo_games(results, plan.duplicate), plan.bots)
+            games = ratings.elo_games(results, plan.duplicate, plan.rotations)  # one rule
+            rated = ratings.elo(games, plan.bots)
         else:
             # openskill's running estimate: pairing needs no bootstrap (the standings' batch fit)
             rated = ratings.openskill(results, plan.duplicate, plan.rotations)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from referee.hosted.store import Listing, VersionId, entrant
-from referee.ladder.standings import Row, Standings
+from referee.ladder.standings import Row, Standings, among_shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +62,13 @@ def split(standings: Standings, listing: Listing) -> Split:
     """The standings' current rows apart from their retired versions' rows (`entrants`)."""
     who = entrants((row.bot for row in standings.rows), listing)
     shown = [row for row in standings.rows if who[row.bot].current]
-    ranked = tuple(replace(row, rank=rank) for rank, row in enumerate(shown, start=1))
+    shared = among_shown(standings, [row.bot for row in shown])
+    ranked = tuple(
+        replace(row, rank=rank, rank_top=shared[row.bot][0], rank_bottom=shared[row.bot][1])
+        if row.bot in shared
+        else replace(row, rank=rank)
+        for rank, row in enumerate(shown, start=1)
+    )
     retired = tuple(row for row in standings.rows if not who[row.bot].current)
     return Split(replace(standings, rows=ranked), retired)
 

@@ -33,14 +33,14 @@ changes nothing, to the last bit.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
-from referee.ladder.model import MatchResult
+from referee.ladder.intervals import MIN_CLUSTERS, t95, widening
+from referee.ladder.model import MatchResult, complete_deals
 
 #: Elo points per logit.
 ELO_PER_LOGIT = 400 / math.log(10)
@@ -70,6 +70,9 @@ class Fit:
     rank_low: tuple[int, ...]
     rank_high: tuple[int, ...]
     own_width: tuple[float, ...]
+    #: The clusters resampled (G), and the ratings' covariance over the replicates (Elo^2).
+    clusters: int = 0
+    covariance: tuple[tuple[float, ...], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,10 +90,10 @@ def tables(results: Sequence[MatchResult], duplicate: bool, rotations: int = 1) 
     duplicate deals a deal's rotations share a cluster and a deal counts only once all its
     `rotations` are in (a partial deal would favour whoever held its good hands); else each
     match is its own cluster."""
-    played = Counter(r.match.deal for r in results)
     out = []
-    for result in sorted(results, key=lambda r: (r.match.number, r.match.bots, r.ranks)):
-        if result.side_count < 2 or (duplicate and played[result.match.deal] < rotations):
+    complete = complete_deals(results, duplicate, rotations)
+    for result in sorted(complete, key=lambda r: (r.match.number, r.match.bots, r.ranks)):
+        if result.side_count < 2:
             continue
         members: list[list[str]] = [[] for _ in result.match.entrants]
         for bot, side in zip(result.match.bots, result.match.sides, strict=True):
@@ -226,7 +229,10 @@ class _Problem:
             drawn = rng.integers(0, c, size=(count, c)) + c * np.arange(count)[:, None]
             weights = np.bincount(drawn.ravel(), minlength=count * c).reshape(count, c)
             moves[first : first + count] = (weights - 1.0) @ per_cluster
-        shifts = np.linalg.solve(information, moves.T).T
+        # Few clusters: the bootstrap's spread is the uncorrected sandwich's, too narrow; its
+        # deviations are widened by sqrt(G / (G - 1)) t95 / z (referee.ladder.intervals).
+        scale = widening(c) if c >= MIN_CLUSTERS else 0.0
+        shifts = np.linalg.solve(information, moves.T).T * scale
         draws = (strength + shifts) * ELO_PER_LOGIT
         draws -= draws.mean(axis=1, keepdims=True)
         value = strength * ELO_PER_LOGIT
@@ -242,7 +248,19 @@ class _Problem:
             rank_low,
             rank_high,
             tuple(float(v) for v in own),
+            c,
+            tuple(tuple(float(x) for x in line) for line in _covariance(draws, c)),
         )
+
+
+def _covariance(draws: Array, clusters: int) -> Array:
+    """The replicates' covariance, the t quantile's share of the widening taken back out (it
+    belongs to the test, not the variance): what a t test on a difference divides by."""
+    n = draws.shape[1]
+    if clusters < MIN_CLUSTERS or draws.shape[0] < 2:
+        return np.zeros((n, n))
+    share = (t95(clusters) / Z95) ** 2
+    return np.atleast_2d(np.cov(draws, rowvar=False)) / share
 
 
 def rank_interval(draws: Array) -> tuple[tuple[int, ...], tuple[int, ...]]:

@@ -11,11 +11,14 @@ The interval clusters as the Elo fit does (`ratings.elo_games`): a duplicate dea
 rotations of one deal) is one cluster, else each match is. The standard error is the
 cluster-robust one of a ratio of cluster totals, sum over clusters (T_c - p m_c)^2 / M^2 with
 the small-sample factor G / (G - 1) (G clusters, M matches): with equal clusters that is the
-sample variance of the cluster means over G. Like the SPRT (`ratings.sprt`) it adds one
-pseudo-cluster (of the mean cluster size) split between 0 and 1, so a clean sweep or a run of
-draws in a few deals still has an interval of honest width; its weight vanishes as clusters
-accumulate. With fewer
-than two clusters there is no interval (one cluster tells nothing about its spread).
+sample variance of the cluster means over G; the interval takes Student's t with G - 1
+degrees of freedom (referee.ladder.intervals), so a few deals give an honest width. Like the
+SPRT (`ratings.sprt`) it adds one pseudo-cluster (of the mean cluster size) split between 0
+and 1, so a clean sweep or a run of draws in a few deals still has an interval of honest width;
+its weight vanishes as clusters accumulate. With fewer than two clusters there is no interval
+(one cluster tells nothing about its spread). The mark of
+a cell is Holm's test over all the table's pairs, so a table of identical bots shows a mark no
+more often than 5% of the time, however many bots it has.
 """
 
 from __future__ import annotations
@@ -23,17 +26,19 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from referee.ladder.intervals import holm, t95
 from referee.ladder.model import MatchResult
-from referee.ladder.ratings import Z95
+from referee.ladder.student import two_sided_p
 
 #: Beside a cell whose 95% interval excludes an even result (0.5), in every table of it.
 SIGNIFICANT_MARK = "*"
 LEGEND = (
     "head-to-head: the row bot's score against the column bot (1 win, 0.5 draw or tie, 0 loss; "
-    f"rank against rank at larger tables); {SIGNIFICANT_MARK} its 95% interval excludes 0.5 "
-    "(a duplicate deal's rotations counted as one observation)"
+    f"rank against rank at larger tables); {SIGNIFICANT_MARK} differs from 0.5 by Holm's test "
+    "over all the table's pairs (familywise 5%; the raw 95% interval is in each cell's detail; "
+    "a duplicate deal's rotations counted as one observation)"
 )
 
 
@@ -55,8 +60,16 @@ class Pair:
     margin: float
     margin_low: float | None
     margin_high: float | None
-    #: The score's interval excludes 0.5: one of the two is the better, at 95%.
+    #: The score differs from 0.5 by Holm's test over every pair of the table (familywise
+    #: 5%): what the table's mark shows.
     significant: bool
+    #: The raw 95% interval alone excludes 0.5 (no multiplicity control).
+    raw_significant: bool = False
+    #: The two-sided p-value of an even result (t with G - 1 degrees of freedom).
+    p_value: float = 1.0
+    #: Two-player duplicate deals of two rotations: per deal a's total score over the pair
+    #: (0, 0.5, 1, 1.5, 2: fishtest's pentanomial), counted; None otherwise.
+    pentanomial: tuple[int, int, int, int, int] | None = None
 
 
 def pairs(results: Iterable[MatchResult], duplicate: bool) -> list[Pair]:
@@ -83,15 +96,36 @@ def pairs(results: Iterable[MatchResult], duplicate: bool) -> list[Pair]:
     grouped: dict[tuple[str, str], list[list[float]]] = defaultdict(list)
     for (a, b, _), totals in cells.items():
         grouped[a, b].append(totals)
-    out = []
-    for (a, b), clusters in grouped.items():
+    found = []
+    for (a, b), clusters in sorted(grouped.items()):
         counts = [c[0] for c in clusters]
         scores = [c[1] for c in clusters]
         margins = [c[2] for c in clusters]
-        out.append(_pair(a, b, counts, scores, margins))
+        pair = _pair(a, b, counts, scores, margins)
+        penta = _pentanomial(counts, scores) if duplicate else None
         mirrored = [m - t for m, t in zip(counts, scores, strict=True)]
-        out.append(_pair(b, a, counts, mirrored, [-t for t in margins]))
+        mirror = _pair(b, a, counts, mirrored, [-t for t in margins])
+        found.append((replace(pair, pentanomial=penta), mirror, penta))
+    held = holm([pair.p_value for pair, _, _ in found])
+    out = []
+    for (pair, mirror, penta), significant in zip(found, held, strict=True):
+        out.append(replace(pair, significant=significant))
+        flipped = None if penta is None else (penta[4], penta[3], penta[2], penta[1], penta[0])
+        out.append(replace(mirror, significant=significant, pentanomial=flipped))
     return sorted(out, key=lambda p: (p.a, p.b))
+
+
+def _pentanomial(
+    counts: Sequence[float], scores: Sequence[float]
+) -> tuple[int, int, int, int, int] | None:
+    """Deals of two matches by a's total score over them, 0 to 2 in halves; None unless every
+    deal is a pair (two rotations: the two-player duplicate case)."""
+    if any(c != 2 for c in counts):
+        return None
+    tally = [0] * 5
+    for total in scores:
+        tally[round(total * 2)] += 1
+    return (tally[0], tally[1], tally[2], tally[3], tally[4])
 
 
 def _pair(a: str, b: str, counts: list[float], scores: list[float], margins: list[float]) -> Pair:
@@ -100,8 +134,21 @@ def _pair(a: str, b: str, counts: list[float], scores: list[float], margins: lis
     margin, m_low, m_high = mean_interval(counts, margins)
     if low is not None and high is not None:
         low, high = max(low, 0.0), min(high, 1.0)
-    significant = low is not None and high is not None and (low > 0.5 or high < 0.5)
-    return Pair(a, b, int(sum(counts)), score, low, high, margin, m_low, m_high, significant)
+    raw = low is not None and high is not None and (low > 0.5 or high < 0.5)
+    p_value = _p_even(counts, scores)
+    return Pair(a, b, int(sum(counts)), score, low, high, margin, m_low, m_high, raw, raw, p_value)
+
+
+def _p_even(counts: Sequence[float], scores: Sequence[float]) -> float:
+    """The p-value of a's score being 0.5, the interval's t test (with its pseudo-cluster)."""
+    score, low, high = mean_interval(counts, scores, prior=True)
+    if low is None or high is None:
+        return 1.0
+    half = (high - low) / 2
+    clusters = len(counts)
+    if half <= 0:
+        return 1.0 if score == 0.5 else 0.0
+    return two_sided_p((score - 0.5) / (half / t95(clusters)), float(clusters - 1))
 
 
 def _meetings(result: MatchResult) -> Iterator[tuple[str, str, float, float]]:
@@ -151,7 +198,7 @@ def mean_interval(
     residuals = sum((t - mean * m) ** 2 for m, t in zip(counts, totals, strict=True))
     if prior:  # a cluster of the mean size, half its matches lost and half won
         residuals += (matches / clusters) ** 2 * (0.5 * mean**2 + 0.5 * (1 - mean) ** 2)
-    half = Z95 * math.sqrt(residuals * clusters / (clusters - 1)) / matches
+    half = t95(clusters) * math.sqrt(residuals * clusters / (clusters - 1)) / matches
     return mean, mean - half, mean + half
 
 
@@ -182,10 +229,16 @@ def cell_title(pair: Pair) -> str:
         if pair.low is not None and pair.high is not None
         else "no interval (one deal or match)"
     )
+    holm_text = "significant" if pair.significant else "not significant"
+    penta = (
+        f", deals by score 0/0.5/1/1.5/2: {'/'.join(str(n) for n in pair.pentanomial)}"
+        if pair.pentanomial is not None
+        else ""
+    )
     return (
-        f"{pair.a} vs {pair.b}: score {pair.score:.3f} ({interval}), "
+        f"{pair.a} vs {pair.b}: score {pair.score:.3f} ({interval}; Holm: {holm_text}), "
         f"{pair.matches} {'match' if pair.matches == 1 else 'matches'}, "
-        f"mean margin {pair.margin:+.2f} points"
+        f"mean margin {pair.margin:+.2f} points{penta}"
     )
 
 
@@ -231,6 +284,9 @@ def to_dicts(found: Sequence[Pair]) -> list[dict[str, object]]:
             "margin_low": _round(p.margin_low, 2),
             "margin_high": _round(p.margin_high, 2),
             "significant": p.significant,
+            "raw_significant": p.raw_significant,
+            "p_value": round(p.p_value, 6),
+            "pentanomial": list(p.pentanomial) if p.pentanomial is not None else None,
         }
         for p in found
     ]
@@ -251,4 +307,6 @@ CSV_COLUMNS = (
     "margin_low",
     "margin_high",
     "significant",
+    "raw_significant",
+    "p_value",
 )

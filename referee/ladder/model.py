@@ -102,3 +102,18 @@ def match_scores(ranks: Sequence[float]) -> list[float]:
 def competition_ranks(keys: Sequence[tuple[float, ...]]) -> list[int]:
     """Ranks 1.. with ties sharing the better rank, lowest key first: (3, 1, 3) ranks (2, 1, 2)."""
     return [1 + sum(other < key for other in keys) for key in keys]
+
+
+def complete_deals(
+    results: Sequence[MatchResult], duplicate: bool, rotations: int
+) -> list[MatchResult]:
+    """The results every rating counts: with duplicate deals, those of deals whose `rotations`
+    are all in (a partial deal, its duplicate half missing, would favour whoever held its good
+    hands, so it waits until it is complete); without, all of them. One rule for Elo, the batch
+    fit, the margins, the head-to-head and the SPRT."""
+    if not duplicate or rotations <= 1:
+        return list(results)
+    played: dict[int, int] = {}
+    for result in results:
+        played[result.match.deal] = played.get(result.match.deal, 0) + 1
+    return [r for r in results if played[r.match.deal] >= rotations]

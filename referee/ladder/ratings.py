@@ -20,8 +20,8 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from statistics import NormalDist, median
+from dataclasses import dataclass, replace
+from statistics import median
 
 import numpy as np
 import numpy.typing as npt
@@ -34,10 +34,10 @@ from referee.ladder.batch_fit import (
     rank_interval,
     tables,
 )
-from referee.ladder.model import MatchResult, competition_ranks
+from referee.ladder.intervals import MIN_CLUSTERS, Z95, Estimates, small_sample, t95
+from referee.ladder.model import MatchResult, competition_ranks, complete_deals
+from referee.ladder.stopping import STOPPING_MARK, Rule, Stopped, correct
 
-#: z for a two-sided 95% interval.
-Z95 = NormalDist().inv_cdf(0.975)
 _K = math.log(10) / 400  # Elo points to logits
 #: Virtual draws per pairing (the prior): enough to keep a 10-0 sweep finite.
 PRIOR_DRAWS = 1.0
@@ -64,14 +64,17 @@ class Rating:
     the bot's own already."""
 
     value: float
-    low: float
-    high: float
+    #: None with fewer than `intervals.MIN_CLUSTERS` deals (or matches): no interval to show.
+    low: float | None
+    high: float | None
     own_width: float
     mu: float | None = None
     sigma: float | None = None
     #: The 2.5% and 97.5% quantiles of its rank (1 best) among the rated bots.
     rank_low: int | None = None
     rank_high: int | None = None
+    #: The clusters (deals, else matches) the fit rests on: its intervals' degrees of freedom.
+    clusters: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,10 +87,12 @@ class Game:
     cluster: int
 
 
-def elo_games(results: Iterable[MatchResult], duplicate: bool) -> list[Game]:
-    """Two-sided results as Elo games; a duplicate deal is a cluster, else each match is."""
+def elo_games(results: Iterable[MatchResult], duplicate: bool, rotations: int = 1) -> list[Game]:
+    """Two-sided results as Elo games; a duplicate deal is a cluster, else each match is. A
+    partial deal (fewer than `rotations` of it in) is left out, as the batch fit leaves it out
+    (`model.complete_deals`: one rule)."""
     games = []
-    for result in results:
+    for result in complete_deals(list(results), duplicate, rotations):
         if result.side_count != 2:
             continue
         bots = [result.match.bots[result.match.sides.index(side)] for side in (0, 1)]
@@ -100,9 +105,19 @@ def elo_games(results: Iterable[MatchResult], duplicate: bool) -> list[Game]:
 
 def elo(games: Sequence[Game], names: Sequence[str]) -> dict[str, Rating]:
     """Maximum-likelihood Elo (mean 0 over the rated bots) with 95% cluster-robust intervals."""
+    return elo_fit(games, names)[0]
+
+
+def elo_fit(
+    games: Sequence[Game], names: Sequence[str]
+) -> tuple[dict[str, Rating], Estimates | None]:
+    """`elo` and the ratings' joint covariance (for shared ranks and a reference bot). The
+    sandwich is scaled by G / (G - 1) and its intervals take t with G - 1 degrees of freedom
+    (G clusters, `intervals`); with fewer than two clusters there are no intervals."""
     rated = sorted({g.a for g in games} | {g.b for g in games}, key=list(names).index)
     if len(rated) < 2:
-        return {}
+        return {}, None
+    group_count = len({g.cluster for g in games})
     index = {name: i for i, name in enumerate(rated)}
     n = len(rated)
     # Per unordered pair (i < j): games, i's score, and per-cluster sums for the sandwich.
@@ -138,6 +153,9 @@ def elo(games: Sequence[Game], names: Sequence[str]) -> dict[str, Rating]:
     score_ab = np.array([score[p] for p in pairs])
     ridge = 1 / (_RIDGE_ELO * _RIDGE_ELO)
     ratings = np.zeros(n)  # Elo; bot 0 is the anchor during the fit
+    # The ridge pulls the ratings towards their mean, not towards the anchor's: the objective is
+    # then unchanged by a common shift, so which bot is first in the file cannot move anything.
+    centre = np.eye(n) - 1 / n
 
     def laplacian(weights: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """Sum over pairs of weight * (e_i - e_j)(e_i - e_j)^T."""
@@ -151,8 +169,8 @@ def elo(games: Sequence[Game], names: Sequence[str]) -> dict[str, Rating]:
     for _ in range(100):
         p = 1 / (1 + np.exp(-_K * (ratings[a] - ratings[b])))
         g = _K * (score_ab - games_ab * p)
-        gradient = np.bincount(a, g, n) - np.bincount(b, g, n) - ridge * ratings
-        hessian = -laplacian(_K * _K * games_ab * p * (1 - p)) - ridge * np.eye(n)
+        gradient = np.bincount(a, g, n) - np.bincount(b, g, n) - ridge * (centre @ ratings)
+        hessian = -laplacian(_K * _K * games_ab * p * (1 - p)) - ridge * centre
         step = np.linalg.solve(hessian[1:, 1:], gradient[1:])
         ratings[1:] -= step
         if float(np.max(np.abs(step))) < 1e-6:
@@ -161,25 +179,41 @@ def elo(games: Sequence[Game], names: Sequence[str]) -> dict[str, Rating]:
     p = 1 / (1 + np.exp(-_K * (ratings[a] - ratings[b])))
     moment = np.array([moments[pair] for pair in pairs])
     t2, tm, m2 = moment[:, 0], moment[:, 1], moment[:, 2]
-    bread = laplacian(_K * _K * games_ab * p * (1 - p)) + ridge * np.eye(n)
+    bread = laplacian(_K * _K * games_ab * p * (1 - p)) + ridge * centre
     # sum over clusters of (T - m p)^2
     meat = laplacian(_K * _K * (t2 - 2 * p * tm + p * p * m2))
     inverse = np.linalg.inv(bread[1:, 1:])
     covariance = np.zeros((n, n))
     covariance[1:, 1:] = inverse @ meat[1:, 1:] @ inverse
-    centre = np.eye(n) - 1 / n  # of r - mean(r)
-    centred = centre @ covariance @ centre
+    centred = centre @ covariance @ centre  # of r - mean(r)
     values = ratings - ratings.mean()
-    ranks_low, ranks_high = _rank_draws(values, centred)
+    estimates = Estimates(
+        tuple(rated),
+        values,
+        centred * (small_sample(group_count) if group_count >= MIN_CLUSTERS else 0.0),
+        group_count,
+    )
+    ranks_low, ranks_high = _rank_draws(values, estimates.covariance * (t95s(group_count) ** 2))
     out: dict[str, Rating] = {}
     for name, i in index.items():
-        half = Z95 * math.sqrt(max(float(centred[i, i]), 0.0))
         value = float(values[i])
+        found = estimates.interval(name)
         own = 2 * Z95 / math.sqrt(bread[i, i])  # its Fisher information alone, with the prior
         out[name] = Rating(
-            value, value - half, value + half, own, rank_low=ranks_low[i], rank_high=ranks_high[i]
+            value,
+            found[0] if found else None,
+            found[1] if found else None,
+            own,
+            rank_low=ranks_low[i] if found else None,
+            rank_high=ranks_high[i] if found else None,
+            clusters=group_count,
         )
-    return out
+    return out, estimates
+
+
+def t95s(clusters: int) -> float:
+    """t95 over z (1 below two clusters, where nothing is drawn): the rank draws' scale."""
+    return t95(clusters) / Z95 if clusters >= MIN_CLUSTERS else 1.0
 
 
 def _rank_draws(
@@ -202,18 +236,31 @@ def batch(
     """The batch Plackett-Luce fit over every match (`batch_fit`; with duplicate deals, every
     complete deal): Elo-scale ratings, mean 0, with cluster-bootstrap 95% intervals and rank
     intervals; independent of the matches' order."""
+    return batch_fitted(results, duplicate, names, rotations)[0]
+
+
+def batch_fitted(
+    results: Sequence[MatchResult], duplicate: bool, names: Sequence[str], rotations: int = 1
+) -> tuple[dict[str, Rating], Estimates | None]:
+    """`batch` and the ratings' joint covariance (the bootstrap's, small-sample scaled)."""
     fitted = fit(tables(results, duplicate, rotations), names)
-    return {
+    shown = fitted.clusters >= MIN_CLUSTERS
+    rated = {
         bot: Rating(
             fitted.value[i],
-            fitted.low[i],
-            fitted.high[i],
+            fitted.low[i] if shown else None,
+            fitted.high[i] if shown else None,
             fitted.own_width[i],
-            rank_low=fitted.rank_low[i],
-            rank_high=fitted.rank_high[i],
+            rank_low=fitted.rank_low[i] if shown else None,
+            rank_high=fitted.rank_high[i] if shown else None,
+            clusters=fitted.clusters,
         )
         for i, bot in enumerate(fitted.bots)
     }
+    if not fitted.bots:
+        return rated, None
+    values = np.array(fitted.value)
+    return rated, Estimates(fitted.bots, values, np.array(fitted.covariance), fitted.clusters)
 
 
 def provisional(rated: Mapping[str, Rating]) -> frozenset[str]:
@@ -223,6 +270,8 @@ def provisional(rated: Mapping[str, Rating]) -> frozenset[str]:
     web site) mark them from this alone."""
     if not rated:
         return frozenset()
+    if any(r.low is None for r in rated.values()):  # too few deals for any interval: all are
+        return frozenset(rated)
     middle = median(r.own_width for r in rated.values())
     return frozenset(bot for bot, r in rated.items() if r.own_width > PROVISIONAL_WIDTH * middle)
 
@@ -288,6 +337,33 @@ class SprtState:
     llr: float
     units: int
     verdict: str | None  # "H1" (elo >= elo1 accepted), "H0" (elo <= elo0 accepted), or None
+    #: Once it stops: the mean per unit at the stop and its fixed-sample 95% interval (biased by
+    #: the stop), and the estimate and interval under the stopping rule (referee.ladder.stopping).
+    mean: float | None = None
+    fixed: tuple[float, float] | None = None
+    stopped: Stopped | None = None
+
+    def estimate_text(self) -> str | None:
+        """The estimate line once stopped: the corrected one, marked, beside the fixed one."""
+        if self.verdict is None or self.mean is None:
+            return None
+
+        def unit(x: float) -> str:
+            if self.test.on == "score":
+                return f"{elo_difference(x):+.0f}"
+            return f"{x:+.2f}"
+
+        fixed = "" if self.fixed is None else f" ({unit(self.fixed[0])}..{unit(self.fixed[1])})"
+        head = (
+            f"fixed-sample estimate {unit(self.mean)}{fixed} {self.test.unit}, biased by the stop"
+        )
+        if self.stopped is None:
+            return head
+        s = self.stopped
+        return (
+            f"estimate under the stopping rule {unit(s.estimate)}{STOPPING_MARK} "
+            f"(95% {unit(s.low)}..{unit(s.high)}{STOPPING_MARK}); {head}"
+        )
 
     def describe(self, a: str, b: str) -> str:
         t = self.test
@@ -302,10 +378,12 @@ class SprtState:
             f"SPRT{on} {a} vs {b}: elo0 {t.elo0:g}, elo1 {t.elo1:g}, alpha {t.alpha:g}, "
             f"beta {t.beta:g}: LLR {self.llr:.2f} {where}"
         )
+        estimate = self.estimate_text()
+        tail = f"; {estimate}" if estimate else ""
         if self.verdict == "H1":
-            return f"{head}: H1 accepted ({a} is at least {t.elo1:g} {t.unit} stronger)"
+            return f"{head}: H1 accepted ({a} is at least {t.elo1:g} {t.unit} stronger){tail}"
         if self.verdict == "H0":
-            return f"{head}: H0 accepted ({a} is at most {t.elo0:g} {t.unit} stronger)"
+            return f"{head}: H0 accepted ({a} is at most {t.elo0:g} {t.unit} stronger){tail}"
         return f"{head}: no verdict yet"
 
 
@@ -334,7 +412,7 @@ def sprt_units(
     return [sum(s) / len(s) for key, s in sorted(deals.items()) if len(s) == sizes[key]]
 
 
-def sprt(test: Sprt, units: Sequence[float]) -> SprtState:
+def sprt(test: Sprt, units: Sequence[float], cap: int | None = None) -> SprtState:
     """The GSPRT log-likelihood ratio (Van den Bergh's normal approximation, as fishtest uses):
     n (s1 - s0)(2 mean - s0 - s1) / (2 var), over units of mean score in [0, 1].
 
@@ -349,7 +427,7 @@ def sprt(test: Sprt, units: Sequence[float]) -> SprtState:
         variance = max(sum((u - mean) ** 2 for u in units) / n, 1e-12)
         llr = n * (test.elo1 - test.elo0) * (2 * mean - test.elo0 - test.elo1) / (2 * variance)
         verdict = "H1" if llr >= test.upper else "H0" if llr <= test.lower else None
-        return SprtState(test, llr, n, verdict)
+        return _stopped(SprtState(test, llr, n, verdict), units, test.elo0, test.elo1, cap)
     s0, s1 = expected_score(test.elo0), expected_score(test.elo1)
     weight = n + 1.0
     mean = (sum(units) + 0.5) / weight
@@ -358,7 +436,38 @@ def sprt(test: Sprt, units: Sequence[float]) -> SprtState:
     ) / weight
     llr = n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * variance)
     verdict = "H1" if llr >= test.upper else "H0" if llr <= test.lower else None
-    return SprtState(test, llr, n, verdict)
+    return _stopped(SprtState(test, llr, n, verdict), units, s0, s1, cap)
+
+
+def _stopped(
+    state: SprtState, units: Sequence[float], s0: float, s1: float, cap: int | None
+) -> SprtState:
+    """The state with its estimates once the test has stopped (none before: it is still
+    running, and the correction replays the test, which costs a second or so)."""
+    if state.verdict is None:
+        return state
+    n = len(units)
+    mean = sum(units) / n
+    spread = math.sqrt(sum((u - mean) ** 2 for u in units) / (n - 1))
+    half = t95(n) * spread / math.sqrt(n)
+    fixed = (mean - half, mean + half)
+    if state.test.on == "score":
+        fixed = (max(fixed[0], 1e-9), min(fixed[1], 1 - 1e-9))
+    rule = Rule(
+        state.test.lower,
+        state.test.upper,
+        s0,
+        s1,
+        state.test.on == "score",
+        cap or max(20 * n, 1000),
+    )
+    found = correct(rule, units)
+    if found is not None and state.test.on == "score":
+        clip = (1e-9, 1 - 1e-9)
+        found = Stopped(
+            *(min(max(x, clip[0]), clip[1]) for x in (found.estimate, found.low, found.high))
+        )
+    return replace(state, mean=mean, fixed=fixed, stopped=found)
 
 
 def openskill(results: Sequence[MatchResult], duplicate: bool, rotations: int) -> dict[str, Rating]:

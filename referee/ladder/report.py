@@ -417,9 +417,10 @@ def _point(rated: dict[str, Rating]) -> Point:
     def r(value: float | None) -> float | None:
         return None if value is None else round(value, 2)
 
-    return {
+    return {  # a rating without an interval (fewer than two deals) is not drawn yet
         bot: (round(x.value, 2), round(x.low, 2), round(x.high, 2), r(x.mu), r(x.sigma))
         for bot, x in rated.items()
+        if x.low is not None and x.high is not None
     }
 
 

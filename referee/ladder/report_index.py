@@ -32,6 +32,9 @@ from referee.ladder.standings import (
     marks_provisional,
     row_text,
 )
+from referee.ladder.standings import (
+    notes as standing_notes,
+)
 from referee.ladder.store import Played
 from referee.version import VERSION
 
@@ -280,6 +283,7 @@ def _problems(problems: Sequence[str]) -> str:
 
 def _standings_note(standings: Standings) -> str:
     legend = f" {PROVISIONAL_LEGEND}." if marks_provisional(standings) else ""
+    legend += "".join(f" {line[0].upper()}{line[1:]}." for line in standing_notes(standings))
     if standings.plan.system == "elo":
         return (
             "Elo: maximum likelihood over all matches, mean 0, 95% cluster-robust interval. "
@@ -312,14 +316,14 @@ def _standings_table(standings: Standings, revoked: frozenset[str]) -> str:
     ]
     out.append("</tr></thead><tbody>")
     for i, row in enumerate(standings.rows):
-        text = row_text(row, elo)
+        text = row_text(row, elo, standings)
         bot = f"{row.bot} (revoked)" if row.bot in revoked else row.bot
         interval_value = json.dumps(
             [row.low, row.high] if row.sigma is None else [row.mu, row.sigma]
         )
         ranks = json.dumps([row.rank_low, row.rank_high])
         cells = [
-            ("rank", str(row.rank), str(row.rank), "num"),
+            ("rank", _e(text["rank"]), json.dumps([row.rank_top, row.rank_bottom]), "num"),
             ("bot", _swatch(i) + _e(bot), row.bot, "text"),
             ("rating", _e(text["rating"]), _number(row.rating), "num"),
             ("interval", _e(text["interval"]), interval_value, "num"),

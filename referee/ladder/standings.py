@@ -21,15 +21,30 @@ from rich.markup import escape
 from rich.table import Table
 
 from referee.ladder import ratings
+from referee.ladder.batch_fit import BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED
+from referee.ladder.comparison import (
+    components,
+    fragile,
+    links,
+    shared_ranks,
+    significantly_above,
+)
 from referee.ladder.head_to_head import CSV_COLUMNS as H2H_COLUMNS
 from referee.ladder.head_to_head import Pair, among, cell_text, matrix, pairs, to_dicts
-from referee.ladder.margins import Margin, bot_margins
-from referee.ladder.model import MatchResult
+from referee.ladder.intervals import MIN_CLUSTERS, Estimates
+from referee.ladder.margins import Margin, bot_margins, margin_estimates
+from referee.ladder.model import MatchResult, complete_deals
 from referee.ladder.store import Exit, Store, StoreError
 from referee.text import plural
 
 #: Beside a provisional rating in every table of standings (CLI, report, web site).
 PROVISIONAL_MARK = "?"
+#: Beside the dash of an interval not shown because its rating rests on fewer than two deals.
+FEW_MARK = "°"
+FEW_LEGEND = (
+    f"-{FEW_MARK} no interval: the rating rests on fewer than {MIN_CLUSTERS} deals (or matches), "
+    "and one says nothing about its own spread; every rating is provisional until there are more"
+)
 PROVISIONAL_LEGEND = (
     f"{PROVISIONAL_MARK} provisional: its own 95% interval (the other ratings taken as exact) is "
     f"more than {ratings.PROVISIONAL_WIDTH:g} times as wide as the field's median: too few "
@@ -97,6 +112,15 @@ class Row:
     corrected: float | None = None
     corrected_low: float | None = None
     corrected_high: float | None = None
+    #: Its shared rank within its group (referee.ladder.comparison): one plus the bots
+    #: significantly above it, to one plus the bots not significantly below it (Holm).
+    rank_top: int | None = None
+    rank_bottom: int | None = None
+    #: Its component of the comparison graph, 1 the largest (None before it has met anyone):
+    #: ranks and ratings compare only within one.
+    group: int | None = None
+    #: The clusters (deals, else matches) its rating rests on: fewer than two, no interval.
+    clusters: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +139,17 @@ class Standings:
     head_to_head: tuple[Pair, ...] = ()
     #: The luck value function committed to at the start, "name:sha256" ("": none recorded).
     luck_value: str = ""
+    #: The groups of bots that never met each other's, directly or through others (the
+    #: comparison graph's components, largest first); one group when all are connected.
+    groups: tuple[tuple[str, ...], ...] = ()
+    #: Pairs whose one deal (or match) alone joins two parts of a group.
+    fragile: tuple[tuple[str, str], ...] = ()
+    #: The bot the ratings are differences from (`--reference`), or None: mean 0.
+    reference: str | None = None
+    #: Every counted match a tie: ratings 0 and zero-width intervals that say only that.
+    all_tied: bool = False
+    #: The pairs (a, b) with a significantly above b (Holm): what the shared ranks count.
+    above: tuple[tuple[str, str], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -133,6 +168,10 @@ class Standings:
             "sprt": self.sprt,
             "standings": [asdict(row) for row in self.rows],
             "head_to_head": to_dicts(self.pairs_shown()),
+            "groups": [list(g) for g in self.groups],
+            "fragile": [list(p) for p in self.fragile],
+            "reference": self.reference,
+            "notes": notes(self),
         }
 
     def pairs_shown(self) -> list[Pair]:
@@ -151,8 +190,12 @@ def compute(
     seed: str | None = None,
     finished: bool = False,
     sprt: str | None = None,
+    reference: str | None = None,
 ) -> Standings:
-    rated = ratings_of(plan, results)
+    """The standings over `results`; with `reference`, ratings as differences from that bot's
+    (its own row 0, every interval that of the difference)."""
+    counted = complete_deals(results, plan.duplicate, plan.rotations)
+    rated, estimates = fitted_of(plan, counted)
     unsettled = ratings.provisional(rated)
     matches: Counter[str] = Counter()
     score_sum: defaultdict[str, float] = defaultdict(float)
@@ -172,27 +215,39 @@ def compute(
         for seat, reason in result.faults:
             faults[result.match.bots[seat]][reason] += 1
     restarts = Counter(exit_.bot for exit_ in exits)
-    margin = bot_margins(results, plan.duplicate)
-    corrected = bot_margins(results, plan.duplicate, corrected=True)
+    margin = bot_margins(counted, plan.duplicate)
+    corrected = bot_margins(counted, plan.duplicate, corrected=True)
     chosen = {"margin": margin, "corrected": corrected}.get(plan.order, {})
+    if plan.order in {"margin", "corrected"} and chosen:
+        estimates = margin_estimates(counted, plan.duplicate, plan.order == "corrected")
+    met = links(counted, plan.duplicate)
+    groups = [g for g in components(plan.bots, met) if len(g) > 1]
+    group_of = {bot: k for k, group in enumerate(groups, start=1) for bot in group}
+    if reference is not None and reference not in rated:
+        raise StoreError(f"no rated bot named {reference!r} to take as the reference")
 
-    def order(bot: str) -> tuple[float, float, float, int]:
+    def order(bot: str) -> tuple[float, float, float, float, str]:
         rating = rated.get(bot)
         value = rating.value if rating is not None else -math.inf
         first = chosen[bot].mean if bot in chosen else -math.inf
         score = score_sum[bot] / score_n[bot] if score_n[bot] else -math.inf
-        return (-first, -value, -score, plan.bots.index(bot))
+        return (group_of.get(bot, len(groups) + 1), -first, -value, -score, bot)
 
+    ordered = sorted(plan.bots, key=order)
+    above = significantly_above(estimates, groups) if estimates is not None else set()
+    shared = shared_ranks([b for b in ordered if b in group_of], above, group_of)
     rows = []
-    for rank, bot in enumerate(sorted(plan.bots, key=order), start=1):
+    for rank, bot in enumerate(ordered, start=1):
         rating = rated.get(bot)
+        value, low, high = _relative(bot, rating, estimates, reference, rated)
+        top, bottom = shared.get(bot, (None, None))
         rows.append(
             Row(
                 rank=rank,
                 bot=bot,
-                rating=_round(rating.value if rating else None),
-                low=_round(rating.low if rating else None),
-                high=_round(rating.high if rating else None),
+                rating=_round(value),
+                low=_round(low),
+                high=_round(high),
                 mu=_round(rating.mu if rating else None),
                 sigma=_round(rating.sigma if rating else None),
                 matches=matches[bot],
@@ -205,8 +260,13 @@ def compute(
                 rank_high=rating.rank_high if rating else None,
                 **_margin_fields("margin", margin.get(bot)),
                 **_margin_fields("corrected", corrected.get(bot)),
+                rank_top=top,
+                rank_bottom=bottom,
+                group=group_of.get(bot),
+                clusters=rating.clusters if rating else 0,
             )
         )
+    tied = bool(counted) and all(len(set(r.side_ranks())) == 1 for r in counted)
     return Standings(
         plan=plan,
         rows=tuple(rows),
@@ -216,16 +276,57 @@ def compute(
         seed=seed,
         finished=finished,
         sprt=sprt,
-        head_to_head=tuple(pairs(results, plan.duplicate)),
+        head_to_head=tuple(pairs(counted, plan.duplicate)),
+        groups=tuple(groups),
+        fragile=tuple(fragile(met)),
+        reference=reference,
+        all_tied=tied,
+        above=tuple(sorted(above)),
     )
+
+
+def among_shown(standings: Standings, bots: Sequence[str]) -> dict[str, tuple[int, int]]:
+    """The shared ranks among `bots` only (a contest's current versions, its retired ones
+    left out): the same tests, counted among the bots shown."""
+    group_of = {row.bot: row.group for row in standings.rows if row.group is not None}
+    shown = [bot for bot in bots if bot in group_of]
+    return shared_ranks(shown, set(standings.above), {b: group_of[b] for b in shown})
+
+
+def _relative(
+    bot: str,
+    rating: ratings.Rating | None,
+    estimates: Estimates | None,
+    reference: str | None,
+    rated: dict[str, ratings.Rating],
+) -> tuple[float | None, float | None, float | None]:
+    """A bot's rating and interval as shown: as fitted, or as a difference from `reference`'s
+    (the reference's own row 0 and no interval: it is the zero)."""
+    if rating is None:
+        return None, None, None
+    if reference is None:
+        return rating.value, rating.low, rating.high
+    value = rating.value - rated[reference].value
+    if bot == reference or estimates is None or bot not in estimates.bots:
+        return value, None, None
+    found = estimates.interval(bot, reference)
+    return (value, *found) if found else (value, None, None)
 
 
 def ratings_of(plan: Plan, results: Sequence[MatchResult]) -> dict[str, ratings.Rating]:
     """The ladder's ratings over `results`, by its own system (unrounded); bots not yet rated
     are absent. The standings and the report's ratings over time both come from here."""
+    return fitted_of(plan, results)[0]
+
+
+def fitted_of(
+    plan: Plan, results: Sequence[MatchResult]
+) -> tuple[dict[str, ratings.Rating], Estimates | None]:
+    """`ratings_of` and the ratings' joint covariance (shared ranks, a reference bot)."""
     if plan.system == "elo":
-        return ratings.elo(ratings.elo_games(results, plan.duplicate), plan.bots)
-    return ratings.batch(results, plan.duplicate, plan.bots, plan.rotations)
+        games = ratings.elo_games(results, plan.duplicate, plan.rotations)
+        return ratings.elo_fit(games, plan.bots)
+    return ratings.batch_fitted(results, plan.duplicate, plan.bots, plan.rotations)
 
 
 def ratings_over(
@@ -233,14 +334,21 @@ def ratings_over(
 ) -> list[tuple[int, dict[str, ratings.Rating]]]:
     """`ratings_of` the first k of `results`, for each k (a plot of ratings over time). Elo's
     games are made once for the longest prefix, not again for each k (most of a point's cost):
-    the first k results' games are the first upto[k] games."""
+    the first k results' games are the first upto[k] games (a deal's once it is complete)."""
     ks = list(ks)
     if plan.system != "elo" or not ks:
         return [(k, ratings_of(plan, results[:k])) for k in ks]
     games: list[ratings.Game] = []
     upto = [0]
+    waiting: defaultdict[int, list[MatchResult]] = defaultdict(list)
     for result in results[: max(ks)]:
-        games += ratings.elo_games((result,), plan.duplicate)
+        if plan.duplicate and plan.rotations > 1:  # a deal counts once it is complete
+            deal = waiting[result.match.deal]
+            deal.append(result)
+            if len(deal) == plan.rotations:
+                games += ratings.elo_games(deal, plan.duplicate, plan.rotations)
+        else:
+            games += ratings.elo_games((result,), plan.duplicate)
         upto.append(len(games))
     return [(k, ratings.elo(games[: upto[k]], plan.bots)) for k in ks]
 
@@ -259,7 +367,9 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 2)
 
 
-def from_store(store: Store, results: Sequence[MatchResult] | None = None) -> Standings:
+def from_store(
+    store: Store, results: Sequence[MatchResult] | None = None, *, reference: str | None = None
+) -> Standings:
     """The standings of the ladder in `store` as it is now (`results`: its results, if the
     caller has read them already; a long ladder's reading is most of the cost)."""
     plan_text = store.meta("plan")
@@ -276,6 +386,7 @@ def from_store(store: Store, results: Sequence[MatchResult] | None = None) -> St
         seed=store.meta("master_seed") if revealed else None,
         finished=store.meta("finished_at") is not None,
         sprt=store.meta("sprt_report"),
+        reference=reference,
     )
     return replace(standings, luck_value=store.meta("luck_value") or "")
 
@@ -312,8 +423,8 @@ def table(
     for column in columns:
         out.add_column(column, justify="left" if column in {"bot", "faults"} else "right")
     for row in standings.rows:
-        text = row_text(row, elo)
-        cells = [str(row.rank), _marked(row.bot, revoked, retired), text["rating"]]
+        text = row_text(row, elo, standings)
+        cells = [text["rank"], _marked(row.bot, revoked, retired), text["rating"]]
         cells += [text["interval"], text["rank_interval"], str(row.matches), text["score"]]
         cells += [text["points"], fault_text(row)]
         out.add_row(*cells)
@@ -341,22 +452,28 @@ def margin_table(
     for column in ["rank", "bot", "margin", *(["luck-corrected"] if lucky else [])]:
         out.add_column(column, justify="left" if column == "bot" else "right")
     for row in standings.rows:
-        text = row_text(row, standings.plan.system == "elo")
-        cells = [str(row.rank), _marked(row.bot, revoked, retired), text["margin"]]
+        text = row_text(row, standings.plan.system == "elo", standings)
+        cells = [text["rank"], _marked(row.bot, revoked, retired), text["margin"]]
         out.add_row(*cells, *([text["corrected"]] if lucky else []))
     return out
 
 
-def row_text(row: Row, elo: bool) -> dict[str, str]:
-    """A row's rating, interval, rank interval, score and points as people read them, the same
-    in the CLI's table, the site and the report ("-" for what is not known yet; a provisional
-    rating marked). Ratings without mu and sigma (Elo, the batch fit) read as Elo; `elo` is
-    False only for openskill's, which older callers may still hold."""
-    if row.rating is None or row.low is None or row.high is None:
+def row_text(row: Row, elo: bool, of: Standings | None = None) -> dict[str, str]:
+    """A row's rank, rating, interval, rank interval, score and points as people read them, the
+    same in the CLI's table, the site and the report ("-" for what is not known yet, or an
+    interval over fewer than two deals; a provisional rating marked). `of`, the standings the
+    row is from, names its group when there are several and its reference bot. Ratings without
+    mu and sigma (Elo, the batch fit) read as Elo; `elo` is False only for openskill's, which
+    older callers may still hold."""
+    if row.rating is None:
         rating, interval = "-", "-"
     elif elo or row.sigma is None:
         rating = f"{row.rating:+.0f}"
-        interval = f"{row.low:+.0f}..{row.high:+.0f}"
+        interval = "-" if row.low is None or row.high is None else _interval(row.low, row.high)
+        if of is not None and of.reference == row.bot:
+            interval = "reference"
+        elif row.low is None and row.clusters < MIN_CLUSTERS:
+            interval = f"-{FEW_MARK}"
     else:
         rating = f"{row.rating:.1f}"
         interval = f"{row.mu:.1f} ± {row.sigma:.2f}"
@@ -364,6 +481,7 @@ def row_text(row: Row, elo: bool) -> dict[str, str]:
         rating += PROVISIONAL_MARK
     ranked = row.rank_low is not None and row.rank_high is not None
     return {
+        "rank": rank_text(row, of),
         "rating": rating,
         "interval": interval,
         "rank_interval": f"{row.rank_low}-{row.rank_high}" if ranked else "-",
@@ -372,6 +490,37 @@ def row_text(row: Row, elo: bool) -> dict[str, str]:
         "margin": _margin_text(row.margin, row.margin_low, row.margin_high),
         "corrected": _margin_text(row.corrected, row.corrected_low, row.corrected_high),
     }
+
+
+def _interval(low: float, high: float) -> str:
+    return f"{low:+.0f}..{high:+.0f}"
+
+
+def rank_text(row: Row, of: Standings | None = None) -> str:
+    """The rank column: the shared rank ("2-4", or "2" when it is known), prefixed by the
+    group's letter when the bots fall into several groups that never met ("B1-2"); the row's
+    place when it has no shared rank (not yet in a group)."""
+    if row.rank_top is None or row.rank_bottom is None:
+        return "-"
+    shared = (
+        str(row.rank_top)
+        if row.rank_top == row.rank_bottom
+        else f"{row.rank_top}-{row.rank_bottom}"
+    )
+    if of is not None and len(of.groups) > 1 and row.group is not None:
+        return f"{group_letter(row.group)}{shared}"
+    return shared
+
+
+def group_letter(group: int) -> str:
+    """A group's name in the tables: A, B, ... Z, then AA, AB, ..."""
+    letters = ""
+    group -= 1
+    while True:
+        letters = chr(ord("A") + group % 26) + letters
+        group = group // 26 - 1
+        if group < 0:
+            return letters
 
 
 def _margin_text(mean: float | None, low: float | None, high: float | None) -> str:
@@ -404,7 +553,7 @@ def fault_text(row: Row) -> str:
 def footer(standings: Standings) -> list[str]:
     """The lines under the table: how the ratings were fitted, what the provisional mark means,
     the SPRT, the seed commitment (and the seed), which is last."""
-    lines = [method(standings.plan), margin_method(standings)]
+    lines = [method(standings.plan), margin_method(standings), *notes(standings)]
     if marks_provisional(standings):
         lines.append(PROVISIONAL_LEGEND)
     if standings.sprt:
@@ -421,17 +570,83 @@ def footer(standings: Standings) -> list[str]:
     return lines
 
 
+SHARED_RANK_LEGEND = (
+    "rank: shared where the difference is not significant: one plus the bots significantly "
+    "above, to one plus those not significantly below (t tests on the differences, Holm-corrected "
+    "over every pair: familywise 5%)"
+)
+
+
+def notes(standings: Standings) -> list[str]:
+    """What a reader must know to read these standings, the same lines under the CLI's table,
+    in the report and on the site: the shared ranks, the groups that cannot be compared, the
+    links resting on one deal, too few deals for intervals, a table of ties, the reference."""
+    rows = standings.rows
+    out = []
+    if any(r.rank_top is not None for r in rows):
+        out.append(SHARED_RANK_LEGEND)
+    if len(standings.groups) > 1:
+        named = "; ".join(
+            f"{group_letter(k)}: {', '.join(g)}" for k, g in enumerate(standings.groups, start=1)
+        )
+        out.append(
+            f"groups that never met, directly or through others ({named}): ranks are within a "
+            "group, ratings are each pinned to their own group's mean and cannot be compared "
+            "across groups; there is no combined order"
+        )
+    if standings.fragile:
+        pairs_text = ", ".join(f"{a} and {b}" for a, b in standings.fragile)
+        out.append(
+            f"compared through one deal only: {pairs_text} (the order across that link rests "
+            "on one result)"
+        )
+    if any(r.rating is not None and r.low is None and r.clusters < MIN_CLUSTERS for r in rows):
+        out.append(FEW_LEGEND)
+    if standings.all_tied:
+        out.append(
+            "every match counted was a tie: ratings 0 and intervals 0..0 say that no result "
+            "separated the bots, not that they are known to be equal"
+        )
+    if standings.reference is not None:
+        out.append(
+            f"ratings are differences from {standings.reference}'s (0), each interval that of "
+            "the difference: a newcomer does not widen them"
+        )
+    if standings.plan.duplicate and standings.plan.rotations > 1:
+        out.append(
+            "a deal counts once all its rotations are in: a partial deal (its duplicate half "
+            "missing) would favour whoever held its good hands"
+        )
+    out += _pentanomials(standings)
+    return out
+
+
+def _pentanomials(standings: Standings) -> list[str]:
+    """Per pair of a two-player duplicate ladder (a few pairs only: the rest is in the JSON and
+    the head-to-head cells), its deals by score: fishtest's pentanomial."""
+    found = [p for p in standings.pairs_shown() if p.a < p.b and p.pentanomial is not None]
+    if not found or len(found) > 6:
+        return []
+    return [
+        f"deals by {p.a}'s score over the pair, 0/0.5/1/1.5/2 against {p.b}: "
+        + "/".join(str(n) for n in p.pentanomial or ())
+        for p in found
+    ]
+
+
 def method(plan: Plan) -> str:
     """How the ratings and their intervals were computed, in a line."""
-    unit = "deal" if plan.duplicate else "match"
+    unit, units = ("deal", "deals") if plan.duplicate else ("match", "matches")  # not "matchs"
     if plan.system == "elo":
         return (
             "ratings: Elo fitted over all matches at once; 95% intervals cluster-robust (one "
-            f"{unit} one observation); rank 95%: the rank's interval over draws from them"
+            f"{unit} one observation, small-sample t over the {units}); rank 95%: the rank's "
+            "interval over draws from them"
         )
     return (
         "ratings: a batch Plackett-Luce fit over all matches at once, on the Elo scale; 95% "
-        f"intervals and rank 95% from a cluster bootstrap resampling whole {unit}s"
+        f"intervals and rank 95% from a cluster bootstrap resampling whole {units} "
+        f"(B {BOOTSTRAP_REPLICATES}, seed {BOOTSTRAP_SEED}; small-sample t over the {units})"
     )
 
 
@@ -474,6 +689,10 @@ CSV_COLUMNS = (
     "corrected",
     "corrected_low",
     "corrected_high",
+    "rank_top",
+    "rank_bottom",
+    "group",
+    "clusters",
 )
 
 

@@ -95,11 +95,12 @@ class RecordFound:
     replayed: bool = False
 
 
-def standings_of(database: Path) -> Standings:
-    """The standings of the ladder in `database` (complete or not)."""
+def standings_of(database: Path, *, reference: str | None = None) -> Standings:
+    """The standings of the ladder in `database` (complete or not); with `reference`, ratings
+    as differences from that bot's."""
     store = Store(database, create=False)
     try:
-        return from_store(store)
+        return from_store(store, reference=reference)
     finally:
         store.close()
 

@@ -12,12 +12,16 @@ same seed gives the same correction to the last bit (`croupier replay --verify` 
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import importlib
+import inspect
 import random
 from functools import cache
 from pathlib import Path
+from types import ModuleType
 
+from referee.games import values
 from referee.games.base import ChanceOutcome, Pick, Shuffle, State
 from referee.games.values import LinearValue, value_function
 
@@ -30,18 +34,61 @@ SAMPLES = 16
 DECIMALS = 6
 
 
+def value_sources(game_id: str) -> tuple[str, ...]:
+    """The modules whose source decides a game's corrections: its value module, the module that
+    evaluates V (referee.games.values: scaling V there scales every correction) and this meter.
+    Empty for a game without a value function."""
+    value = value_function(game_id)
+    if value is None:
+        return ()
+    return (value.module.__name__, values.__name__, __name__)
+
+
+def _constants(module: ModuleType) -> list[str]:
+    """The plain values the value module takes from other modules (an engine's card points, its
+    hand size): V depends on them as on its own weights, though their modules are not hashed
+    whole (an engine's fix elsewhere would then void every ladder's commitment)."""
+    out = []
+    for name, thing in sorted(vars(module).items()):
+        if name.startswith("__") or inspect.ismodule(thing) or inspect.isfunction(thing):
+            continue
+        home = getattr(thing, "__module__", None) if inspect.isclass(thing) else None
+        if inspect.isclass(thing):
+            if home != module.__name__ and issubclass(thing, enum.Enum):
+                out.append(f"{name}={[(m.name, m.value) for m in thing]!r}")
+            continue
+        if isinstance(thing, int | float | str | bytes | tuple | frozenset | list | dict | set):
+            out.append(f"{name}={_stable(thing)}")
+    return out
+
+
+def _stable(thing: object) -> str:
+    """A repr that does not depend on hash order (sets)."""
+    if isinstance(thing, set | frozenset):
+        return "{" + ", ".join(sorted(_stable(x) for x in thing)) + "}"
+    if isinstance(thing, dict):
+        items = sorted((_stable(k), _stable(v)) for k, v in thing.items())
+        return "{" + ", ".join(f"{k}: {v}" for k, v in items) + "}"
+    if isinstance(thing, tuple | list):
+        return "(" + ", ".join(_stable(x) for x in thing) + ")"
+    return repr(thing)
+
+
 @cache
 def value_digest(game_id: str) -> str | None:
-    """The name and SHA-256 of what decides a game's corrections (its value module's source and
-    this module's), e.g. `xix-hand-1:9f2c...`; None for a game without a value function. A ladder
-    or contest commits to it at its start, so nobody can tune V once results are in."""
+    """The name and SHA-256 of everything that decides a game's corrections (`value_sources`'
+    source, then the constants its value module imports), e.g. `xix-hand-1:9f2c...`; None for a
+    game without a value function. A ladder or contest commits to it at its start, so nobody can
+    tune V once results are in: changing any of it changes the digest (issue 44)."""
     value = value_function(game_id)
     if value is None:
         return None
     digest = hashlib.sha256()
-    for name in (value.module.__name__, __name__):
+    for name in value_sources(game_id):
         source = Path(str(importlib.import_module(name).__file__)).read_bytes()
         digest.update(len(source).to_bytes(8, "big") + source)
+    constants = "\n".join(_constants(value.module)).encode()
+    digest.update(len(constants).to_bytes(8, "big") + constants)
     return f"{value.name}:{digest.hexdigest()}"
 
 
@@ -84,4 +131,4 @@ class LuckMeter:
         return tuple(round(total, DECIMALS) + 0.0 for total in self.totals)
 
 
-__all__ = ["DECIMALS", "SAMPLES", "LuckMeter", "value_digest"]
+__all__ = ["DECIMALS", "SAMPLES", "LuckMeter", "value_digest", "value_sources"]

@@ -377,7 +377,7 @@ def _points(history: list[tuple[int, dict[str, Rating]]], bot: str) -> list[list
     return [
         [k, round(r.value, 2), round(r.low, 2), round(r.high, 2)]
         for k, rated in history
-        if (r := rated.get(bot)) is not None
+        if (r := rated.get(bot)) is not None and r.low is not None and r.high is not None
     ]
 
 

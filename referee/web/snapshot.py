@@ -25,6 +25,7 @@ from referee.ladder.standings import (
     PROVISIONAL_LEGEND,
     Standings,
     from_store,
+    notes,
     ratings_over,
     row_text,
 )
@@ -183,6 +184,7 @@ class Snapshots:
                 "seed": standings.seed,
                 "finished": standings.finished,
                 "provisional_legend": PROVISIONAL_LEGEND,
+                "notes": notes(standings),
             }
             recent = [self.played(p) for p in reversed(self.contest.played[-RECENT:])]
         rows, retired = self._rows(presence)
@@ -212,9 +214,13 @@ class Snapshots:
             listing = self.contest.listing
             elo = standings.plan.system == "elo"
             parts = split(standings, listing)
-            rows = [asdict(row) | {"text": row_text(row, elo)} for row in parts.current.rows]
+            rows = [
+                asdict(row) | {"text": row_text(row, elo, parts.current)}
+                for row in parts.current.rows
+            ]
             retired = [
-                asdict(row) | {"rank": None, "text": row_text(row, elo)} for row in parts.retired
+                asdict(row) | {"rank": None, "text": row_text(row, elo, standings)}
+                for row in parts.retired
             ]
         listed = {row["bot"] for row in rows + retired}
         unrated = [bot for bot in presence if bot not in listed]

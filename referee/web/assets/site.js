@@ -95,7 +95,7 @@
     const body = document.createDocumentFragment();
     for (const r of rows) {
       const tr = row([
-        r.rank ?? "-",
+        r.text ? r.text.rank : "-", // the shared rank, as the CLI shows it
         botCell(r),
         ratingCell(r),
         textCell(r, "interval"),
@@ -169,7 +169,8 @@
     $("rating-note").textContent = (elo
       ? "rating: Elo, with its 95% interval; score: mean score per match"
       : "rating: a batch Plackett-Luce fit on the Elo scale, its 95% interval from a cluster bootstrap; score: mean rank score")
-      + (snap.standings.some(provisional) ? `. ${c.provisional_legend}` : "");
+      + (snap.standings.some(provisional) ? `. ${c.provisional_legend}` : "")
+      + (c.notes || []).map((line) => `. ${line}`).join("");
     showHeadToHead(snap.head_to_head);
     const live = document.createDocumentFragment();
     for (const m of snap.live) {
