@@ -10,7 +10,8 @@ Modules: `config` (the ladder file; `overrides`: what a run changes of it), `sch
 meets whom, on which deal), `runner` (the ladder played at a `venue`: `slots` here, `workers`
 for several referee processes, a cluster's from outside), `store` and `model` (its SQLite and
 the values it keeps), `ratings`, `batch_fit`, `margins`, `head_to_head` and `standings` (the
-statistics), `verify` (a database checked against its records, replays shared on a `pool`),
+statistics, with `intervals` over deals and `student`'s t quantiles, `comparison` of bots that
+never met, `stopping` for an estimate after an SPRT stop), `verify` (a database checked against its records, replays shared on a `pool`),
 `report` and `report_index` (the published pages), `ownership` (a records folder belongs to one
 database), `view` (what the web site sees of a running ladder).
 
