@@ -11,9 +11,10 @@ meets whom, on which deal), `runner` (the ladder played at a `venue`: `slots` he
 for several referee processes, a cluster's from outside), `store` and `model` (its SQLite and
 the values it keeps), `ratings`, `batch_fit`, `margins`, `head_to_head` and `standings` (the
 statistics, with `intervals` over deals and `student`'s t quantiles, `comparison` of bots that
-never met, `stopping` for an estimate after an SPRT stop), `verify` (a database checked against its records, replays shared on a `pool`),
-`report` and `report_index` (the published pages), `ownership` (a records folder belongs to one
-database), `view` (what the web site sees of a running ladder).
+never met, `stopping` for an estimate after an SPRT stop), `verify` (a database checked
+against its records, replays shared on a `pool`), `report` and `report_index` (the published
+pages), `ownership` (a records folder belongs to one database), `view` (what the web site sees
+of a running ladder).
 
 May import: `referee.local` (launched bots), `referee.viewer` (the report's pages),
 `referee.match`, `referee.games` and the shared modules; `referee.transport` only in `slots`,
