@@ -3,6 +3,7 @@ one line naming `bot.toml`, the line and the key, never where the referee keeps 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -220,6 +221,7 @@ def test_every_example_folder_has_a_manifest() -> None:
         "node",
         "python",
         "training",
+        "typescript",
     ]
     assert all((folder / "bot.toml").is_file() for folder in EXAMPLE_FOLDERS)
 
@@ -235,6 +237,11 @@ def test_each_examples_manifest_loads_and_names_its_program(folder: Path) -> Non
     if build is None:
         assert argv[0] in (sys.executable, "node")
         assert (folder / argv[1]).is_file()
+    elif build[0] == "node":  # TypeScript, compiled by the tsc its node_modules brings
+        config = json.loads((folder / "tsconfig.json").read_text(encoding="utf-8"))
+        out = config["compilerOptions"]["outDir"].strip("./")
+        assert argv[0] == "node" and argv[1].startswith(f"{out}/"), (argv, out)
+        assert (folder / "src" / Path(argv[1]).with_suffix(".ts").name).is_file()
     else:
         assert shutil.which(build[0]), f"{build[0]!r} is not on PATH"
         built = next(word for word in argv if word.startswith("build/"))

@@ -45,7 +45,9 @@ Ca = Annotated[
 ]
 #: The old spelling of --ca-file, kept for the scripts that use it; not shown in --help (one
 #: spelling for submit, submissions and watch, the one their messages advise).
-CaAlias = Annotated[Path | None, typer.Option("--ca", hidden=True)]
+CaAlias = Annotated[
+    Path | None, typer.Option("--ca", hidden=True, help="The old spelling of --ca-file.")
+]
 Tls = Annotated[bool, typer.Option("--tls", help="Speak TLS, trusting the system roots.")]
 VersionArg = Annotated[
     str, typer.Argument(help="The version's id, or 6 or more of its first digits.")

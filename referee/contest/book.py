@@ -28,6 +28,7 @@ from referee.ladder.model import ScheduledMatch
 from referee.ladder.standings import Plan, Standings, compute
 from referee.ladder.store import Finished, Store, now
 from referee.match.luck import value_digest
+from referee.match.luck_history import same_corrections
 from referee.match.records import commit_record
 from referee.match.runner import MatchOutcome
 from referee.spacing import Spacing
@@ -97,9 +98,8 @@ class ContestBook:
                 },
                 [],
             )
-        elif (committed := self.store.meta("luck_value")) not in (
-            None,
-            value_digest(game.id) or "",
+        elif (committed := self.store.meta("luck_value")) is not None and not same_corrections(
+            game.id, committed
         ):
             self.store.close()
             raise CroupierError(

@@ -42,6 +42,7 @@ from referee.ladder.venue import (
 )
 from referee.ladder.view import Kind, Presence, RefereeView
 from referee.match.luck import value_digest
+from referee.match.luck_history import same_corrections
 from referee.match.records import commit_record, partial_path
 from referee.match.spectators import LiveMatches
 
@@ -142,7 +143,7 @@ def _prepare(
     if config.seed is not None and planning.commitment(config.seed) != store.meta("seed_sha256"):
         raise StoreError(f"database {str(store.path)!r} was started with a different seed")
     committed = store.meta("luck_value")  # None: a ladder older than luck corrections
-    if committed is not None and committed != (value_digest(config.game.id) or ""):
+    if committed is not None and not same_corrections(config.game.id, committed):
         raise StoreError(
             f"database {str(store.path)!r} committed to luck value function {committed!r} at "
             f"its start, and this croupier's is {value_digest(config.game.id)!r}: corrections "

@@ -11,7 +11,8 @@
   writer and reader (`protojson`: its fast JSON mapping); `replay`: re-running a record through
   the engine and checking it; `seeds`: match seeds; `bounds`: the largest settings that still
   mean something; `logrates`: log lines a bot can provoke, rate-limited per bot; `luck`: luck
-corrections from each game's value function; `computer`: the machine a record names;
+corrections from each game's value function (`luck_history`: earlier releases' digests that
+give the same corrections); `computer`: the machine a record names;
 `live_relay`: live matches played in another process, watched in this one; `requests`: a
 match driven one request at a time from outside (the training environments).
 

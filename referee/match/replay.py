@@ -19,6 +19,7 @@ from referee.games import checked, get_game
 from referee.games.base import ChanceOutcome, State, parse_options
 from referee.match import protocol
 from referee.match.luck import LuckMeter
+from referee.match.luck_history import same_corrections
 from referee.match.records import read_all
 from referee.match.runner import draw_chance
 
@@ -180,8 +181,9 @@ class Replayer:
 
     def check_luck(self, line: record_pb2.ResultRecord) -> None:
         """A schema 2 record's luck corrections must be what this referee's value function
-        gives; one made by another value function (its digest differs) does not verify. A
-        schema 1 record and an aborted match carry none."""
+        gives; one made by another value function (its digest differs, and no earlier release's
+        with the same corrections has it: referee.match.luck_history) does not verify. A schema
+        1 record and an aborted match carry none."""
         if not self.luck_recorded or line.result.termination == common_pb2.TERMINATION_ABORTED:
             if line.luck or line.luck_value:
                 why = "schema 1 has none" if not self.luck_recorded else "an aborted match has none"
@@ -194,7 +196,9 @@ class Replayer:
                     "the game, or no seed in the header)"
                 )
             return
-        if line.luck_value != self.luck.digest:
+        if line.luck_value != self.luck.digest and not same_corrections(
+            self.game.id, line.luck_value
+        ):
             raise CroupierError(
                 "luck corrections made by value function "
                 f"{clipped(line.luck_value or 'none')}, not this referee's {self.luck.digest!r}"
