@@ -492,7 +492,7 @@ class _Referee:
 
 
 #: Matches whose length sets the rematch wait (referee.contest.pairing.rematch_wait).
-RECENT_MATCHES = 9
+RECENT_MATCHES = 32
 
 
 def _waited(since: dict[int, float], session: Session) -> float:

@@ -66,6 +66,11 @@ class GameInfo:
     parts: Parts
     option_specs: tuple[OptionSpec, ...] = ()
     teams: tuple[Teams, ...] = ()
+    #: Digests of earlier releases' value functions that give this release's luck corrections
+    #: (referee.match.luck.same_corrections): they differ only because the sources a digest
+    #: covers changed in their words, so records made under them still verify. One joins only
+    #: with a record made under it in tests/data/luck-history/.
+    earlier_values: frozenset[str] = frozenset()
 
     def option(self, name: str) -> OptionSpec:
         """The spec of the option `name` (a catalogue's own, known to exist)."""
@@ -87,6 +92,10 @@ XACTIKA: Final = GameInfo(
         value="referee.games.xactika_value",
         view="referee.viewer.games.xactika:XactikaView",
     ),
+    # Before the digest covered values.py and the engines' constants (issue 44.5).
+    earlier_values=frozenset(
+        {"xactika-hand-1:f5c85ddb1aecae7cf8597952491b23a1dee624634ae50b6a6750e85536e1455f"}
+    ),
     option_specs=(
         # XAC-R3: at most 10 players, as 8 * 10 = 80 < 81 cards.
         OptionSpec("players", 4, "number of players (XAC-R3)", minimum=2, maximum=10),
@@ -106,6 +115,9 @@ XERI: Final = GameInfo(
         engine="referee.games.xeri:Xeri",
         value="referee.games.xeri_value",
         view="referee.viewer.games.xeri:XeriView",
+    ),
+    earlier_values=frozenset(
+        {"xeri-deal-1:9b52db21d7fa4d5aeaa8ddebeedd2057aaf231da88ba09965e0fde2929929032"}
     ),
     option_specs=(
         OptionSpec("players", 2, "2 players, or 4 in two teams (XERI-R1)", choices=(2, 4)),
@@ -142,6 +154,9 @@ XIX: Final = GameInfo(
         value="referee.games.xix_value",
         view="referee.viewer.games.xix:XixView",
     ),
+    earlier_values=frozenset(
+        {"xix-hand-1:b4d3e5b8bf9f652ff2e95b3b471c227d3f7596cc4f787bd302aa9f3d17a0c604"}
+    ),
 )
 
 TEXTACTOE: Final = GameInfo(
@@ -154,6 +169,9 @@ TEXTACTOE: Final = GameInfo(
         engine="referee.games.textactoe:TexTacToe",
         value="referee.games.textactoe_value",
         view="referee.viewer.games.textactoe:TexTacToeView",
+    ),
+    earlier_values=frozenset(
+        {"textactoe-jokers-2:ead94cdfeeb2bab4846728519f82e024d3ddef5837755f49b1cef114cdc1d767"}
     ),
     option_specs=(
         OptionSpec("players", 2, "number of players (TTT-R17)", minimum=2, maximum=6),
