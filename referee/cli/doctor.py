@@ -16,62 +16,74 @@ from referee.cli.options import BankMs, MoveMs
 from referee.cli.seeds import Seed, seed_lines
 from referee.errors import CroupierError
 
+Command = Annotated[
+    list[str],
+    typer.Argument(
+        help="The bot's command line, after `--` (or one quoted string).",
+        metavar="-- CMD...",
+        show_default=False,
+    ),
+]
+Game = Annotated[str, typer.Option(help="Game id to check the bot on (see `croupier games`).")]
+GameOption = Annotated[
+    list[str] | None, typer.Option(metavar="NAME=VALUE", help="A game option; repeatable.")
+]
+Players = Annotated[int | None, typer.Option(help="Shortcut for --option players=N.")]
+Matches = Annotated[
+    int | None,
+    typer.Option(min=2, help="Matches before the reconnect (default: one per seat, min 3)."),
+]
+ConnectTimeout = Annotated[
+    float, typer.Option(min=0.1, help="Seconds the bot may take to open a session.")
+]
+Sessions = Annotated[
+    int, typer.Option(min=1, help="CROUPIER_SESSIONS: sessions the bot must hold at once.")
+]
+Sandbox = Annotated[
+    bool | None,
+    typer.Option(help=SANDBOX_HELP + " The doctor reports what the sandbox refused."),
+]
+Limit = Annotated[list[str] | None, typer.Option(help=LIMIT_HELP)]
+Env = Annotated[
+    list[str] | None,
+    typer.Option(
+        metavar="NAME[=VALUE]",
+        help="A variable for the bot, as a ladder file's env (NAME alone: its value here); "
+        "repeatable. In the sandbox the bot's environment is only PATH, the locale, "
+        "CROUPIER_* and these.",
+    ),
+]
+Keep = Annotated[
+    Path | None,
+    typer.Option(help="Folder to keep the records and the bot's output in (default: none)."),
+]
+Cwd = Annotated[
+    Path | None,
+    typer.Option(
+        "--cwd",
+        help="The bot's folder: it runs there and the sandbox shows it whole, as a contest "
+        "shows a hosted bot its uploaded folder (default: here, and the sandbox shows the "
+        "folder of the file the command names).",
+    ),
+]
+
 
 def doctor(
-    command: Annotated[
-        list[str],
-        typer.Argument(
-            help="The bot's command line, after `--` (or one quoted string).",
-            metavar="-- CMD...",
-            show_default=False,
-        ),
-    ],
-    game: Annotated[str, typer.Option(help="Game id to check the bot on (see `croupier games`).")],
-    option: Annotated[
-        list[str] | None, typer.Option(metavar="NAME=VALUE", help="A game option; repeatable.")
-    ] = None,
-    players: Annotated[int | None, typer.Option(help="Shortcut for --option players=N.")] = None,
-    matches: Annotated[
-        int | None,
-        typer.Option(min=2, help="Matches before the reconnect (default: one per seat, min 3)."),
-    ] = None,
+    command: Command,
+    game: Game,
+    option: GameOption = None,
+    players: Players = None,
+    matches: Matches = None,
     move_ms: MoveMs = 1000,
     bank_ms: BankMs = 10_000,
     seed: Seed = None,
-    connect_timeout: Annotated[
-        float, typer.Option(min=0.1, help="Seconds the bot may take to open a session.")
-    ] = 30.0,
-    sessions: Annotated[
-        int,
-        typer.Option(min=1, help="CROUPIER_SESSIONS: sessions the bot must hold at once."),
-    ] = 2,
-    sandbox: Annotated[
-        bool | None,
-        typer.Option(help=SANDBOX_HELP + " The doctor reports what the sandbox refused."),
-    ] = None,
-    limit: Annotated[list[str] | None, typer.Option(help=LIMIT_HELP)] = None,
-    env: Annotated[
-        list[str] | None,
-        typer.Option(
-            metavar="NAME[=VALUE]",
-            help="A variable for the bot, as a ladder file's env (NAME alone: its value here); "
-            "repeatable. In the sandbox the bot's environment is only PATH, the locale, "
-            "CROUPIER_* and these.",
-        ),
-    ] = None,
-    keep: Annotated[
-        Path | None,
-        typer.Option(help="Folder to keep the records and the bot's output in (default: none)."),
-    ] = None,
-    cwd: Annotated[
-        Path | None,
-        typer.Option(
-            "--cwd",
-            help="The bot's folder: it runs there and the sandbox shows it whole, as a contest "
-            "shows a hosted bot its uploaded folder (default: here, and the sandbox shows the "
-            "folder of the file the command names).",
-        ),
-    ] = None,
+    connect_timeout: ConnectTimeout = 30.0,
+    sessions: Sessions = 2,
+    sandbox: Sandbox = None,
+    limit: Limit = None,
+    env: Env = None,
+    keep: Keep = None,
+    cwd: Cwd = None,
 ) -> None:
     """Check a bot before a contest: connect, authenticate, time, legality, matches, reconnect.
 

@@ -69,6 +69,47 @@ ladder_app.command(
 )(run_command)
 
 
+Database = Annotated[Path, typer.Argument(help="A ladder database (SQLite).")]
+Format = Annotated[
+    OutputFormat, typer.Option("--format", help="table for people; json or csv to export.")
+]
+Everything = Annotated[
+    bool,
+    typer.Option(
+        "--all",
+        help="A contest's whole field: also the rows of hosted versions their accounts no "
+        "longer play (retired), ranked with the rest. Without it, each account's active "
+        "version and the bots that connect by themselves, ranked among themselves.",
+    ),
+]
+Versions = Annotated[
+    Path | None,
+    typer.Option(
+        "--versions",
+        help="A contest's folder of hosted versions (default: versions/ beside the database).",
+    ),
+]
+HeadToHead = Annotated[
+    bool,
+    typer.Option(
+        "--head-to-head",
+        help="With --format csv: one row per pair of bots that met (score, its 95% "
+        "interval, margin) instead of one per bot. The table shows the matrix under the "
+        f"standings up to {MATRIX_BOTS} bots, with this flag however many; the JSON holds "
+        "it as head_to_head either way.",
+    ),
+]
+Reference = Annotated[
+    str | None,
+    typer.Option(
+        "--reference",
+        metavar="BOT",
+        help="Show ratings as differences from BOT's (0), each interval that of the "
+        "difference: a gauntlet's view, which a newcomer does not widen.",
+    ),
+]
+
+
 @ladder_app.command(
     "standings",
     epilog=epilog(
@@ -82,45 +123,12 @@ ladder_app.command(
     ),
 )
 def standings_command(
-    database: Annotated[Path, typer.Argument(help="A ladder database (SQLite).")],
-    format: Annotated[
-        OutputFormat, typer.Option("--format", help="table for people; json or csv to export.")
-    ] = OutputFormat.TABLE,
-    everything: Annotated[
-        bool,
-        typer.Option(
-            "--all",
-            help="A contest's whole field: also the rows of hosted versions their accounts no "
-            "longer play (retired), ranked with the rest. Without it, each account's active "
-            "version and the bots that connect by themselves, ranked among themselves.",
-        ),
-    ] = False,
-    versions: Annotated[
-        Path | None,
-        typer.Option(
-            "--versions",
-            help="A contest's folder of hosted versions (default: versions/ beside the database).",
-        ),
-    ] = None,
-    head_to_head: Annotated[
-        bool,
-        typer.Option(
-            "--head-to-head",
-            help="With --format csv: one row per pair of bots that met (score, its 95% "
-            "interval, margin) instead of one per bot. The table shows the matrix under the "
-            f"standings up to {MATRIX_BOTS} bots, with this flag however many; the JSON holds "
-            "it as head_to_head either way.",
-        ),
-    ] = False,
-    reference: Annotated[
-        str | None,
-        typer.Option(
-            "--reference",
-            metavar="BOT",
-            help="Show ratings as differences from BOT's (0), each interval that of the "
-            "difference: a gauntlet's view, which a newcomer does not widen.",
-        ),
-    ] = None,
+    database: Database,
+    format: Format = OutputFormat.TABLE,
+    everything: Everything = False,
+    versions: Versions = None,
+    head_to_head: HeadToHead = False,
+    reference: Reference = None,
 ) -> None:
     """Print a ladder's or a contest's standings (finished or still running), and its
     head-to-head matrix: each bot's score against each other, marked where Holm's test over
