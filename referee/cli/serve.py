@@ -3,6 +3,7 @@ them all together), and what the referee prints while it runs."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 from pathlib import Path
@@ -195,11 +196,11 @@ def serve_command(
         if contest is not None:
             settings = settings.over(contest_file.load(contest))
         settings = settings.over(given)
-        settings.check()
+        config = settings.config("")  # checked before a seed is drawn and announced
         configure_logging(json_lines=settings.log_json)
         # A contest (--db) keeps its own master seed in its database; a plain referee draws one.
         master = announce_seed(settings.seed) if settings.tokens is None else ""
-        _serve(settings, settings.config(master))
+        _serve(settings, dataclasses.replace(config, seed=master))
     logging.shutdown()
 
 
