@@ -39,8 +39,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from referee.ladder.intervals import MIN_CLUSTERS, t95, widening
-from referee.ladder.model import MatchResult, complete_deals
+from referee.ratings.intervals import MIN_CLUSTERS, t95, widening
+from referee.results.matches import MatchResult, complete_deals
 
 #: Elo points per logit.
 ELO_PER_LOGIT = 400 / math.log(10)
@@ -230,7 +230,7 @@ class _Problem:
             weights = np.bincount(drawn.ravel(), minlength=count * c).reshape(count, c)
             moves[first : first + count] = (weights - 1.0) @ per_cluster
         # Few clusters: the bootstrap's spread is the uncorrected sandwich's, too narrow; its
-        # deviations are widened by sqrt(G / (G - 1)) t95 / z (referee.ladder.intervals).
+        # deviations are widened by sqrt(G / (G - 1)) t95 / z (referee.ratings.intervals).
         scale = widening(c) if c >= MIN_CLUSTERS else 0.0
         shifts = np.linalg.solve(information, moves.T).T * scale
         draws = (strength + shifts) * ELO_PER_LOGIT
