@@ -188,7 +188,7 @@ def sprt_coverage(
 
 
 def _first_stop(test: Sprt, units: np.ndarray) -> int | None:
-    """The first n at which `ratings.sprt` stops, found with its formula on running sums."""
+    """The first n at which `sprt.sprt` stops, found with its formula on running sums."""
     n = np.arange(1, len(units) + 1, dtype=float)
     total, squares = np.cumsum(units), np.cumsum(units * units)
     weight = n + 1

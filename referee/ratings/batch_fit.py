@@ -12,7 +12,7 @@ have been broken. A block of ties so counts as its members beating everyone belo
 neither beating the other; a whole table tied pulls its sides together; a single side left last
 contributes nothing. The fit is a maximum of a concave function, found by Newton's method.
 
-The prior is the one `ratings.elo` uses: one virtual draw (half a win each way) per pair of bots
+The prior is the one `fits.elo` uses: one virtual draw (half a win each way) per pair of bots
 that met at a table, so a clean sweep still has a finite rating; and a weak ridge (2000 Elo)
 that keeps groups of bots that never met finite. Ratings are reported in Elo (400 / ln 10 per
 logit: two sides are exactly the logistic Elo model), mean 0 over the rated bots.
@@ -44,7 +44,7 @@ from referee.results.matches import MatchResult, complete_deals
 
 #: Elo points per logit.
 ELO_PER_LOGIT = 400 / math.log(10)
-#: Virtual draws per pair of bots that met (as `ratings.PRIOR_DRAWS`).
+#: Virtual draws per pair of bots that met (as `fits.PRIOR_DRAWS`).
 PRIOR_DRAWS = 1.0
 #: The ridge, in Elo: a group of bots that never met the others has a finite rating.
 RIDGE_ELO = 2000.0
@@ -61,7 +61,7 @@ Array = NDArray[np.float64]
 class Fit:
     """A fit: per rated bot its rating (Elo, mean 0), 95% interval, rank interval (1 best) and
     `own_width` (the width of its interval if every other rating were exact, from its own
-    Fisher information with the prior: what `ratings.provisional` compares)."""
+    Fisher information with the prior: what `fits.provisional` compares)."""
 
     bots: tuple[str, ...]
     value: tuple[float, ...]

@@ -27,7 +27,7 @@ def expected_score(elo_diff: float) -> float:
 
 
 #: What an SPRT may run on: the match score (win, draw, loss), the point margin, or the margin
-#: corrected for luck (referee.ladder.margins).
+#: corrected for luck (referee.ratings.margins).
 SPRT_ON = ("score", "margin", "corrected")
 
 
@@ -78,7 +78,7 @@ class SprtState:
     units: int
     verdict: str | None  # "H1" (elo >= elo1 accepted), "H0" (elo <= elo0 accepted), or None
     #: Once it stops: the mean per unit at the stop and its fixed-sample 95% interval (biased by
-    #: the stop), and the estimate and interval under the stopping rule (referee.ladder.stopping).
+    #: the stop), and the estimate and interval under the stopping rule (referee.ratings.stopping).
     mean: float | None = None
     fixed: tuple[float, float] | None = None
     stopped: Stopped | None = None
