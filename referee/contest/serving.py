@@ -37,7 +37,7 @@ from referee.hosted.qualify import QualifySettings
 from referee.hosted.roster import Roster
 from referee.hosted.store import VersionStore, beside
 from referee.hosted.submitting import Quotas, Submitting
-from referee.ladder.config import LadderConfig
+from referee.ladder.config import ClusterConfig, LadderConfig
 from referee.ladder.view import Kind, Presence, RefereeView, Terms
 from referee.local.limits import Limits
 from referee.local.sandbox import SandboxError, check_bwrap
@@ -410,6 +410,7 @@ class _Referee:
             sandbox=True,
             runtime=config.runtime,
             connect_timeout=pipeline.settings.qualify.startup_seconds,
+            cluster=ClusterConfig(scheduler=scheduler),
         )
 
         def committed(outcome: MatchOutcome) -> None:
@@ -418,7 +419,6 @@ class _Referee:
 
         revoked = self.accounts.revoked if self.accounts is not None else set
         return ClusterTables(
-            scheduler,
             pipeline.store,
             self.book,
             pipeline.settings,
@@ -427,7 +427,7 @@ class _Referee:
             self.starts,
             committed,
             revoked,
-            live=self.live,
+            view=self.view,
         )
 
     async def play(self, index: int, sessions: list[Session]) -> None:
