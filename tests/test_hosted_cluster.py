@@ -29,7 +29,8 @@ import pytest
 import trio
 
 from referee import transport
-from referee.contest.serving import ServeConfig, serve_matches
+from referee.contest.config import ServeConfig
+from referee.contest.serving import serve_matches
 from referee.contest.tokens import TokenStore
 from referee.games import get_game
 from referee.games.base import parse_options
@@ -181,8 +182,9 @@ def test_a_contest_on_the_cluster_has_each_record_on_disk_before_its_row(
 ) -> None:
     """Issue 43.2: a contest's matches played on the cluster come back as records that this
     process writes as partial files and commits through the one venue a ladder plays on; each
-    record, then its folder once it is renamed, are flushed before its row is written (the OS's and SQLite's calls watched, in this
-    process, which serves the contest with its hosted versions on a real local cluster)."""
+    record, then its folder once it is renamed, are flushed before its row is written (the OS's
+    and SQLite's calls watched in this process, which serves the contest with its hosted
+    versions on a real local cluster)."""
     db, _, _ = _contest(tmp_path)
     records = tmp_path / "contest-records"
     calls: list[tuple[str, str]] = []
