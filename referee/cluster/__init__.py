@@ -39,10 +39,9 @@ def on_cluster(config: LadderConfig, scheduler: str | None) -> LadderConfig:
     if scheduler is not None:
         if problem := check_scheduler(scheduler):
             raise ClusterError(f"--cluster {scheduler!r}: {problem}")
-        config = replace(
-            config, cluster=replace(config.cluster or ClusterConfig(), scheduler=scheduler)
-        )
-    if config.cluster is not None and config.cluster.scheduler:
+        cluster = replace(config.placement.cluster or ClusterConfig(), scheduler=scheduler)
+        config = replace(config, placement=replace(config.placement, cluster=cluster))
+    if config.placement.cluster is not None and config.placement.cluster.scheduler:
         require_dask()
     return config
 
@@ -50,14 +49,14 @@ def on_cluster(config: LadderConfig, scheduler: str | None) -> LadderConfig:
 def venue_for(config: LadderConfig) -> Venue | None:
     """The Dask cluster's venue when the ladder plays on one, else None (this machine): its
     files shipped as `[cluster]` says, and a batch that does not come back whole stops it."""
-    if config.cluster is None or not config.cluster.scheduler:
+    if config.placement.cluster is None or not config.placement.cluster.scheduler:
         return None
     require_dask()
     from referee.cluster.coordinator import ClusterVenue  # imports Dask
     from referee.cluster.failures import Stop
     from referee.cluster.ship import ShippedFiles
 
-    return ClusterVenue(ShippedFiles(), Stop(config.cluster.scheduler))
+    return ClusterVenue(ShippedFiles(), Stop(config.placement.cluster.scheduler))
 
 
 __all__ = ["INSTALL_HINT", "ClusterError", "on_cluster", "require_dask", "venue_for"]

@@ -200,7 +200,7 @@ class ClusterVenue:
         it has none left. Raises LadderError (or ClusterError) when the cluster cannot go on;
         what was committed stays. With `sigint`, Ctrl-C is a KeyboardInterrupt once the Dask
         client is closed (the batches running then finish on their workers, unused)."""
-        settings = config.cluster
+        settings = config.placement.cluster
         assert settings is not None and settings.scheduler
         address = settings.scheduler
 
@@ -322,9 +322,9 @@ class _Coordinator:
         client: Any,
         venue: ClusterVenue,
     ) -> None:
-        assert config.cluster is not None
+        assert config.placement.cluster is not None
         self.config = config
-        self.settings = config.cluster
+        self.settings = config.placement.cluster
         self.work = work
         self.observer = observer
         self.client = client

@@ -76,7 +76,8 @@ class HostedVersions:
             del self._packed[retired]
 
     async def start(self, client: Any, config: LadderConfig) -> Batch:
-        return Batch(0, VERSION, replace(config, cluster=None), (), root="")
+        placement = replace(config.placement, cluster=None)
+        return Batch(0, VERSION, replace(config, placement=placement), (), root="")
 
     def batch(self, template: Batch, number: int, matches: Sequence[ScheduledMatch]) -> Batch:
         """The batch's bots are its versions, each launched from its folder in the cache."""

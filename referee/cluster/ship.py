@@ -108,12 +108,12 @@ class ShippedFiles:
         self.logs = Path("logs")
 
     async def start(self, client: Any, config: LadderConfig) -> Batch:
-        settings = config.cluster
+        settings = config.placement.cluster
         assert settings is not None
-        self.logs = config.records / "logs"
+        self.logs = config.placement.records / "logs"
         if not settings.ship:
             return template(config, root=settings.root)
-        digest, data = await trio.to_thread.run_sync(pack, config.root, settings.ship)
+        digest, data = await trio.to_thread.run_sync(pack, config.placement.root, settings.ship)
         plugin = ShipFiles(digest, data)
         await call_asyncio(client.register_plugin(plugin, name=plugin.name))
         return template(config, shipped=digest)

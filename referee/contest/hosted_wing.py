@@ -31,7 +31,7 @@ from referee.hosted.qualify import QualifySettings
 from referee.hosted.roster import Roster
 from referee.hosted.store import VersionStore
 from referee.hosted.submitting import Submitting
-from referee.ladder.config import ClusterConfig, LadderConfig
+from referee.ladder.config import ClusterConfig, LadderConfig, Placement
 from referee.ladder.view import RefereeView
 from referee.local.limits import Limits
 from referee.local.sandbox import SandboxError, check_bwrap
@@ -142,14 +142,16 @@ class HostedWing:
             game=config.game,
             options=config.options,
             bots=(),
-            records=self.records,
             time_control=config.time_control,
             max_faults=config.max_faults,
             ponder=False,
-            sandbox=True,
-            runtime=config.runtime,
-            connect_timeout=self.pipeline.settings.qualify.startup_seconds,
-            cluster=ClusterConfig(scheduler=scheduler),
+            placement=Placement(
+                records=self.records,
+                sandbox=True,
+                runtime=config.runtime,
+                connect_timeout=self.pipeline.settings.qualify.startup_seconds,
+                cluster=ClusterConfig(scheduler=scheduler),
+            ),
         )
         self.cluster = ClusterTables(
             self.pipeline.store,
