@@ -22,7 +22,8 @@ from grpc_health.v1 import health_pb2
 from croupier.v1 import common_pb2, referee_pb2, referee_pb2_grpc
 from referee import transport
 from referee.contest import serving
-from referee.contest.serving import RECORD_FAILURE_PAUSE_SECONDS, ServeConfig, serve_matches
+from referee.contest.config import ServeConfig
+from referee.contest.serving import RECORD_FAILURE_PAUSE_SECONDS, serve_matches
 from referee.contest.tokens import TokenStore
 from referee.games import get_game
 from referee.games.base import parse_options

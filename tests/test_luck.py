@@ -84,7 +84,7 @@ def test_a_ladder_stores_corrections_and_commits_to_its_value_function(tmp_path:
     config = load(path)
     summary = transport.run(run_ladder, config)
     assert summary.complete
-    store = Store(config.database, create=False)
+    store = Store(config.placement.database, create=False)
     try:
         assert store.meta("luck_value") == value_digest("xix")
         results = store.results()
@@ -95,14 +95,16 @@ def test_a_ladder_stores_corrections_and_commits_to_its_value_function(tmp_path:
     assert all(row.margin is not None and row.corrected is not None for row in rows)
     margins = [row.margin or 0.0 for row in rows]
     assert margins == sorted(margins, reverse=True)  # order = "margin"
-    shown = runner.invoke(app, ["ladder", "standings", str(config.database), "--format", "json"])
+    shown = runner.invoke(
+        app, ["ladder", "standings", str(config.placement.database), "--format", "json"]
+    )
     assert shown.exit_code == 0, shown.output
     data = json.loads(shown.output)
     assert data["standings"][0]["corrected"] == rows[0].corrected
-    table = runner.invoke(app, ["ladder", "standings", str(config.database)])
+    table = runner.invoke(app, ["ladder", "standings", str(config.placement.database)])
     assert "luck-corrected" in table.output and "ordered by margin" in table.output
     # Another value function (a retuned V) may not resume the ladder.
-    with sqlite3.connect(config.database) as db:
+    with sqlite3.connect(config.placement.database) as db:
         db.execute("UPDATE meta SET value = 'xix-hand-0:1234' WHERE key = 'luck_value'")
     again = runner.invoke(app, ["ladder", "run", str(path), "--no-live"])
     assert again.exit_code != 0

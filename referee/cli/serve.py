@@ -18,7 +18,7 @@ from referee.clock_kind import ClockKind
 from referee.text import named
 
 if TYPE_CHECKING:
-    from referee.contest.serving import ServeConfig
+    from referee.contest.config import ServeConfig
     from referee.contest.settings import ServeSettings
     from referee.match.runner import MatchOutcome
 

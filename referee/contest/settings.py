@@ -15,7 +15,7 @@ from typing import Any
 
 from referee.addresses import LOOPBACK, check_tls_files, web_address
 from referee.clock_kind import ClockKind
-from referee.contest.serving import ServeConfig
+from referee.contest.config import ServeConfig
 from referee.errors import CroupierError
 from referee.games import get_game
 from referee.games.base import Game, parse_options

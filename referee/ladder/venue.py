@@ -114,4 +114,4 @@ def match_id(config: LadderConfig, number: int) -> str:
 
 
 def record_path(config: LadderConfig, number: int) -> Path:
-    return config.records / f"{match_id(config, number)}.jsonl"
+    return config.placement.records / f"{match_id(config, number)}.jsonl"
