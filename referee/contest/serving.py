@@ -24,6 +24,10 @@ from typing import TYPE_CHECKING
 
 import trio
 
+from referee.challenges.book import ChallengeBook
+from referee.challenges.desk import ChallengeCounter
+from referee.challenges.runner import ChallengeRunner, Share, Venue
+from referee.challenges.terms import ChallengeTerms
 from referee.contest.book import ContestBook
 from referee.contest.pairing import Pacing, choose_table, rematch_wait, seat_order
 from referee.contest.slots import CoreSlots, default_count
@@ -107,6 +111,9 @@ class ServeConfig:
     #: With `tokens`: a Dask scheduler (`tcp://host:8786`) whose workers play the hosted versions
     #: against each other (referee.contest.on_cluster) instead of this machine's slots.
     cluster: str | None = None
+    #: With hosted bots on this machine's slots: the organiser's rules for authors' challenges
+    #: (referee.challenges).
+    challenges: ChallengeTerms = field(default_factory=ChallengeTerms)
 
     @property
     def version_store(self) -> Path | None:
@@ -307,12 +314,48 @@ class _Referee:
             return contextlib.nullcontext()
         return self.hosted.match_output(bots, match_id)
 
+    def challenges(self, pipeline: Pipeline | None) -> ChallengeRunner | None:
+        """What plays authors' challenges in the hosted slots: none without hosted bots here
+        (no bubblewrap, or a cluster, whose workers play only the contest's own tables)."""
+        config, book = self.config, self.book
+        if pipeline is None or book is None or config.tokens is None or config.cluster is not None:
+            return None
+        revoked = self.accounts.revoked if self.accounts is not None else set
+        desk = ChallengeCounter(
+            ChallengeBook(config.tokens),
+            pipeline.store,
+            config.challenges,
+            rating=lambda bot: book.ratings.get(bot),
+            revoked=revoked,
+            frozen=lambda: config.freeze_submissions or book.frozen is not None,
+        )
+        assert self.records is not None
+
+        def ranked(outcome: MatchOutcome) -> None:
+            book.refresh_ratings()
+            self.view.notify()
+
+        venue = Venue(
+            config,
+            config.game,
+            config.options,
+            self.slots,
+            self.records,
+            pipeline.settings,
+            book,
+            self.live,
+            ranked,
+        )
+        return ChallengeRunner(desk, venue, Share(config.challenges.share, len(self.slots.cores)))
+
     async def serve(self, on_listening: Callable[[int], None], stop: trio.Event) -> None:
         config = self.config
         desk = self.desk()
         pipeline = self.pipeline(desk)
+        runner = self.challenges(pipeline)
+        counter = runner.desk if runner is not None else None
         async with (
-            serve(self.lobby, config.settings, self.live, self.control, desk) as port,
+            serve(self.lobby, config.settings, self.live, self.control, desk, counter) as port,
             trio.open_nursery() as aux,
         ):
             await aux.start(_stop_on_signals, stop)  # before anyone is told where it listens
@@ -320,6 +363,8 @@ class _Referee:
                 await aux.start(pipeline.run)
                 if config.cluster is None:
                     await aux.start(self.roster(pipeline, port).run)
+                if runner is not None:
+                    await aux.start(runner.run)
             on_listening(port)
             if self.accounts is not None:
                 aux.start_soon(_enforce_revocations, self.accounts, self.lobby, self.view.revoked)
