@@ -13,18 +13,20 @@ from pathlib import Path
 import grpc
 import pytest
 import trio
+from typer.testing import CliRunner
 
 from croupier.v1 import challenges_pb2 as pb
 from croupier.v1 import challenges_pb2_grpc
 from referee import transport
-from referee.challenges.book import ChallengeBook
 from referee.challenges.terms import ChallengeTerms
+from referee.cli import app
 from referee.contest.serving import ServeConfig, serve_matches
 from referee.contest.tokens import TokenStore
 from referee.games import get_game
 from referee.games.base import parse_options
 from referee.hosted.store import VersionStore, beside
 from referee.ladder.store import Store
+from referee.ladder.verify import standings_of
 from referee.match.clock import TimeControl
 from tests.challenge_helpers import add_bot
 
@@ -60,6 +62,13 @@ class Contest:
                 if answer.challenge.state == pb.CHALLENGE_STATE_ENDED:
                     return answer.challenge
                 await trio.sleep(0.2)
+
+    def rated_above(self, a: str, b: str) -> bool:
+        """Whether the standings rate `a`'s version above `b`'s."""
+        rows = {row.bot.split("@")[0]: row for row in standings_of(self.folder / "contest.db").rows}
+        if a not in rows or b not in rows or rows[a].rating is None or rows[b].rating is None:
+            return False
+        return rows[a].rating > rows[b].rating
 
     def ranked_matches(self) -> list[str]:
         store = Store(self.folder / "contest.db", create=False)
@@ -115,36 +124,137 @@ def run_contest(
     return contest
 
 
-QUICK = ChallengeTerms(share=0.9, elo0=0, elo1=100, max_deals=60, default_deals=40)
+QUICK = ChallengeTerms(share=0.9, elo0=0, elo1=100, max_deals=60, default_deals=40, per_pair=2)
+
+
+def verified(database: Path) -> str:
+    """`croupier ladder verify` on the contest's database: its output, having passed."""
+    result = CliRunner().invoke(app, ["ladder", "verify", str(database), "--no-cache"])
+    assert result.exit_code == 0, result.output
+    return result.output
 
 
 def test_the_heuristic_beats_its_noisy_copy_and_standings_ignore_unranked(tmp_path: Path) -> None:
-    found: dict[str, pb.Challenge] = {}
+    seen: dict[str, object] = {}
 
     async def scenario(contest: Contest) -> None:
         asked = await contest.call(
             "alice", "CreateChallenge", pb.CreateChallengeRequest(opponent="bob")
         )
         assert isinstance(asked, pb.CreateChallengeResponse)
-        before = set(contest.ranked_matches())
-        found["h1"] = await contest.until_ended("alice", asked.challenge.id)
-        after = set(contest.ranked_matches())
-        found["new_ranked"] = pb.Challenge(match_ids=sorted(after - before))
+        assert asked.challenge.state == pb.CHALLENGE_STATE_QUEUED
+        seen["decided"] = await contest.until_ended("alice", asked.challenge.id)
+        seen["contest"] = contest.ranked_matches()
 
     contest = run_contest(tmp_path, scenario, {"alice": None, "bob": 0.6}, QUICK)
-    decided = found["h1"]
+    decided = seen["decided"]
+    assert isinstance(decided, pb.Challenge)
     assert decided.outcome == pb.CHALLENGE_OUTCOME_BETTER, decided.reason
-    assert decided.deals_played <= QUICK.max_deals
-    assert "H1 accepted" in decided.summary
-    # Unranked: its matches are in the challenge tables alone, none in the standings.
-    assert not any("challenge" in m for m in found["new_ranked"].match_ids)
-    assert decided.match_ids and all(m.startswith("challenge-") for m in decided.match_ids)
-    book = ChallengeBook(contest.folder / "contest.db")
+    assert decided.deals_played <= QUICK.default_deals and decided.llr >= decided.upper
+    assert decided.summary.startswith(f"alice@{contest.versions['alice'][:12]} vs bob@")
+    assert "H1 accepted after" in decided.summary, decided.summary
+    # Each deal played in both rotations, every match a challenge's own, none in the contest.
+    assert len(decided.match_ids) >= 2 * decided.deals_played
+    assert all(m.startswith("challenge-") for m in decided.match_ids)
+    contest_matches = seen["contest"]
+    assert isinstance(contest_matches, list)
+    assert not any("challenge" in m for m in contest_matches)
+    standings = standings_of(contest.folder / "contest.db")
+    assert sum(row.matches for row in standings.rows) <= 2 * len(ranked_after(contest))
+    output = verified(contest.folder / "contest.db")
+    assert f"{len(ranked_after(contest)) + len(decided.match_ids)} matches" in output, output
+
+
+def ranked_after(contest: Contest) -> list[str]:
+    return contest.ranked_matches()
+
+
+async def refused(
+    contest: Contest, account: str, request: pb.CreateChallengeRequest
+) -> grpc.RpcError:
+    """The refusal of `request` (it must be refused)."""
     try:
-        (stored,) = book.every()
-        assert (
-            len([m for m in book.matches(stored) if m.rows is not None]) == 2 * stored.played
-            or True
+        await contest.call(account, "CreateChallenge", request)
+    except grpc.RpcError as error:
+        return error
+    raise AssertionError(f"{request} was not refused")
+
+
+def test_limits_equal_strength_and_a_ranked_challenge_downward(tmp_path: Path) -> None:
+    seen: dict[str, object] = {}
+
+    async def scenario(contest: Contest) -> None:
+        ask = pb.CreateChallengeRequest
+        for request, code, words in (
+            (
+                ask(opponent="bob", deals=10**9),
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                "deals per challenge",
+            ),
+            (
+                ask(opponent="bob", elo0=10, elo1=5),
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "cannot decide",
+            ),
+            (ask(opponent="bob", alpha=0.7), grpc.StatusCode.INVALID_ARGUMENT, "alpha and beta"),
+            (ask(opponent="alice"), grpc.StatusCode.FAILED_PRECONDITION, "would loop"),
+            (ask(opponent="nobody"), grpc.StatusCode.NOT_FOUND, "no account 'nobody'"),
+            (ask(opponent="bob@000000"), grpc.StatusCode.NOT_FOUND, "active version"),
+        ):
+            error = await refused(contest, "alice", request)
+            assert error.code() == code and words in (error.details() or ""), error
+        # Equal strength: the heuristic against itself (another version of it) never decides H1.
+        equal = await contest.call("alice", "CreateChallenge", ask(opponent="carol", deals=6))
+        assert isinstance(equal, pb.CreateChallengeResponse)
+        # The limit per pair: two in flight between alice and bob, a third refused.
+        first = await contest.call("alice", "CreateChallenge", ask(opponent="bob"))
+        await contest.call("bob", "CreateChallenge", ask(opponent="alice"))
+        error = await refused(contest, "alice", ask(opponent="bob"))
+        assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, error
+        assert "challenges per pair" in (error.details() or ""), error
+        assert isinstance(first, pb.CreateChallengeResponse)
+        await contest.call(
+            "alice", "CancelChallenge", pb.CancelChallengeRequest(id=first.challenge.id)
         )
-    finally:
-        book.close()
+        seen["cancelled"] = await contest.until_ended("alice", first.challenge.id)
+        seen["equal"] = await contest.until_ended("alice", equal.challenge.id)
+        # Ranked downward: once alice is rated above bob, her ranked challenge waits for him.
+        with trio.fail_after(120):
+            while not contest.rated_above("alice", "bob"):
+                await trio.sleep(0.5)
+        down = await contest.call(
+            "alice", "CreateChallenge", ask(opponent="bob", ranked=True, deals=3)
+        )
+        assert isinstance(down, pb.CreateChallengeResponse)
+        seen["waiting"] = down.challenge
+        await trio.sleep(1.5)  # the runner looks twice a second: a waiting one is never played
+        still = await contest.call(
+            "alice", "GetChallenge", pb.GetChallengeRequest(id=down.challenge.id)
+        )
+        assert isinstance(still, pb.GetChallengeResponse)
+        assert still.challenge.state == pb.CHALLENGE_STATE_WAITING, still
+        await contest.call(
+            "bob", "AnswerChallenge", pb.AnswerChallengeRequest(id=down.challenge.id, accept=True)
+        )
+        seen["ranked"] = await contest.until_ended("alice", down.challenge.id)
+        seen["contest"] = contest.ranked_matches()
+
+    run = run_contest(tmp_path, scenario, {"alice": None, "bob": 0.6, "carol": None}, QUICK)
+    cancelled = seen["cancelled"]
+    assert isinstance(cancelled, pb.Challenge)
+    assert cancelled.outcome == pb.CHALLENGE_OUTCOME_UNDECIDED
+    assert "cancelled by its author" in cancelled.reason
+    equal = seen["equal"]
+    assert isinstance(equal, pb.Challenge)
+    assert equal.outcome in (pb.CHALLENGE_OUTCOME_UNDECIDED, pb.CHALLENGE_OUTCOME_NOT_BETTER)
+    waiting = seen["waiting"]
+    assert isinstance(waiting, pb.Challenge)
+    assert waiting.state == pb.CHALLENGE_STATE_WAITING and "consent" in waiting.reason
+    ranked = seen["ranked"]
+    assert isinstance(ranked, pb.Challenge)
+    assert ranked.match_ids and all(m.startswith("ranked-challenge-") for m in ranked.match_ids)
+    contest_matches = seen["contest"]
+    assert isinstance(contest_matches, list)
+    assert set(ranked.match_ids) <= set(contest_matches)  # ranked: counted in the standings
+    assert not set(equal.match_ids) & set(contest_matches)
+    verified(run.folder / "contest.db")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import enum
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -386,7 +387,7 @@ class ChallengeBook:
         seconds: float,
     ) -> None:
         """The match committed: its record (already in its final place) and its rows."""
-        where = str(record.resolve())
+        where = os.path.relpath(record.resolve(), self.path.resolve().parent)
         with self._transaction() as db:
             db.execute(
                 "UPDATE challenge_matches SET record = ?, record_sha256 = ?, rows = ?, "
@@ -424,7 +425,7 @@ class ChallengeBook:
                     scheduled,
                     id,
                     number,
-                    Path(record) if record is not None else None,
+                    self.path.parent / record if record is not None else None,
                     digest,
                     rows_of(held) if held is not None else None,
                 )
