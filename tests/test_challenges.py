@@ -66,9 +66,10 @@ class Contest:
     def rated_above(self, a: str, b: str) -> bool:
         """Whether the standings rate `a`'s version above `b`'s."""
         rows = {row.bot.split("@")[0]: row for row in standings_of(self.folder / "contest.db").rows}
-        if a not in rows or b not in rows or rows[a].rating is None or rows[b].rating is None:
+        ours, theirs = rows.get(a), rows.get(b)
+        if ours is None or theirs is None or ours.rating is None or theirs.rating is None:
             return False
-        return rows[a].rating > rows[b].rating
+        return ours.rating > theirs.rating
 
     def ranked_matches(self) -> list[str]:
         store = Store(self.folder / "contest.db", create=False)
