@@ -19,10 +19,10 @@ import pytest
 from referee.contest.tokens import TokenStore
 from referee.hosted.store import VersionStore, beside
 from tests.challenge_helpers import add_bot
+from tests.hosted_helpers import previous_submissions_stubs
 from tests.pipes import drain
 
 CROUPIER = str(Path(sys.executable).parent / "croupier")
-SUBMISSIONS_PROTO = "croupier/v1/submissions.proto"
 
 pytestmark = pytest.mark.usefixtures("bubblewrap")
 
@@ -143,16 +143,8 @@ def test_a_client_of_the_previous_release_s_stubs_is_unaffected(tmp_path: Path) 
     """Challenges are a service of their own: stubs generated from the previous release's
     submissions.proto (tests/data/submissions-v1.binpb) list versions on a referee that serves
     it, and the new service is there beside it."""
-    from grpc_tools import protoc
-
     tokens = prepared(tmp_path, {"alice": None})
-    stubs = tmp_path / "stubs"
-    stubs.mkdir()
-    v1 = Path(__file__).parent / "data" / "submissions-v1.binpb"
-    arguments = ["protoc", f"--descriptor_set_in={v1}", f"--python_out={stubs}"]
-    assert protoc.main([*arguments, f"--grpc_python_out={stubs}", SUBMISSIONS_PROTO]) == 0
-    for package in (stubs / "croupier", stubs / "croupier" / "v1"):
-        (package / "__init__.py").write_text("")
+    stubs = previous_submissions_stubs(tmp_path / "stubs")
     script = (
         "import sys, grpc\n"
         "from croupier.v1 import submissions_pb2 as pb, submissions_pb2_grpc as rpc\n"

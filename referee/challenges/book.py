@@ -178,6 +178,31 @@ def match_id(challenge: int, deal: int, rotation: int, ranked: bool) -> str:
     return f"{head}-{challenge:05d}-{deal:04d}-{rotation}"
 
 
+def scheduled(
+    challenge: int,
+    deal: int,
+    rotation: int,
+    seed: int,
+    bots: Sequence[str],
+    sides: Sequence[int],
+    entrants: Sequence[str] = (),
+) -> ScheduledMatch:
+    """A challenge's match as the statistics and the verifier see it: deal `deal` of the
+    challenge (its SPRT pairs a deal's rotations) in the table numbered as the challenge. It has
+    no place in the contest's schedule, so no number of its own there (0)."""
+    return ScheduledMatch(
+        number=0,
+        round=1,
+        table=challenge,
+        deal=deal,
+        rotation=rotation,
+        seed=seed,
+        bots=tuple(bots),
+        sides=tuple(sides),
+        entrants=tuple(entrants),
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class ChallengeMatch:
     """A match of a challenge: its schedule, and once committed its record and rows."""
@@ -408,21 +433,13 @@ class ChallengeBook:
         found = []
         entrants = (challenge_entrant(challenge), opponent_entrant(challenge))
         for deal, rotation, number, id, seed, bots, sides, record, digest, held in rows:
-            scheduled = ScheduledMatch(
-                number=deal * 16 + rotation,
-                round=1,
-                table=challenge.id,
-                deal=deal,
-                rotation=rotation,
-                seed=seed,
-                bots=tuple(json.loads(bots)),
-                sides=tuple(json.loads(sides)),
-                entrants=entrants,
+            match = scheduled(
+                challenge.id, deal, rotation, seed, json.loads(bots), json.loads(sides), entrants
             )
             found.append(
                 ChallengeMatch(
                     challenge.id,
-                    scheduled,
+                    match,
                     id,
                     number,
                     self.path.parent / record if record is not None else None,

@@ -41,6 +41,7 @@ from referee.challenges.book import (
     deal_key,
     match_id,
     opponent_entrant,
+    scheduled,
 )
 from referee.challenges.decision import Decision, decide, summary
 from referee.challenges.desk import ChallengeCounter
@@ -374,18 +375,8 @@ class ChallengeRunner:
             final = venue.records / f"{mid}.jsonl"
         else:
             final = venue.records / "challenges" / f"{mid}.jsonl"
-        scheduled = ScheduledMatch(
-            number=deal * 16 + rotation,
-            round=1,
-            table=challenge.id,
-            deal=deal,
-            rotation=rotation,
-            seed=seed,
-            bots=bots,
-            sides=sides,
-            entrants=names,
-        )
-        await trio.to_thread.run_sync(self.book.seat, challenge.id, scheduled, number, mid)
+        match = scheduled(challenge.id, deal, rotation, seed, bots, sides, names)
+        await trio.to_thread.run_sync(self.book.seat, challenge.id, match, number, mid)
         final.parent.mkdir(parents=True, exist_ok=True)
         partial = partial_path(final)
         # Never committed (the referee stopped before): played again from the start.
@@ -423,7 +414,7 @@ class ChallengeRunner:
             venue.on_ranked(committed)
         else:
             record, digest = await trio.to_thread.run_sync(commit_record, partial)
-        rows = Rows.of(scheduled, outcome.result, outcome.faults, outcome.luck)
+        rows = Rows.of(match, outcome.result, outcome.faults, outcome.luck)
         await trio.to_thread.run_sync(
             lambda: self.book.commit(challenge.id, deal, rotation, record, digest, rows, seconds)
         )

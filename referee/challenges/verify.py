@@ -13,9 +13,8 @@ import json
 import sqlite3
 from pathlib import Path
 
-from referee.challenges.book import deal_key, rows_of
+from referee.challenges.book import deal_key, rows_of, scheduled
 from referee.databases import open_read_only
-from referee.ladder.model import ScheduledMatch
 from referee.ladder.schedule import derive_seed
 from referee.ladder.verify import RecordCheck
 
@@ -47,17 +46,7 @@ def challenge_checks(database: Path, replay: bool) -> tuple[list[RecordCheck], l
             if number not in contest:
                 problems.append(f"{id}: a ranked challenge's match the contest never committed")
             continue
-        match = ScheduledMatch(
-            number=0,
-            round=1,
-            table=challenge,
-            deal=deal,
-            rotation=rotation,
-            seed=seed,
-            bots=tuple(json.loads(bots)),
-            sides=tuple(json.loads(sides)),
-            entrants=(),
-        )
+        match = scheduled(challenge, deal, rotation, seed, json.loads(bots), json.loads(sides))
         path = database.parent / record
         checks.append(RecordCheck(id, path, digest, str(seed), replay, False, match, rows_of(held)))
     return checks, problems
