@@ -29,6 +29,7 @@ from croupier.v1 import challenges_pb2 as pb
 from referee import transport
 from referee.challenges.terms import ChallengeTerms
 from referee.contest.serving import ServeConfig, serve_matches
+from referee.contest.slots import default_count
 from referee.contest.tokens import TokenStore
 from referee.games import get_game
 from referee.games.base import parse_options
@@ -90,6 +91,7 @@ def main() -> None:
             challenges=terms,
         )
         phases: list[tuple[bool, float, int, int, float]] = []
+        slots = default_count(game.seat_count(config.options), sorted(os.sched_getaffinity(0)))
 
         async def run() -> None:
             stop = trio.Event()
@@ -126,7 +128,7 @@ def main() -> None:
             for name, id in asked:
                 with Challenger(address, tokens[name]) as author:
                     await trio.to_thread.run_sync(author.cancel, id)
-            share = (seconds1 - seconds0) / took
+            share = (seconds1 - seconds0) / took / slots
             return challenging, took, ranked1 - ranked0, played1 - played0, share
 
         transport.run(run)
@@ -134,7 +136,7 @@ def main() -> None:
         kind = "with challenges   " if challenging else "without challenges"
         print(
             f"{kind}: {ranked} ranked matches in {took:.0f} s ({60 * ranked / took:.1f}/min), "
-            f"{played} challenge matches, challenges held {share:.0%} of the slot's time"
+            f"{played} challenge matches, challenges held {share:.0%} of the slots' time"
         )
     rate = {
         kind: sum(r for c, _, r, _, _ in phases if c is kind)
@@ -143,7 +145,7 @@ def main() -> None:
     }
     print(
         f"ranked rate with challenges / without: {rate[True] / rate[False]:.2f} "
-        f"(share {args.share:.2f}); load average {os.getloadavg()[0]:.1f}"
+        f"(share {args.share:.2f}, {slots} hosted slots); load average {os.getloadavg()[0]:.1f}"
     )
 
 

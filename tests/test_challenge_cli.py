@@ -5,14 +5,18 @@ built from the previous release's stubs is unaffected by the new service."""
 
 from __future__ import annotations
 
+import json
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,6 +42,8 @@ elo0 = 0
 elo1 = 100
 default_deals = 40
 max_deals = 60
+[web]
+port = 0
 """
 
 
@@ -58,12 +64,15 @@ def prepared(folder: Path, bots: dict[str, float | None]) -> dict[str, str]:
 
 @contextmanager
 def serving(folder: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`croupier serve contest.toml`; its address (and its site's, in `folder / "site"`)."""
     serve = subprocess.Popen(
         [CROUPIER, "serve", str(folder / "contest.toml")], stdout=subprocess.PIPE, cwd=folder
     )
     assert serve.stdout is not None
     while b"croupier referee" not in (line := serve.stdout.readline()):
         assert line, "the referee stopped before it listened"
+        if line.startswith(b"contest web site on "):
+            (folder / "site").write_text(line.decode().split()[-1])
     port = line.decode().split(":")[-1].split()[0]
     drain(serve.stdout)
     try:
@@ -106,6 +115,29 @@ def test_wait_exits_with_the_verdict_and_a_refusal_names_its_limit(tmp_path: Pat
         assert listed.returncode == 0 and "better" in listed.stdout, listed.stdout
         shown = croupier("challenge", "show", "1", "--to", address, "--token", tokens["bob"])
         assert shown.returncode == 0 and "alice@" in shown.stdout, shown.stdout  # the opponent
+        site = (tmp_path / "site").read_text()
+        # The site: alice's own challenges to her token alone, none of them public (unranked);
+        # her bot page counts her versions and challenges (selection honesty).
+        everyone = fetch(f"{site}/api/v1/challenges")
+        assert everyone == {"decided_ranked": []}, everyone
+        hers = fetch(f"{site}/api/v1/challenges", tokens["alice"])
+        assert [c["outcome"] for c in hers["own"]] == ["better"], hers
+        page = fetch(f"{site}/api/bots/alice")
+        assert (page["versions_tried"], page["challenges"]) == (1, 1), page
+        standings = fetch(f"{site}/api/v1/standings")
+        assert {r["account"]: r["versions_tried"] for r in standings["standings"]} == {
+            "alice": 1,
+            "bob": 1,
+        }
+        with pytest.raises(urllib.error.HTTPError, match="401"):
+            fetch(f"{site}/api/v1/challenges", "not a token")
+
+
+def fetch(url: str, token: str | None = None) -> Any:
+    """A JSON answer of the site (with an account's token, if given)."""
+    headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
+    with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=30) as got:
+        return json.loads(got.read())
 
 
 def test_a_referee_killed_mid_challenge_resumes_it_and_counts_nothing_twice(

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from referee import private
 from referee.challenges.terms import Consent
-from referee.databases import open_database
+from referee.databases import open_database, open_read_only
 from referee.hosted.store import SHORT_ID
 from referee.ladder.model import MatchResult, ScheduledMatch
 from referee.ladder.store import FaultRow, Rows, SeatRow
@@ -494,3 +494,18 @@ def challenge_entrant(challenge: Challenge) -> str:
 
 def opponent_entrant(challenge: Challenge) -> str:
     return f"{challenge.opponent}@{challenge.opponent_version[:SHORT_ID]}"
+
+
+def read_challenges(database: Path) -> list[Challenge]:
+    """Every challenge in the contest's database, read-only (the site and the organiser's reads
+    never change it nor wait on the referee's writes); none in a database without the tables."""
+    if not database.is_file():
+        return []
+    db = open_read_only(database)
+    try:
+        rows = db.execute(f"SELECT {_COLUMNS} FROM challenges ORDER BY id").fetchall()
+    except sqlite3.OperationalError:  # no challenge table yet
+        return []
+    finally:
+        db.close()
+    return [_challenge(row) for row in rows]

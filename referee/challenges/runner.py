@@ -190,27 +190,30 @@ class ChallengeRunner:
                     await trio.sleep(POLL_SECONDS)
 
     async def _run_one(self, challenge: Challenge) -> None:
+        """Play `challenge` to its end and store how it ended; it stays in `running` until
+        then, so the poll never starts it twice."""
         began = time.monotonic()
         try:
-            outcome, why = await self._play(challenge)
-        except _Ended as ended:
-            outcome, why = Outcome.UNDECIDED, str(ended)
+            try:
+                outcome, why = await self._play(challenge)
+            except _Ended as ended:
+                outcome, why = Outcome.UNDECIDED, str(ended)
+            current = await trio.to_thread.run_sync(self.book.get, challenge.id)
+            decision = await trio.to_thread.run_sync(self._decision, current)
+            text = summary(current, decision, str(outcome), time.monotonic() - began)
+            await trio.to_thread.run_sync(
+                lambda: self.book.set_state(
+                    challenge.id,
+                    State.ENDED,
+                    outcome=str(outcome),
+                    reason=why,
+                    summary=text,
+                    played=decision.deals,
+                    llr=decision.llr,
+                )
+            )
         finally:
             self.running.discard(challenge.id)
-        current = await trio.to_thread.run_sync(self.book.get, challenge.id)
-        decision = await trio.to_thread.run_sync(self._decision, current)
-        text = summary(current, decision, str(outcome), time.monotonic() - began)
-        await trio.to_thread.run_sync(
-            lambda: self.book.set_state(
-                challenge.id,
-                State.ENDED,
-                outcome=str(outcome),
-                reason=why,
-                summary=text,
-                played=decision.deals,
-                llr=decision.llr,
-            )
-        )
         log.info("challenge ended", extra={"challenge": challenge.id, "result": text, "why": why})
 
     def _decision(self, challenge: Challenge) -> Decision:
@@ -246,6 +249,8 @@ class ChallengeRunner:
                 nursery.start_soon(self._supervise, name, process, done, crashed, nursery)
             try:
                 result = await self._deals(challenge, names, identities)
+            except _Ended as ended:  # inside the nursery: it would come out in a group
+                result = Outcome.UNDECIDED, str(ended)
             finally:
                 done.set()
                 for identity in identities.values():
@@ -389,7 +394,6 @@ class ChallengeRunner:
         seats_of = [identities[bot] for bot in bots]
         timeout = venue.settings.qualify.startup_seconds
         sessions = await take_sessions(self.lobby, seats_of, timeout, late)
-        began = trio.current_time()
         try:
             async with (
                 self.share.turn(),
@@ -397,12 +401,13 @@ class ChallengeRunner:
                 self._output(challenge, mid),
                 seated(sessions, self.lobby, names=bots) as seats,
             ):
+                began = trio.current_time()  # its slot's time, not its wait for one
                 outcome = await play_match(
                     venue.rules, seats, seed=seed, match_id=mid, record=partial, live=venue.live
                 )
+                seconds = trio.current_time() - began
         except RecordWriteError as error:
             raise _Ended(f"its record cannot be written: {error}") from None
-        seconds = trio.current_time() - began
         if outcome.result.termination == common_pb2.TERMINATION_ABORTED:  # never committed
             raise _Ended("a match was aborted (the referee is shutting down)")
         if contest_match is not None:
