@@ -32,14 +32,41 @@ if __name__ == "__main__":
 '''
 
 
+#: A bot that crashes at its first decision.
+CRASHER = '''"""Connects, then dies at its first decision."""
+import os
+
+import croupier
+from croupier.bots import XixHeuristicBot
+
+
+class Crasher(XixHeuristicBot):
+    name = "xix-crasher"
+
+    def act(self, request):
+        os._exit(3)
+
+
+if __name__ == "__main__":
+    croupier.run(Crasher)
+'''
+
+
+#: The `noise` of a version that crashes at its first decision.
+CRASHES = -1.0
+
+
 def add_bot(store: VersionStore, account: str, noise: float | None, tag: str) -> VersionId:
-    """A qualified, active version of `account`: the heuristic (`noise` None) or its noisy copy;
-    `tag` makes its contents, so its id, its own."""
+    """A qualified, active version of `account`: the heuristic (`noise` None), its noisy copy,
+    or with CRASHES one that crashes at its first decision; `tag` makes its contents, so its
+    id, its own."""
     into = store.incoming()
     unpack(EXAMPLE, into, ArchiveLimits())
     run = "{python} xix_heuristic.py" if noise is None else "{python} noisy.py"
     if noise is not None:
         (into / "noisy.py").write_text(NOISY.replace("{noise}", repr(noise)))
+    if noise is not None and noise < 0:  # CRASHES
+        (into / "noisy.py").write_text(CRASHER)
     (into / "bot.toml").write_text(
         f'name = "{tag}"\nlanguage = "python"\ngames = ["xix"]\nrun = "{run}"\n# {tag}\n'
     )

@@ -18,17 +18,18 @@ from typer.testing import CliRunner
 from croupier.v1 import challenges_pb2 as pb
 from croupier.v1 import challenges_pb2_grpc
 from referee import transport
+from referee.challenges.book import ChallengeBook
 from referee.challenges.terms import ChallengeTerms
 from referee.cli import app
 from referee.contest.serving import ServeConfig, serve_matches
 from referee.contest.tokens import TokenStore
 from referee.games import get_game
 from referee.games.base import parse_options
-from referee.hosted.store import VersionStore, beside
+from referee.hosted.store import VersionId, VersionStore, beside
 from referee.ladder.store import Store
 from referee.ladder.verify import standings_of
 from referee.match.clock import TimeControl
-from tests.challenge_helpers import add_bot
+from tests.challenge_helpers import CRASHES, add_bot
 
 pytestmark = pytest.mark.usefixtures("bubblewrap")
 
@@ -70,6 +71,14 @@ class Contest:
         if ours is None or theirs is None or ours.rating is None or theirs.rating is None:
             return False
         return ours.rating > theirs.rating
+
+    def committed(self, id: int) -> list[str]:
+        """The ids of challenge `id`'s committed matches."""
+        book = ChallengeBook(self.folder / "contest.db")
+        try:
+            return [m.match_id for m in book.matches(book.get(id)) if m.rows is not None]
+        finally:
+            book.close()
 
     def ranked_matches(self) -> list[str]:
         store = Store(self.folder / "contest.db", create=False)
@@ -259,3 +268,39 @@ def test_limits_equal_strength_and_a_ranked_challenge_downward(tmp_path: Path) -
     assert set(ranked.match_ids) <= set(contest_matches)  # ranked: counted in the standings
     assert not set(equal.match_ids) & set(contest_matches)
     verified(run.folder / "contest.db")
+
+
+def test_a_crashing_version_and_a_withdrawn_one_end_their_challenges_with_the_reason(
+    tmp_path: Path,
+) -> None:
+    """A version that crashes at its first decision is launched once again, then its
+    challenge ends saying so; a version withdrawn mid-challenge ends its challenge after the
+    match in hand; what was played of each stays committed."""
+    seen: dict[str, pb.Challenge] = {}
+
+    async def scenario(contest: Contest) -> None:
+        ask = pb.CreateChallengeRequest
+        crashing = await contest.call("alice", "CreateChallenge", ask(opponent="bob"))
+        assert isinstance(crashing, pb.CreateChallengeResponse)
+        seen["crashing"] = await contest.until_ended("alice", crashing.challenge.id)
+        long = await contest.call("alice", "CreateChallenge", ask(opponent="carol", deals=60))
+        assert isinstance(long, pb.CreateChallengeResponse)
+        with trio.fail_after(120):
+            while not contest.committed(long.challenge.id):
+                await trio.sleep(0.1)
+        store = VersionStore(beside(contest.folder / "contest.db"))
+        try:
+            store.withdraw("alice", VersionId(contest.versions["alice"]))
+        finally:
+            store.close()
+        seen["withdrawn"] = await contest.until_ended("alice", long.challenge.id)
+
+    contest = run_contest(tmp_path, scenario, {"alice": None, "bob": CRASHES, "carol": None}, QUICK)
+    crashing = seen["crashing"]
+    assert crashing.outcome == pb.CHALLENGE_OUTCOME_UNDECIDED, crashing
+    assert "could not be kept running" in crashing.reason, crashing.reason
+    withdrawn = seen["withdrawn"]
+    assert withdrawn.outcome == pb.CHALLENGE_OUTCOME_UNDECIDED, withdrawn
+    assert "your version" in withdrawn.reason and "withdrawn" in withdrawn.reason, withdrawn
+    assert withdrawn.match_ids  # what it played is kept
+    verified(contest.folder / "contest.db")
