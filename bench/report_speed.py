@@ -23,8 +23,8 @@ from referee import transport
 from referee.ladder import load, run_ladder
 from referee.ladder.report import PAGES, rating_points, write_report
 from referee.ladder.schedule import entrants, tables
-from referee.ladder.standings import from_store
-from referee.ladder.store import Store
+from referee.ratings.standings import from_store
+from referee.results.database import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 

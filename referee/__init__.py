@@ -9,10 +9,12 @@ import-linter, see docs/architecture.md):
     `cluster`                             ladders and hosted matches on Dask
     `hosted`                              authors' uploads: built, qualified, kept
     `doctor`                              bot checks (and qualification's)
-    `ladder`                              schedules, ratings, SQLite, the ladder runner
+    `ladder`                              schedules, the ladder runner, its report
     `local` | `viewer`                    launched bot processes and `croupier match`; replays
     `transport`                           gRPC (the only package that imports grpc)
     `match`                               one match: runner, seats, sessions, clocks, records
+    `ratings`                             rating methods, standings, SPRT, margins
+    `results`                             the database every competition keeps
     `games`                               pure game engines
     `tomlfile` | `addresses`              the reader of ladder and contest files; where a
                                           server may listen in plaintext

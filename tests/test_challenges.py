@@ -26,9 +26,9 @@ from referee.contest.tokens import TokenStore
 from referee.games import get_game
 from referee.games.base import parse_options
 from referee.hosted.store import VersionId, VersionStore, beside
-from referee.ladder.store import Store
 from referee.ladder.verify import standings_of
 from referee.match.clock import TimeControl
+from referee.results.database import Store
 from tests.challenge_helpers import CRASHES, add_bot
 
 pytestmark = pytest.mark.usefixtures("bubblewrap")

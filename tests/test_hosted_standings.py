@@ -28,7 +28,7 @@ import pytest
 from referee.contest.tokens import TokenStore
 from referee.hosted.current import Entrant, entrants, split, to_dict
 from referee.hosted.store import SHORT_ID, Listing, Version, VersionId, VersionStatus
-from referee.ladder.standings import Plan, Row, Standings
+from referee.ratings.standings import Plan, Row, Standings
 from tests.hosted_helpers import network_bot
 from tests.pipes import drain
 from tests.test_hosted_play import CROUPIER, EXAMPLE, wait_for

@@ -27,8 +27,8 @@ from referee import transport
 from referee.cli import app
 from referee.ladder import load, run_ladder, verify_ladder
 from referee.ladder.config import LadderConfig, parse
-from referee.ladder.store import Store
 from referee.match.records import read_all
+from referee.results.database import Store
 from tests.cluster_helpers import committed
 
 ROOT = Path(__file__).resolve().parent.parent

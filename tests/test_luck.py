@@ -19,12 +19,12 @@ from typer.testing import CliRunner
 from referee import transport
 from referee.cli import app
 from referee.ladder import load, run_ladder
-from referee.ladder.margins import bot_margins
-from referee.ladder.model import MatchResult
-from referee.ladder.standings import Plan, compute
-from referee.ladder.store import Finished, Store
 from referee.match.luck import value_digest
 from referee.match.replay import verify
+from referee.ratings.margins import bot_margins
+from referee.ratings.standings import Plan, compute
+from referee.results.database import Finished, Store
+from referee.results.matches import MatchResult
 from tests.records_helpers import record_xix_match
 from tests.test_head_to_head import played
 from tests.test_ladder_run import HEURISTIC, RANDOM, xix_ladder
@@ -210,7 +210,7 @@ def test_an_sprt_on_the_corrected_margin_decides_and_says_so(tmp_path: Path) -> 
 
 
 def test_the_margin_sprt_by_hand() -> None:
-    from referee.ladder.ratings import Sprt, sprt
+    from referee.ratings.sprt import Sprt, sprt
 
     test = Sprt(0.0, 2.0, on="margin")
     assert sprt(test, [3.0]).verdict is None  # one unit: no variance yet

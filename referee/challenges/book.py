@@ -6,7 +6,7 @@ record's hash and its result's rows, in one transaction when it is committed) an
 `challenge_consent` (what each account answers ranked challenges from above).
 
 An unranked challenge's matches live in these tables alone: the standings and the ratings
-(referee.ladder.store's `schedule`, `matches` and `seats`) never see them. A ranked one's are
+(referee.results.database's `schedule`, `matches` and `seats`) never see them. A ranked one's are
 also the contest's own matches (seated and committed by referee.contest.book), linked here by
 their contest number: a referee killed between the contest's commit and this table's adopts the
 contest's row when it resumes (`adopt`), so no match is counted twice or lost. Deal keys
@@ -31,8 +31,8 @@ from referee import private
 from referee.challenges.terms import Consent
 from referee.databases import open_database, open_read_only
 from referee.hosted.store import SHORT_ID
-from referee.ladder.model import MatchResult, ScheduledMatch
-from referee.ladder.store import FaultRow, Rows, SeatRow
+from referee.results.database import FaultRow, Rows, SeatRow
+from referee.results.matches import MatchResult, ScheduledMatch
 
 #: A challenge's deal keys start here: far above any contest's match numbers, so that
 #: derive_seed(master, key) never gives a challenge a deal of the contest.

@@ -1,4 +1,4 @@
-"""A challenge's GSPRT: the ladder's own test (referee.ladder.ratings.sprt, with its estimate
+"""A challenge's GSPRT: the ladder's own test (referee.ratings.sprt.sprt, with its estimate
 under the stopping rule) on the challenger's paired deal results, a complete deal a unit (the
 mean over its rotations: the unit whose variance is right when a deal's matches share their
 cards). The only module of the challenges that imports the ratings.
@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from referee.challenges.book import Challenge, Outcome, challenge_entrant, opponent_entrant
-from referee.ladder.model import MatchResult
-from referee.ladder.ratings import Sprt, elo_difference, sprt, sprt_units
+from referee.ratings.sprt import Sprt, elo_difference, sprt, sprt_units
+from referee.results.matches import MatchResult
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,9 +53,7 @@ from referee.hosted.pipeline import PipelineSettings, VersionFiles
 from referee.hosted.roster import OutputTail
 from referee.hosted.store import SHORT_ID, VersionId, VersionStatus, VersionStore
 from referee.hosted.submitting import MATCH_LOGS
-from referee.ladder.model import ScheduledMatch
 from referee.ladder.schedule import Entrant, Layout, derive_seed
-from referee.ladder.store import Rows
 from referee.local.bot_log import tapped
 from referee.local.launcher import BotProcess, LaunchError, supervise
 from referee.local.sandbox import Sandbox, socket_folder
@@ -65,6 +63,8 @@ from referee.match.runner import MatchOutcome
 from referee.match.seating import MatchRules, play_match, seated, take_sessions
 from referee.match.session import Session
 from referee.match.spectators import LiveMatches
+from referee.results.database import Rows
+from referee.results.matches import ScheduledMatch
 
 log = logging.getLogger("croupier.referee")
 

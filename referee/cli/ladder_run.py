@@ -29,7 +29,7 @@ EXIT_INTERRUPTED = 130
 
 
 class SprtOn(StrEnum):
-    """What `--sprt` tests (referee.ladder.ratings.SPRT_ON)."""
+    """What `--sprt` tests (referee.ratings.fits.SPRT_ON)."""
 
     SCORE = "score"
     MARGIN = "margin"
@@ -196,7 +196,7 @@ def _run(
     """Play the ladder (with its site), print its standings; on Ctrl-C, how to resume."""
     from referee import transport
     from referee.ladder import run_ladder
-    from referee.ladder.store import reporting_store_failures
+    from referee.results.database import reporting_store_failures
     from referee.web import run_ladder_with_site
 
     over: list[Summary] = []
@@ -241,7 +241,7 @@ def _run(
 
 
 def print_summary(summary: Summary, config: LadderConfig) -> None:
-    from referee.ladder.standings import footer, margin_table, table
+    from referee.ratings.standings import footer, margin_table, table
 
     console.print(table(summary.standings))
     if (margins := margin_table(summary.standings)) is not None:

@@ -258,7 +258,7 @@ def _on_command_line(ctx: typer.Context, name: str) -> bool:
 
 def contest_meta(database: Path, key: str) -> str | None:
     """One meta value of a contest's database, read and let go."""
-    from referee.ladder.store import Store
+    from referee.results.database import Store
 
     store = Store(database, create=False)
     try:

@@ -29,13 +29,13 @@ from referee.cluster.versions import VersionsMissing, cache_folder, cached
 from referee.errors import CroupierError, leaves
 from referee.games import get_game
 from referee.ladder.config import LadderConfig
-from referee.ladder.model import ScheduledMatch
 from referee.ladder.slots import play_matches
-from referee.ladder.store import Exit, Finished
 from referee.ladder.venue import LadderError
 from referee.match.live_relay import Relayed, relayed
 from referee.match.records import partial_path
 from referee.match.spectators import LiveMatches
+from referee.results.database import Exit, Finished
+from referee.results.matches import ScheduledMatch
 from referee.version import VERSION
 
 #: A bot's log sent back per batch is cut to its last this many bytes.

@@ -44,8 +44,6 @@ from referee.cluster.live import watched
 from referee.cluster.ship import ShipFiles, pack
 from referee.errors import CroupierError
 from referee.ladder.config import LadderConfig
-from referee.ladder.model import ScheduledMatch
-from referee.ladder.store import Finished
 from referee.ladder.venue import (
     BatchReport,
     LadderError,
@@ -56,6 +54,8 @@ from referee.ladder.venue import (
 )
 from referee.match.live_relay import Mirror
 from referee.match.records import write_partial
+from referee.results.database import Finished
+from referee.results.matches import ScheduledMatch
 from referee.transport.host import call_asyncio
 from referee.version import VERSION
 

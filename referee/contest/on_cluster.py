@@ -63,11 +63,11 @@ from referee.hosted.roster import RELAUNCH_SECONDS
 from referee.hosted.store import Version, VersionStore, entrant
 from referee.hosted.submitting import MATCH_LOGS
 from referee.ladder.config import BotSpec, LadderConfig
-from referee.ladder.model import ScheduledMatch
 from referee.match.live_relay import Mirror
 from referee.match.records import write_partial
 from referee.match.runner import MatchOutcome
 from referee.match.spectators import LiveMatches
+from referee.results.matches import ScheduledMatch
 from referee.version import VERSION
 
 log = logging.getLogger("croupier.referee")

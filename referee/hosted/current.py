@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from referee.hosted.store import Listing, VersionId, entrant
-from referee.ladder.standings import Row, Standings, among_shown
+from referee.ratings.standings import Row, Standings, among_shown
 
 
 @dataclass(frozen=True, slots=True)

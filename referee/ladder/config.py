@@ -59,7 +59,7 @@ class Format(StrEnum):
 
 class Order(StrEnum):
     """What orders a ladder's standings (all three are shown): win/loss ratings, the mean point
-    margin, or the luck-corrected margin (referee.ladder.margins)."""
+    margin, or the luck-corrected margin (referee.ratings.margins)."""
 
     RATING = "rating"
     MARGIN = "margin"

@@ -26,12 +26,8 @@ import trio
 from referee import private
 from referee.ladder import ownership
 from referee.ladder import schedule as planning
-from referee.ladder.config import Format, LadderConfig, team_game
-from referee.ladder.model import MatchResult, ScheduledMatch
-from referee.ladder.ratings import Sprt, SprtState, sprt, sprt_units
+from referee.ladder.config import Format, LadderConfig
 from referee.ladder.slots import LocalSlots
-from referee.ladder.standings import Plan, Standings, compute, from_store
-from referee.ladder.store import Finished, Store, StoreError, fault_name, now
 from referee.ladder.venue import (
     LadderError,
     LadderObserver,
@@ -45,6 +41,11 @@ from referee.match.luck import value_digest
 from referee.match.luck_history import same_corrections
 from referee.match.records import commit_record, partial_path
 from referee.match.spectators import LiveMatches
+from referee.ratings import methods
+from referee.ratings.sprt import Sprt, SprtState, sprt, sprt_units
+from referee.ratings.standings import Plan, Standings, compute, from_store
+from referee.results.database import Finished, Store, StoreError, fault_name, now
+from referee.results.matches import MatchResult, ScheduledMatch
 
 #: Live standings are recomputed at most this often (seconds).
 STANDINGS_INTERVAL = 1.0
@@ -60,15 +61,12 @@ class Summary:
 
 
 def plan_of(config: LadderConfig) -> Plan:
-    two_sided = config.seats == 2
     return Plan(
         name=config.name,
         game=config.game.id,
         options=config.options.as_text(),
         bots=tuple(bot.name for bot in config.bots),
-        system="elo"
-        if two_sided and not team_game(config.game, config.options)
-        else "plackett-luce",
+        system=methods.chosen(config.game, config.options).name,
         duplicate=config.duplicate,
         rotations=planning.Layout.of(config.game, config.options).rotations,
         format=str(config.format),
@@ -172,7 +170,7 @@ def _check_sprt(config: LadderConfig, test: Sprt | None) -> None:
         return
     if problem := test.check():
         raise LadderError(f"bad SPRT: {problem}")
-    if plan_of(config).system != "elo" or len(config.bots) != 2:
+    if not plan_of(config).method.sprt or len(config.bots) != 2:
         raise LadderError(
             "an SPRT tests one bot against another: it needs a two-player game and exactly two "
             f"bots, not {len(config.bots)} bots at {config.game.id!r} with {config.seats} seats"

@@ -26,8 +26,6 @@ import trio
 
 from referee.ladder import schedule as planning
 from referee.ladder.config import BotSpec, LadderConfig, Launch
-from referee.ladder.model import ScheduledMatch
-from referee.ladder.store import Exit, Finished
 from referee.ladder.venue import (
     LadderError,
     LadderObserver,
@@ -43,6 +41,8 @@ from referee.match.lobby import Lobby
 from referee.match.records import partial_path
 from referee.match.seating import play_match, seated, take_sessions
 from referee.match.spectators import LiveMatches
+from referee.results.database import Exit, Finished
+from referee.results.matches import ScheduledMatch
 from referee.transport import ServerSettings, serve
 
 

@@ -17,10 +17,10 @@ from typing import Protocol
 
 from referee.errors import CroupierError
 from referee.ladder.config import LadderConfig
-from referee.ladder.model import ScheduledMatch
-from referee.ladder.standings import Standings
-from referee.ladder.store import Finished
 from referee.ladder.view import RefereeView
+from referee.ratings.standings import Standings
+from referee.results.database import Finished
+from referee.results.matches import ScheduledMatch
 
 
 class LadderError(CroupierError):

@@ -33,14 +33,14 @@ from google.protobuf import json_format
 
 from croupier.v1 import common_pb2, record_pb2
 from referee.databases import Durability, open_database
-from referee.ladder.model import ScheduledMatch
 from referee.ladder.pool import process_pool
 from referee.ladder.schedule import commitment, derive_seed
-from referee.ladder.standings import Standings, from_store
-from referee.ladder.store import Rows, Store
 from referee.machine import cores
 from referee.match.records import read_all
 from referee.match.replay import clipped, verify
+from referee.ratings.standings import Standings, from_store
+from referee.results.database import Rows, Store
+from referee.results.matches import ScheduledMatch
 from referee.version import VERSION
 
 #: Records replayed in one task of the pool (few enough that progress moves, many enough that

@@ -25,14 +25,14 @@ from typing import Any
 
 from referee.games import get_game
 from referee.ladder.config import LadderConfig
-from referee.ladder.model import ScheduledMatch
 from referee.ladder.slots import play_matches
-from referee.ladder.store import Finished
 from referee.ladder.venue import LadderError, LadderObserver, Work
 from referee.ladder.view import Presence
 from referee.local import workers as pool
 from referee.match import live_relay
 from referee.match.spectators import LiveMatches
+from referee.results.database import Finished
+from referee.results.matches import ScheduledMatch
 
 
 class WorkerVenue:

@@ -21,8 +21,8 @@ from starlette.routing import Route
 
 from referee.hosted.current import to_dict
 from referee.hosted.store import plays_as
-from referee.ladder.store import Played
 from referee.ladder.view import RefereeView, Terms
+from referee.results.database import Played
 from referee.web.caching import cached
 from referee.web.challenges import Refused, challenges_data
 from referee.web.live import json_text

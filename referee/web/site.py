@@ -39,10 +39,10 @@ from referee.challenges.book import read_challenges
 from referee.errors import CroupierError
 from referee.hosted.current import entrants
 from referee.hosted.store import Listing, Version, entrant, read_listing
-from referee.ladder.ratings import Rating
-from referee.ladder.standings import Row, row_text
-from referee.ladder.store import Played
 from referee.ladder.view import RefereeView
+from referee.ratings.fits import Rating
+from referee.ratings.standings import Row, row_text
+from referee.results.database import Played
 from referee.viewer import load, render_html
 from referee.viewer.html import ASSETS
 from referee.web.api import PublicApi, newest_first, summary, window
@@ -228,7 +228,7 @@ class Site:
             return JSONResponse({"error": str(error)}, status_code=400)
         played = newest_first(contest, bot)
         matches = [summary(snapshots, p) for p in played[offset : offset + limit]]
-        elo = contest.standings.plan.system == "elo"
+        intervals = contest.standings.plan.method.has_intervals
         rows = {row.bot: row for row in contest.standings.rows}
         here = self.view.presence().get(bot)
         listing = await self.listing()
@@ -236,7 +236,7 @@ class Site:
         history = await snapshots.history(contest)
         # An account's page lists its versions; a version's page names its account.
         versions = [
-            self.version_json(v, listing, rows, history, elo)
+            self.version_json(v, listing, rows, history, intervals)
             for v in listing.versions
             if v.account == bot and who.version is None
         ]
@@ -249,12 +249,13 @@ class Site:
             {
                 "bot": bot,
                 "kind": str(self.view.kind),
-                "row": _row_json(rows.get(bot), elo),
+                "row": _row_json(rows.get(bot), intervals),
                 "state": here.state if here else "offline",
                 "sessions": here.sessions if here else 0,
                 "last_seen": None if here and here.sessions else snapshots.last_seen(bot),
                 "revoked": who.account in self.view.revoked,
                 "rating": plan.system,
+                "rating_label": plan.method.label,
                 "history": _points(history, bot),
                 # Newest first, `limit` from `offset`, of `total`.
                 "total": len(played),
@@ -306,7 +307,7 @@ class Site:
         listing: Listing,
         rows: dict[str, Row],
         history: list[tuple[int, dict[str, Rating]]],
-        elo: bool,
+        intervals: bool,
     ) -> dict[str, Any]:
         """One of an account's versions on its page: its status and one-line reason (never its
         build log or files), and as the entrant it plays as, its row, rating over time and
@@ -321,7 +322,7 @@ class Site:
             "active": version.id in listing.active,
             "entrant": name,
             "page": self.snapshots.knows(name),
-            "row": _row_json(rows.get(name), elo),
+            "row": _row_json(rows.get(name), intervals),
             "history": _points(history, name),
         }
 
@@ -379,9 +380,9 @@ class Site:
         return Response(data, media_type="application/x-ndjson", headers=attachment)
 
 
-def _row_json(row: Row | None, elo: bool) -> dict[str, Any] | None:
+def _row_json(row: Row | None, intervals: bool) -> dict[str, Any] | None:
     """A row of the standings as the pages show it (its rating and interval as text too)."""
-    return asdict(row) | {"text": row_text(row, elo)} if row is not None else None
+    return asdict(row) | {"text": row_text(row, intervals)} if row is not None else None
 
 
 def _points(history: list[tuple[int, dict[str, Rating]]], bot: str) -> list[list[float]]:

@@ -73,7 +73,7 @@
     return td;
   }
 
-  // A rated bot the standings call provisional (referee.ladder.ratings.provisional).
+  // A rated bot the standings call provisional (referee.ratings.fits.provisional).
   const provisional = (r) => r.provisional === true && r.rating !== null && r.rating !== undefined;
   function ratingCell(r) {
     const td = textCell(r, "rating"); // the CLI's text, "?" on a provisional rating
@@ -116,7 +116,7 @@
   }
 
   // The head-to-head matrix: cells come from the server (text, title with the interval,
-  // shade), as the CLI and the report draw them (referee.ladder.head_to_head.cells).
+  // shade), as the CLI and the report draw them (referee.ratings.head_to_head.cells).
   function showHeadToHead(h2h) {
     const met = h2h && h2h.cells.some((line) => line.some((cell) => cell));
     $("head-to-head-section").hidden = !met;
@@ -150,7 +150,6 @@
 
   function showSnapshot(snap) {
     const c = snap.contest;
-    const elo = c.rating === "elo";
     const kind = c.kind || "contest";
     $("title").textContent = kind === "ladder" ? `${c.title} ladder ${c.name}` : `${c.title} contest`;
     document.title = `croupier ${kind}` + (c.name ? ` · ${c.name}` : "");
@@ -172,9 +171,7 @@
     $("retired").hidden = !retired.length;
     $("retired-count").textContent = plural(retired.length, "retired hosted version");
     $("retired-table").tBodies[0].replaceChildren(standingRows(retired));
-    $("rating-note").textContent = (elo
-      ? "rating: Elo, with its 95% interval; score: mean score per match"
-      : "rating: a batch Plackett-Luce fit on the Elo scale, its 95% interval from a cluster bootstrap; score: mean rank score")
+    $("rating-note").textContent = (c.rating_note || "")
       + (snap.standings.some(provisional) ? `. ${c.provisional_legend}` : "")
       + (c.notes || []).map((line) => `. ${line}`).join("");
     showHeadToHead(snap.head_to_head);
@@ -284,7 +281,7 @@
   // Ratings over time, one line per series ({label, legend, points: [[k, rating, low, high], ...]}):
   // a bot's own, or each of an account's versions, named in a legend. A lone series shows its
   // interval too.
-  function plot(series, elo) {
+  function plot(series, label) {
     series = series.filter((s) => s.points.length);
     if (!series.length) return el("p", "no rating yet", "note");
     const all = series.flatMap((s) => s.points);
@@ -330,7 +327,7 @@
     add("text", { x: 4, y: y(lo) }, lo.toFixed(0));
     add("text", { x: L, y: H - 8 }, `after match ${x0}`);
     add("text", { x: W - R - 120, y: H - 8 }, `after match ${x1}`);
-    add("title", {}, `${botName}: ${elo ? "Elo" : "batch Plackett-Luce rating"} after each committed match`);
+    add("title", {}, `${botName}: ${label} after each committed match`);
     return svg;
   }
 
@@ -436,7 +433,7 @@
       const legend = v.id.slice(0, 12) + (v.active ? " (active)" : "");
       series.push({ label: v.entrant, legend, points: v.history });
     }
-    $("plot").replaceChildren(plot(series, data.rating === "elo"));
+    $("plot").replaceChildren(plot(series, data.rating_label));
     showAccount(data);
     const body = document.createDocumentFragment();
     for (const m of data.matches) {
