@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import typer
 
+from referee.cli.challenge import challenge_app
 from referee.cli.cluster import cluster_app
 from referee.cli.contest import contest_app, token_app
 from referee.cli.doctor import doctor
@@ -102,6 +103,7 @@ app.command(
     ),
 )(submit_command)
 app.add_typer(submissions_app, name="submissions")
+app.add_typer(challenge_app, name="challenge")
 app.add_typer(token_app, name="token")
 app.add_typer(contest_app, name="contest")
 app.add_typer(ladder_app, name="ladder")

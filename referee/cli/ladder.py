@@ -209,6 +209,7 @@ def verify_command(
 ) -> None:
     """Check the revealed seed against its SHA-256, every deal's seed, every record's hash and
     (with --replay) every record; exit 1 on any problem."""
+    from referee.challenges.verify import challenge_checks
     from referee.ladder import verify_ladder
     from referee.ladder.verify import default_cache
     from referee.results.database import reporting_store_failures
@@ -220,6 +221,7 @@ def verify_command(
             on_record=done,
             workers=workers,
             cache=default_cache() if cache else None,
+            beside=lambda replay: challenge_checks(database, replay),
         )
     for problem in check.problems:
         errors.print(problem, markup=False, highlight=False, soft_wrap=True)

@@ -157,22 +157,24 @@ class ContestBook:
             format="contest",
         )
 
-    def seat(self, bots: Sequence[str]) -> ScheduledMatch:
+    def seat(self, bots: Sequence[str], deal: int | None = None) -> ScheduledMatch:
         """A table sits down, its bots in their seats' order (`seat_order`): its schedule row,
-        with the next deal's seed."""
+        with the next deal's seed, or with `deal`'s (a ranked challenge's duplicate deal,
+        referee.challenges.book.deal_key: its seed still derives from the master seed)."""
         with self._lock:
-            return self._seat(bots)
+            return self._seat(bots, deal)
 
-    def _seat(self, bots: Sequence[str]) -> ScheduledMatch:
+    def _seat(self, bots: Sequence[str], deal: int | None = None) -> ScheduledMatch:
         number = next(self.numbers)
+        deal = number if deal is None else deal
         entrants = tuple(dict.fromkeys(bots))
         match = ScheduledMatch(
             number=number,
             round=1,
             table=number,
-            deal=number,
+            deal=deal,
             rotation=0,
-            seed=planning.derive_seed(self.master, number),
+            seed=planning.derive_seed(self.master, deal),
             bots=tuple(bots),
             sides=tuple(entrants.index(bot) for bot in bots),
             entrants=entrants,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from referee.challenges.terms import ChallengeTerms
 from referee.games.base import Game
 from referee.games.options import Options
 from referee.hosted.store import beside
@@ -56,6 +57,9 @@ class ServeConfig:
     #: With `tokens`: a Dask scheduler (`tcp://host:8786`) whose workers play the hosted versions
     #: against each other (referee.contest.on_cluster) instead of this machine's slots.
     cluster: str | None = None
+    #: With hosted bots on this machine's slots: the organiser's rules for authors' challenges
+    #: (referee.challenges).
+    challenges: ChallengeTerms = field(default_factory=ChallengeTerms)
 
     @property
     def version_store(self) -> Path | None:

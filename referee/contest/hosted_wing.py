@@ -20,6 +20,9 @@ from typing import TYPE_CHECKING
 
 import trio
 
+from referee.challenges.book import ChallengeBook
+from referee.challenges.desk import ChallengeCounter
+from referee.challenges.runner import ChallengeRunner, Share, Venue
 from referee.contest.book import ContestBook
 from referee.contest.config import ServeConfig
 from referee.contest.pairing import Pacing
@@ -38,6 +41,7 @@ from referee.local.sandbox import SandboxError, check_bwrap
 from referee.match.lobby import Lobby
 from referee.match.runner import MatchOutcome
 from referee.match.session import Session
+from referee.match.spectators import LiveMatches
 
 if TYPE_CHECKING:
     from referee.contest.on_cluster import ClusterTables
@@ -58,6 +62,8 @@ class HostedWing:
         book: ContestBook,
         records: Path,
         committed: Callable[[MatchOutcome], None],
+        live: LiveMatches,
+        challenge_ranked: Callable[[MatchOutcome], None],
     ) -> None:
         self.config = config
         self.accounts = accounts
@@ -74,6 +80,8 @@ class HostedWing:
         seats = config.game.seat_count(config.options)
         cpus = sorted(os.sched_getaffinity(0))
         self.slots = CoreSlots(config.hosted_slots or default_count(seats, cpus), seats, cpus)
+        #: What plays authors' challenges in the slots (none on a cluster, or without bubblewrap).
+        self.challenges = self._challenges(live, challenge_ranked)
 
     def _desk(self) -> Submitting:
         """Authors' uploads: the store recovered first (an upload cut short by a kill is
@@ -108,6 +116,35 @@ class HostedWing:
         )
         return Pipeline(self.desk.store, settings)
 
+    def _challenges(
+        self, live: LiveMatches, ranked: Callable[[MatchOutcome], None]
+    ) -> ChallengeRunner | None:
+        """What plays authors' challenges in the hosted slots: none without hosted bots here
+        (no bubblewrap, or a cluster, whose workers play only the contest's own tables)."""
+        config, book, pipeline = self.config, self.book, self.pipeline
+        if pipeline is None or config.tokens is None or config.cluster is not None:
+            return None
+        desk = ChallengeCounter(
+            ChallengeBook(config.tokens),
+            pipeline.store,
+            config.challenges,
+            rating=lambda bot: book.ratings.get(bot),
+            revoked=self.accounts.revoked,
+            frozen=lambda: config.freeze_submissions or book.frozen is not None,
+        )
+        venue = Venue(
+            config,
+            config.game,
+            config.options,
+            self.slots,
+            self.records,
+            pipeline.settings,
+            book,
+            live,
+            ranked,
+        )
+        return ChallengeRunner(desk, venue, Share(config.challenges.share, len(self.slots.cores)))
+
     async def start(self, nursery: trio.Nursery, lobby: Lobby, port: int) -> None:
         """Build and qualify uploads, and (off a cluster) launch the active versions into
         `lobby`, listening on `port`; returns once they have started."""
@@ -120,6 +157,8 @@ class HostedWing:
             roster = Roster(self.pipeline.store, lobby, address, settings, self.accounts.revoked)
             self.roster = roster
             await nursery.start(roster.run)
+        if self.challenges is not None:
+            await nursery.start(self.challenges.run)
 
     def play_on_cluster(
         self,

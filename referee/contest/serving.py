@@ -179,12 +179,26 @@ class _Referee:
         #: The hosted bots: a contest with accounts (`--db`).
         self.wing: HostedWing | None = None
         if accounts is not None and book is not None and self.records is not None:
-            self.wing = HostedWing(config, accounts, book, self.records, self.cluster_committed)
+            self.wing = HostedWing(
+                config,
+                accounts,
+                book,
+                self.records,
+                self.cluster_committed,
+                self.live,
+                self.challenge_ranked,
+            )
 
     def cluster_committed(self, outcome: MatchOutcome) -> None:
         """A match of the hosted versions, played on the cluster, was committed."""
         self.view.notify()
         self.on_match(outcome)
+
+    def challenge_ranked(self, outcome: MatchOutcome) -> None:
+        """A ranked challenge's match was committed: the standings move, and the site with them."""
+        assert self.book is not None
+        self.book.refresh_ratings()
+        self.view.notify()
 
     def presence(self) -> dict[str, Presence]:
         playing: Counter[str] = Counter()
@@ -199,8 +213,9 @@ class _Referee:
         config = self.config
         wing = self.wing
         desk = wing.desk if wing is not None else None
+        counter = wing.challenges.desk if wing is not None and wing.challenges else None
         async with (
-            serve(self.lobby, config.settings, self.live, self.control, desk) as port,
+            serve(self.lobby, config.settings, self.live, self.control, desk, counter) as port,
             trio.open_nursery() as aux,
         ):
             await aux.start(_stop_on_signals, stop)  # before anyone is told where it listens

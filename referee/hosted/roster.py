@@ -176,7 +176,7 @@ class Roster:
         """Keep what each hosted version among `identities` prints while the block (its match
         `match_id`) runs: the last MATCH_LOG_BYTES, in its folder, for its author. A version
         that plays several matches at once prints into each of their logs."""
-        hosted = [(self.launched[i], _Tail()) for i in identities if i in self.launched]
+        hosted = [(self.launched[i], OutputTail()) for i in identities if i in self.launched]
         async with contextlib.AsyncExitStack() as taps:
             for version, tail in hosted:
                 taps.enter_context(tapped(self.store.folder(version.id) / PLAY_LOG, tail.add))
@@ -186,7 +186,7 @@ class Roster:
             await trio.to_thread.run_sync(tail.save, folder / f"{match_id}.log")
 
 
-class _Tail:
+class OutputTail:
     """The last MATCH_LOG_BYTES of a stream of output, and how much came before them."""
 
     def __init__(self) -> None:

@@ -23,6 +23,8 @@ from referee.games import GAMES
 from referee.games.options import OptionSpec, format_value
 from referee.match.lobby import Lobby
 from referee.match.spectators import LiveMatches
+from referee.transport.challenges import SERVICE as CHALLENGES
+from referee.transport.challenges import ChallengeDesk, ChallengesService
 from referee.transport.host import call_asyncio
 from referee.transport.play import PlayService
 from referee.transport.reflection import V1, V1ALPHA, ReflectionServicer
@@ -174,6 +176,7 @@ async def _start(
     settings: ServerSettings,
     control: ServerControl,
     desk: Desk | None,
+    challenges: ChallengeDesk | None = None,
 ) -> tuple[grpc.aio.Server, int]:
     server = grpc.aio.server(options=settings.options())
     service = RefereeService(lobby, live, settings)
@@ -185,6 +188,9 @@ async def _start(
         )
         server.add_generic_rpc_handlers((submissions.handler(),))
         services.append(SUBMISSIONS)
+    if challenges is not None:
+        server.add_generic_rpc_handlers((ChallengesService(challenges, lobby).handler(),))
+        services.append(CHALLENGES)
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     control.health = health
@@ -251,14 +257,16 @@ async def serve(
     live: LiveMatches | None = None,
     control: ServerControl | None = None,
     desk: Desk | None = None,
+    challenges: ChallengeDesk | None = None,
 ) -> AsyncIterator[int]:
     """Serve the lobby over gRPC while the block runs; yields the port (useful with port 0).
 
     `live` lists the matches spectators may Watch; `control` receives the server's switches;
-    with `desk`, the Submissions service takes the lobby's accounts' uploads.
+    with `desk`, the Submissions service takes the lobby's accounts' uploads, and with
+    `challenges` the Challenges service their challenges.
     """
     server, port = await call_asyncio(
-        _start(lobby, live or LiveMatches(), settings, control or ServerControl(), desk)
+        _start(lobby, live or LiveMatches(), settings, control or ServerControl(), desk, challenges)
     )
     try:
         yield port

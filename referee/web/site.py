@@ -35,6 +35,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from referee.challenges.book import read_challenges
 from referee.errors import CroupierError
 from referee.hosted.current import entrants
 from referee.hosted.store import Listing, Version, entrant, read_listing
@@ -46,6 +47,7 @@ from referee.viewer import load, render_html
 from referee.viewer.html import ASSETS
 from referee.web.api import PublicApi, newest_first, summary, window
 from referee.web.caching import cached, tagged
+from referee.web.challenges import asked_by
 from referee.web.live import LiveStreams, seat_names
 from referee.web.snapshot import Snapshots
 
@@ -269,8 +271,18 @@ class Site:
                 "account": who.account,
                 "version": who.version,
                 "versions": versions,
+                # Selection honesty (issue 45): every version its account submitted and every
+                # challenge it ran, so that a reader can judge a best-of-N.
+                "versions_tried": sum(v.account == who.account for v in listing.versions),
+                "challenges": await self.challenges_run(who.account),
             }
         )
+
+    async def challenges_run(self, account: str) -> int:
+        database = self.view.database
+        if database is None:
+            return 0
+        return asked_by(await trio.to_thread.run_sync(read_challenges, database), account)
 
     async def knows(self, bot: str) -> bool:
         """Whether `bot` has a page: it played, is connected or revoked, or is a hosted account

@@ -89,6 +89,7 @@
     const version = link(botHref(r.bot), r.bot.slice(r.account.length), "version");
     version.title = `version ${r.version}`;
     td.appendChild(version);
+    if (r.versions_tried) td.title = `${plural(r.versions_tried, "version")} tried`;
     return td;
   }
   function standingRows(rows) {
@@ -161,6 +162,11 @@
       c.finished ? "finished" : "",
     ].filter(Boolean).join(" · ");
     $("standings").tBodies[0].replaceChildren(standingRows(snap.standings));
+    // Selection honesty (issue 45): how many versions each hosted account tried to get here.
+    const tried = snap.standings.filter((r) => r.versions_tried);
+    $("selection-note").hidden = !tried.length;
+    $("versions-tried").textContent = tried
+      .map((r) => `${r.account} ${plural(r.versions_tried, "version")}`).join(", ");
     const retired = snap.retired || [];
     $("retired").hidden = !retired.length;
     $("retired-count").textContent = plural(retired.length, "retired hosted version");
@@ -408,6 +414,8 @@
       r && r.rating !== null ? `rating ${r.text.rating} (${r.text.interval}), score ${r.text.score}` : "",
       r && provisional(r) ? "provisional rating (its interval is still wide next to the field's)" : "",
       hostedOnly ? "" : plural(data.total, "match", "matches"),
+      data.versions_tried ? `${plural(data.versions_tried, "version")} submitted` : "",
+      data.versions_tried ? `${plural(data.challenges || 0, "challenge")} run` : "",
       r ? `faults: ${faultText(r.faults)}` : "",
     ].filter(Boolean).join(" · ");
     const live = $("live-now");
