@@ -25,6 +25,7 @@ from referee.cli.epilog import DONE, epilog
 from referee.cli.ladder import ladder_app
 from referee.cli.match import games, match
 from referee.cli.replay import replay
+from referee.cli.review import review_command
 from referee.cli.serve import serve_command
 from referee.cli.submit import submissions_app, submit_command
 from referee.cli.watch import watch_command
@@ -66,6 +67,16 @@ app.command(
         },
     ),
 )(replay)
+app.command(
+    "review",
+    epilog=epilog(
+        [
+            "croupier review out/MATCH.jsonl --seat 1",
+            "croupier review out/MATCH.jsonl --seat 0 --budget 400 --json",
+        ],
+        {0: "reviewed", 1: "the record does not verify", 2: DONE[2]},
+    ),
+)(review_command)
 app.command(
     "doctor",
     epilog=epilog(
