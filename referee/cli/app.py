@@ -24,6 +24,7 @@ from referee.cli.doctor import doctor
 from referee.cli.epilog import DONE, epilog
 from referee.cli.ladder import ladder_app
 from referee.cli.match import games, match
+from referee.cli.positions import positions_app
 from referee.cli.replay import replay
 from referee.cli.review import review_command
 from referee.cli.serve import serve_command
@@ -116,6 +117,7 @@ app.add_typer(submissions_app, name="submissions")
 app.add_typer(token_app, name="token")
 app.add_typer(contest_app, name="contest")
 app.add_typer(ladder_app, name="ladder")
+app.add_typer(positions_app, name="positions")
 app.add_typer(cluster_app, name="cluster")
 
 

@@ -59,25 +59,29 @@ class _Repair:
     pairs: list[Pair]
 
 
-def sample(view: SeatView, rng: random.Random, start: list[Step] | None = None) -> State:
+def sample(view: SeatView, rng: random.Random, *, attempts: int = ATTEMPTS) -> State:
     """An engine state at the view's last decision that shows the seat all the view shows."""
-    return history(view, rng, start)[0]
+    return history(view, rng, attempts=attempts)[0]
 
 
 def history(
-    view: SeatView, rng: random.Random, start: list[Step] | None = None
+    view: SeatView,
+    rng: random.Random,
+    start: list[Step] | None = None,
+    *,
+    attempts: int = ATTEMPTS,
 ) -> tuple[State, list[Step]]:
     """A sampled state and the history that leads to it. With `start`, a history that fitted
     an earlier view of the same match (a bot's previous sample), the first attempt continues
     it, which costs a replay instead of a new search; the rest start afresh."""
     if not view.decisions or view.decisions[-1].chosen is not None:
         raise ValueError("a view to sample ends at a decision not yet made")
-    for n in range(ATTEMPTS):
+    for n in range(attempts):
         begun = _replay(view, start) if start is not None and n == 0 else None
         found = _attempt(view, rng, begun)
         if found is not None:
             return found
-    raise Unsampled(f"no history fits seat {view.seat}'s view in {ATTEMPTS} attempts")
+    raise Unsampled(f"no history fits seat {view.seat}'s view in {attempts} attempts")
 
 
 def _attempt(

@@ -3,7 +3,7 @@ in a process pool (one task per decision)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -14,7 +14,7 @@ from referee.review.view import SeatView, view_of_record
 
 #: Playouts a decision unless told: an XIX match's review takes under a minute on 2 cores
 #: (bench/review_speed.py).
-DEFAULT_BUDGET = 120
+DEFAULT_BUDGET = 400
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,10 +53,13 @@ def review(
         return list(pool.map(_review_one, tasks))
 
 
-def reviews(path: Path, seat: int, budget: int, seed: int = 0) -> Iterator[DecisionReview]:
-    """The decisions one by one in this process (a progress bar's way)."""
+def reviews(
+    path: Path, seat: int, budget: int, seed: int = 0, only: Sequence[int] | None = None
+) -> Iterator[DecisionReview]:
+    """The decisions (those numbered in `only`, if given) one by one in this process."""
+    check_budget(budget)
     view = view_of_record(path, seat)
-    for k in range(len(view.decisions)):
+    for k in range(len(view.decisions)) if only is None else only:
         yield _review_one(_task(view, k, budget, seed))
 
 
