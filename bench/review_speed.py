@@ -26,7 +26,8 @@ from croupier.bots import (
     XixHeuristicBot,
 )
 from croupier.env.table import Table
-from referee.review.review import DEFAULT_BUDGET, review, reviews
+from referee.review.budgets import DEFAULT_BUDGET
+from referee.review.review import review, reviews
 from referee.review.view import view_of_record
 
 CASES: list[tuple[str, dict[str, object], type[Bot]]] = [

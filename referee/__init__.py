@@ -9,7 +9,8 @@ import-linter, see docs/architecture.md):
     `cluster`                             ladders and hosted matches on Dask
     `hosted`                              authors' uploads: built, qualified, kept
     `doctor`                              bot checks (and qualification's)
-    `ladder`                              schedules, ratings, SQLite, the ladder runner
+    `ladder` | `review`                   schedules, ratings, SQLite, the ladder runner; a
+                                          seat's decisions valued from its view, positions
     `local` | `viewer`                    launched bot processes and `croupier match`; replays
     `transport`                           gRPC (the only package that imports grpc)
     `match`                               one match: runner, seats, sessions, clocks, records

@@ -10,14 +10,14 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from referee.cli.bot_limits import SANDBOX_HELP, sandboxed
 from referee.cli.consoles import console, errors, user_errors
 from referee.cli.doctor import Command
+from referee.cli.epilog import DONE, epilog
 from referee.cli.options import BankMs, MoveMs
 from referee.errors import CroupierError
-from referee.review.review import DEFAULT_BUDGET
+from referee.review.budgets import DEFAULT_BUDGET
 
 positions_app = typer.Typer(
     help="Positions from real matches as tests: extract them, test a bot on them.",
@@ -25,7 +25,13 @@ positions_app = typer.Typer(
 )
 
 
-@positions_app.command("extract")
+@positions_app.command(
+    "extract",
+    epilog=epilog(
+        ["croupier positions extract out/*.jsonl --seat 1 --costly -o positions.jsonl"],
+        {0: "written", 1: "a record does not verify", 2: DONE[2]},
+    ),
+)
 def extract_command(
     records: Annotated[list[Path], typer.Argument(help="Match records (.jsonl).")],
     seat: Annotated[int, typer.Option(help="The seat whose decisions become positions.")],
@@ -54,7 +60,13 @@ def extract_command(
     errors.print(f"{count} positions written to {out}", markup=False, highlight=False)
 
 
-@positions_app.command("test")
+@positions_app.command(
+    "test",
+    epilog=epilog(
+        ["croupier positions test positions.jsonl -- python examples/python/xix_heuristic.py"],
+        {0: "every position played (faults included)", 2: DONE[2]},
+    ),
+)
 def run_command(
     file: Annotated[Path, typer.Argument(help="A positions file (croupier positions extract).")],
     command: Command,
@@ -68,6 +80,8 @@ def run_command(
     all. A bot that crashes or faults on a position loses that position (the referee plays its
     first legal action); the rest go on. Exit codes: 0 tested, 2 bad input (a position that is
     not one of the engine's, a bot that cannot start)."""
+    from rich.table import Table
+
     from referee import transport
     from referee.doctor.checks import parse_command
     from referee.match.clock import checked_time_control

@@ -6,15 +6,18 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 
 from referee.cli.consoles import EXIT_CHECK_FAILED, console, errors, user_errors
 from referee.errors import CroupierError
-from referee.review.review import DEFAULT_BUDGET, DecisionReview, review
-from referee.review.view import Unverified
+from referee.review.budgets import DEFAULT_BUDGET
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from referee.review.review import DecisionReview
 
 
 def review_command(
@@ -38,6 +41,9 @@ def review_command(
     Exit codes: 0 reviewed, 1 the record does not verify, 2 bad input (no such file, a seat out
     of range, a budget out of range).
     """
+    from referee.review.review import review
+    from referee.review.view import Unverified
+
     with user_errors():
         if not record.is_file():
             raise CroupierError(f"no such record {str(record)!r}")
@@ -64,6 +70,8 @@ def review_command(
 
 
 def _table(reviewed: list[DecisionReview]) -> Table:
+    from rich.table import Table
+
     table = Table(title="decisions, valued by mean final margin (95% interval)")
     for column in ("#", "chosen", "value", "best", "value", "loss", "grade"):
         table.add_column(column, justify="right" if column in ("#", "value", "loss") else "left")

@@ -8,13 +8,10 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from referee.review.budgets import check_budget
 from referee.review.grades import Grade, grade
-from referee.review.search import ActionValue, Unsampled, check_budget, evaluate
+from referee.review.search import ActionValue, Unsampled, evaluate
 from referee.review.view import SeatView, view_of_record
-
-#: Playouts a decision unless told: an XIX match's review takes under a minute on 2 cores
-#: (bench/review_speed.py).
-DEFAULT_BUDGET = 400
 
 
 @dataclass(frozen=True, slots=True)

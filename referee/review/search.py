@@ -14,15 +14,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from referee.errors import CroupierError
 from referee.games.base import Pick, Result, State
+from referee.review.budgets import check_budget
 from referee.review.determinize import Step, Unsampled, history
 
 __all__ = ["ActionValue", "Unsampled", "Values", "check_budget", "evaluate", "margin"]
 from referee.review.view import SeatView
-
-#: Playouts allowed per decision: at least one per legal action, at most a day's worth.
-MAX_BUDGET = 1_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,13 +46,6 @@ class Values:
         best = self.best
         diffs = [row[best] - row[chosen] for row in self.margins]
         return _mean(diffs), _half_width(diffs)
-
-
-def check_budget(budget: int) -> None:
-    if not 1 <= budget <= MAX_BUDGET:
-        raise CroupierError(
-            f"budget {budget!r} is out of range 1..{MAX_BUDGET:,} playouts a decision"
-        )
 
 
 #: Playouts per action on one determinization: a sample costs some hundred playouts (it replays
