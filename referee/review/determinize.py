@@ -146,10 +146,13 @@ def _last_naming(game: str, steps: list[Step], card: str) -> int | None:
 
 
 def _relabelled(game: str, steps: list[Step], sigma: dict[str, str]) -> list[Step]:
-    """The history with the current deal's cards relabelled: from its last shuffle on, since an
-    earlier deal's cards are other cards (the seat's view of them is left as it was)."""
-    shuffles = [i for i, (kind, _) in enumerate(steps) if kind == "shuffle"]
-    start = shuffles[-1] if shuffles else 0
+    """The history with the current deal's cards relabelled: from its shuffle of the whole deck
+    on, since an earlier deal's cards are other cards (the seat's view of them is left as it
+    was); a reshuffle of part of the cards (Xeri's stock) is relabelled with its deal."""
+    sizes = {i: len(value) for i, (kind, value) in enumerate(steps) if kind == "shuffle"}  # type: ignore[arg-type]
+    whole = max(sizes.values(), default=0)  # a deal shuffles every card; a reshuffle, the stock
+    deals = [i for i, size in sizes.items() if size == whole]
+    start = deals[-1] if deals else 0
     return steps[:start] + [_relabelled_step(game, step, sigma) for step in steps[start:]]
 
 
