@@ -105,6 +105,12 @@ def test_bad_input_is_refused(tmp_path: Path) -> None:
     tampered.write_text("\n".join(lines) + "\n")
     result = runner.invoke(app, ["review", str(tampered), "--seat", "0"])
     assert result.exit_code == 1 and "does not verify" in result.output, result.output
+    older = tmp_path / "older.jsonl"
+    header = json.loads(lines[0])
+    header["header"]["rulesVersion"] = "xix-1.0"
+    older.write_text("\n".join([json.dumps(header), *record.read_text().splitlines()[1:]]) + "\n")
+    result = runner.invoke(app, ["review", str(older), "--seat", "0"])
+    assert result.exit_code == 1 and "differs from the engine's" in result.output, result.output
     result = runner.invoke(app, ["review", str(record), "--seat", "0", "--budget", "6", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
