@@ -6,10 +6,12 @@ import-linter, see docs/architecture.md):
     `cli`                                 the `croupier` command: parses, calls, prints
     `web`                                 the live site beside a contest or a ladder
     `contest`                             `croupier serve`: a contest, its settings and rounds
+    `challenges`                          authors' challenges, played until an SPRT decides
     `cluster`                             ladders and hosted matches on Dask
     `hosted`                              authors' uploads: built, qualified, kept
     `doctor`                              bot checks (and qualification's)
-    `ladder`                              schedules, the ladder runner, its report
+    `ladder` | `review`                   schedules, the ladder runner, its report; a seat's
+                                          decisions valued from its view, positions
     `local` | `viewer`                    launched bot processes and `croupier match`; replays
     `transport`                           gRPC (the only package that imports grpc)
     `match`                               one match: runner, seats, sessions, clocks, records

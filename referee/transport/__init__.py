@@ -1,6 +1,7 @@
 """The only package that imports grpc: the host (`host`), the gRPC server (`server`: listening,
 health, reflection's descriptors in `reflection`; its limits in `settings`) and its services, the
-bots' Play stream (`play`), spectators' Watch (`watch`) and authors' uploads (`submissions`);
+bots' Play stream (`play`), spectators' Watch (`watch`), authors' uploads (`submissions`) and
+challenges (`challenges`), with what those two do alike in `accounts`;
 `client` for `croupier watch`.
 
 grpcio has no trio support, so trio hosts the referee and steps grpc.aio's asyncio loop from a
