@@ -18,10 +18,13 @@ from typing import Any
 from croupier.v1 import game_pb2, referee_pb2
 
 _WIRE_LENGTH_DELIMITED = 2
+_ONE_BYTE = [bytes((value,)) for value in range(0x80)]
 
 
 def varint(value: int) -> bytes:
     """Protobuf's base-128 varint of a non-negative integer."""
+    if value < 0x80:
+        return _ONE_BYTE[value]
     out = bytearray()
     while value > 0x7F:
         out.append((value & 0x7F) | 0x80)
