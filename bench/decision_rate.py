@@ -45,6 +45,7 @@ from referee.match.clock import DecisionTimer, TimeControl
 from referee.match.lobby import Lobby
 from referee.match.remote_seat import RemoteSeat
 from referee.match.runner import MatchConfig, run_match
+from referee.match.wire import WireRequest
 
 ROOT = Path(__file__).resolve().parent.parent
 BOT = f"{sys.executable} {ROOT / 'examples' / 'python' / 'random_bot.py'}"
@@ -85,7 +86,7 @@ class TimedSeat(RemoteSeat):
 
     latencies: list[float]
 
-    async def act(self, request: referee_pb2.ActionRequest, timer: DecisionTimer) -> int:
+    async def act(self, request: WireRequest, timer: DecisionTimer) -> int:
         started = time.perf_counter()
         index = await super().act(request, timer)
         self.latencies.append(time.perf_counter() - started)

@@ -102,12 +102,18 @@ def decision_cost(
 
     try:
         from referee.match.runner import encoded_event
+
+        def event_message(game_id: str, event: Event) -> game_pb2.Event:
+            encoded = encoded_event(game_id, event)
+            # an EncodedEvent since issue 49, a (message, line) pair before
+            return encoded[0] if isinstance(encoded, tuple) else encoded.message  # type: ignore[unreachable]
     except ImportError:  # a revision before the runner kept each shared event's encoding
 
-        def encoded_event(game_id: str, event: Event) -> tuple[game_pb2.Event, str]:
+        def event_message(game_id: str, event: Event) -> game_pb2.Event:
             message = protocol.event(game_id, event)
             seats = sorted(event.seats) if event.seats is not None else None
-            return message, event_line(message, seats)
+            event_line(message, seats)
+            return message
 
     seat_clock = SeatClock.start(TimeControl())
     rng = random.Random(1)
@@ -170,7 +176,7 @@ def decision_cost(
                 decisions += 1
                 referee_from = t4
             for event in state.events:
-                message, _ = encoded_event(game.id, event)
+                message = event_message(game.id, event)
                 for seat_index, queue in enumerate(pending):
                     if event.visible_to(seat_index):
                         queue.append(message)

@@ -27,16 +27,17 @@ from referee.match.clock import TimeControl
 from referee.match.remote_seat import RemoteSeat
 from referee.match.runner import MatchConfig, run_match
 from referee.match.session import Session
+from referee.match.wire import WireRequest
 
 
 def answering_session(name: str, counter: list[int]) -> Session:
     """A session whose bot answers every request at once with action 0."""
 
-    def send(message: referee_pb2.RefereeMessage) -> None:
-        if not message.HasField("action_request"):
+    def send(message: referee_pb2.RefereeMessage | WireRequest) -> None:
+        if not isinstance(message, WireRequest):
             return
         counter[0] += 1
-        request = message.action_request
+        request = message
         reply = referee_pb2.BotMessage(
             action_reply=referee_pb2.ActionReply(
                 match_id=request.match_id, request_id=request.request_id, action_index=0

@@ -24,6 +24,7 @@ from referee.match.lobby import Lobby
 from referee.match.remote_seat import Gone, Lost, Playing, RemoteSeat
 from referee.match.seats import SeatFault
 from referee.match.session import Session
+from referee.match.wire import WireRequest
 
 
 async def test_the_runners_deadline_is_the_budget_and_moves_out_for_a_transport() -> None:
@@ -70,16 +71,25 @@ async def test_the_result_is_immutable_and_says_when_the_referees_lag_ended_it()
 
 
 def _session(sent: list[referee_pb2.RefereeMessage]) -> Session:
+    """A session whose messages are kept as the bot would read them."""
+
+    def send(message: referee_pb2.RefereeMessage | WireRequest) -> None:
+        if isinstance(message, WireRequest):
+            message = referee_pb2.RefereeMessage.FromString(message.data)
+        sent.append(message)
+
     return Session(
         identity="bot",
         hello=referee_pb2.Hello(name="bot", version="1"),
-        send=sent.append,
+        send=send,
         finish=lambda _: None,
     )
 
 
-def _request(clock: SeatClock) -> referee_pb2.ActionRequest:
-    return referee_pb2.ActionRequest(match_id="m", request_id=7, clock=clock.to_proto())
+def _request(clock: SeatClock) -> WireRequest:
+    return WireRequest.of(
+        referee_pb2.ActionRequest(match_id="m", request_id=7, clock=clock.to_proto())
+    )
 
 
 async def _started(session: Session, lobby: Lobby, grace: float) -> RemoteSeat:

@@ -38,6 +38,7 @@ from referee.match.remote_seat import RemoteSeat
 from referee.match.replay import verify
 from referee.match.runner import MatchConfig, MatchOutcome, run_match
 from referee.match.session import Session
+from referee.match.wire import WireRequest
 from referee.transport import host
 from referee.transport.host import REFEREE_NICE
 from tests.cgroup_helpers import launch_cgroups
@@ -56,8 +57,8 @@ def stall_after_requests(session: Session, seconds: float, count: int) -> None:
     send = session.send
     left = [count]
 
-    def stall_then_send(message: referee_pb2.RefereeMessage) -> None:
-        if message.HasField("action_request") and left[0] > 0:
+    def stall_then_send(message: referee_pb2.RefereeMessage | WireRequest) -> None:
+        if isinstance(message, WireRequest) and left[0] > 0:
             left[0] -= 1
             time.sleep(seconds)
         send(message)
@@ -71,9 +72,9 @@ def stall_while_replies_come(session: Session, seconds: float, count: int) -> No
     send = session.send
     left = [count]
 
-    def send_then_stall(message: referee_pb2.RefereeMessage) -> None:
+    def send_then_stall(message: referee_pb2.RefereeMessage | WireRequest) -> None:
         send(message)
-        if message.HasField("action_request") and left[0] > 0:
+        if isinstance(message, WireRequest) and left[0] > 0:
             left[0] -= 1
             host.asyncio_loop().call_later(0.02, time.sleep, seconds)
 

@@ -30,6 +30,7 @@ from referee.match.lobby import Lobby
 from referee.match.records import read_all
 from referee.match.replay import verify
 from referee.match.session import Backlog, Closed, Session
+from referee.match.wire import WireRequest
 from referee.transport import ServerSettings
 from tests.pipes import drain
 from tests.test_contest import Contest, run_contest
@@ -411,7 +412,7 @@ async def test_what_a_bot_holds_unread_is_capped_per_session_and_per_bot() -> No
     lobby = Lobby(open_access=True)
     junk = referee_pb2.BotMessage(hello=referee_pb2.Hello(name="x" * 60_000)).SerializeToString()
     backlog = Backlog(limit_bytes=5 * len(junk) + 100)
-    sent: list[referee_pb2.RefereeMessage] = []
+    sent: list[referee_pb2.RefereeMessage | WireRequest] = []
 
     def session() -> Session:
         return Session(

@@ -23,6 +23,7 @@ from referee.match.lobby import Lobby
 from referee.match.remote_seat import RemoteSeat
 from referee.match.runner import MatchConfig, run_match
 from referee.match.seats import InProcessSeat, Seat
+from referee.match.wire import WireRequest
 
 ROOT = Path(__file__).resolve().parent.parent
 SLOW = ROOT / "tests" / "bots" / "slow_sdk_bot.py"
@@ -44,7 +45,7 @@ class _GoodbyeWhileThinking:
     async def end(self, end: referee_pb2.MatchEnd) -> None:
         await self.inner.end(end)
 
-    async def act(self, request: referee_pb2.ActionRequest, timer: DecisionTimer) -> int:
+    async def act(self, request: WireRequest, timer: DecisionTimer) -> int:
         self.requests += 1
         if self.requests == 1:  # (in the scenario's nursery: a seat's fault is no group)
             self.nursery.start_soon(self._goodbye_soon)

@@ -18,6 +18,7 @@ from referee.match.clock import DecisionTimer, TimeControl
 from referee.match.replay import verify
 from referee.match.runner import ABORT_NOTICE_SECONDS, MatchConfig, run_match
 from referee.match.seats import InProcessSeat
+from referee.match.wire import WireRequest
 
 GAME = get_game("xix")
 OPTIONS = parse_options(GAME, {})
@@ -38,17 +39,17 @@ class TimedSeat:
     async def end(self, end: referee_pb2.MatchEnd) -> None:
         pass
 
-    async def act(self, request: referee_pb2.ActionRequest, timer: DecisionTimer) -> int:
-        self.clocks.append(request)
+    async def act(self, request: WireRequest, timer: DecisionTimer) -> int:
+        self.clocks.append(request.message)
         delay = self.delays[len(self.clocks) - 1] if len(self.clocks) <= len(self.delays) else 0
         await trio.sleep(delay)
-        return len(request.legal_actions) - 1
+        return request.legal_count - 1
 
 
 class ShieldedSeat(TimedSeat):
     """A TimedSeat whose reply comes however late: the runner's deadline does not cut it."""
 
-    async def act(self, request: referee_pb2.ActionRequest, timer: DecisionTimer) -> int:
+    async def act(self, request: WireRequest, timer: DecisionTimer) -> int:
         with trio.CancelScope(shield=True):  # a scope that may swallow: mypy wants the return after
             index = await super().act(request, timer)
         return index  # noqa: RET504

@@ -23,6 +23,7 @@ from referee.match.remote_seat import RemoteSeat
 from referee.match.replay import verify
 from referee.match.runner import MatchConfig, MatchOutcome, run_match
 from referee.match.seats import InProcessSeat, Seat
+from referee.match.wire import WireRequest
 from tests.node_support import NODE_RANDOM, node_or_skip
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,7 +48,7 @@ class _SignallingSeat:
     async def end(self, end: referee_pb2.MatchEnd) -> None:
         await self.inner.end(end)
 
-    async def act(self, request: referee_pb2.ActionRequest, timer: DecisionTimer) -> int:
+    async def act(self, request: WireRequest, timer: DecisionTimer) -> int:
         self.requests += 1
         if self.requests == SIGNAL_AT:
             for _ in range(self.signals):

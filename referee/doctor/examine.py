@@ -59,6 +59,7 @@ from referee.match.seating import play_match, seated
 from referee.match.seats import InProcessSeat, Seat
 from referee.match.seeds import derive_seed
 from referee.match.session import Ending, Session, protocol_of
+from referee.match.wire import WireRequest
 from referee.text import plural
 from referee.transport import ServerSettings
 
@@ -148,7 +149,7 @@ class _TimedSeat:
     async def end(self, end: referee_pb2.MatchEnd) -> None:
         await self.inner.end(end)
 
-    async def act(self, request: referee_pb2.ActionRequest, timer: DecisionTimer) -> int:
+    async def act(self, request: WireRequest, timer: DecisionTimer) -> int:
         self.requests += 1
         started = trio.current_time()
         if self.requests == self.drop_at:

@@ -90,6 +90,8 @@ class SeatClock:
 
     control: TimeControl
     bank_ms: float
+    #: `to_proto()` encoded, and the whole ms of bank it was encoded for (see `encoded`).
+    _encoded: tuple[int, bytes] = field(default=(-1, b""), repr=False, compare=False)
 
     @classmethod
     def start(cls, control: TimeControl) -> SeatClock:
@@ -127,6 +129,15 @@ class SeatClock:
             return False
         self.bank_ms -= overage
         return True
+
+    def encoded(self) -> bytes:
+        """`to_proto()` serialized: encoded again only when the bank's whole ms change (a
+        request carries it at every decision, and most decisions leave the bank as it was)."""
+        bank, data = self._encoded
+        if bank != int(self.bank_ms):
+            bank, data = int(self.bank_ms), self.to_proto().SerializeToString()
+            self._encoded = (bank, data)
+        return data
 
     def to_proto(self) -> common_pb2.Clock:
         bank = int(self.bank_ms)

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from croupier.v1 import common_pb2, game_pb2
 from referee.games.base import Action, Event, Result, State
+from referee.match import wire
 
 
 def observation(game_id: str, state: State, seat: int) -> game_pb2.Observation:
@@ -14,23 +15,36 @@ def observation(game_id: str, state: State, seat: int) -> game_pb2.Observation:
     return wrapper
 
 
-#: Wrapped protocol messages of the actions seen so far, per game: a game's action space is
-#: small and fixed, and building these was a tenth of the referee's time per decision.
-_wrapped: dict[str, dict[Action, game_pb2.Action]] = {}
+#: Each action's field in an ActionRequest (referee.match.wire), per game: a game's action space
+#: is small and fixed, and building these was a tenth of the referee's time per decision.
+_fields: dict[str, dict[Action, bytes]] = {}
+
+
+def action(game_id: str, value: Action) -> game_pb2.Action:
+    """The protocol's form of an action."""
+    message = game_pb2.Action(text=value.text)
+    getattr(message, game_id).CopyFrom(value.to_proto())
+    return message
 
 
 def legal_actions(game_id: str, actions: Sequence[Action]) -> list[game_pb2.Action]:
-    """The protocol's form of the actions. Shared messages: callers copy, never mutate them."""
-    cache = _wrapped.setdefault(game_id, {})
-    wrapped = []
-    for action in actions:
-        message = cache.get(action)
-        if message is None:
-            message = game_pb2.Action(text=action.text)
-            getattr(message, game_id).CopyFrom(action.to_proto())
-            cache[action] = message
-        wrapped.append(message)
-    return wrapped
+    """The protocol's form of the actions (a request's own are `legal_action_fields`)."""
+    return [action(game_id, legal) for legal in actions]
+
+
+def legal_action_fields(game_id: str, actions: Sequence[Action]) -> list[bytes]:
+    """The actions as an ActionRequest's `legal_actions` fields, encoded (each once a process)."""
+    cache = _fields.get(game_id)
+    if cache is None:
+        cache = _fields[game_id] = {}
+    fields = []
+    for legal in actions:
+        field = cache.get(legal)
+        if field is None:
+            encoded = action(game_id, legal).SerializeToString()
+            field = cache[legal] = wire.length_delimited(wire.LEGAL_ACTION, encoded)
+        fields.append(field)
+    return fields
 
 
 def event(game_id: str, event: Event) -> game_pb2.Event:

@@ -10,9 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import json
 import os
-import re
 import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -26,7 +24,7 @@ from google.protobuf.message import Message
 from croupier.v1 import game_pb2, record_pb2
 from referee import private
 from referee.errors import RecordError, RecordWriteError
-from referee.match.protojson import message_to_dict
+from referee.match.protojson import json_string, message_to_json
 
 #: 2: the result line carries each seat's luck correction (referee.match.luck); 1 does not.
 SCHEMA_VERSION = 2
@@ -54,7 +52,7 @@ def _quoted(text: str) -> str:
 
 def to_json_line(record: record_pb2.Record) -> str:
     """One record as a compact JSON line (no trailing newline)."""
-    return json.dumps(message_to_dict(record), separators=(",", ":"))
+    return message_to_json(record)
 
 
 # The two lines written at every decision (an action, and its events) are encoded directly
@@ -80,7 +78,7 @@ def action_line(
     if index:
         parts.append(f'"index":{index}')
     if text:
-        parts.append(f'"text":{_string(text)}')
+        parts.append(f'"text":{json_string(text)}')
     if elapsed_ms:
         parts.append(f'"elapsedMs":{elapsed_ms}')
     if defaulted:
@@ -96,24 +94,12 @@ def action_line(
 
 def event_line(event: game_pb2.Event, seats: Sequence[int] | None) -> str:
     """`to_json_line` of an EventRecord of `event`, public when `seats` is None."""
-    parts = [f'"event":{_compact(message_to_dict(event))}']
+    parts = [f'"event":{message_to_json(event)}']
     if seats is None:
         parts.append('"public":true')
     elif seats:
         parts.append(f'"seats":[{",".join(map(str, seats))}]')
     return '{"event":{' + ",".join(parts) + "}}"
-
-
-def _string(text: str) -> str:
-    return f'"{text}"' if _PLAIN.fullmatch(text) else json.dumps(text)
-
-
-def _compact(value: object) -> str:
-    return json.dumps(value, separators=(",", ":"))
-
-
-#: Text that json.dumps writes as it is, between quotes.
-_PLAIN = re.compile(r"[ !#-\[\]-~]*")
 
 
 class RecordWriter:

@@ -19,6 +19,7 @@ from referee.match.clock import DecisionTimer
 from referee.match.launched import LaunchedBot
 from referee.match.seats import SeatFault
 from referee.match.session import Closed, Session, decode
+from referee.match.wire import WireRequest
 
 #: How long a seat whose stream closed waits to learn whether its process died (a crash) rather
 #: than only its connection (a disconnect). 0.5 s was too short on a loaded machine, where the
@@ -144,7 +145,7 @@ class RemoteSeat:
             state, final=not self._may_come_back(state) and self._known(state)
         )
 
-    async def act(self, request: referee_pb2.ActionRequest, timer: DecisionTimer) -> int:
+    async def act(self, request: WireRequest, timer: DecisionTimer) -> int:
         """Send the request and wait for the reply. The bot's time runs from when the transport
         sends the request to when the reply arrives there (`timer`); this seat ends the wait
         when the timer says the time is up, and the runner's deadline bounds the referee's lag
@@ -164,7 +165,7 @@ class RemoteSeat:
                 if not await self._reconnect(request, timer):
                     raise await self._lose()
             else:
-                self.session.send(referee_pb2.RefereeMessage(action_request=request))
+                self.session.send(request)
             return await self._reply(request, timer)
         finally:
             if process is not None:
@@ -172,7 +173,7 @@ class RemoteSeat:
             timer.count_to()
             self.session.timer = None
 
-    async def _reply(self, request: referee_pb2.ActionRequest, timer: DecisionTimer) -> int:
+    async def _reply(self, request: WireRequest, timer: DecisionTimer) -> int:
         answered = False
         try:
             while True:
@@ -233,7 +234,7 @@ class RemoteSeat:
         self._came_back = trio.Event()
         return session
 
-    async def _reconnect(self, request: referee_pb2.ActionRequest, timer: DecisionTimer) -> bool:
+    async def _reconnect(self, request: WireRequest, timer: DecisionTimer) -> bool:
         """Wait for the bot to come back; True once the pending request went to it again."""
         state = self.state
         assert isinstance(state, Gone)
@@ -250,9 +251,9 @@ class RemoteSeat:
         session.timer = timer
         session.send(referee_pb2.RefereeMessage(match_start=self._start))
         again = referee_pb2.ActionRequest()
-        again.CopyFrom(request)
+        again.CopyFrom(request.message)
         timer.catch_up(again.clock)
-        session.send(referee_pb2.RefereeMessage(action_request=again))
+        session.send(WireRequest.of(again))
         return True
 
     def _check_out_of_turn(self) -> Closed | None:
@@ -318,9 +319,7 @@ class RemoteSeat:
             reason, detail = common_pb2.FAULT_REASON_DISCONNECTED, state.closed.detail
         return SeatFault(reason, detail, final=final, repeat=repeat)
 
-    def _parse_reply(
-        self, raw: bytes, request: referee_pb2.ActionRequest
-    ) -> referee_pb2.ActionReply | None:
+    def _parse_reply(self, raw: bytes, request: WireRequest) -> referee_pb2.ActionReply | None:
         message = decode(raw)
         if message is None or message.WhichOneof("kind") != "action_reply":
             what = "undecodable bytes" if message is None else "a message that is not ActionReply"

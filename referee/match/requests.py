@@ -18,6 +18,7 @@ from croupier.v1 import referee_pb2
 from referee.games.base import State
 from referee.match.records import RecordWriter
 from referee.match.runner import Decision, MatchConfig, MatchOutcome, _Match
+from referee.match.wire import WireRequest
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,9 +51,7 @@ class SeatQueues:
         self.starts: list[referee_pb2.MatchStart] = self._match.open()
         self.outcome: MatchOutcome | None = None
         self.ends: list[referee_pb2.MatchEnd] = []
-        self._steps: Generator[tuple[int, referee_pb2.ActionRequest], Decision, State] = (
-            self._match.steps()
-        )
+        self._steps: Generator[tuple[int, WireRequest], Decision, State] = self._match.steps()
         self.seat: int = -1
         self.request: referee_pb2.ActionRequest | None = None
         self._advance(None)
@@ -85,9 +84,10 @@ class SeatQueues:
     def _advance(self, decision: Decision | None) -> None:
         try:
             if decision is None:
-                self.seat, self.request = next(self._steps)
+                self.seat, request = next(self._steps)
             else:
-                self.seat, self.request = self._steps.send(decision)
+                self.seat, request = self._steps.send(decision)
+            self.request = request.message
         except StopIteration as done:
             self.seat, self.request = -1, None
             self.outcome, self.ends = self._match.close(done.value)

@@ -25,7 +25,7 @@ from referee.clock_kind import ClockKind
 from referee.games import checked
 from referee.games.base import Action, ChanceOutcome, Event, Game, Pick, Shuffle, State
 from referee.games.options import Options
-from referee.match import protocol
+from referee.match import protocol, wire
 from referee.match.clock import DecisionTime, DecisionTimer, SeatClock, TimeControl
 from referee.match.computer import this_computer
 from referee.match.luck import LuckMeter
@@ -33,6 +33,7 @@ from referee.match.public import public_observation
 from referee.match.records import SCHEMA_VERSION, RecordWriter, action_line, event_line
 from referee.match.seats import Seat, SeatFault, cause_of_silence, metered, pinned_cores
 from referee.match.spectators import LiveMatch, LiveMatches
+from referee.match.wire import WireRequest
 from referee.version import VERSION
 
 
@@ -97,33 +98,44 @@ def draw_chance(node: Shuffle | Pick, rng: random.Random) -> ChanceOutcome:
     return rng.randrange(node.count)
 
 
-#: Each event's protocol message and record line, by the engine's Event object (kept here, so
-#: its id is not reused while it is): engines share the Event of a common move, so most of a
-#: match's events are encoded once per process. Encoding one was about half the referee's own
-#: work per decision. Shared messages: callers copy, never mutate them.
-_encoded: dict[int, tuple[Event, game_pb2.Event, str]] = {}
+@dataclass(slots=True, eq=False)
+class EncodedEvent:
+    """An event as the protocol's message, as an ActionRequest's field (for every seat that
+    sees it), and as its record line (made when first recorded)."""
+
+    #: Kept so that its id, the cache's key, is not reused while the entry lives.
+    event: Event
+    message: game_pb2.Event
+    field: bytes
+    line: str | None = None
+
+    def record_line(self) -> str:
+        if self.line is None:
+            seats = sorted(self.event.seats) if self.event.seats is not None else None
+            self.line = event_line(self.message, seats)
+        return self.line
+
+
+#: Each event encoded, by the engine's Event object: engines share the Event of a common move,
+#: so most of a match's events are encoded once per process. Encoding one was about half the
+#: referee's own work per decision. Shared messages: callers copy, never mutate them.
+_encoded: dict[int, EncodedEvent] = {}
 _ENCODED_MAX = 1024
 
 
-def encoded_event(game_id: str, event: Event) -> tuple[game_pb2.Event, str]:
-    """The event as the protocol's message, and as its record line."""
+def encoded_event(game_id: str, event: Event) -> EncodedEvent:
+    """The event encoded (see EncodedEvent), once a process while the engine shares it."""
     entry = _encoded.get(id(event))
-    if entry is not None and entry[0] is event:
-        return entry[1], entry[2]
+    if entry is not None and entry.event is event:
+        return entry
     message = protocol.event(game_id, event)
-    line = event_line(message, sorted(event.seats) if event.seats is not None else None)
+    entry = EncodedEvent(
+        event, message, wire.length_delimited(wire.EVENT, message.SerializeToString())
+    )
     if len(_encoded) >= _ENCODED_MAX:
         _encoded.clear()  # the shared ones come back at once; fresh ones (deals) never repeat
-    _encoded[id(event)] = (event, message, line)
-    return message, line
-
-
-def event_message(game_id: str, event: Event) -> game_pb2.Event:
-    """The event's protocol message alone, for a match with no record (shared: never mutate)."""
-    entry = _encoded.get(id(event))
-    if entry is not None and entry[0] is event:
-        return entry[1]
-    return protocol.event(game_id, event)
+    _encoded[id(event)] = entry
+    return entry
 
 
 def _chance_record(node: Shuffle | Pick, outcome: ChanceOutcome) -> record_pb2.Record:
@@ -168,7 +180,7 @@ class _Match:
         self.decision_count = 0
         self.fault_decisions: dict[int, int] = {}
         self.deck_pending = config.deck
-        self.pending: list[list[game_pb2.Event]] = [[] for _ in seats]
+        self.pending: list[list[EncodedEvent]] = [[] for _ in seats]
         self.live_matches = live
         self.live: LiveMatch | None = None
         self.luck = LuckMeter.for_game(self.game.id, config.seed, len(seats))
@@ -219,16 +231,15 @@ class _Match:
         """Record every event of the last transition and queue it for the seats that may see it:
         each seat gets its queue with its next request, or with the match's end."""
         for event in state.events:
+            encoded = encoded_event(self.game.id, event)
             if self.writer is not None:
-                message, line = encoded_event(self.game.id, event)
-                self.writer.write_line(line)
-            else:  # no record line to build (a training environment's match)
-                message = event_message(self.game.id, event)
+                self.writer.write_line(encoded.record_line())
+            seats = event.seats
             for seat_index, pending in enumerate(self.pending):
-                if event.visible_to(seat_index):
-                    pending.append(message)
-            if event.seats is None and self.live is not None:
-                self.live.publish(message)
+                if seats is None or seat_index in seats:
+                    pending.append(encoded)
+            if seats is None and self.live is not None:
+                self.live.publish(encoded.message)
         if self.live is not None:
             count = len(self.seats)
             self.live.step(lambda: public_observation(self.game.id, state, count))
@@ -278,31 +289,30 @@ class _Match:
             },
         )
 
-    def request(
-        self, state: State, seat: int, legal: Sequence[Action]
-    ) -> referee_pb2.ActionRequest:
+    def request(self, state: State, seat: int, legal: Sequence[Action]) -> WireRequest:
         """The seat's request for this decision: its observation, the legal actions, its clock
-        and the events it has not seen yet (which it now has). Every line before it is on file."""
-        request = referee_pb2.ActionRequest(
-            match_id=self.config.match_id,
-            request_id=next(_request_ids),
-            legal_actions=protocol.legal_actions(self.game.id, legal),
-            clock=self.clocks[seat].to_proto(),
-            events=self.pending[seat],
+        and the events it has not seen yet (which it now has), assembled from their encodings
+        (referee.match.wire). Every line before it is on file."""
+        game_id = self.game.id
+        request = wire.action_request(
+            self.config.match_id,
+            next(_request_ids),
+            wire.observation_bytes(game_id, state.observation(seat).SerializeToString()),
+            protocol.legal_action_fields(game_id, legal),
+            self.clocks[seat].encoded(),
+            [event.field for event in self.pending[seat]],
         )
-        # Into the request's own field: one copy of the observation, not two.
-        getattr(request.observation, self.game.id).CopyFrom(state.observation(seat))
         self.pending[seat] = []
         self.flush()
         return request
 
-    async def decide(self, seat: int, request: referee_pb2.ActionRequest) -> Decision:
+    async def decide(self, seat: int, request: WireRequest) -> Decision:
         """Ask the seat for an action index and judge the answer. When the bot's time is up,
         and what it is charged, is its `DecisionTimer`'s to say (referee.match.clock); the
         verdict (a timeout, an illegal index, the cause a seat offers) is made here."""
         clock = self.clocks[seat]
         request_id = request.request_id
-        legal = request.legal_actions
+        legal_count = request.legal_count
         if self.live is not None:
             self.live.asked(seat, clock.bank_ms)
         index: int | None = None
@@ -326,10 +336,10 @@ class _Match:
             failure = SeatFault(common_pb2.FAULT_REASON_TIMEOUT, detail)
         if self.live is not None:
             self.live.answered(seat, clock.bank_ms)
-        if failure is None and index is not None and not 0 <= index < len(legal):
+        if failure is None and index is not None and not 0 <= index < legal_count:
             failure = SeatFault(
                 common_pb2.FAULT_REASON_ILLEGAL_ACTION,
-                f"action index {index!r} is out of range 0..{len(legal) - 1}",
+                f"action index {index!r} is out of range 0..{legal_count - 1}",
             )
         times = (round(spent.charged_ms), spent.lag_ms, spent.cpu_ms, spent.starved_ms)
         if failure is not None or index is None:
@@ -403,7 +413,7 @@ class _Match:
         except StopIteration as done:
             return done.value  # type: ignore[no-any-return]
 
-    def steps(self) -> Generator[tuple[int, referee_pb2.ActionRequest], Decision, State]:
+    def steps(self) -> Generator[tuple[int, WireRequest], Decision, State]:
         """The match as a generator: it yields each decision's seat and request and is sent
         the decision; it returns the final state. The runner's `play` and an in-process
         driver (referee.match.requests) both drive this one loop, so their matches are one."""
@@ -451,7 +461,7 @@ class _Match:
             match_id=self.config.match_id,
             result=result,
             faults=[f for f in self.faults if f.seat == seat],
-            events=self.pending[seat],
+            events=[event.message for event in self.pending[seat]],
         )
 
     async def end_seat(self, seat: int, result: common_pb2.Result) -> None:

@@ -8,6 +8,7 @@ from typing import Protocol
 from croupier.bot import Bot
 from croupier.v1 import common_pb2, referee_pb2
 from referee.match.clock import DecisionTimer
+from referee.match.wire import WireRequest
 
 
 class SeatFault(Exception):
@@ -45,13 +46,13 @@ class Seat(Protocol):
 
     async def start(self, start: referee_pb2.MatchStart) -> None: ...
 
-    async def act(self, request: referee_pb2.ActionRequest, timer: DecisionTimer) -> int:
+    async def act(self, request: WireRequest, timer: DecisionTimer) -> int:
         """The index of the chosen legal action. The runner applies the deadline around it.
 
-        The request carries the events the seat may see since its previous message. A seat
-        whose bot is behind a transport has `timer` measure there, so that the referee's own
-        lag is not charged to the bot, and ends the wait when `timer` says the time is up;
-        others may ignore it."""
+        The request (parsed: `request.message`) carries the events the seat may see since its
+        previous message. A seat whose bot is behind a transport has `timer` measure there, so
+        that the referee's own lag is not charged to the bot, and ends the wait when `timer`
+        says the time is up; others may ignore it."""
         ...
 
     async def end(self, end: referee_pb2.MatchEnd) -> None: ...
@@ -88,11 +89,12 @@ class InProcessSeat:
     async def start(self, start: referee_pb2.MatchStart) -> None:
         self.bot.on_match_start(start)
 
-    async def act(self, request: referee_pb2.ActionRequest, timer: DecisionTimer) -> int:
+    async def act(self, request: WireRequest, timer: DecisionTimer) -> int:
+        message = request.message
         try:
-            for event in request.events:
+            for event in message.events:
                 self.bot.on_event(event)
-            return int(self.bot.act(request))
+            return int(self.bot.act(message))
         except Exception as error:  # a bot's bug is the bot's fault, not the referee's
             detail = f"{type(error).__name__}: {error}"
             raise SeatFault(common_pb2.FAULT_REASON_CRASHED, detail) from error

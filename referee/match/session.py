@@ -22,6 +22,7 @@ from croupier.v1 import common_pb2, referee_pb2
 from referee.match.clock import DecisionTimer
 from referee.match.launched import LaunchedBot
 from referee.match.logrates import LogLimiter
+from referee.match.wire import WireRequest
 
 _session_ids = itertools.count(1)
 log = logging.getLogger("croupier.referee")
@@ -85,7 +86,9 @@ class Session:
     #: The bot this session belongs to (see referee.match.lobby): the identity its token maps to.
     identity: str
     hello: referee_pb2.Hello
-    send: Callable[[referee_pb2.RefereeMessage], None]
+    #: Every action request goes as a WireRequest (already encoded), everything else as a
+    #: RefereeMessage.
+    send: Callable[[referee_pb2.RefereeMessage | WireRequest], None]
     finish: Callable[[Ending], None]
     id: str = field(default_factory=lambda: f"s{next(_session_ids)}")
     closed: trio.Event = field(default_factory=trio.Event)
@@ -133,9 +136,9 @@ class Session:
         shown = "".join(c for c in self.hello.name if c.isprintable())[:MAX_NAME_CHARS]
         return shown or "bot"
 
-    def leaving(self, message: referee_pb2.RefereeMessage) -> None:
+    def leaving(self, message: referee_pb2.RefereeMessage | WireRequest) -> None:
         """Called by the transport as it hands `message` to gRPC: a request's clock starts."""
-        if self.timer is not None and message.HasField("action_request"):
+        if self.timer is not None and isinstance(message, WireRequest):
             self.timer.left()
 
     def arriving(self, stamp: float | None = None) -> float:

@@ -24,6 +24,7 @@ from croupier.v1 import referee_pb2
 from referee.match.lobby import Lobby
 from referee.match.logrates import LogLimiter, host_of
 from referee.match.session import Backlog, Ending, Session
+from referee.match.wire import WireRequest
 from referee.transport.host import arrival_bound, polls, sender
 from referee.transport.settings import ServerSettings
 from referee.version import VERSION
@@ -34,8 +35,17 @@ log = logging.getLogger("croupier.referee")
 #: server's stop allows 1 s in all: ServerSettings.grace_seconds).
 GOODBYE_SECONDS = 0.5
 
-#: A Play stream's context: raw bytes in (see `_parse`), RefereeMessages out.
-Context = grpc.aio.ServicerContext[bytes, referee_pb2.RefereeMessage]
+#: What a Play stream sends: a RefereeMessage, or an action request already encoded.
+Outgoing = referee_pb2.RefereeMessage | WireRequest
+#: A Play stream's context: raw bytes in (see `_parse`), what `serialize` writes out.
+Context = grpc.aio.ServicerContext[bytes, Outgoing]
+
+
+def serialize(message: Outgoing) -> bytes:
+    """The Play stream's serializer: an action request is encoded already (referee.match.wire)."""
+    if isinstance(message, WireRequest):
+        return message.data
+    return message.SerializeToString()
 
 
 def bearer_token(metadata: Sequence[tuple[str, str | bytes]] | grpc.aio.Metadata | None) -> str:
@@ -54,16 +64,16 @@ class _Outbound:
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
-        self._items: deque[referee_pb2.RefereeMessage | Ending] = deque()
+        self._items: deque[Outgoing | Ending] = deque()
         self._waiter: asyncio.Future[None] | None = None
 
-    def put(self, item: referee_pb2.RefereeMessage | Ending) -> None:
+    def put(self, item: Outgoing | Ending) -> None:
         self._items.append(item)
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
-    async def get(self) -> referee_pb2.RefereeMessage | Ending:
+    async def get(self) -> Outgoing | Ending:
         while not self._items:
             self._waiter = self._loop.create_future()
             try:
@@ -206,10 +216,10 @@ class PlayService:
         said_goodbye = False
         try:
             while not isinstance(message := await outbound.get(), Ending):
-                kind = message.WhichOneof("kind")
-                if kind == "action_request":
+                if isinstance(message, WireRequest):
                     asked.unanswered += 1
-                said_goodbye |= kind == "goodbye"
+                else:
+                    said_goodbye |= message.WhichOneof("kind") == "goodbye"
                 session.leaving(message)  # a request's clock starts as gRPC takes it
                 await context.write(message)
             ending = message

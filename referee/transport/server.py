@@ -26,7 +26,7 @@ from referee.match.spectators import LiveMatches
 from referee.transport.challenges import SERVICE as CHALLENGES
 from referee.transport.challenges import ChallengeDesk, ChallengesService
 from referee.transport.host import call_asyncio
-from referee.transport.play import PlayService
+from referee.transport.play import PlayService, serialize
 from referee.transport.reflection import V1, V1ALPHA, ReflectionServicer
 from referee.transport.settings import ServerSettings
 from referee.transport.submissions import SERVICE as SUBMISSIONS
@@ -98,7 +98,7 @@ class RefereeService:
                 "Play": grpc.stream_stream_rpc_method_handler(
                     self.players.play,
                     request_deserializer=None,  # raw bytes: see play._parse
-                    response_serializer=referee_pb2.RefereeMessage.SerializeToString,
+                    response_serializer=serialize,
                 ),
                 "Watch": grpc.unary_stream_rpc_method_handler(
                     self.spectators.watch,
