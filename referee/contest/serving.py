@@ -312,7 +312,9 @@ class _Referee:
         desk = self.desk()
         pipeline = self.pipeline(desk)
         async with (
-            serve(self.lobby, config.settings, self.live, self.control, desk) as port,
+            serve(
+                self.lobby, config.settings, self.live, self.control, desk, self.accounts
+            ) as port,
             trio.open_nursery() as aux,
         ):
             await aux.start(_stop_on_signals, stop)  # before anyone is told where it listens
@@ -524,8 +526,9 @@ async def _cancel_when(event: trio.Event, scope: trio.CancelScope) -> None:
 
 
 async def _enforce_revocations(store: TokenStore, lobby: Lobby, enforced: set[str]) -> None:
-    """A revoked token's sessions end at once, mid-match too (its seats then fault).
-    `enforced` is kept up to date for the referee's companions."""
+    """A revoked team's sessions end at once, mid-match too (its seats then fault), and so do
+    a revoked member's token's, the team's others playing on. `enforced` (the revoked teams) is
+    kept up to date for the referee's companions."""
     while True:
         revoked = await trio.to_thread.run_sync(store.revoked)
         for name in revoked - enforced:
@@ -533,4 +536,8 @@ async def _enforce_revocations(store: TokenStore, lobby: Lobby, enforced: set[st
             lobby.revoke(name, "token revoked")
         enforced.clear()
         enforced.update(revoked)
+        # One member's token (removed from the team, or replaced): their sessions alone.
+        tokens = await trio.to_thread.run_sync(store.revoked_tokens)
+        if ended := lobby.revoke_tokens(tokens):
+            log.info("member token revoked", extra={"sessions": ended})
         await trio.sleep(REVOCATION_POLL_SECONDS)

@@ -184,6 +184,7 @@ class Roster:
         for version, tail in hosted:
             folder = self.store.folder(version.id) / MATCH_LOGS
             await trio.to_thread.run_sync(tail.save, folder / f"{match_id}.log")
+            await trio.to_thread.run_sync(self.store.played, version.id, match_id)
 
 
 class _Tail:

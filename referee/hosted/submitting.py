@@ -27,6 +27,7 @@ from referee.hosted.archive import ArchiveError, ArchiveLimits, unpack
 from referee.hosted.manifest import MANIFEST, ManifestError, load_manifest
 from referee.hosted.store import (
     SHORT_ID,
+    Event,
     StoreError,
     Version,
     VersionStatus,
@@ -174,6 +175,10 @@ class Submitting:
     def versions(self, account: str) -> list[Version]:
         """The account's versions, oldest first."""
         return self.store.versions(account)
+
+    def events(self, account: str, after: int) -> list[Event]:
+        """The account's versions' events after the event `after`, oldest first (a page)."""
+        return self.store.events(account, after)
 
     def active(self, account: str) -> Version | None:
         """The version the account plays now, if any."""

@@ -142,14 +142,16 @@ class PlayService:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, why)
         self.open_streams[identity] = self.open_streams.get(identity, 0) + 1
         try:
-            await self._session(identity, first, context)
+            await self._session(identity, first, context, self.lobby.credential(token))
         finally:
             self.open_streams[identity] -= 1
             if not self.open_streams[identity]:
                 del self.open_streams[identity]
                 self.backlogs.pop(identity, None)
 
-    async def _session(self, identity: str, first: bytes, context: Context) -> None:
+    async def _session(
+        self, identity: str, first: bytes, context: Context, credential: str
+    ) -> None:
         hello = _parse(first)
         if hello is None or hello.WhichOneof("kind") != "hello":
             account = self.lobby.label(identity)
@@ -177,6 +179,7 @@ class PlayService:
             send=send,
             finish=send,
             account=self.lobby.label(identity),
+            credential=credential,
             max_queued=self.settings.max_queued_messages,
             backlog=backlog,
             polls=polls,

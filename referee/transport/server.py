@@ -23,6 +23,8 @@ from referee.games import GAMES
 from referee.games.options import OptionSpec, format_value
 from referee.match.lobby import Lobby
 from referee.match.spectators import LiveMatches
+from referee.transport.desk import SERVICE as DESK
+from referee.transport.desk import DeskService, Members
 from referee.transport.host import call_asyncio
 from referee.transport.play import PlayService
 from referee.transport.reflection import V1, V1ALPHA, ReflectionServicer
@@ -174,6 +176,7 @@ async def _start(
     settings: ServerSettings,
     control: ServerControl,
     desk: Desk | None,
+    members: Members | None,
 ) -> tuple[grpc.aio.Server, int]:
     server = grpc.aio.server(options=settings.options())
     service = RefereeService(lobby, live, settings)
@@ -185,6 +188,10 @@ async def _start(
         )
         server.add_generic_rpc_handlers((submissions.handler(),))
         services.append(SUBMISSIONS)
+        if members is not None:
+            desk_service = DeskService(members, desk, settings.max_team_size)
+            server.add_generic_rpc_handlers((desk_service.handler(),))
+            services.append(DESK)
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     control.health = health
@@ -251,14 +258,16 @@ async def serve(
     live: LiveMatches | None = None,
     control: ServerControl | None = None,
     desk: Desk | None = None,
+    members: Members | None = None,
 ) -> AsyncIterator[int]:
     """Serve the lobby over gRPC while the block runs; yields the port (useful with port 0).
 
     `live` lists the matches spectators may Watch; `control` receives the server's switches;
-    with `desk`, the Submissions service takes the lobby's accounts' uploads.
+    with `desk`, the Submissions service takes the lobby's accounts' uploads, and with
+    `members` too (the contest's teams), the Desk service their teams and events.
     """
     server, port = await call_asyncio(
-        _start(lobby, live or LiveMatches(), settings, control or ServerControl(), desk)
+        _start(lobby, live or LiveMatches(), settings, control or ServerControl(), desk, members)
     )
     try:
         yield port
