@@ -1,0 +1,140 @@
+"""What happened to an upload, told as it happens (issue 46.2): a real `croupier serve --db`, a
+team of two, one member following on `croupier submissions follow` while the other's build fails
+and then a version qualifies, goes active, plays its first match and is retired by a newer one;
+and a client that reconnects after an event id misses nothing and sees nothing twice."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+
+from croupier.v1 import desk_pb2, desk_pb2_grpc
+from tests.desk_helpers import CROUPIER, Referee, running
+from tests.hosted_helpers import EXAMPLE, network_bot
+
+pytestmark = pytest.mark.usefixtures("bubblewrap")
+
+#: How the pipeline says the broken build below ended.
+BUILD_EXIT = "build-failed: build failed (exit 3); its log's end says why"
+
+
+@pytest.fixture
+def referee(tmp_path: Path) -> Iterator[Referee]:
+    with running(tmp_path) as started:
+        yield started
+
+
+def _events(
+    referee: Referee, token: str, after: int, last: Callable[[desk_pb2.FollowEventsResponse], bool]
+) -> list[desk_pb2.FollowEventsResponse]:
+    """The events after `after` as FollowEvents sends them, up to the first that is `last`."""
+    auth = (("authorization", f"Bearer {token}"),)
+    request = desk_pb2.FollowEventsRequest(after_event=after)
+    with grpc.insecure_channel(referee.address) as channel:
+        stream = desk_pb2_grpc.DeskStub(channel).FollowEvents(request, metadata=auth, timeout=300)
+        got = []
+        for event in stream:
+            got.append(event)
+            if last(event):
+                stream.cancel()
+                break
+    return got
+
+
+def _of_kind(kind: int) -> Callable[[desk_pb2.FollowEventsResponse], bool]:
+    return lambda event: event.kind == kind
+
+
+def _kinds(lines: list[str], version: str) -> list[str]:
+    """The kinds of a version's events in `follow`'s lines (`#ID AT VERSION KIND...`)."""
+    events = [line.split() for line in lines if line.startswith("#")]
+    return [words[3].rstrip(":") for words in events if words[2] == version[:12]]
+
+
+def test_a_team_follows_its_versions_from_a_failed_build_to_retirement(
+    referee: Referee, tmp_path: Path
+) -> None:
+    leader = referee.tokens["alice"]
+    added = referee.cli("team", "add", "carol", token=leader)
+    assert added.returncode == 0, added.stderr
+    carol = added.stdout.strip()
+    command = [CROUPIER, "submissions", "follow", "--until", "active", "--to", referee.address]
+    follow = subprocess.Popen(
+        [*command, "--token", carol],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        # The leader's build fails: the member following is told why, with the log's end.
+        broken = tmp_path / "broken"
+        broken.mkdir()
+        (broken / "bot.toml").write_text('games = ["xix"]\nbuild = "sh build.sh"\nrun = "./bot"\n')
+        (broken / "build.sh").write_text(
+            "echo compiling\necho 'error: <missing> semicolon'\nexit 3\n"
+        )
+        failed = referee.cli("submit", str(broken), "--wait", token=leader)
+        assert failed.returncode == 1, failed.stdout + failed.stderr
+        broken_id = failed.stdout.split()[0]
+        # The member's version qualifies and goes active: `follow --until active` ends there.
+        good = referee.cli("submit", str(EXAMPLE), "--wait", token=carol)
+        assert good.returncode == 0, good.stdout + good.stderr
+        good_id = good.stdout.split()[0]
+        out, err = follow.communicate(timeout=300)
+    finally:
+        follow.kill()
+    assert follow.returncode == 0, err
+    lines = out.splitlines()
+    assert _kinds(lines, broken_id)[0] == "received"
+    assert _kinds(lines, broken_id)[-1] == "build-failed"
+    failure = next(i for i, line in enumerate(lines) if " build-failed: " in line)
+    assert BUILD_EXIT in lines[failure], lines[failure]
+    assert "  | error: <missing> semicolon" in lines[failure + 1 : failure + 21]
+    kinds = _kinds(lines, good_id)
+    assert kinds[0] == "received" and kinds[-2:] == ["qualified", "active"], kinds
+    assert kinds.index("qualifying") < kinds.index("qualified")
+    ids = [int(line.split()[0][1:]) for line in lines if line.startswith("#")]
+    assert ids == sorted(set(ids)), ids  # rising, none twice
+    # A client that reconnects after any event gets exactly the ones after it.
+    everything = _events(referee, carol, 0, lambda event: event.event_id == ids[-1])
+    assert [e.event_id for e in everything] == ids
+    middle = ids[len(ids) // 2]
+    resumed = _events(referee, leader, middle, lambda event: event.event_id == ids[-1])
+    assert [e.event_id for e in resumed] == [i for i in ids if i > middle]
+
+    # A network bot of another team: the version plays, and its first match is an event.
+    bob = network_bot(referee.address, referee.tokens["bob"])
+    try:
+        first = _events(referee, carol, ids[-1], _of_kind(desk_pb2.DESK_EVENT_KIND_FIRST_MATCH))
+        assert first[-1].version_id == good_id and first[-1].match_id.startswith("contest-")
+        # The standings name the team's members.
+        standings = subprocess.run(
+            [CROUPIER, "ladder", "standings", str(referee.db), "--format", "json"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        rows = json.loads(standings.stdout)["standings"]
+        ours = next(r for r in rows if r["account"] == "alice")
+        assert ours["members"] == ["alice", "carol"]
+        # A newer version replaces it: the old one's retirement says why.
+        newer = tmp_path / "newer"
+        shutil.copytree(EXAMPLE, newer, ignore=shutil.ignore_patterns("__pycache__"))
+        with (newer / "bot.toml").open("a") as manifest:
+            manifest.write("# newer\n")
+        replaced = referee.cli("submit", str(newer), "--wait", token=leader)
+        assert replaced.returncode == 0, replaced.stdout + replaced.stderr
+        newer_id = replaced.stdout.split()[0]
+        after = first[-1].event_id
+        retired = _events(referee, carol, after, _of_kind(desk_pb2.DESK_EVENT_KIND_RETIRED))
+    finally:
+        bob.terminate()
+        bob.wait(timeout=30)
+    assert retired[-1].version_id == good_id
+    assert retired[-1].reason == f"replaced by the newer version {newer_id[:12]}"
