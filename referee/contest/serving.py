@@ -488,7 +488,10 @@ class _Referee:
         session.matches_played += 1
         limit = self.config.max_matches_per_session
         if limit is not None and session.matches_played >= limit:
-            session.end(f"match limit: {limit} matches per session", "RESOURCE_EXHAUSTED")
+            session.end(
+                f"match limit: {limit} matches per session; open a new session to play on",
+                "RESOURCE_EXHAUSTED",
+            )
         else:
             self.lobby.give_back(session)
 

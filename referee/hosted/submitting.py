@@ -23,7 +23,7 @@ from pathlib import Path, PurePosixPath
 
 import referee
 from referee.errors import ConflictError, CroupierError, FrozenError, NotFoundError, QuotaError
-from referee.hosted.archive import ArchiveError, ArchiveLimits, unpack
+from referee.hosted.archive import LEAVE_OUT, ArchiveError, ArchiveLimits, unpack
 from referee.hosted.manifest import MANIFEST, ManifestError, load_manifest
 from referee.hosted.store import (
     SHORT_ID,
@@ -120,8 +120,8 @@ class Submitting:
             if len(begun) >= limit:
                 wait = begun[0] + _HOUR - now
                 raise QuotaError(
-                    f"quota: at most {limit} submissions an hour per account; the next in "
-                    f"{wait / 60:.0f} min"
+                    f"quota: at most {limit} submissions an hour per account, counted as each "
+                    f"begins; the next one may begin in {max(1, round(wait / 60))} min"
                 )
             begun.append(now)
         return self.store.incoming().parent
@@ -169,7 +169,8 @@ class Submitting:
         limit = self.quotas.versions_kept
         if len(kept) >= limit and version_id(unpacked) not in {v.id for v in kept}:
             raise QuotaError(
-                f"quota: at most {limit} versions kept per account; withdraw one first"
+                f"quota: at most {limit} versions kept per account; withdraw one first "
+                "(croupier submissions list, then withdraw VERSION)"
             )
 
     def versions(self, account: str) -> list[Version]:
@@ -252,7 +253,7 @@ class Submitting:
     def _too_large(self, size: int) -> str:
         return (
             f"quota: the upload is {size:,} bytes, more than the {self.quotas.upload_bytes:,} "
-            "allowed"
+            f"allowed: {LEAVE_OUT}"
         )
 
 
