@@ -5,6 +5,7 @@ and a client that reconnects after an event id misses nothing and sees nothing t
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 import subprocess
@@ -138,3 +139,80 @@ def test_a_team_follows_its_versions_from_a_failed_build_to_retirement(
         bob.wait(timeout=30)
     assert retired[-1].version_id == good_id
     assert retired[-1].reason == f"replaced by the newer version {newer_id[:12]}"
+
+
+#: A random bot that says each choice on stderr, `<markup>` and all, before it answers.
+SAYING_BOT = """
+import random
+import sys
+
+import croupier
+
+
+class Saying(croupier.Bot):
+    def act(self, request):
+        index = random.randrange(len(request.legal_actions))
+        print(f"<b>chose {index} of {len(request.legal_actions)}</b>", file=sys.stderr, flush=True)
+        return index
+
+
+croupier.run(Saying)
+"""
+
+
+def test_a_version_s_lines_are_read_beside_each_of_its_decisions(
+    referee: Referee, tmp_path: Path
+) -> None:
+    bot = tmp_path / "saying"
+    bot.mkdir()
+    (bot / "bot.toml").write_text('games = ["xix"]\nrun = "{python} bot.py"\n')
+    (bot / "bot.py").write_text(SAYING_BOT)
+    leader = referee.tokens["alice"]
+    submitted = referee.cli("submit", str(bot), "--wait", token=leader)
+    assert submitted.returncode == 0, submitted.stdout + submitted.stderr
+    bob = network_bot(referee.address, referee.tokens["bob"])
+    try:
+        played = _events(referee, leader, 0, _of_kind(desk_pb2.DESK_EVENT_KIND_FIRST_MATCH))
+    finally:
+        bob.terminate()
+        bob.wait(timeout=30)
+    match = played[-1].match_id
+    lines = [
+        json.loads(line)
+        for line in (referee.db.parent / "contest-records")
+        .joinpath(f"{match}.jsonl")
+        .read_text()
+        .splitlines()
+    ]
+    seats = [seat["name"] for seat in lines[0]["header"]["seats"]]
+    ours = next(i for i, name in enumerate(seats) if name.startswith("alice@"))
+    actions = [line["action"] for line in lines if "action" in line]
+    # Each of its decisions that another seat's follows (its next request then comes after a
+    # round trip of the other bot's, so what it printed has arrived): the line it printed.
+    checked = 0
+    for number, (action, after) in enumerate(itertools.pairwise(actions), start=1):
+        if action.get("seat", 0) != ours or after.get("seat", 0) == ours:
+            continue
+        shown = referee.cli(
+            "submissions", "log", "--match", match, "--decision", str(number), token=leader
+        )
+        assert shown.returncode == 0, shown.stderr
+        said = shown.stdout.splitlines()
+        assert said[0].endswith(f", decision {number} ---"), said
+        assert len(said) == 2 and said[1].startswith(f"<b>chose {action.get('index', 0)} of ")
+        checked += 1
+        if checked == 1:  # the organiser reads the same from the store itself
+            command = [CROUPIER, "submissions", "log", "--match", match, "--decision"]
+            organiser = subprocess.run(
+                [*command, str(number), "--db", str(referee.db)], capture_output=True, text=True
+            )
+            assert organiser.returncode == 0 and said[1] in organiser.stdout, organiser.stderr
+        if checked == 3:
+            break
+    assert checked == 3, actions
+    # Another seat's decision: none of its lines.
+    theirs = next(n for n, a in enumerate(actions, start=1) if a.get("seat", 0) != ours)
+    other = referee.cli(
+        "submissions", "log", "--match", match, "--decision", str(theirs), token=leader
+    )
+    assert other.returncode == 0 and len(other.stdout.splitlines()) == 1, other.stdout

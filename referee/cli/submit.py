@@ -306,6 +306,16 @@ def log_command(
             help="What your hosted version printed during this match instead: its last 64 KiB.",
         ),
     ] = None,
+    decision: Annotated[
+        int | None,
+        typer.Option(
+            "--decision",
+            metavar="N",
+            min=1,
+            help="With --match: only what it printed while decision N (from 1, as the record "
+            "counts them) was pending.",
+        ),
+    ] = None,
     to: MaybeTo = None,
     token: MaybeToken = None,
     ca: Ca = None,
@@ -322,8 +332,13 @@ def log_command(
     with user_errors():
         if (version_id is None) == (match is None):
             raise CroupierError("give a version's id, or --match MATCH")
+        if decision is not None and match is None:
+            raise CroupierError("--decision N is a decision of --match MATCH: give --match too")
         root = _store_here(to, token, db, versions)
-        if root is not None and match is not None:
+        if decision is not None:
+            assert match is not None
+            log = _decision_log(root, match, decision, (to, token, ca or ca_alias, tls))
+        elif root is not None and match is not None:
             log = match_logs(root, match)
         elif root is not None:
             assert version_id is not None
@@ -339,6 +354,27 @@ def log_command(
     empty = "(it printed nothing)" if match is not None else "(no build has run yet)"
     # A build's or a bot's own bytes: shown, never acted on by the terminal (issue 41.4).
     console.print(printable(log) or empty, markup=False, highlight=False, end="")
+
+
+def _decision_log(
+    root: Path | None,
+    match: str,
+    decision: int,
+    author: tuple[str | None, str | None, Path | None, bool],
+) -> str:
+    """What was printed during one decision: every version's (the organiser's store, `root`),
+    or the caller's team's, over the Desk service."""
+    from referee.hosted.submitting import match_logs
+    from referee.transport.client import Member
+
+    if root is not None:
+        return match_logs(root, match, decision)
+    to, token, ca, tls = author
+    assert to is not None and token is not None
+    with Member(to, token, secure=tls or ca is not None, ca_file=ca) as member:
+        answer = member.decision_log(match, decision)
+    head = f"--- version {answer.version_id[:12]}, decision {decision} ---\n"
+    return head + "".join(line + "\n" for line in answer.lines)
 
 
 @submissions_app.command(

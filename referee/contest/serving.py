@@ -305,7 +305,7 @@ class _Referee:
         """While a match runs: the output of its hosted versions, kept for their authors."""
         if self.hosted is None:
             return contextlib.nullcontext()
-        return self.hosted.match_output(bots, match_id)
+        return self.hosted.match_output(bots, match_id, lambda: self.live.get(match_id))
 
     async def serve(self, on_listening: Callable[[int], None], stop: trio.Event) -> None:
         config = self.config

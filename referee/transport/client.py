@@ -207,6 +207,11 @@ class Member(_Caller):
         call = partial(self.stub.RotateToken, request, metadata=self.metadata, timeout=30)
         return self._call("rotate the token of", name, call).token
 
+    def decision_log(self, match_id: str, decision: int) -> desk_pb2.GetDecisionLogResponse:
+        request = desk_pb2.GetDecisionLogRequest(match_id=match_id, decision=decision)
+        call = partial(self.stub.GetDecisionLog, request, metadata=self.metadata, timeout=30)
+        return self._call(f"read decision {decision} of match", match_id, call)
+
     def follow(
         self, after: int = 0, reconnecting: Callable[[int, str], None] = lambda last, why: None
     ) -> Iterator[desk_pb2.FollowEventsResponse]:

@@ -1,5 +1,5 @@
-"""The Desk service (proto/croupier/v1/desk.proto): a contest's team manages its members and
-follows its versions' events as they happen.
+"""The Desk service (proto/croupier/v1/desk.proto): a contest's team manages its members,
+follows its versions' events as they happen, and reads a version's output by decision.
 
 The teams are the contest's account store (referee.contest.tokens.TokenStore) and the events
 its versions' store (through referee.hosted.submitting.Submitting), each seen here through a
@@ -79,6 +79,7 @@ class Events(Protocol):
 
     def events(self, account: str, after: int) -> Sequence[StoredEvent]: ...
     def log(self, account: str, id: str) -> str: ...
+    def decision_log(self, account: str, match_id: str, decision: int) -> tuple[str, list[str]]: ...
 
 
 #: A store's error, by class, as a status code; any other CroupierError is the request's fault.
@@ -173,6 +174,15 @@ class DeskService:
                 await asyncio.sleep(self.poll_seconds)
             await self._caller(context)  # a token revoked meanwhile ends the stream
 
+    async def get_decision_log(
+        self, request: pb.GetDecisionLogRequest, context: _Context
+    ) -> pb.GetDecisionLogResponse:
+        _, member = await self._caller(context)
+        version, lines = await self._call(
+            context, self.events.decision_log, member.team, request.match_id, request.decision
+        )
+        return pb.GetDecisionLogResponse(version_id=version, lines=lines)
+
     async def _event(self, team: str, event: StoredEvent) -> pb.FollowEventsResponse:
         tail: list[str] = []
         if event.kind == "build-failed":
@@ -222,6 +232,11 @@ class DeskService:
                     self.rotate_token,
                     request_deserializer=pb.RotateTokenRequest.FromString,
                     response_serializer=pb.RotateTokenResponse.SerializeToString,
+                ),
+                "GetDecisionLog": unary(
+                    self.get_decision_log,
+                    request_deserializer=pb.GetDecisionLogRequest.FromString,
+                    response_serializer=pb.GetDecisionLogResponse.SerializeToString,
                 ),
                 "FollowEvents": grpc.unary_stream_rpc_method_handler(
                     self.follow_events,

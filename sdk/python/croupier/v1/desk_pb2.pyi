@@ -121,3 +121,19 @@ class FollowEventsResponse(_message.Message):
     log_tail: _containers.RepeatedScalarFieldContainer[str]
     match_id: str
     def __init__(self, event_id: _Optional[int] = ..., version_id: _Optional[str] = ..., kind: _Optional[_Union[DeskEventKind, str]] = ..., reason: _Optional[str] = ..., at: _Optional[str] = ..., log_tail: _Optional[_Iterable[str]] = ..., match_id: _Optional[str] = ...) -> None: ...
+
+class GetDecisionLogRequest(_message.Message):
+    __slots__ = ("match_id", "decision")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    DECISION_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    decision: int
+    def __init__(self, match_id: _Optional[str] = ..., decision: _Optional[int] = ...) -> None: ...
+
+class GetDecisionLogResponse(_message.Message):
+    __slots__ = ("version_id", "lines")
+    VERSION_ID_FIELD_NUMBER: _ClassVar[int]
+    LINES_FIELD_NUMBER: _ClassVar[int]
+    version_id: str
+    lines: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, version_id: _Optional[str] = ..., lines: _Optional[_Iterable[str]] = ...) -> None: ...

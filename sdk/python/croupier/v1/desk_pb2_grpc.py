@@ -66,6 +66,11 @@ class DeskStub:
                 request_serializer=croupier_dot_v1_dot_desk__pb2.FollowEventsRequest.SerializeToString,
                 response_deserializer=croupier_dot_v1_dot_desk__pb2.FollowEventsResponse.FromString,
                 _registered_method=True)
+        self.GetDecisionLog = channel.unary_unary(
+                '/croupier.v1.Desk/GetDecisionLog',
+                request_serializer=croupier_dot_v1_dot_desk__pb2.GetDecisionLogRequest.SerializeToString,
+                response_deserializer=croupier_dot_v1_dot_desk__pb2.GetDecisionLogResponse.FromString,
+                _registered_method=True)
 
 
 class DeskServicer:
@@ -118,6 +123,15 @@ class DeskServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetDecisionLog(self, request, context):
+        """The lines one of the team's hosted versions printed (stdout and stderr) during one of its
+        decisions in one of its matches. NOT_FOUND for a match none of its versions played here
+        (GetMatchLog in submissions.proto has the whole log, a cluster's matches' too).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_DeskServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -145,6 +159,11 @@ def add_DeskServicer_to_server(servicer, server):
                     servicer.FollowEvents,
                     request_deserializer=croupier_dot_v1_dot_desk__pb2.FollowEventsRequest.FromString,
                     response_serializer=croupier_dot_v1_dot_desk__pb2.FollowEventsResponse.SerializeToString,
+            ),
+            'GetDecisionLog': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetDecisionLog,
+                    request_deserializer=croupier_dot_v1_dot_desk__pb2.GetDecisionLogRequest.FromString,
+                    response_serializer=croupier_dot_v1_dot_desk__pb2.GetDecisionLogResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -289,6 +308,33 @@ class Desk:
             '/croupier.v1.Desk/FollowEvents',
             croupier_dot_v1_dot_desk__pb2.FollowEventsRequest.SerializeToString,
             croupier_dot_v1_dot_desk__pb2.FollowEventsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetDecisionLog(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/croupier.v1.Desk/GetDecisionLog',
+            croupier_dot_v1_dot_desk__pb2.GetDecisionLogRequest.SerializeToString,
+            croupier_dot_v1_dot_desk__pb2.GetDecisionLogResponse.FromString,
             options,
             channel_credentials,
             insecure,

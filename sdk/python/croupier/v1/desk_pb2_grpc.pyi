@@ -68,6 +68,11 @@ class DeskStub:
     are kept by the referee, each with a rising id: a client that reconnects with the last id
     it saw misses nothing and sees nothing twice.
     """
+    GetDecisionLog: _grpc.UnaryUnaryMultiCallable[_desk_pb2.GetDecisionLogRequest, _desk_pb2.GetDecisionLogResponse]
+    """The lines one of the team's hosted versions printed (stdout and stderr) during one of its
+    decisions in one of its matches. NOT_FOUND for a match none of its versions played here
+    (GetMatchLog in submissions.proto has the whole log, a cluster's matches' too).
+    """
 
 @_typing.type_check_only
 class DeskAsyncStub(DeskStub):
@@ -98,6 +103,11 @@ class DeskAsyncStub(DeskStub):
     it happens, until the caller cancels (or its token is revoked: UNAUTHENTICATED). Events
     are kept by the referee, each with a rising id: a client that reconnects with the last id
     it saw misses nothing and sees nothing twice.
+    """
+    GetDecisionLog: _aio.UnaryUnaryMultiCallable[_desk_pb2.GetDecisionLogRequest, _desk_pb2.GetDecisionLogResponse]  # type: ignore[assignment]
+    """The lines one of the team's hosted versions printed (stdout and stderr) during one of its
+    decisions in one of its matches. NOT_FOUND for a match none of its versions played here
+    (GetMatchLog in submissions.proto has the whole log, a cluster's matches' too).
     """
 
 class DeskServicer(metaclass=_abc_1.ABCMeta):
@@ -156,6 +166,17 @@ class DeskServicer(metaclass=_abc_1.ABCMeta):
         it happens, until the caller cancels (or its token is revoked: UNAUTHENTICATED). Events
         are kept by the referee, each with a rising id: a client that reconnects with the last id
         it saw misses nothing and sees nothing twice.
+        """
+
+    @_abc_1.abstractmethod
+    def GetDecisionLog(
+        self,
+        request: _desk_pb2.GetDecisionLogRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_desk_pb2.GetDecisionLogResponse, _abc.Awaitable[_desk_pb2.GetDecisionLogResponse]]:
+        """The lines one of the team's hosted versions printed (stdout and stderr) during one of its
+        decisions in one of its matches. NOT_FOUND for a match none of its versions played here
+        (GetMatchLog in submissions.proto has the whole log, a cluster's matches' too).
         """
 
 def add_DeskServicer_to_server(servicer: DeskServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
