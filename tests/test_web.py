@@ -270,6 +270,8 @@ def test_a_team_s_members_are_shown_as_text_whatever_their_names(site: Site, pag
     assert page.locator("#meta img, #meta script").count() == 0
     assert page.evaluate("typeof window.pwned") == "undefined"
     assert site.json("/api/bots/alice")["members"] == ["alice", HOSTILE_MEMBER]
+    rows = site.json("/api/v1/standings")["standings"]
+    assert next(r for r in rows if r["bot"] == "alice")["members"] == ["alice", HOSTILE_MEMBER]
 
 
 def test_a_live_match_plays_in_the_viewer_to_its_result_banner(site: Site, page: Any) -> None:

@@ -157,9 +157,7 @@ def standings_command(
     retired = current.split(standings, listing).retired
     teams = read_teams(database)
     if format is OutputFormat.JSON:
-        data = current.to_dict(standings, listing, everything=everything)
-        for row in data["standings"]:  # a contest's team's members, leader first
-            row["members"] = list(teams.get(row["account"], ()))
+        data = current.to_dict(standings, listing, everything=everything, teams=teams)
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
     elif format is OutputFormat.CSV:
         sys.stdout.write(head_to_head_csv(shown) if head_to_head else to_csv(shown))
