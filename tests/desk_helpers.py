@@ -32,11 +32,15 @@ class Referee:
 
 
 @contextmanager
-def running(tmp_path: Path) -> Iterator[Referee]:
-    """The referee, a team at most three members (`--max-team-size 3`), moves of 2 s."""
+def running(
+    tmp_path: Path, port: int = 0, tokens: dict[str, str] | None = None
+) -> Iterator[Referee]:
+    """The referee, a team at most three members (`--max-team-size 3`), moves of 2 s; with
+    `tokens`, the contest in `tmp_path` served again (its teams made already)."""
     db = tmp_path / "contest.db"
-    tokens = {name: TokenStore(db).add(name) for name in ("alice", "bob")}
-    command = [CROUPIER, "serve", "--db", str(db), "--port", "0", "--game", "xix"]
+    if tokens is None:
+        tokens = {name: TokenStore(db).add(name) for name in ("alice", "bob")}
+    command = [CROUPIER, "serve", "--db", str(db), "--port", str(port), "--game", "xix"]
     command += ["--move-ms", "2000"]
     serve = subprocess.Popen([*command, "--max-team-size", "3"], stdout=subprocess.PIPE)
     assert serve.stdout is not None

@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import json
 import shutil
+import socket
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -216,3 +217,48 @@ def test_a_version_s_lines_are_read_beside_each_of_its_decisions(
         "submissions", "log", "--match", match, "--decision", str(theirs), token=leader
     )
     assert other.returncode == 0 and len(other.stdout.splitlines()) == 1, other.stdout
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_follow_reconnects_after_a_restart_and_misses_nothing(tmp_path: Path) -> None:
+    """The events are kept in the referee's database: `follow` survives the referee's restart,
+    going on after the last event it printed, none printed twice."""
+    port = _free_port()
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "bot.toml").write_text('games = ["xix"]\nbuild = "sh build.sh"\nrun = "./bot"\n')
+    (broken / "build.sh").write_text("echo first\nexit 3\n")
+    with running(tmp_path, port) as referee:
+        tokens = referee.tokens
+        command = [CROUPIER, "submissions", "follow", "--to", referee.address]
+        follow = subprocess.Popen(
+            [*command, "--token", tokens["alice"]],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        first = referee.cli("submit", str(broken), "--wait", token=tokens["alice"])
+        assert first.returncode == 1, first.stdout + first.stderr
+    with follow:
+        try:
+            assert follow.stdout is not None and follow.stderr is not None
+            assert "reconnecting" in follow.stderr.readline()  # the referee is gone
+            (broken / "build.sh").write_text("echo second\nexit 4\n")
+            with running(tmp_path, port, tokens) as again:
+                second = again.cli("submit", str(broken), "--wait", token=tokens["alice"])
+                assert second.returncode == 1, second.stdout + second.stderr
+                lines: list[str] = []
+                while not any("exit 4" in line for line in lines):
+                    lines.append(follow.stdout.readline())
+                    assert lines[-1], "follow ended"
+        finally:
+            follow.kill()
+    ids = [int(line.split()[0][1:]) for line in lines if line.startswith("#")]
+    assert ids == list(range(1, len(ids) + 1)), lines  # every event, once, in order
+    kinds = [line.split()[3].rstrip(":") for line in lines if line.startswith("#")]
+    assert kinds.count("build-failed") == 2 and kinds.count("received") == 2, kinds

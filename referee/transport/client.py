@@ -73,6 +73,20 @@ def watch(
 
 #: How long a broken FollowEvents stream waits before it is opened again (seconds).
 RECONNECT_SECONDS = 1.0
+#: How long `follow` waits for the referee at first (seconds).
+REACH_SECONDS = 10.0
+#: The statuses that end a FollowEvents stream for good: the referee's answer, not a broken
+#: connection (a referee shutting down cancels its streams; one restarting is unavailable).
+REFUSALS = frozenset(
+    {
+        grpc.StatusCode.UNAUTHENTICATED,
+        grpc.StatusCode.PERMISSION_DENIED,
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.NOT_FOUND,
+        grpc.StatusCode.UNIMPLEMENTED,
+        grpc.StatusCode.FAILED_PRECONDITION,
+    }
+)
 _T = TypeVar("_T")
 
 #: Bytes an upload sends a message: under the server's 64 KiB message limit (submissions.proto).
@@ -218,7 +232,15 @@ class Member(_Caller):
         """The team's events after the event `after`, as they happen, for ever. A connection
         that breaks (the referee restarting, the network) is opened again after the last event
         seen, every RECONNECT_SECONDS, calling `reconnecting(last, why)` first, so nothing is
-        missed or seen twice; a refusal (a revoked token) raises CroupierError."""
+        missed or seen twice; a refusal (REFUSALS: a revoked token) raises CroupierError, and
+        so does a referee not reached at first."""
+        try:  # a referee never reached is a mistake to say, not a connection to wait for
+            grpc.channel_ready_future(self.channel).result(timeout=REACH_SECONDS)
+        except grpc.FutureTimeoutError:
+            raise CroupierError(
+                f"cannot follow the team's events on {self.address!r}: no referee answered "
+                f"within {REACH_SECONDS:g} s (is the address right, and TLS as the referee's?)"
+            ) from None
         while True:
             request = desk_pb2.FollowEventsRequest(after_event=after)
             try:
@@ -227,7 +249,7 @@ class Member(_Caller):
                     yield event
             except grpc.RpcError as error:
                 code = error.code() if isinstance(error, grpc.Call) else None
-                if code is not grpc.StatusCode.UNAVAILABLE:
+                if code in REFUSALS:
                     raise CroupierError(
                         f"cannot follow the team's events on {self.address!r}: {self._why(error)}"
                     ) from None

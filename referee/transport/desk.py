@@ -5,7 +5,7 @@ The teams are the contest's account store (referee.contest.tokens.TokenStore) an
 its versions' store (through referee.hosted.submitting.Submitting), each seen here through a
 protocol, as the transport sits below both. Every call authenticates a member by their token,
 read again from the store: a token revoked a moment ago is refused, and a FollowEvents stream
-already open ends with UNAUTHENTICATED within FOLLOW_POLL_SECONDS of its revocation.
+already open ends with UNAUTHENTICATED within TOKEN_CHECK_SECONDS of its revocation.
 """
 
 from __future__ import annotations
@@ -23,8 +23,10 @@ from referee.match.lobby import UNKNOWN_TOKEN
 from referee.transport.play import bearer_token
 
 SERVICE = "croupier.v1.Desk"
-#: How often a FollowEvents stream looks for new events, and checks its token again (seconds).
+#: How often a FollowEvents stream looks for new events (seconds): one indexed read.
 FOLLOW_POLL_SECONDS = 0.25
+#: How often it checks its token again (seconds): a revoked one's stream ends within this.
+TOKEN_CHECK_SECONDS = 1.0
 #: The most lines of a failed build's log an event carries.
 LOG_TAIL_LINES = 20
 _Context = grpc.aio.ServicerContext[object, object]
@@ -165,6 +167,8 @@ class DeskService:
     ) -> AsyncIterator[pb.FollowEventsResponse]:
         _, member = await self._caller(context)
         after = request.after_event
+        loop = asyncio.get_running_loop()
+        checked = loop.time()
         while True:
             events = await self._call(context, self.events.events, member.team, after)
             for event in events:
@@ -172,7 +176,9 @@ class DeskService:
                 after = event.id
             if not events:
                 await asyncio.sleep(self.poll_seconds)
-            await self._caller(context)  # a token revoked meanwhile ends the stream
+            if loop.time() - checked >= TOKEN_CHECK_SECONDS:
+                await self._caller(context)  # a token revoked meanwhile ends the stream
+                checked = loop.time()
 
     async def get_decision_log(
         self, request: pb.GetDecisionLogRequest, context: _Context
