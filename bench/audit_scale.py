@@ -24,17 +24,16 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 
 from croupier.bots import RandomBot
 from referee import transport
 from referee.ladder import LadderObserver, run_ladder
 from referee.ladder.config import LadderConfig, parse
-from referee.ladder.store import Finished
 from referee.ladder.venue import Work, match_id, partial_path, record_path
 from referee.match.runner import MatchConfig, run_match
 from referee.match.seats import InProcessSeat
+from referee.results.database import Finished
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -108,20 +107,16 @@ def make_ladder(folder: Path, matches: int) -> Path:
     per_pairing = max(2, round(matches / 6 / 2) * 2)  # four bots: six pairings, two seat orders
     folder.mkdir(parents=True, exist_ok=True)
     config = parse(ladder_text(per_pairing), folder / "bench.toml")
-    config = replace(
-        config,
-        database=folder / "ladder.sqlite",
-        records=folder / "records",
-    )
+    config = config.kept_in(folder / "ladder.sqlite", folder / "records")
     began = time.perf_counter()
     summary = transport.run(run_ladder, config, None, None, InProcessVenue())
     done = summary.standings.matches_done
-    size = sum(p.stat().st_size for p in config.records.glob("*.jsonl"))
+    size = sum(p.stat().st_size for p in config.placement.records.glob("*.jsonl"))
     print(
         f"ladder: {done} XIX matches made in {time.perf_counter() - began:.0f} s; records "
         f"{size / done / 1024:.1f} KB each, {size / 2**20:.0f} MB in all"
     )
-    return config.database
+    return config.placement.database
 
 
 def timed(label: str, command: list[str]) -> float:

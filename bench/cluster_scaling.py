@@ -131,22 +131,21 @@ def main() -> None:
         base = parse(ladder_text(matches), Path(folder) / "bench.toml")
 
         def where(name: str) -> LadderConfig:
-            return replace(
-                base,
-                database=Path(folder) / f"{name}.sqlite",
-                records=Path(folder) / f"{name}-records",
-            )
+            return base.kept_in(Path(folder) / f"{name}.sqlite", Path(folder) / f"{name}-records")
 
         print(f"XIX ladder: {matches} matches, records + SQLite, {os.cpu_count()} CPUs")
         for concurrency in (1, 2):
             label = f"local, concurrency {concurrency}"
-            runs.append(play(replace(where(f"local{concurrency}"), concurrency=concurrency), label))
+            local = where(f"local{concurrency}")
+            placed = replace(local.placement, concurrency=concurrency)
+            runs.append(play(replace(local, placement=placed), label))
             report(runs[-1])
         for workers in (1, 2):
             address, process = start_cluster(workers)
             try:
                 cluster = ClusterConfig(scheduler=address, batch=args.batch)
-                config = replace(where(f"cluster{workers}"), cluster=cluster)
+                config = where(f"cluster{workers}")
+                config = replace(config, placement=replace(config.placement, cluster=cluster))
                 runs.append(play(config, f"cluster, {workers} worker{'s' * (workers > 1)}"))
             finally:
                 stop_cluster(process)

@@ -41,11 +41,11 @@ from croupier.bots import RandomBot, XeriHeuristicBot, XixHeuristicBot
 from croupier.v1 import referee_pb2
 from referee.games import get_game
 from referee.games.base import parse_options
-from referee.ladder.ratings import Z95, Game, elo
 from referee.ladder.schedule import derive_seed
 from referee.match.clock import TimeControl
 from referee.match.runner import MatchConfig, run_match
 from referee.match.seats import InProcessSeat
+from referee.ratings.fits import Z95, Game, elo
 
 #: Student's t at 97.5% for 1..30 degrees of freedom: small samples need wider intervals.
 _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,

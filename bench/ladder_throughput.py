@@ -115,7 +115,7 @@ def timed(config: LadderConfig, workers: int) -> Run:
     own_after, children_after = _cpu()
     machine = _busy() - busy
     bots = 0
-    for path in config.records.glob("*.jsonl"):
+    for path in config.placement.records.glob("*.jsonl"):
         lines, _ = read_all(path, strict=True)
         bots += sum(line.action.cpu_ms for line in lines if line.WhichOneof("line") == "action")
     return Run(
@@ -152,11 +152,7 @@ def scaling(folder: Path, args: argparse.Namespace) -> None:
         rates: dict[int, list[float]] = {1: [], 2: []}
         for attempt, workers in enumerate([1, 2] * args.repeat):
             name = f"{bots.replace(' ', '')}-{workers}-{attempt}"
-            config = replace(
-                base,
-                database=folder / f"{name}.sqlite",
-                records=folder / f"{name}-records",
-            )
+            config = base.kept_in(folder / f"{name}.sqlite", folder / f"{name}-records")
             run = timed(config, workers)
             if run.matches != matches:
                 raise SystemExit(f"{name}: {run.matches} of {matches} matches were played")
@@ -210,12 +206,8 @@ def launches(folder: Path, matches: int, concurrency: int) -> None:
     print(f"{'launch':<10} {'matches':>7} {'seconds':>8} {'matches/s':>10} {'heuristic':>10}")
     seconds: dict[Launch, float] = {}
     for launch in (Launch.PER_SLOT, Launch.PER_MATCH):
-        config = replace(
-            base,
-            launch=launch,
-            database=folder / f"{launch}.sqlite",
-            records=folder / f"{launch}-records",
-        )
+        config = base.kept_in(folder / f"{launch}.sqlite", folder / f"{launch}-records")
+        config = replace(config, placement=replace(config.placement, launch=launch))
         began = time.perf_counter()
         summary = transport.run(run_ladder, config)
         seconds[launch] = time.perf_counter() - began

@@ -9,7 +9,7 @@ Ladders are drawn with known strengths (seeded) and rated by the standings' own 
 Coverage is over every bot's interval of every ladder, against the truth centred as the
 ratings are. Then: how often two of four identical bots get different shared ranks (the
 familywise rate, 5% at most), and the coverage of an SPRT's interval at its stop, fixed-sample
-against corrected for the stopping rule (referee.ladder.stopping). Prints the load average.
+against corrected for the stopping rule (referee.ratings.stopping). Prints the load average.
 
 Run: .venv/bin/python bench/rating_coverage.py [--ladders 200] [--sprt 200]
 """
@@ -24,10 +24,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from referee.ladder.margins import bot_margins
-from referee.ladder.model import MatchResult, ScheduledMatch, competition_ranks
-from referee.ladder.ratings import Sprt, batch, elo, elo_games, expected_score, sprt
-from referee.ladder.standings import Plan, compute
+from referee.ratings.fits import batch, elo, elo_games
+from referee.ratings.margins import bot_margins
+from referee.ratings.sprt import Sprt, expected_score, sprt
+from referee.ratings.standings import Plan, compute
+from referee.results.matches import MatchResult, ScheduledMatch, competition_ranks
 
 DEALS = (2, 3, 5, 10, 30)
 PL_TRUTH = {"a": 150.0, "b": 50.0, "c": 0.0, "d": -200.0}
@@ -187,7 +188,7 @@ def sprt_coverage(
 
 
 def _first_stop(test: Sprt, units: np.ndarray) -> int | None:
-    """The first n at which `ratings.sprt` stops, found with its formula on running sums."""
+    """The first n at which `sprt.sprt` stops, found with its formula on running sums."""
     n = np.arange(1, len(units) + 1, dtype=float)
     total, squares = np.cumsum(units), np.cumsum(units * units)
     weight = n + 1

@@ -2,7 +2,7 @@
 
 The matches are drawn from a Plackett-Luce model with known strengths (seeded), ten of the
 bots at each table, and rated the way `croupier ladder standings` rates a multiplayer ladder
-(`referee.ladder.ratings.batch`: the fit, its cluster bootstrap and the rank intervals). The
+(`referee.ratings.fits.batch`: the fit, its cluster bootstrap and the rank intervals). The
 target is under 2 s, so live standings can refit after every batch of matches. Prints the
 best and median of a few runs, and the load average (the machine may be shared).
 
@@ -18,8 +18,8 @@ import random
 import statistics
 import time
 
-from referee.ladder.model import MatchResult, ScheduledMatch, competition_ranks
-from referee.ladder.ratings import batch
+from referee.ratings.fits import batch
+from referee.results.matches import MatchResult, ScheduledMatch, competition_ranks
 
 
 def ladder(matches: int, seats: int, bots: int, seed: int) -> list[MatchResult]:

@@ -23,8 +23,8 @@ from referee import transport
 from referee.ladder import load, run_ladder
 from referee.ladder.report import PAGES, rating_points, write_report
 from referee.ladder.schedule import entrants, tables
-from referee.ladder.standings import from_store
-from referee.ladder.store import Store
+from referee.ratings.standings import from_store
+from referee.results.database import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,22 +42,20 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         base = Path(folder)
         config = replace(
-            config,
-            database=base / "ladder.sqlite",
-            records=base / "records",
+            config.kept_in(base / "ladder.sqlite", base / "records"),
             matches_per_pairing=per_table,
             seed="report-speed",
         )
         started = time.perf_counter()
         summary = transport.run(run_ladder, config)
         played = summary.standings.matches_done
-        size = sum(p.stat().st_size for p in config.records.glob("*.jsonl"))
+        size = sum(p.stat().st_size for p in config.placement.records.glob("*.jsonl"))
         print(
             f"{args.ladder} ladder: {played} matches played in "
             f"{time.perf_counter() - started:.1f} s; records {size / played / 1024:.0f} KB "
             f"each; {cpus} CPUs"
         )
-        store = Store(config.database, create=False)
+        store = Store(config.placement.database, create=False)
         plan = from_store(store).plan
         results = store.results()
         store.close()
@@ -67,7 +65,7 @@ def main() -> None:
         print(f"  {'report':<34} {'seconds':>8} {'pages':>6} {'processes':>9}")
 
         def run(label: str, out: Path, pool: bool | None = None) -> None:
-            report = write_report(config.database, out, pool=pool)
+            report = write_report(config.placement.database, out, pool=pool)
             print(
                 f"  {label:<34} {report.seconds:8.2f} {report.pages_written:6d} "
                 f"{report.processes:9d}"

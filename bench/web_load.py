@@ -30,7 +30,8 @@ from pathlib import Path
 import trio
 
 from referee import transport
-from referee.contest.serving import ServeConfig, serve_matches
+from referee.contest.config import ServeConfig
+from referee.contest.serving import serve_matches
 from referee.contest.tokens import TokenStore
 from referee.games import get_game
 from referee.games.base import parse_options

@@ -51,6 +51,11 @@ class FrozenError(CroupierError):
     """A change the organiser has stopped: a contest's submissions are frozen."""
 
 
+class RefusedError(CroupierError):
+    """A request the rules refuse as asked (a ranked challenge the organiser does not allow, a
+    challenge of a version against itself, an opponent who refuses): not a quota, not a typo."""
+
+
 class RecordError(CroupierError):
     """A record file that cannot be read, or one that does not replay as recorded."""
 

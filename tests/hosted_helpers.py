@@ -64,3 +64,21 @@ def network_bot(address: str, token: str) -> subprocess.Popen[bytes]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+
+
+#: The previous release's submissions.proto, as its descriptor set names it.
+SUBMISSIONS_PROTO = "croupier/v1/submissions.proto"
+
+
+def previous_submissions_stubs(folder: Path) -> Path:
+    """Python stubs generated from the previous release's submissions.proto
+    (tests/data/submissions-v1.binpb) into `folder`, a package root to put on PYTHONPATH."""
+    from grpc_tools import protoc
+
+    folder.mkdir()
+    v1 = Path(__file__).parent / "data" / "submissions-v1.binpb"
+    arguments = ["protoc", f"--descriptor_set_in={v1}", f"--python_out={folder}"]
+    assert protoc.main([*arguments, f"--grpc_python_out={folder}", SUBMISSIONS_PROTO]) == 0
+    for package in (folder / "croupier", folder / "croupier" / "v1"):
+        (package / "__init__.py").write_text("")
+    return folder

@@ -1,4 +1,4 @@
-"""The batch Plackett-Luce fit (referee.ladder.batch_fit): order-independent standings, intervals
+"""The batch Plackett-Luce fit (referee.ratings.batch_fit): order-independent standings, intervals
 that cover the truth about 95% of the time, and finite answers on the awkward ladders."""
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from rich.console import Console
 
 from referee.games import get_game
 from referee.games.base import parse_options
-from referee.ladder import ratings
-from referee.ladder.batch_fit import ELO_PER_LOGIT, Table, fit, tables
-from referee.ladder.model import MatchResult, ScheduledMatch, competition_ranks
-from referee.ladder.standings import Plan, compute, footer, table, to_csv
 from referee.match.runner import draw_chance
+from referee.ratings import fits
+from referee.ratings.batch_fit import ELO_PER_LOGIT, Table, fit, tables
+from referee.ratings.standings import Plan, compute, footer, table, to_csv
+from referee.results.matches import MatchResult, ScheduledMatch, competition_ranks
 
 XACTIKA = get_game("xactika")
 BOTS = ("ann", "bob", "cat", "dan", "eve", "fay")
@@ -110,7 +110,7 @@ def test_xactika_ladder_reversed_gives_identical_standings() -> None:
         MatchResult(replace(r.match, number=len(results) + 1 - r.match.number), r.scores, r.ranks)
         for r in results
     ]
-    assert ratings.openskill(results, False, 4) != ratings.openskill(renumbered, False, 4)
+    assert fits.openskill(results, False, 4) != fits.openskill(renumbered, False, 4)
 
 
 @st.composite
@@ -131,8 +131,8 @@ def ladders(draw: st.DrawFn) -> list[MatchResult]:
 def test_match_order_never_changes_the_fit(results: list[MatchResult], rng: random.Random) -> None:
     shuffled = list(results)
     rng.shuffle(shuffled)
-    first = ratings.batch(results, False, BOTS)
-    assert first == ratings.batch(shuffled, False, BOTS)
+    first = fits.batch(results, False, BOTS)
+    assert first == fits.batch(shuffled, False, BOTS)
     for rating in first.values():
         assert math.isfinite(rating.value) and math.isfinite(rating.own_width)
         if rating.clusters < 2:  # one match: no interval, never a zero-width one (issue 44)
@@ -171,7 +171,7 @@ def test_intervals_cover_the_truth_about_95_percent() -> None:
     rng = random.Random(95)
     covered = total = 0
     for _ in range(60):
-        rated = ratings.batch(pl_ladder(truth, 120, 4, rng), False, sorted(truth))
+        rated = fits.batch(pl_ladder(truth, 120, 4, rng), False, sorted(truth))
         for bot, value in truth.items():
             total += 1
             low, high = rated[bot].low, rated[bot].high
@@ -185,8 +185,8 @@ def test_two_sides_without_ties_is_elo() -> None:
     rng = random.Random(2)
     truth = {"x": 200.0, "y": 0.0, "z": -200.0}
     results = pl_ladder(truth, 400, 2, rng)
-    batch = ratings.batch(results, False, sorted(truth))
-    elo = ratings.elo(ratings.elo_games(results, False), sorted(truth))
+    batch = fits.batch(results, False, sorted(truth))
+    elo = fits.elo(fits.elo_games(results, False), sorted(truth))
     for bot in truth:
         assert abs(batch[bot].value - elo[bot].value) < 0.5
         assert abs(batch[bot].own_width - elo[bot].own_width) < 0.5
@@ -195,13 +195,13 @@ def test_two_sides_without_ties_is_elo() -> None:
 def test_the_better_bot_ranks_first_with_a_rank_interval() -> None:
     rng = random.Random(7)
     truth = {"a": 400.0, "b": 0.0, "c": 0.0, "d": -400.0}
-    rated = ratings.batch(pl_ladder(truth, 300, 4, rng), False, sorted(truth))
+    rated = fits.batch(pl_ladder(truth, 300, 4, rng), False, sorted(truth))
     assert rated["a"].rank_low == rated["a"].rank_high == 1
     assert rated["d"].rank_low == rated["d"].rank_high == 4
     assert rated["b"].rank_low == 2 and rated["b"].rank_high == 3
 
 
-def finite(rated: dict[str, ratings.Rating]) -> None:
+def finite(rated: dict[str, fits.Rating]) -> None:
     for rating in rated.values():
         assert math.isfinite(rating.value) and math.isfinite(rating.own_width)
         if rating.clusters < 2:  # too few to say anything of the spread (issue 44)
@@ -214,14 +214,14 @@ def finite(rated: dict[str, ratings.Rating]) -> None:
 
 
 def test_a_single_match() -> None:
-    rated = ratings.batch([result(1, ("a", "b", "c"), (1, 2, 3))], False, ())
+    rated = fits.batch([result(1, ("a", "b", "c"), (1, 2, 3))], False, ())
     finite(rated)
     assert rated["a"].value > rated["b"].value > rated["c"].value
 
 
 def test_ties_everywhere_rate_everyone_alike() -> None:
     results = [result(n, ("a", "b", "c", "d"), (1, 1, 1, 1)) for n in range(1, 20)]
-    rated = ratings.batch(results, False, ())
+    rated = fits.batch(results, False, ())
     finite(rated)
     assert all(abs(r.value) < 1e-6 for r in rated.values())
 
@@ -230,7 +230,7 @@ def test_a_sweep_and_a_disconnected_graph_stay_finite() -> None:
     # a, b, c only ever meet each other and a always wins; x, y, z likewise, apart.
     results = [result(n, ("a", "b", "c"), (1, 2, 3)) for n in range(1, 30)]
     results += [result(n, ("x", "y", "z"), (3, 2, 1)) for n in range(30, 60)]
-    rated = ratings.batch(results, False, ())
+    rated = fits.batch(results, False, ())
     finite(rated)
     assert rated["a"].value > rated["b"].value > rated["c"].value
     assert rated["z"].value > rated["y"].value > rated["x"].value
@@ -244,10 +244,10 @@ def test_one_bot_in_several_seats_of_a_ten_seat_table() -> None:
         order = list(range(1, 11))
         rng.shuffle(order)
         results.append(result(n, bots, tuple(order)))
-    rated = ratings.batch(results, False, ())
+    rated = fits.batch(results, False, ())
     finite(rated)
     # a table of one bot alone tells nothing and rates nobody
-    assert ratings.batch([result(1, ("a",) * 10, tuple(range(1, 11)))], False, ()) == {}
+    assert fits.batch([result(1, ("a",) * 10, tuple(range(1, 11)))], False, ()) == {}
 
 
 def test_a_bot_that_never_finishes_is_listed_unrated() -> None:
@@ -272,7 +272,7 @@ def test_teams_add_their_members() -> None:
         first = 0 if rng.random() < 1 / (1 + math.exp(team[1] - team[0])) else 1
         ranks = (1, 2, 1, 2) if first == 0 else (2, 1, 2, 1)
         results.append(result(n, tuple(four), ranks, sides=(0, 1, 0, 1)))
-    rated = ratings.batch(results, False, ())
+    rated = fits.batch(results, False, ())
     finite(rated)
     assert max(rated, key=lambda b: rated[b].value) == "s"
 

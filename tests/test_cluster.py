@@ -56,7 +56,8 @@ def test_the_task_plays_its_batch_and_sends_records_back(tmp_path: Path) -> None
 
 def test_a_batch_whose_bot_cannot_play_names_the_worker_and_the_log(tmp_path: Path) -> None:
     broken = ("broken", "tests/bots/no_luck.py")
-    config = replace(load(ladder_file(tmp_path, 2, bots=(broken, HEURISTIC))), max_restarts=0)
+    config = load(ladder_file(tmp_path, 2, bots=(broken, HEURISTIC)))
+    config = replace(config, placement=replace(config.placement, max_restarts=0))
     matches = tuple(first_schedule(config, "broken")[:1])
     with pytest.raises(LadderError) as caught:
         play_batch(replace(template(config), matches=matches))
@@ -128,9 +129,11 @@ def test_the_cluster_table(tmp_path: Path) -> None:
         tmp_path, 2, 'scheduler = "tcp://10.0.0.1:8786"\nship = ["examples/python"]\nbatch = 8'
     )
     config = load(path)
-    assert config.cluster == ClusterConfig("tcp://10.0.0.1:8786", ("examples/python",), None, 8)
+    assert config.placement.cluster == ClusterConfig(
+        "tcp://10.0.0.1:8786", ("examples/python",), None, 8
+    )
     assert "cluster" not in config.fingerprint()  # a ladder may resume on a cluster, or off it
-    assert load(ladder_file(tmp_path, 2)).cluster is None
+    assert load(ladder_file(tmp_path, 2)).placement.cluster is None
     for body, message in [
         ("schedular = 'x'", "unknown key (did you mean 'scheduler'?)"),
         ("ship = ['no/such/folder']", "no such file or directory 'no/such/folder' in root"),

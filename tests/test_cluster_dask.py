@@ -49,7 +49,10 @@ def test_a_ladder_on_the_cluster_plays_what_it_plays_locally(tmp_path: Path) -> 
     # Shipped to the workers: the bots run from the unpacked copy there, not from ROOT.
     body = 'ship = ["examples/python", "tests/bots"]'
     config = load(ladder_file(cluster_dir, 16, body))
-    local = replace(config, database=local_dir / "ladder.sqlite", records=local_dir / "records")
+    placed = replace(
+        config.placement, database=local_dir / "ladder.sqlite", records=local_dir / "records"
+    )
+    local = replace(config, placement=placed)
     transport.run(run_ladder, local)
     with local_cluster() as (address, _):
         result = runner.invoke(

@@ -22,16 +22,17 @@ from grpc_health.v1 import health_pb2
 from croupier.v1 import common_pb2, referee_pb2, referee_pb2_grpc
 from referee import transport
 from referee.contest import serving
-from referee.contest.serving import RECORD_FAILURE_PAUSE_SECONDS, ServeConfig, serve_matches
+from referee.contest.config import ServeConfig
+from referee.contest.serving import RECORD_FAILURE_PAUSE_SECONDS, serve_matches
 from referee.contest.tokens import TokenStore
 from referee.games import get_game
 from referee.games.base import parse_options
-from referee.ladder.store import Finished, Store
 from referee.ladder.verify import standings_of, verify_ladder
 from referee.match.clock import TimeControl
 from referee.match.records import read_all
 from referee.match.replay import verify
 from referee.match.runner import MatchOutcome
+from referee.results.database import Finished, Store
 from referee.transport import ServerSettings
 from tests.tls_helpers import make_ca_and_server_cert
 

@@ -20,12 +20,13 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from croupier.v1 import referee_pb2
+from referee.challenges.terms import ChallengeTerms, Ranked
 from referee.cli import app
 from referee.cli.serve import serve_command
 from referee.cli.watch import draw
 from referee.clock_kind import ClockKind
 from referee.contest.file import load as load_contest_file
-from referee.contest.settings import ServeSettings
+from referee.contest.settings import FILE_ONLY, ServeSettings
 from referee.contest.tokens import TokenStore
 from referee.errors import CroupierError
 from referee.transport.client import watch
@@ -198,10 +199,12 @@ def test_a_contest_file_sets_the_hosted_bots_folders_and_quotas(tmp_path: Path) 
 def test_the_serve_command_s_defaults_are_the_library_s(tmp_path: Path) -> None:
     """One set of defaults (issue 43.3): each option's default on `croupier serve` is its
     setting's default in referee.contest.settings, which a contest file and a library caller
-    get too; and a contest file's every key is a setting there."""
+    get too; and a contest file's every key is a setting there (a table of rules only the file
+    holds, `[challenges]`, too)."""
     defaults = ServeSettings()
     shown = inspect.signature(serve_command).parameters
-    for name in {f.name for f in dataclasses.fields(ServeSettings)}:
+    assert not FILE_ONLY & set(shown)
+    for name in {f.name for f in dataclasses.fields(ServeSettings)} - FILE_ONLY:
         assert shown[name].default == getattr(defaults, name), name
     contest = tmp_path / "contest.toml"
     contest.write_text(
@@ -214,9 +217,10 @@ def test_the_serve_command_s_defaults_are_the_library_s(tmp_path: Path) -> None:
         "max_lead = 1\nmax_team_size = 2\n[web]\nport = 1\n"
         "[hosted]\nversions = 'v'\nruntime = 'u'\n"
         "submissions_per_hour = 1\nmax_upload_mb = 1\nversions_kept = 1\nslots = 1\n"
-        "freeze = true\ncluster = 'tcp://s:1'\n"
+        "freeze = true\ncluster = 'tcp://s:1'\n[challenges]\nshare = 0.5\nranked = 'off'\n"
     )
     settings = defaults.over(load_contest_file(contest))
+    assert settings.challenge_terms() == ChallengeTerms(share=0.5, ranked=Ranked.OFF)
     assert settings.clock is ClockKind.CPU and settings.web == "127.0.0.1:1"
     assert settings.option == () and settings.hosted_slots == 1
     assert settings.max_team_size == 2

@@ -24,8 +24,8 @@ from referee.contest.pairing import (
     seat_order,
 )
 from referee.games.base import parse_options
-from referee.ladder.store import Store
 from referee.match.runner import MatchOutcome
+from referee.results.database import Store
 from tests.test_contest import BAD, RANDOM, ROOT, XIX, Contest, accounts, run_contest
 
 PONDERER = str(ROOT / "tests" / "bots" / "ponderer.py")

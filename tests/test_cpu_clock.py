@@ -348,7 +348,7 @@ def test_a_ladder_file_refuses_a_clock_that_cannot_mean_anything(
 
 def test_ladder_run_refuses_a_cpu_clock_for_a_shared_launch(tmp_path: Path) -> None:
     config = ladder(tmp_path, launch='launch = "shared"')
-    assert config.launch is Launch.SHARED
+    assert config.placement.launch is Launch.SHARED
     with pytest.raises(LadderConfigError, match="--clock 'cpu': a cpu clock needs launch"):
         clocked(config, ClockKind.CPU, None)
     with pytest.raises(LadderConfigError, match="--ceiling-factor is for --clock cpu"):

@@ -270,7 +270,7 @@ def test_each_slots_bots_run_on_its_cores(tmp_path: Path) -> None:
     path = tmp_path / "ladder.toml"
     path.write_text(ladder_text(tmp_path, "cpus = [[1], [0]]\nponder = false"))
     config = load(path)
-    assert config.cpus == (frozenset({1}), frozenset({0})) and not config.ponder
+    assert config.placement.cpus == (frozenset({1}), frozenset({0})) and not config.ponder
     summary = transport.run(run_ladder, config)
     assert summary.complete
     logs = tmp_path / "records" / "logs"

@@ -1,4 +1,4 @@
-"""Head-to-head (referee.ladder.head_to_head): each pair's score, interval and margin computed by
+"""Head-to-head (referee.ratings.head_to_head): each pair's score, interval and margin computed by
 hand from small inputs; symmetry; a duplicate deal's rotations counted as one observation; the
 edge cases (no results, never met, one match, all ties, a bot at several seats, partners);
 hypothesis properties over random tables of 2-4 sides.
@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from referee.cli import app
 from referee.cli import ladder as cli_ladder
-from referee.ladder.head_to_head import (
+from referee.ratings.head_to_head import (
     CSV_COLUMNS,
     LEGEND,
     Pair,
@@ -31,10 +31,10 @@ from referee.ladder.head_to_head import (
     pairs,
     to_dicts,
 )
-from referee.ladder.intervals import t95
-from referee.ladder.model import MatchResult, ScheduledMatch, competition_ranks
-from referee.ladder.standings import Plan, compute, head_to_head_csv
-from referee.ladder.store import Store
+from referee.ratings.intervals import t95
+from referee.ratings.standings import Plan, compute, head_to_head_csv
+from referee.results.database import Store
+from referee.results.matches import MatchResult, ScheduledMatch, competition_ranks
 from tests.test_ladder_run import HEURISTIC, RANDOM, xix_ladder
 
 runner = CliRunner()

@@ -14,6 +14,7 @@ spectator may see of them relayed.
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import sqlite3
@@ -25,12 +26,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import trio
 
+from referee import transport
+from referee.contest.config import ServeConfig
+from referee.contest.serving import serve_matches
 from referee.contest.tokens import TokenStore
+from referee.games import get_game
+from referee.games.base import parse_options
 from referee.hosted.archive import ArchiveLimits, unpack
 from referee.hosted.store import SHORT_ID, VersionId, VersionStore, entrant
 from referee.hosted.submitting import MATCH_LOGS
 from referee.ladder import verify_ladder
+from referee.match.clock import TimeControl
+from referee.match.runner import MatchOutcome
+from referee.results.database import Finished, Store
 from tests.cluster_helpers import alive, committed, kill_a_busy_worker, local_cluster, wait_until
 from tests.hosted_helpers import EXAMPLE, add_example, network_bot
 from tests.site_helpers import check_only_public, listen
@@ -165,6 +175,55 @@ def test_hosted_versions_play_on_the_cluster_and_a_killed_worker_loses_nothing(
         logs = {p.stem for p in (store.folder(version) / MATCH_LOGS).glob("*.log")}
         mine = {f"contest-{n:05d}" for n, bots in tables.items() if identity in bots}
         assert logs == mine, identity
+
+
+def test_a_contest_on_the_cluster_has_each_record_on_disk_before_its_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 43.2: a contest's matches played on the cluster come back as records that this
+    process writes as partial files and commits through the one venue a ladder plays on; each
+    record, then its folder once it is renamed, are flushed before its row is written (the OS's
+    and SQLite's calls watched in this process, which serves the contest with its hosted
+    versions on a real local cluster)."""
+    db, _, _ = _contest(tmp_path)
+    records = tmp_path / "contest-records"
+    calls: list[tuple[str, str]] = []
+    fsync, commit = os.fsync, Store.commit
+
+    def watched_fsync(fd: int) -> None:
+        calls.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")))
+        fsync(fd)
+
+    def watched_commit(store: Store, finished: Finished) -> None:
+        calls.append(("row", str(finished.record.resolve())))
+        commit(store, finished)
+
+    monkeypatch.setattr(os, "fsync", watched_fsync)
+    monkeypatch.setattr(Store, "commit", watched_commit)
+    game = get_game("xix")
+    outcomes: list[MatchOutcome] = []
+    with local_cluster(workers=1) as (scheduler, _):
+        config = ServeConfig(
+            game=game,
+            options=parse_options(game, {}),
+            tokens=db,
+            time_control=TimeControl(move_ms=5000, bank_ms=0),
+            matches=3,
+            cluster=scheduler,
+        )
+
+        async def main() -> None:
+            with trio.fail_after(240):
+                await serve_matches(config, lambda port: None, outcomes.append)
+
+        transport.run(main)
+    rows = [where for what, where in calls if what == "row"]
+    assert len(rows) == len(outcomes) == 3
+    assert {Path(row).parent for row in rows} == {records.resolve()}
+    for record in rows:  # its bytes flushed as they came back, then renamed, then the folder
+        flushed = calls.index(("fsync", f"{record}.partial"))
+        folder = calls.index(("fsync", str(records.resolve())), flushed)
+        assert flushed < folder < calls.index(("row", record))
 
 
 def _slow_contest(folder: Path) -> Path:

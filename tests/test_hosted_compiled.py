@@ -28,6 +28,9 @@ CROUPIER = str(Path(sys.executable).parent / "croupier")
 TOOLS = ("make", "pkg-config", "protoc", "grpc_cpp_plugin", "g++", "go", "protoc-gen-go")
 #: A clean C++ gRPC build at nice 19 on a loaded machine takes minutes.
 WAIT_SECONDS = 1200
+#: The builds' wait, and the reading back after them, not the suite's 300 s for a test: beside
+#: other work two builds at once took 280 s (issue 50).
+pytestmark = pytest.mark.timeout(WAIT_SECONDS + 300)
 
 
 def require(*tools: str, libraries: tuple[str, ...] = ()) -> None:

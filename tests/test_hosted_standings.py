@@ -28,7 +28,7 @@ import pytest
 from referee.contest.tokens import TokenStore
 from referee.hosted.current import Entrant, entrants, split, to_dict
 from referee.hosted.store import SHORT_ID, Listing, Version, VersionId, VersionStatus
-from referee.ladder.standings import Plan, Row, Standings
+from referee.ratings.standings import Plan, Row, Standings
 from tests.hosted_helpers import network_bot
 from tests.pipes import drain
 from tests.test_hosted_play import CROUPIER, EXAMPLE, wait_for
@@ -78,9 +78,10 @@ def _standings(*bots: str) -> Standings:
 def test_a_hosted_version_is_current_while_its_account_plays_it() -> None:
     named = entrants([OLD_NAME, NEW_NAME, GONE_NAME, "bob", "dave@" + "d" * 12], LISTING)
     assert named == {
-        OLD_NAME: Entrant("alice", OLD.id, current=False),
-        NEW_NAME: Entrant("alice", NEW.id, current=True),
-        GONE_NAME: Entrant("carol", GONE.id, current=False),
+        # Each with the versions its account tried, withdrawn ones too (issue 45).
+        OLD_NAME: Entrant("alice", OLD.id, current=False, tried=2),
+        NEW_NAME: Entrant("alice", NEW.id, current=True, tried=2),
+        GONE_NAME: Entrant("carol", GONE.id, current=False, tried=1),
         # Bots that connect by themselves, whatever their names look like.
         "bob": Entrant("bob", None, current=True),
         "dave@" + "d" * 12: Entrant("dave@" + "d" * 12, None, current=True),

@@ -46,12 +46,12 @@ def write(tmp_path: Path, text: str) -> Path:
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 def test_the_examples_load(path: Path) -> None:
     config = load(path)
-    assert config.root.resolve() == ROOT
+    assert config.placement.root.resolve() == ROOT
     assert {bot.name for bot in config.bots} == {"heuristic", "random"}
     for bot in config.bots:
         argv = shlex.split(bot.command_line())
         assert argv[0] == sys.executable
-        assert (config.root / argv[1]).is_file()
+        assert (config.placement.root / argv[1]).is_file()
 
 
 def test_paths_are_printed_without_dot_dot(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -59,9 +59,9 @@ def test_paths_are_printed_without_dot_dot(monkeypatch: pytest.MonkeyPatch) -> N
     `examples/ladders/../../ladder-out/...`, from the repository (issue 24.10)."""
     monkeypatch.chdir(ROOT)
     config = load(Path("examples/ladders/xix.toml"))
-    assert config.root == Path(".")
-    assert config.database == Path("ladder-out/xix/ladder.sqlite")
-    assert config.records == Path("ladder-out/xix/records")
+    assert config.placement.root == Path(".")
+    assert config.placement.database == Path("ladder-out/xix/ladder.sqlite")
+    assert config.placement.records == Path("ladder-out/xix/records")
 
 
 def test_defaults_and_placeholder(tmp_path: Path) -> None:
@@ -69,10 +69,10 @@ def test_defaults_and_placeholder(tmp_path: Path) -> None:
     assert config.name == "ladder"
     assert config.format is Format.ROUND_ROBIN
     assert config.duplicate
-    assert config.launch is Launch.PER_SLOT
+    assert config.placement.launch is Launch.PER_SLOT
     assert config.time_control.move_ms == 500
     assert config.time_control.bank_ms == 10_000
-    assert config.database == tmp_path / "ladder-out/ladder/ladder.sqlite"
+    assert config.placement.database == tmp_path / "ladder-out/ladder/ladder.sqlite"
     assert config.bots[1].env == (("LEVEL", "3"),)
     assert config.bots[0].command_line().startswith(shlex.quote(sys.executable) + " ")
     assert "{python}" in config.fingerprint()["bots"][0]["command"]
@@ -180,3 +180,36 @@ K = "v"
     assert lines[("bot", 1, "name")] == 11
     assert lines[("bot", 1, "env", "K")] == 13
     assert lines[("t", "q.r")] == 15
+
+
+def test_a_ladder_s_fingerprint_is_what_its_database_was_made_with(tmp_path: Path) -> None:
+    """Issue 43.3 split the ladder's settings into its terms of play and their placement; a
+    database made before keeps resuming only if the terms' fingerprint is what it was (this one
+    was taken before the split), whatever the placement says."""
+    placed = (
+        "concurrency = 2\nworkers = 1\nmax_restarts = 4\nlaunch = 'per-match'\n"
+        "connect_timeout = 5.0\nsandbox = false\ndatabase = 'elsewhere.sqlite'\n"
+    )
+    config = load(write(tmp_path, placed + GOOD))
+    assert config.fingerprint() == {
+        "name": "ladder",
+        "game": "xix",
+        "rules_version": config.game.rules_version,
+        "options": {},
+        "format": "round-robin",
+        "matches_per_pairing": 4,
+        "rounds": 1,
+        "challengers": [],
+        "teams": [],
+        "duplicate": True,
+        "time_control": {"move_ms": 500, "bank_ms": 10_000},
+        "max_faults": 3,
+        "bots": [
+            {"name": "a", "command": "{python} examples/python/random_bot.py", "env": {}},
+            {
+                "name": "b",
+                "command": "{python} examples/python/random_bot.py",
+                "env": {"LEVEL": "3"},
+            },
+        ],
+    }

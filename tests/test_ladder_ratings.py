@@ -8,19 +8,9 @@ import random
 
 import pytest
 
-from referee.ladder.model import MatchResult, ScheduledMatch, competition_ranks, match_scores
-from referee.ladder.ratings import (
-    Game,
-    Rating,
-    Sprt,
-    elo,
-    elo_difference,
-    elo_games,
-    openskill,
-    provisional,
-    sprt,
-    sprt_units,
-)
+from referee.ratings.fits import Game, Rating, elo, elo_games, openskill, provisional
+from referee.ratings.sprt import Sprt, elo_difference, sprt, sprt_units
+from referee.results.matches import MatchResult, ScheduledMatch, competition_ranks, match_scores
 
 
 def games_between(p: float, n: int, seed: int) -> list[Game]:

@@ -29,13 +29,13 @@ from croupier.v1 import common_pb2
 from referee import transport
 from referee.cli import app
 from referee.ladder import load, run_ladder, standings_of, verify_ladder
-from referee.ladder.head_to_head import cell_text
-from referee.ladder.model import ScheduledMatch
 from referee.ladder.report import CACHE, plotted, write_report
 from referee.ladder.report_index import PAGES
-from referee.ladder.standings import Plan, Standings, margin_table
-from referee.ladder.standings import table as standings_table
-from referee.ladder.store import Finished, Played, Store
+from referee.ratings.head_to_head import cell_text
+from referee.ratings.standings import Plan, Standings, margin_table
+from referee.ratings.standings import table as standings_table
+from referee.results.database import Finished, Played, Store
+from referee.results.matches import ScheduledMatch
 from referee.viewer import load as load_timeline
 from referee.viewer import render_html, viewer_data
 from tests.viewer_helpers import page_data

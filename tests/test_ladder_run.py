@@ -27,8 +27,8 @@ from referee import transport
 from referee.cli import app
 from referee.ladder import load, run_ladder, verify_ladder
 from referee.ladder.config import LadderConfig, parse
-from referee.ladder.store import Store
 from referee.match.records import read_all
+from referee.results.database import Store
 from tests.cluster_helpers import committed
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,13 +39,11 @@ runner = CliRunner()
 MATCHES = {"xix": 10, "xeri": 8, "xeri-teams": 8, "xactika": 4, "textactoe": 10}
 
 
-def in_tmp(config: LadderConfig, tmp_path: Path, **changes: object) -> LadderConfig:
-    return replace(
-        config,
-        database=tmp_path / "ladder.sqlite",
-        records=tmp_path / "records",
-        **changes,  # type: ignore[arg-type]
+def in_tmp(config: LadderConfig, tmp_path: Path) -> LadderConfig:
+    placement = replace(
+        config.placement, database=tmp_path / "ladder.sqlite", records=tmp_path / "records"
     )
+    return replace(config, placement=placement)
 
 
 def xix_ladder(tmp_path: Path, bots: list[tuple[str, str]], extra: str = "") -> Path:
@@ -81,7 +79,7 @@ def test_example_ladders_rank_the_heuristic_first(tmp_path: Path, name: str) -> 
     assert rows[0].rating is not None and rows[1].rating is not None
     assert rows[0].rating > rows[1].rating
     assert summary.standings.seed == "examples"  # revealed at the end
-    store = Store(config.database, create=False)
+    store = Store(config.placement.database, create=False)
     try:
         schedule = store.schedule()
         assert sorted(store.committed()) == [m.number for m in schedule]
@@ -98,7 +96,7 @@ def test_example_ladders_rank_the_heuristic_first(tmp_path: Path, name: str) -> 
             assert len(decks) == 1  # one deal, played in every rotation
     finally:
         store.close()
-    check = verify_ladder(config.database)
+    check = verify_ladder(config.placement.database)
     assert check.ok, check.problems
     assert check.records_verified == len(schedule)
 
@@ -266,7 +264,7 @@ def test_a_process_per_match(tmp_path: Path) -> None:
 
 def test_parse_accepts_absolute_roots(tmp_path: Path) -> None:
     config = parse(xix_ladder(tmp_path, [HEURISTIC, RANDOM]).read_text(), tmp_path / "l.toml")
-    assert config.root == ROOT
+    assert config.placement.root == ROOT
 
 
 def test_the_readme_sprt_step_after_a_plain_run_says_what_to_do(tmp_path: Path) -> None:

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from referee.ladder.config import LadderConfig, parse, schedule_tables
-from referee.ladder.model import MatchResult, ScheduledMatch
 from referee.ladder.schedule import (
     Layout,
     commitment,
@@ -22,6 +21,7 @@ from referee.ladder.schedule import (
     swiss_round,
     tables,
 )
+from referee.results.matches import MatchResult, ScheduledMatch
 
 
 def ladder(game: str, bots: list[str], extra: str = "", options: str = "") -> str:

@@ -19,12 +19,12 @@ from typer.testing import CliRunner
 from referee import transport
 from referee.cli import app
 from referee.ladder import load, run_ladder
-from referee.ladder.margins import bot_margins
-from referee.ladder.model import MatchResult
-from referee.ladder.standings import Plan, compute
-from referee.ladder.store import Finished, Store
 from referee.match.luck import value_digest
 from referee.match.replay import verify
+from referee.ratings.margins import bot_margins
+from referee.ratings.standings import Plan, compute
+from referee.results.database import Finished, Store
+from referee.results.matches import MatchResult
 from tests.records_helpers import record_xix_match
 from tests.test_head_to_head import played
 from tests.test_ladder_run import HEURISTIC, RANDOM, xix_ladder
@@ -84,7 +84,7 @@ def test_a_ladder_stores_corrections_and_commits_to_its_value_function(tmp_path:
     config = load(path)
     summary = transport.run(run_ladder, config)
     assert summary.complete
-    store = Store(config.database, create=False)
+    store = Store(config.placement.database, create=False)
     try:
         assert store.meta("luck_value") == value_digest("xix")
         results = store.results()
@@ -95,14 +95,16 @@ def test_a_ladder_stores_corrections_and_commits_to_its_value_function(tmp_path:
     assert all(row.margin is not None and row.corrected is not None for row in rows)
     margins = [row.margin or 0.0 for row in rows]
     assert margins == sorted(margins, reverse=True)  # order = "margin"
-    shown = runner.invoke(app, ["ladder", "standings", str(config.database), "--format", "json"])
+    shown = runner.invoke(
+        app, ["ladder", "standings", str(config.placement.database), "--format", "json"]
+    )
     assert shown.exit_code == 0, shown.output
     data = json.loads(shown.output)
     assert data["standings"][0]["corrected"] == rows[0].corrected
-    table = runner.invoke(app, ["ladder", "standings", str(config.database)])
+    table = runner.invoke(app, ["ladder", "standings", str(config.placement.database)])
     assert "luck-corrected" in table.output and "ordered by margin" in table.output
     # Another value function (a retuned V) may not resume the ladder.
-    with sqlite3.connect(config.database) as db:
+    with sqlite3.connect(config.placement.database) as db:
         db.execute("UPDATE meta SET value = 'xix-hand-0:1234' WHERE key = 'luck_value'")
     again = runner.invoke(app, ["ladder", "run", str(path), "--no-live"])
     assert again.exit_code != 0
@@ -210,7 +212,7 @@ def test_an_sprt_on_the_corrected_margin_decides_and_says_so(tmp_path: Path) -> 
 
 
 def test_the_margin_sprt_by_hand() -> None:
-    from referee.ladder.ratings import Sprt, sprt
+    from referee.ratings.sprt import Sprt, sprt
 
     test = Sprt(0.0, 2.0, on="margin")
     assert sprt(test, [3.0]).verdict is None  # one unit: no variance yet

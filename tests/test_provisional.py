@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from referee.cli import app
 from referee.ladder import standings_of
-from referee.ladder.standings import PROVISIONAL_LEGEND
+from referee.ratings.standings import PROVISIONAL_LEGEND
 from tests.test_contest_pairing import one_leaves
 from tests.test_ladder_report import check_standings, parse
 

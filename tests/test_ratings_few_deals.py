@@ -18,11 +18,12 @@ from typer.testing import CliRunner
 
 from croupier.v1 import common_pb2
 from referee.cli import app
-from referee.ladder.head_to_head import pairs
-from referee.ladder.model import MatchResult, ScheduledMatch
-from referee.ladder.ratings import Sprt, elo, elo_games, sprt
-from referee.ladder.standings import FEW_LEGEND, Plan, Standings, compute, method, row_text
-from referee.ladder.store import Finished, Store
+from referee.ratings.fits import elo, elo_games
+from referee.ratings.head_to_head import pairs
+from referee.ratings.sprt import Sprt, sprt
+from referee.ratings.standings import FEW_LEGEND, Plan, Standings, compute, method, row_text
+from referee.results.database import Finished, Store
+from referee.results.matches import MatchResult, ScheduledMatch
 
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "rating_coverage.py"
 

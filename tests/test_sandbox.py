@@ -67,11 +67,13 @@ def test_ladder_files_set_the_sandbox_and_limits(tmp_path: Path) -> None:
         bot_extra="limits = { memory_mb = 1024, processes = 0 }",
     )
     config = parse(text, tmp_path / "l.toml")
-    assert config.sandbox is False
+    assert config.placement.sandbox is False
     a, b = config.bots
     assert a.limits == Limits(memory_mb=1024, processes=0, cpu_seconds=10)
     assert b.limits == Limits(memory_mb=512, cpu_seconds=10)
-    assert parse(LADDER.format(extra="", bot_extra=""), tmp_path / "l.toml").sandbox is True
+    assert (
+        parse(LADDER.format(extra="", bot_extra=""), tmp_path / "l.toml").placement.sandbox is True
+    )
 
 
 def test_a_bad_limit_is_placed_in_the_file(tmp_path: Path) -> None:

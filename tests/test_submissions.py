@@ -26,11 +26,11 @@ from referee.hosted.submitting import Submitting
 from referee.local.limits import Limits
 from referee.match.lobby import Lobby
 from tests.cluster_helpers import wait_until
+from tests.hosted_helpers import previous_submissions_stubs
 
 pytestmark = pytest.mark.usefixtures("wide_console")
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "python"
-SUBMISSIONS_PROTO = "croupier/v1/submissions.proto"
 runner = CliRunner()
 
 
@@ -280,15 +280,7 @@ def test_a_client_built_from_the_previous_release_s_stubs_still_works(
     """GetQualificationReport is an addition (issue 42.9): stubs generated from the previous
     release's submissions.proto (tests/data/submissions-v1.binpb) list and read versions on
     this referee as before."""
-    from grpc_tools import protoc
-
-    stubs = tmp_path / "stubs"
-    stubs.mkdir()
-    v1 = Path(__file__).parent / "data" / "submissions-v1.binpb"
-    arguments = ["protoc", f"--descriptor_set_in={v1}", f"--python_out={stubs}"]
-    assert protoc.main([*arguments, f"--grpc_python_out={stubs}", SUBMISSIONS_PROTO]) == 0
-    for package in (stubs / "croupier", stubs / "croupier" / "v1"):
-        (package / "__init__.py").write_text("")
+    stubs = previous_submissions_stubs(tmp_path / "stubs")
     code, output = contest.cli("alice", "submit", str(EXAMPLE))
     assert code == 0, output
     id = output.split()[0]

@@ -34,7 +34,7 @@ import pytest
 
 from referee.contest.tokens import TokenStore
 from referee.hosted.store import VersionId, plays_as
-from referee.ladder.store import Played, Store
+from referee.results.database import Played, Store
 from tests.cluster_helpers import wait_until
 from tests.hosted_helpers import (
     BOT_SAID,

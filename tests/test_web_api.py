@@ -30,8 +30,8 @@ from typing import Any
 import pytest
 
 from referee.contest.tokens import TokenStore
-from referee.ladder.store import Played, Store
 from referee.local.limits import Limits
+from referee.results.database import Played, Store
 from referee.text import named
 from tests.pipes import drain
 

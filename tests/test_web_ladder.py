@@ -36,7 +36,7 @@ import pytest
 from typer.testing import CliRunner
 
 from referee.cli import app
-from referee.ladder.store import Played, Store
+from referee.results.database import Played, Store
 from referee.web.site import GZIP_FROM
 from tests.cluster_helpers import children
 from tests.site_helpers import check_only_public, listen, new_live_match

@@ -10,11 +10,11 @@ only typer, the standard library and the shared modules (`consoles`, `epilog`, `
 the ladder, rich's displays) inside its function. `croupier --help` then loads none of them
 (tests/test_startup.py names what it must not load).
 
-Commands: `app` (the command tree; `__main__` for `python -m`), `match` (games, match),
-`replay`, `doctor`, `serve`, `contest` (token, contest final), `watch`, `submit` (submit,
-submissions, their follow), `team` (a team's members), `ladder` (with `ladder_run` and its
-live `ladder_display`), `cluster`. Shared: `logs` (structured logging), `resume` (an
-interrupted command's resume line).
+Commands: `app` (the command tree; `__main__` for `python -m`), `match` (games, match), `replay`,
+`review`, `positions` (extract, test), `doctor`, `serve`, `contest` (token, contest final),
+`watch`, `submit` (submit, submissions, their follow), `team` (a team's members), `challenge`
+(an author's challenges), `ladder` (with `ladder_run` and its live `ladder_display`), `cluster`.
+Shared: `logs` (structured logging), `resume` (an interrupted command's resume line).
 """
 
 from __future__ import annotations

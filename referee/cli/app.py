@@ -18,13 +18,16 @@ from __future__ import annotations
 
 import typer
 
+from referee.cli.challenge import challenge_app
 from referee.cli.cluster import cluster_app
 from referee.cli.contest import contest_app, token_app
 from referee.cli.doctor import doctor
 from referee.cli.epilog import DONE, epilog
 from referee.cli.ladder import ladder_app
 from referee.cli.match import games, match
+from referee.cli.positions import positions_app
 from referee.cli.replay import replay
+from referee.cli.review import review_command
 from referee.cli.serve import serve_command
 from referee.cli.submit import submissions_app, submit_command
 from referee.cli.team import team_app
@@ -68,6 +71,16 @@ app.command(
     ),
 )(replay)
 app.command(
+    "review",
+    epilog=epilog(
+        [
+            "croupier review out/MATCH.jsonl --seat 1",
+            "croupier review out/MATCH.jsonl --seat 0 --budget 400 --json",
+        ],
+        {0: "reviewed", 1: "the record does not verify", 2: DONE[2]},
+    ),
+)(review_command)
+app.command(
     "doctor",
     epilog=epilog(
         ["croupier doctor --game xix -- python examples/python/random_bot.py"],
@@ -103,10 +116,12 @@ app.command(
     ),
 )(submit_command)
 app.add_typer(submissions_app, name="submissions")
+app.add_typer(challenge_app, name="challenge")
 app.add_typer(token_app, name="token")
 app.add_typer(team_app, name="team")
 app.add_typer(contest_app, name="contest")
 app.add_typer(ladder_app, name="ladder")
+app.add_typer(positions_app, name="positions")
 app.add_typer(cluster_app, name="cluster")
 
 

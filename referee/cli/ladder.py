@@ -137,8 +137,8 @@ def standings_command(
     from referee.hosted import current
     from referee.hosted.store import beside, read_listing
     from referee.ladder import standings_of
-    from referee.ladder.head_to_head import LEGEND
-    from referee.ladder.standings import (
+    from referee.ratings.head_to_head import LEGEND
+    from referee.ratings.standings import (
         footer,
         head_to_head_csv,
         head_to_head_table,
@@ -146,7 +146,7 @@ def standings_command(
         table,
         to_csv,
     )
-    from referee.ladder.store import reporting_store_failures
+    from referee.results.database import reporting_store_failures
 
     with user_errors(), reporting_store_failures(database):
         if versions is not None and not versions.is_dir():
@@ -221,9 +221,10 @@ def verify_command(
 ) -> None:
     """Check the revealed seed against its SHA-256, every deal's seed, every record's hash and
     (with --replay) every record; exit 1 on any problem."""
+    from referee.challenges.verify import challenge_checks
     from referee.ladder import verify_ladder
-    from referee.ladder.store import reporting_store_failures
     from referee.ladder.verify import default_cache
+    from referee.results.database import reporting_store_failures
 
     with user_errors(), reporting_store_failures(database), progress("verifying") as done:
         check = verify_ladder(
@@ -232,6 +233,7 @@ def verify_command(
             on_record=done,
             workers=workers,
             cache=default_cache() if cache else None,
+            beside=lambda replay: challenge_checks(database, replay),
         )
     for problem in check.problems:
         errors.print(problem, markup=False, highlight=False, soft_wrap=True)
@@ -280,7 +282,7 @@ def report_command(
 
     from referee.contest.tokens import revoked_accounts
     from referee.ladder.report import write_report
-    from referee.ladder.store import reporting_store_failures
+    from referee.results.database import reporting_store_failures
 
     bar = Progress(TextColumn("[bold]report"), BarColumn(), MofNCompleteColumn(), console=errors)
     task = bar.add_task("report", total=None)

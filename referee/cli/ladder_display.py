@@ -22,7 +22,7 @@ from rich.text import Text
 
 from referee.cli.consoles import Pace, console, errors
 from referee.ladder import LadderObserver, Standings, StartInfo
-from referee.ladder.standings import table
+from referee.ratings.standings import table
 from referee.text import plural
 
 

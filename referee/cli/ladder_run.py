@@ -29,7 +29,7 @@ EXIT_INTERRUPTED = 130
 
 
 class SprtOn(StrEnum):
-    """What `--sprt` tests (referee.ladder.ratings.SPRT_ON)."""
+    """What `--sprt` tests (referee.ratings.fits.SPRT_ON)."""
 
     SCORE = "score"
     MARGIN = "margin"
@@ -169,12 +169,12 @@ def run_command(
         )
         config = on_cluster(overrides.applied(load(ladder)), cluster)
         processes = overrides.processes(config)
-        if config.cluster is not None and config.cluster.scheduler:
-            where = f"on the Dask cluster at {config.cluster.scheduler}"
+        if config.placement.cluster is not None and config.placement.cluster.scheduler:
+            where = f"on the Dask cluster at {config.placement.cluster.scheduler}"
             console.print(where, markup=False, highlight=False, soft_wrap=True)
         elif processes > 1:
             console.print(
-                f"{processes} referee processes for {config.concurrency} matches at once",
+                f"{processes} referee processes for {config.placement.concurrency} matches at once",
                 markup=False,
                 highlight=False,
             )
@@ -196,7 +196,7 @@ def _run(
     """Play the ladder (with its site), print its standings; on Ctrl-C, how to resume."""
     from referee import transport
     from referee.ladder import run_ladder
-    from referee.ladder.store import reporting_store_failures
+    from referee.results.database import reporting_store_failures
     from referee.web import run_ladder_with_site
 
     over: list[Summary] = []
@@ -213,7 +213,7 @@ def _run(
         )
 
     try:
-        with reporting_store_failures(config.database):
+        with reporting_store_failures(config.placement.database):
             if site is None:
                 summary = transport.run(run_ladder, config, test, display, venue)
             else:
@@ -227,8 +227,8 @@ def _run(
         display.stop()
         errors.print(
             "interrupted: every finished match is in the database "
-            f"({display.done} of {display.total} in {str(config.database)!r}); resume with: "
-            f"{given_again(ctx)}",
+            f"({display.done} of {display.total} in {str(config.placement.database)!r}); "
+            f"resume with: {given_again(ctx)}",
             markup=False,
             highlight=False,
             soft_wrap=True,
@@ -241,12 +241,16 @@ def _run(
 
 
 def print_summary(summary: Summary, config: LadderConfig) -> None:
-    from referee.ladder.standings import footer, margin_table, table
+    from referee.ratings.standings import footer, margin_table, table
 
     console.print(table(summary.standings))
     if (margins := margin_table(summary.standings)) is not None:
         console.print(margins)
     for line in footer(summary.standings):
         console.print(line, markup=False, highlight=False, soft_wrap=True)
-    console.print(f"database: {config.database}", markup=False, highlight=False, soft_wrap=True)
-    console.print(f"records: {config.records}/", markup=False, highlight=False, soft_wrap=True)
+    console.print(
+        f"database: {config.placement.database}", markup=False, highlight=False, soft_wrap=True
+    )
+    console.print(
+        f"records: {config.placement.records}/", markup=False, highlight=False, soft_wrap=True
+    )

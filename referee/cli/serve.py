@@ -18,7 +18,7 @@ from referee.clock_kind import ClockKind
 from referee.text import named
 
 if TYPE_CHECKING:
-    from referee.contest.serving import ServeConfig
+    from referee.contest.config import ServeConfig
     from referee.contest.settings import ServeSettings
     from referee.match.runner import MatchOutcome
 
@@ -265,7 +265,7 @@ def _on_command_line(ctx: typer.Context, name: str) -> bool:
 
 def contest_meta(database: Path, key: str) -> str | None:
     """One meta value of a contest's database, read and let go."""
-    from referee.ladder.store import Store
+    from referee.results.database import Store
 
     store = Store(database, create=False)
     try:

@@ -29,13 +29,13 @@ from referee.cluster.versions import VersionsMissing, cache_folder, cached
 from referee.errors import CroupierError, leaves
 from referee.games import get_game
 from referee.ladder.config import LadderConfig
-from referee.ladder.model import ScheduledMatch
 from referee.ladder.slots import play_matches
-from referee.ladder.store import Exit, Finished
 from referee.ladder.venue import LadderError
 from referee.match.live_relay import Relayed, relayed
 from referee.match.records import partial_path
 from referee.match.spectators import LiveMatches
+from referee.results.database import Exit, Finished
+from referee.results.matches import ScheduledMatch
 from referee.version import VERSION
 
 #: A bot's log sent back per batch is cut to its last this many bytes.
@@ -109,11 +109,11 @@ class BatchOutcome:
 def template(config: LadderConfig, root: str | None = None, shipped: str | None = None) -> Batch:
     """The batch every task of the ladder gets but for its number and matches: bot folders
     relative to the root, and the root as the workers see it (by default, where it is here)."""
-    bots = tuple(
-        replace(bot, cwd=Path(os.path.relpath(bot.cwd, config.root))) for bot in config.bots
-    )
-    where = root if root is not None else str(config.root.resolve())
-    return Batch(0, VERSION, replace(config, bots=bots, cluster=None), (), where, shipped)
+    here = config.placement.root
+    bots = tuple(replace(bot, cwd=Path(os.path.relpath(bot.cwd, here))) for bot in config.bots)
+    where = root if root is not None else str(here.resolve())
+    placement = replace(config.placement, cluster=None)
+    return Batch(0, VERSION, replace(config, bots=bots, placement=placement), (), where, shipped)
 
 
 def play_batch(batch: Batch) -> BatchOutcome:
@@ -134,7 +134,7 @@ def play_batch(batch: Batch) -> BatchOutcome:
             played = transport.run(_play, config, batch.matches, _publisher(batch))
         except (CroupierError, BaseExceptionGroup) as error:
             raise _explained(error, config, worker) from None
-        logs = tuple(_log_tails(config.records / "logs"))
+        logs = tuple(_log_tails(config.placement.records / "logs"))
     return BatchOutcome(batch.number, worker, played, logs, time.monotonic() - began)
 
 
@@ -237,16 +237,15 @@ def _local_config(batch: Batch, root: Path, folder: Path, worker: str) -> Ladder
         if not cwd.is_dir():
             raise ClusterError(f"bot {bot.name!r}: no folder {str(cwd)!r} on worker {worker}")
         bots.append(replace(bot, cwd=cwd))
-    return replace(
-        config,
-        game=get_game(config.game.id),
-        bots=tuple(bots),
+    placement = replace(
+        config.placement,
         root=root,
         records=folder / "records",
         database=folder / "unused.sqlite",
         concurrency=1,
         cluster=None,
     )
+    return replace(config, game=get_game(config.game.id), bots=tuple(bots), placement=placement)
 
 
 def _explained(error: BaseException, config: LadderConfig, worker: str) -> BaseException:
@@ -261,7 +260,7 @@ def _explained(error: BaseException, config: LadderConfig, worker: str) -> BaseE
         mistakes = list(leaves(found))
     else:
         mistakes = [error]
-    logs = config.records / "logs"
+    logs = config.placement.records / "logs"
     said = []
     for log in sorted(logs.glob("*.log")):
         lines = log.read_text(errors="replace").strip().splitlines()

@@ -1,15 +1,24 @@
-"""The coordinator: hand a ladder's matches to a Dask cluster in batches, commit what returns.
+"""The one way to play matches on a Dask cluster: what a `Work` source hands out (a ladder's
+schedule, a contest's tables of hosted versions) sent in batches, what returns committed here.
 
-The ladder keeps everything it keeps on one machine (schedule, SQLite, ratings, records,
-progress); only the playing moves. Each batch is one Dask task (`referee.cluster.batch`):
-a referee and a launch of the bots on a worker, then match after match. The results come back
-with the records (zlib), which are written here as `<id>.jsonl.partial` and committed one
-match at a time through the ladder's own commit, so the resume guarantee is the local one.
+The source keeps everything it keeps on one machine (schedule, SQLite, ratings, records,
+progress); only the playing moves. Each batch is one Dask task (`referee.cluster.batch`): a
+referee and a launch of the bots on a worker, then match after match. The results come back
+with the records (zlib), which are written here as `<id>.jsonl.partial` and settled one match
+at a time through the source (which commits through referee.match.records.commit_record), so
+the resume guarantee is the local one.
+
+Two things differ between sources, and the venue is given each: a shipper, how a batch's bots
+reach a worker and where what they printed goes (a ladder's `[cluster] ship` files or root,
+referee.cluster.ship; a contest's hosted versions, referee.cluster.hosted), and a failure
+policy (referee.cluster.failures: a ladder stops, and the same command resumes; a contest plays
+a lost batch again and rests the versions of one that failed).
 
 A worker that dies takes its running batches with it; Dask runs them again on another worker
 (nothing of them was committed), so every match is committed once. Backpressure: at most
-`threads + workers` batches are in flight (every thread busy and one more queued per worker),
-recounted as workers come and go, so a 100,000-match ladder never floods the scheduler.
+`threads + workers` batches are in flight (every thread busy and one more queued per worker;
+a shipper that ships to one worker at a time, one batch a thread), recounted as workers come
+and go, so a 100,000-match ladder never floods the scheduler.
 """
 
 from __future__ import annotations
@@ -21,10 +30,11 @@ import threading
 import time
 import uuid
 import zlib
-from collections.abc import Awaitable, Callable, Coroutine
+from collections import Counter
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import trio
 from distributed import CancelledError, Client, KilledWorker
@@ -36,19 +46,15 @@ from referee.cluster.batch import (
     BatchOutcome,
     PlayedMatch,
     play_batch,
-    template,
     worker_facts,
 )
 from referee.cluster.dask_extra import ClusterError
 from referee.cluster.live import watched
-from referee.cluster.ship import ShipFiles, pack
+from referee.cluster.versions import VersionsMissing
 from referee.errors import CroupierError
 from referee.ladder.config import LadderConfig
-from referee.ladder.model import ScheduledMatch
-from referee.ladder.store import Finished
 from referee.ladder.venue import (
     BatchReport,
-    LadderError,
     LadderObserver,
     Work,
     match_id,
@@ -56,6 +62,8 @@ from referee.ladder.venue import (
 )
 from referee.match.live_relay import Mirror
 from referee.match.records import write_partial
+from referee.results.database import Finished
+from referee.results.matches import ScheduledMatch
 from referee.transport.host import call_asyncio
 from referee.version import VERSION
 
@@ -119,37 +127,102 @@ async def aio(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
     return await call_asyncio(make())
 
 
+class Shipper(Protocol):
+    """How a batch's bots reach the worker that plays it, and where what they printed goes."""
+
+    #: Whether each batch goes to a worker chosen here (its bots shipped there first) rather
+    #: than anywhere (every worker has them: files shipped to all, or bots installed).
+    pinned: bool
+
+    async def start(self, client: Any, config: LadderConfig) -> Batch:
+        """What every batch gets but its number and matches; what every worker needs, sent."""
+        ...
+
+    def batch(self, template: Batch, number: int, matches: Sequence[ScheduledMatch]) -> Batch:
+        """The batch of these matches."""
+        ...
+
+    def workers(self, running: dict[str, Any]) -> None:
+        """The running workers now (forget what was sent to one that left or restarted)."""
+        ...
+
+    def affinity(self, worker: str) -> int:
+        """How much of what batches need `worker` has already (more: chosen first)."""
+        ...
+
+    async def ship(self, client: Any, worker: str, batch: Batch) -> None:
+        """Before `batch` goes to `worker` ("": anywhere): send what it lacks (OSError)."""
+        ...
+
+    def keep_logs(
+        self,
+        worker: str,
+        batch: Batch,
+        logs: tuple[tuple[str, bytes], ...],
+        committed: Sequence[ScheduledMatch],
+    ) -> Path | None:
+        """Keep the bots' log tails of a batch (`committed`: its matches that were); returns
+        where they were kept, if anywhere (a worker thread)."""
+        ...
+
+
+class FailurePolicy(Protocol):
+    """What a source does with a batch that did not come back whole (referee.cluster.failures).
+    A method that returns has dealt with the batch; one that raises LadderError stops play."""
+
+    def failed(self, batch: Batch, error: CroupierError, logs: Path | None) -> None:
+        """The batch's bots could not play it (one never connected; the worker could not run
+        it); `logs`: where their output was kept."""
+        ...
+
+    def lost(self, batch: Batch, error: BaseException) -> None:
+        """The cluster lost the batch, nothing of it committed: its workers died, the scheduler
+        went away, or it ran on a worker without its versions (VersionsMissing)."""
+        ...
+
+    def broken(self, batch: Batch, why: str, error: BaseException | None = None) -> None:
+        """What came back is not what was sent (other matches, a damaged record: those matches
+        are not settled), or the task failed in a way of no known kind (`error`)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
 class ClusterVenue:
-    """The venue on a Dask cluster: the scheduler named by the ladder's `[cluster]` table."""
+    """The venue on a Dask cluster: the scheduler named by the config's `[cluster]` table."""
+
+    shipper: Shipper
+    policy: FailurePolicy
+    #: Whether Ctrl-C is this venue's to take (a ladder run); a server keeps its own signals.
+    sigint: bool = True
 
     async def play(self, config: LadderConfig, work: Work, observer: LadderObserver) -> None:
-        await play_on_cluster(config, work, observer)
+        """Play what `work` hands out on the Dask cluster at `config.cluster.scheduler` until
+        it has none left. Raises LadderError (or ClusterError) when the cluster cannot go on;
+        what was committed stays. With `sigint`, Ctrl-C is a KeyboardInterrupt once the Dask
+        client is closed (the batches running then finish on their workers, unused)."""
+        settings = config.placement.cluster
+        assert settings is not None and settings.scheduler
+        address = settings.scheduler
 
+        async def coordinate() -> None:
+            try:  # Dask retries until its own timeout: a scheduler that is starting is waited for
+                client = await aio(lambda: connect_client(address))
+            except (OSError, ValueError) as error:
+                raise ClusterError(
+                    f"cannot reach the Dask scheduler at {address!r}: {error} (start one with "
+                    "`croupier cluster local` or `dask scheduler`)"
+                ) from None
+            try:
+                coordinator = _Coordinator(config, work, observer, client, self)
+                await coordinator.run()
+            finally:
+                with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_SECONDS):
+                    await aio(client.close)
 
-async def play_on_cluster(config: LadderConfig, work: Work, observer: LadderObserver) -> None:
-    """Play the ladder's matches on the Dask cluster at `config.cluster.scheduler` until `work`
-    has none left. Raises LadderError (or ClusterError) when the cluster cannot go on; what
-    was committed stays, and the same command resumes. Ctrl-C is a KeyboardInterrupt once the
-    Dask client is closed (the batches running then finish on their workers, unused)."""
-    settings = config.cluster
-    assert settings is not None and settings.scheduler
-    address = settings.scheduler
-
-    async def coordinate() -> None:
-        try:  # Dask retries until its own timeout: a scheduler that is starting is waited for
-            client = await aio(lambda: connect_client(address))
-        except (OSError, ValueError) as error:
-            raise ClusterError(
-                f"cannot reach the Dask scheduler at {address!r}: {error} (start one with "
-                "`croupier cluster local` or `dask scheduler`)"
-            ) from None
-        try:
-            await _Coordinator(config, work, observer, client).run()
-        finally:
-            with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_SECONDS):
-                await aio(client.close)
-
-    await _interruptible(coordinate)
+        if self.sigint:
+            await _interruptible(coordinate)
+        else:
+            await coordinate()
 
 
 async def _interruptible(body: Callable[[], Awaitable[None]]) -> None:
@@ -242,21 +315,28 @@ def checked_workers(facts: dict[str, Any]) -> list[str]:
 
 class _Coordinator:
     def __init__(
-        self, config: LadderConfig, work: Work, observer: LadderObserver, client: Any
+        self,
+        config: LadderConfig,
+        work: Work,
+        observer: LadderObserver,
+        client: Any,
+        venue: ClusterVenue,
     ) -> None:
-        assert config.cluster is not None
+        assert config.placement.cluster is not None
         self.config = config
-        self.settings = config.cluster
+        self.settings = config.placement.cluster
         self.work = work
         self.observer = observer
         self.client = client
-        self.capacity = 1
-        self.threads = 1
-        self.in_flight = 0
+        self.shipper = venue.shipper
+        self.policy = venue.policy
+        #: The running workers as last read, and the batches in flight by the worker each was
+        #: sent to ("": anywhere).
+        self.workers: dict[str, Any] = {}
+        self.busy: Counter[str] = Counter()
         self.changed = trio.Event()
         self.measure = BatchSizes()
         self.batches = 0
-        self.logs = config.records / "logs"
         #: Where the batches' live matches go, with a site (referee.cluster.live).
         self.mirror: Mirror | None = None
 
@@ -265,8 +345,9 @@ class _Coordinator:
         self.changed = trio.Event()
 
     async def run(self) -> None:
-        await self._check_workers()
-        template = await self._template()
+        await check_workers(self.client, self.settings.scheduler or "")
+        await self._refresh()
+        template = await self.shipper.start(self.client, self.config)
         view = self.work.view
         with watched(self.client, view.live if view is not None else None) as (topic, mirror):
             self.mirror = mirror
@@ -277,59 +358,66 @@ class _Coordinator:
             watch.start_soon(self._watch_size)
             async with trio.open_nursery() as batches:
                 while True:
-                    while self.in_flight >= self.capacity:
+                    while self._room() is None:
                         await self.changed.wait()
-                    size = self.measure.size(self.settings.batch, self.threads, self.work.backlog())
-                    matches = await self.work.take(size)
+                    matches = await self.work.take(self._size())
                     if not matches:
-                        break
-                    self.in_flight += 1
+                        if not self.busy.total():
+                            break
+                        await self.changed.wait()  # a batch in flight may give some back
+                        continue
+                    await self._refresh()
+                    worker = self._room() or ""
+                    self.busy[worker] += 1
                     self.batches += 1
-                    batch = replace(template, number=self.batches, matches=tuple(matches))
-                    batches.start_soon(self._play, batch)
+                    batch = self.shipper.batch(template, self.batches, matches)
+                    batches.start_soon(self._play, worker, batch)
             watch.cancel_scope.cancel()
 
     # -- the cluster --------------------------------------------------------------------
 
-    async def _workers(self) -> dict[str, Any]:
-        return await running_workers(self.client)
+    def _threads(self) -> dict[str, int]:
+        return {w: int(info.get("nthreads", 1)) for w, info in self.workers.items()}
 
-    async def _size(self) -> None:
-        workers = await self._workers()
-        threads = sum(int(worker.get("nthreads", 1)) for worker in workers.values())
-        self.threads = max(1, threads)
-        capacity = max(1, threads + len(workers))
-        if capacity != self.capacity:
-            self.capacity = capacity
-            self._signal()
+    def _room(self) -> str | None:
+        """Where the next batch may go now: "" (anywhere) while fewer than every thread and
+        one more per worker are in flight; for a pinned shipper, the worker with the most free
+        threads (among equals, the one that has most of what batches need). None: no room."""
+        threads = self._threads()
+        if not self.shipper.pinned:
+            capacity = max(1, sum(threads.values()) + len(threads))
+            return "" if self.busy.total() < capacity else None
+        room = {worker: count - self.busy[worker] for worker, count in threads.items()}
+        best = max(room, key=lambda w: (room[w], self.shipper.affinity(w)), default=None)
+        return best if best is not None and room[best] > 0 else None
+
+    def _size(self) -> int:
+        threads = max(1, sum(self._threads().values()))
+        return self.measure.size(self.settings.batch, threads, self.work.backlog())
+
+    async def _refresh(self) -> None:
+        """Read the running workers again (the last known stay while the scheduler is away:
+        the batches' futures will say so)."""
+        try:
+            self.workers = await running_workers(self.client)
+        except OSError:
+            return
+        self.shipper.workers(self.workers)
+        self._signal()
 
     async def _watch_size(self) -> None:
         while True:
             await trio.sleep(REFRESH_SECONDS)
-            try:
-                await self._size()
-            except OSError:  # the scheduler is away: the batches' futures will say so
-                continue
-
-    async def _check_workers(self) -> None:
-        await check_workers(self.client, self.settings.scheduler or "")
-        await self._size()
-
-    async def _template(self) -> Batch:
-        """What every task gets but its matches; the shipped files registered first."""
-        if not self.settings.ship:
-            return template(self.config, root=self.settings.root)
-        digest, data = await trio.to_thread.run_sync(pack, self.config.root, self.settings.ship)
-        plugin = ShipFiles(digest, data)
-        await aio(lambda: self.client.register_plugin(plugin, name=plugin.name))
-        return template(self.config, shipped=digest)
+            await self._refresh()
 
     # -- one batch ----------------------------------------------------------------------
 
-    async def _play(self, batch: Batch) -> None:
+    async def _play(self, worker: str, batch: Batch) -> None:
         try:
             began = time.monotonic()
-            outcome = await self._outcome(batch)
+            outcome = await self._outcome(worker, batch)
+            if outcome is None:
+                return
             wall = time.monotonic() - began
             overhead, playing = self.measure.add(outcome)
             commit_began = time.monotonic()
@@ -350,76 +438,77 @@ class _Coordinator:
         finally:
             if self.mirror is not None:  # whatever of it is still live ends for its viewers
                 self.mirror.lost(batch.number)
-            self.in_flight -= 1
+            self.busy[worker] -= 1
+            if not self.busy[worker]:
+                del self.busy[worker]
             self._signal()
 
-    async def _outcome(self, batch: Batch) -> BatchOutcome:
+    async def _outcome(self, worker: str, batch: Batch) -> BatchOutcome | None:
+        """The batch played on the cluster; None when the failure policy dealt with it."""
         first, last = batch.matches[0].number, batch.matches[-1].number
         key = f"croupier-{self.config.name}-{first:05d}-{uuid.uuid4().hex[:8]}"
-        future: Any = self.client.submit(play_batch, batch, key=key, pure=False)
-        matches = f"matches {first}-{last}" if last != first else f"match {first}"
+        where = {"workers": [worker], "allow_other_workers": True} if worker else {}
         try:
-            outcome: BatchOutcome = await aio(lambda: _result(future))
+            await self.shipper.ship(self.client, worker, batch)
+            future: Any = self.client.submit(play_batch, batch, key=key, pure=False, **where)
+            log.info("batch sent", extra={"matches": f"{first}-{last}", "worker": worker})
+            try:
+                outcome: BatchOutcome = await aio(lambda: _result(future))
+            finally:
+                future.release()
         except BatchFailed as error:
-            await trio.to_thread.run_sync(self._keep_logs, error.worker, batch.number, error.logs)
-            where = f"; the bots' logs are kept in {self.logs}" if error.logs else ""
-            raise LadderError(f"{error}{where}") from None
+            kept = await trio.to_thread.run_sync(
+                self.shipper.keep_logs, error.worker, batch, error.logs, ()
+            )
+            self.policy.failed(batch, error, kept)
+            return None
+        except (VersionsMissing, KilledWorker, CancelledError, OSError) as error:
+            self.policy.lost(batch, error)
+            return None
         except CroupierError as error:
-            raise LadderError(str(error)) from None
-        except KilledWorker as error:
-            raise LadderError(
-                f"{matches} took down every worker that played them, so Dask gave up "
-                f"({error}); the ladder stops here, run the same command to resume"
-            ) from None
-        except CancelledError:
-            raise LadderError(
-                f"lost {matches} with the Dask scheduler at {self.settings.scheduler!r}; "
-                "what was committed is kept, run the same command to resume"
-            ) from None
-        except OSError as error:
-            raise LadderError(
-                f"lost the Dask scheduler at {self.settings.scheduler!r} ({error}); what was "
-                "committed is kept, run the same command to resume"
-            ) from None
-        except Exception as error:
-            raise LadderError(
-                f"{matches} failed on the cluster: {type(error).__name__}: {error}"
-            ) from None
-        finally:
-            future.release()
+            self.policy.failed(batch, error, None)
+            return None
+        except Exception as error:  # whatever else a worker sends back
+            why = f"{described(batch)} failed on the cluster: {type(error).__name__}: {error}"
+            self.policy.broken(batch, why, error)
+            return None
         numbers = [played.number for played in outcome.played]
         if numbers != [match.number for match in batch.matches]:
-            raise LadderError(f"the cluster sent back matches {numbers} for {matches}")
+            self.policy.broken(
+                batch, f"the cluster sent back matches {numbers} for {described(batch)}"
+            )
+            return None
         return outcome
 
     async def _commit(self, batch: Batch, outcome: BatchOutcome) -> None:
-        """Write the records as partial files, then commit each match as the local runner
-        does (flush, rename, hash, one transaction)."""
-        await trio.to_thread.run_sync(self._write, outcome)
+        """Write the records as partial files, then settle each match through the source
+        (which flushes, renames, hashes and commits it in one transaction)."""
+        damaged = await trio.to_thread.run_sync(self._write, outcome)
+        for number in damaged:
+            self.policy.broken(batch, f"the record of match {number} arrived damaged")
+        committed = []
         for match, played in zip(batch.matches, outcome.played, strict=True):
-            await self.work.settle(self._finished(match, played))
+            if played.number not in damaged:
+                await self.work.settle(self._finished(match, played))
+                committed.append(match)
+        await trio.to_thread.run_sync(
+            self.shipper.keep_logs, outcome.worker, batch, outcome.logs, committed
+        )
 
-    def _write(self, outcome: BatchOutcome) -> None:
+    def _write(self, outcome: BatchOutcome) -> list[int]:
+        """Each whole record written as its partial file; the numbers of those that are not."""
+        damaged = []
         for played in outcome.played:
-            final = record_path(self.config, played.number)
             data = zlib.decompress(played.record)
             if len(data) != played.record_size:
-                raise LadderError(f"the record of match {played.number} arrived damaged")
-            write_partial(final, data)
-        self._keep_logs(outcome.worker, outcome.number, outcome.logs)
-
-    def _keep_logs(self, worker: str, number: int, logs: tuple[tuple[str, bytes], ...]) -> None:
-        """Append a batch's bot log tails to `<bot>-<worker>.log` in the ladder's log folder."""
-        if not logs:
-            return
-        self.logs.mkdir(parents=True, exist_ok=True)
-        where = worker.split("://")[-1].replace(":", "-").replace("/", "-")
-        for name, tail in logs:
-            with (self.logs / f"{_bot_of(name)}-{where}.log").open("ab") as handle:
-                handle.write(f"== batch {number}\n".encode())
-                handle.write(zlib.decompress(tail))
+                damaged.append(played.number)
+                continue
+            write_partial(record_path(self.config, played.number), data)
+        return damaged
 
     def _finished(self, match: ScheduledMatch, played: PlayedMatch) -> Finished:
+        """A match as it came back, to be settled: the one place a played match becomes what
+        a source commits (its luck corrections too: issue 28.4)."""
         return Finished(
             match=match,
             match_id=match_id(self.config, match.number),
@@ -433,13 +522,11 @@ class _Coordinator:
         )
 
 
+def described(batch: Batch) -> str:
+    """A batch's matches as a message names them: "match 7" or "matches 7-12"."""
+    first, last = batch.matches[0].number, batch.matches[-1].number
+    return f"matches {first}-{last}" if last != first else f"match {first}"
+
+
 async def _result(future: Awaitable[T]) -> T:
     return await future
-
-
-def _bot_of(log_name: str) -> str:
-    """The bot of a worker's log file: `<bot>-<slot>.log` or `<bot>-per-match.log`."""
-    stem = Path(log_name).stem
-    if stem.endswith("-per-match"):
-        return stem.removesuffix("-per-match")
-    return stem.rsplit("-", 1)[0]

@@ -1,6 +1,7 @@
 """`croupier serve`: a referee that bots reach over the network, a contest as a continuous ladder.
 
-- `serving`: the server loop that seats idle sessions into matches;
+- `serving`: the server loop that seats idle sessions into matches, with `config` (its
+  settings); `hosted_wing`: with `--db`, the uploads, their builds and the hosted versions at play;
 - `book`: the contest's ladder database: meetings and ratings, commits, seed reveal;
 - `pairing`: who sits down next: every bot as often as the slowest, against those it met least;
 - `file`: a contest's settings read from a TOML file; `settings`: every serve setting, laid

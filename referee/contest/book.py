@@ -1,6 +1,6 @@
 """A contest as a continuous ladder: the bots that are connected meet as they become idle.
 
-The contest lives in the ladder database (referee.ladder.store), so `croupier ladder standings`
+The contest lives in the ladder database (referee.results.database), so `croupier ladder standings`
 and `croupier ladder verify` work on it: a schedule row is added when a table sits down, and the
 match, its record's hash and its faults are committed in one transaction when it ends. Deals
 derive from a master seed whose SHA-256 is stored when the contest starts and which is revealed
@@ -22,15 +22,15 @@ from pathlib import Path
 from referee.errors import CroupierError
 from referee.games.base import Game
 from referee.games.options import Options
-from referee.ladder import ratings
 from referee.ladder import schedule as planning
-from referee.ladder.model import ScheduledMatch
-from referee.ladder.standings import Plan, Standings, compute
-from referee.ladder.store import Finished, Store, now
 from referee.match.luck import value_digest
 from referee.match.luck_history import same_corrections
 from referee.match.records import commit_record
 from referee.match.runner import MatchOutcome
+from referee.ratings import fits, methods
+from referee.ratings.standings import Plan, Standings, compute
+from referee.results.database import Finished, Store, now
+from referee.results.matches import ScheduledMatch
 from referee.spacing import Spacing
 
 log = logging.getLogger("croupier.referee")
@@ -146,34 +146,35 @@ class ContestBook:
             raise CroupierError(contest_game_mismatch(path, plan, self.game.id))
 
     def _plan(self, bots: Sequence[str]) -> Plan:
-        two_sided = self.seats == 2
         return Plan(
             name="contest",
             game=self.game.id,
             options=self.options.as_text(),
             bots=tuple(sorted(bots)),
-            system="elo" if two_sided else "plackett-luce",
+            system=methods.chosen(self.game, self.options).name,
             duplicate=False,
             rotations=self.seats,
             format="contest",
         )
 
-    def seat(self, bots: Sequence[str]) -> ScheduledMatch:
+    def seat(self, bots: Sequence[str], deal: int | None = None) -> ScheduledMatch:
         """A table sits down, its bots in their seats' order (`seat_order`): its schedule row,
-        with the next deal's seed."""
+        with the next deal's seed, or with `deal`'s (a ranked challenge's duplicate deal,
+        referee.challenges.book.deal_key: its seed still derives from the master seed)."""
         with self._lock:
-            return self._seat(bots)
+            return self._seat(bots, deal)
 
-    def _seat(self, bots: Sequence[str]) -> ScheduledMatch:
+    def _seat(self, bots: Sequence[str], deal: int | None = None) -> ScheduledMatch:
         number = next(self.numbers)
+        deal = number if deal is None else deal
         entrants = tuple(dict.fromkeys(bots))
         match = ScheduledMatch(
             number=number,
             round=1,
             table=number,
-            deal=number,
+            deal=deal,
             rotation=0,
-            seed=planning.derive_seed(self.master, number),
+            seed=planning.derive_seed(self.master, deal),
             bots=tuple(bots),
             sides=tuple(entrants.index(bot) for bot in bots),
             entrants=entrants,
@@ -249,14 +250,9 @@ class ContestBook:
         with self._lock:
             plan = Plan.from_json(self.store.meta("plan") or self._plan(()).to_json())
             results = self.store.results()
-        if plan.system == "elo":
-            games = ratings.elo_games(results, plan.duplicate, plan.rotations)  # one rule
-            rated = ratings.elo(games, plan.bots)
-        else:
-            # openskill's running estimate: pairing needs no bootstrap (the standings' batch fit)
-            rated = ratings.openskill(results, plan.duplicate, plan.rotations)
+        rated = plan.method.for_pairing(results, plan.duplicate, plan.rotations, plan.bots)
         self.ratings = {bot: rating.value for bot, rating in rated.items()}
-        self.settled = frozenset(rated) - ratings.provisional(rated)
+        self.settled = frozenset(rated) - fits.provisional(rated)
         self._refits.ran(began, time.monotonic())
 
     def close(self, *, reveal: bool) -> None:

@@ -20,6 +20,10 @@
                                   # versions_kept, slots, freeze, cluster: hosted bots
                                   # (serve --versions, ..., --hosted-slots,
                                   # --freeze-submissions, --cluster)
+    [challenges]                  # ranked, in_flight, per_hour, per_pair, max_deals,
+                                  # default_deals, share, elo0, elo1, alpha, beta, on,
+                                  # consent_seconds: authors' challenges (the file only;
+                                  # referee.challenges.terms)
 
 Relative paths start from the file's folder. A mistake names the file, the line and the key, as
 in a ladder file (referee.tomlfile reads both).
@@ -84,6 +88,22 @@ _TABLES: dict[str, dict[str, tuple[type, str]]] = {
         "cluster": (str, "cluster"),
     },
 }
+#: The `[challenges]` keys (referee.challenges.terms.ChallengeTerms' fields) and their types.
+_CHALLENGES: dict[str, type] = {
+    "ranked": str,
+    "in_flight": int,
+    "per_hour": int,
+    "per_pair": int,
+    "max_deals": int,
+    "default_deals": int,
+    "share": float,
+    "elo0": float,
+    "elo1": float,
+    "alpha": float,
+    "beta": float,
+    "on": str,
+    "consent_seconds": float,
+}
 _PATHS = {"tokens", "records", "tls_cert", "tls_key", "versions", "runtime"}
 
 
@@ -127,9 +147,16 @@ def load(path: Path) -> dict[str, Any]:
         value = reader.value(table, where, key, expected, check=_BOUNDS.get(option))
         settings[option] = tidy_path(path.parent / str(value)) if option in _PATHS else value
 
-    reader.check_keys(data, sorted([*_TOP, *_TABLES, "options"]), ())
+    reader.check_keys(data, sorted([*_TOP, *_TABLES, "options", "challenges"]), ())
     for key, value in data.items():
-        if key == "options":
+        if key == "challenges":
+            if not isinstance(value, dict):
+                raise reader.error((key,), "expected a table")
+            reader.check_keys(value, sorted(_CHALLENGES), (key,))
+            settings["challenges"] = {
+                inner: reader.value(value, (key,), inner, _CHALLENGES[inner]) for inner in value
+            }
+        elif key == "options":
             if not isinstance(value, dict):
                 raise reader.error((key,), "expected a table of game options")
             settings["option"] = [f"{name}={_text(v)}" for name, v in value.items()]

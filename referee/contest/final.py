@@ -41,8 +41,8 @@ from referee.hosted.store import (
     version_folder,
 )
 from referee.hosted.submitting import MATCH_LOGS
-from referee.ladder.standings import Plan
-from referee.ladder.store import Store
+from referee.ratings.standings import Plan
+from referee.results.database import Store
 
 #: What an author is told when uploading to a final round.
 FINAL_FROZEN = "this is the contest's final round, played by the versions active when it began"

@@ -12,7 +12,7 @@ Two rules keep it fair, whatever a bot's speed:
 A new entrant (a new version of a hosted bot, a bot that just connected) also sits first while
 its rating is *unsettled*, so that it reaches its place soon (CodinGame's authors complain that a
 late submission never does): every entrant of the contest is unsettled but those the standings
-do not mark provisional (referee.ladder.ratings.provisional: rated, with their own 95% interval
+do not mark provisional (referee.ratings.fits.provisional: rated, with their own 95% interval
 at most PROVISIONAL_WIDTH times the median of the rated entrants'). Why that rule:
 
 - the median, not the mean, of every rated entrant's interval (the retired versions' too, each

@@ -2,8 +2,10 @@
 
 Bots authenticate with a token from the contest's account store (or any token, on loopback
 only); whoever is idle is seated, seats rotating as sessions come back. Spectators watch live
-matches. On SIGINT or SIGTERM the referee drains: health turns NOT_SERVING, no match starts,
-running matches get `drain_seconds` to finish and are then aborted with their records closed.
+matches. With accounts (`--db`) the contest's hosted wing (referee.contest.hosted_wing) runs
+beside it: uploads, their builds, and the hosted versions at play. On SIGINT or SIGTERM the
+referee drains: health turns NOT_SERVING, no match starts, running matches get
+`drain_seconds` to finish and are then aborted with their records closed.
 """
 
 from __future__ import annotations
@@ -12,46 +14,29 @@ import contextlib
 import functools
 import logging
 import math
-import os
 import resource
 import signal
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable
-from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 import trio
 
 from referee.contest.book import ContestBook
+from referee.contest.config import ServeConfig
+from referee.contest.hosted_wing import HostedWing
 from referee.contest.pairing import Pacing, choose_table, rematch_wait, seat_order
-from referee.contest.slots import CoreSlots, default_count
 from referee.contest.starts import Starts
 from referee.contest.tokens import TokenStore
 from referee.errors import RecordWriteError
-from referee.games.base import Game
-from referee.games.options import Options
-from referee.hosted.pipeline import Pipeline, PipelineSettings
-from referee.hosted.qualify import QualifySettings
-from referee.hosted.roster import Roster
-from referee.hosted.store import VersionStore, beside
-from referee.hosted.submitting import Quotas, Submitting
-from referee.ladder.config import LadderConfig
 from referee.ladder.view import Kind, Presence, RefereeView, Terms
 from referee.local.limits import Limits
-from referee.local.sandbox import SandboxError, check_bwrap
-from referee.match.clock import TimeControl
 from referee.match.lobby import ANYONE, Lobby
 from referee.match.runner import MatchOutcome
 from referee.match.seating import play_match, seated
 from referee.match.seeds import derive_seed
 from referee.match.session import Session
 from referee.match.spectators import LiveMatches
-from referee.transport import ServerControl, ServerSettings, serve
-
-if TYPE_CHECKING:
-    from referee.contest.on_cluster import ClusterTables
+from referee.transport import ServerControl, serve
 
 log = logging.getLogger("croupier.referee")
 
@@ -64,56 +49,6 @@ PACING_POLL_SECONDS = 1.0
 #: descriptor left), no table sits down for this long: bots are not seated faster than the
 #: organiser can free what is missing, and the log says it once a table, not in a loop.
 RECORD_FAILURE_PAUSE_SECONDS = 1.0
-#: Why uploads are refused under `serve --freeze-submissions`, as an author is told.
-FROZEN_BY_ORGANISER = "the organiser has closed this contest's uploads; the active versions play on"
-
-
-@dataclass(frozen=True, slots=True)
-class ServeConfig:
-    game: Game
-    options: Options
-    settings: ServerSettings = field(default_factory=ServerSettings)
-    #: The contest's account store; None accepts any token (only sensible on loopback).
-    tokens: Path | None = None
-    #: With `tokens`: where hosted bots' versions are kept (default: `versions/` beside the
-    #: database), and their authors' quotas.
-    versions: Path | None = None
-    quotas: Quotas = field(default_factory=Quotas)
-    #: With `tokens`: refuse uploads and withdrawals (a final round's database is frozen for
-    #: good: referee.contest.final); authors may still list their versions and read logs.
-    freeze_submissions: bool = False
-    #: With `tokens`: the organiser's runtime folder every hosted bot's build and run sees
-    #: read-only (referee.local.sandbox.Sandbox.runtime); None: none.
-    runtime: Path | None = None
-    records: Path | None = None
-    time_control: TimeControl = field(default_factory=TimeControl)
-    #: The master seed (secret until the run ends); each match seed is keyed by it.
-    seed: str | int = 0
-    #: Stop after this many matches (None: serve until told to stop).
-    matches: int | None = None
-    max_faults: int = 3
-    #: How long a seat waits for its bot to reconnect after losing its connection.
-    reconnect_grace: float = 10.0
-    #: Matches one session may play before the referee ends it (None: no limit).
-    max_matches_per_session: int | None = None
-    #: How long running matches may go on once a shutdown starts.
-    drain_seconds: float = 30.0
-    #: In a contest, how many matches a bot may play ahead of the slowest present bot (faster
-    #: bots wait for it: referee.contest.pairing).
-    max_lead: int = 2
-    #: Matches with hosted bots played at once, each on cores of its own (referee.contest.slots);
-    #: None: what the cores allow with one core per seat.
-    hosted_slots: int | None = None
-    #: With `tokens`: a Dask scheduler (`tcp://host:8786`) whose workers play the hosted versions
-    #: against each other (referee.contest.on_cluster) instead of this machine's slots.
-    cluster: str | None = None
-
-    @property
-    def version_store(self) -> Path | None:
-        """Where hosted bots' versions are kept: None without accounts (no hosted bots)."""
-        if self.tokens is None:
-            return None
-        return self.versions or beside(self.tokens)
 
 
 #: Below this soft limit of open files a referee warns: it keeps about one file open per match
@@ -187,7 +122,8 @@ async def serve_matches(
 
 
 class _Referee:
-    """One serving referee: its lobby, live matches, contest book, and the matches it plays."""
+    """The network contest: its lobby, live matches, contest book, and the matches it plays;
+    with accounts, its hosted wing (referee.contest.hosted_wing) beside it."""
 
     def __init__(
         self,
@@ -218,13 +154,6 @@ class _Referee:
             planned = max(0, planned - book.committed)
         #: The matches still to start, here and on a cluster.
         self.starts = Starts(planned)
-        #: The hosted versions at play (a contest with accounts where bubblewrap is).
-        self.hosted: Roster | None = None
-        #: What plays them on a Dask cluster instead (`--cluster`).
-        self.cluster: ClusterTables | None = None
-        cpus = sorted(os.sched_getaffinity(0))
-        count = config.hosted_slots or default_count(self.seats, cpus)
-        self.slots = CoreSlots(count, self.seats, cpus)
         #: No table sits down before this (trio time): see RECORD_FAILURE_PAUSE_SECONDS.
         self.resume_at = -math.inf
         self.records = config.records
@@ -247,6 +176,29 @@ class _Referee:
                 Limits() if config.version_store is not None else None,
             ),
         )
+        #: The hosted bots: a contest with accounts (`--db`).
+        self.wing: HostedWing | None = None
+        if accounts is not None and book is not None and self.records is not None:
+            self.wing = HostedWing(
+                config,
+                accounts,
+                book,
+                self.records,
+                self.cluster_committed,
+                self.live,
+                self.challenge_ranked,
+            )
+
+    def cluster_committed(self, outcome: MatchOutcome) -> None:
+        """A match of the hosted versions, played on the cluster, was committed."""
+        self.view.notify()
+        self.on_match(outcome)
+
+    def challenge_ranked(self, outcome: MatchOutcome) -> None:
+        """A ranked challenge's match was committed: the standings move, and the site with them."""
+        assert self.book is not None
+        self.book.refresh_ratings()
+        self.view.notify()
 
     def presence(self) -> dict[str, Presence]:
         playing: Counter[str] = Counter()
@@ -257,78 +209,32 @@ class _Referee:
             for bot in sorted({*self.lobby.by_identity, *playing})
         }
 
-    def desk(self) -> Submitting | None:
-        """Authors' uploads, for a contest with accounts: its store recovered first (an upload
-        cut short by a kill is removed)."""
-        config = self.config
-        if config.version_store is None:
-            return None
-        store = VersionStore(config.version_store)
-        store.recover()
-        games = frozenset({config.game.id})
-        frozen = self.book.frozen if self.book is not None else None
-        if frozen is None and config.freeze_submissions:
-            frozen = FROZEN_BY_ORGANISER
-        return Submitting(
-            store, Limits(), config.quotas, games, runtime=config.runtime, frozen=frozen
-        )
-
-    def pipeline(self, desk: Submitting | None) -> Pipeline | None:
-        """What builds and qualifies the uploaded versions, on the contest's clock; none
-        without accounts, or where bubblewrap is missing (versions then wait, `received`)."""
-        if desk is None:
-            return None
-        try:
-            check_bwrap()
-        except SandboxError as error:
-            log.warning("hosted bots are not built", extra={"why": str(error)})
-            return None
-        config = self.config
-        qualify = QualifySettings(
-            time_control=config.time_control, games=((config.game, config.options),)
-        )
-        secrets = tuple(p for p in (config.tokens, self.records) if p is not None)
-        settings = PipelineSettings(
-            desk.maxima, qualify=qualify, runtime=config.runtime, secrets=secrets
-        )
-        return Pipeline(desk.store, settings)
-
-    def roster(self, pipeline: Pipeline, port: int) -> Roster:
-        """What launches the hosted accounts' active versions into this contest's lobby."""
-        accounts = self.accounts
-        revoked = accounts.revoked if accounts is not None else set
-        address = f"127.0.0.1:{port}"
-        self.hosted = Roster(pipeline.store, self.lobby, address, pipeline.settings, revoked)
-        return self.hosted
-
-    def hosted_output(self, bots: list[str], match_id: str) -> AbstractAsyncContextManager[None]:
-        """While a match runs: the output of its hosted versions, kept for their authors."""
-        if self.hosted is None:
-            return contextlib.nullcontext()
-        return self.hosted.match_output(bots, match_id, lambda: self.live.get(match_id))
-
     async def serve(self, on_listening: Callable[[int], None], stop: trio.Event) -> None:
         config = self.config
-        desk = self.desk()
-        pipeline = self.pipeline(desk)
+        wing = self.wing
+        desk = wing.desk if wing is not None else None
+        counter = wing.challenges.desk if wing is not None and wing.challenges else None
         async with (
             serve(
-                self.lobby, config.settings, self.live, self.control, desk, self.accounts
+                self.lobby,
+                config.settings,
+                self.live,
+                self.control,
+                desk,
+                self.accounts,
+                counter,
             ) as port,
             trio.open_nursery() as aux,
         ):
             await aux.start(_stop_on_signals, stop)  # before anyone is told where it listens
-            if pipeline is not None:
-                await aux.start(pipeline.run)
-                if config.cluster is None:
-                    await aux.start(self.roster(pipeline, port).run)
+            if wing is not None:
+                await wing.start(aux, self.lobby, port)
             on_listening(port)
             if self.accounts is not None:
                 aux.start_soon(_enforce_revocations, self.accounts, self.lobby, self.view.revoked)
             async with trio.open_nursery() as matches:
-                if pipeline is not None and config.cluster is not None:
-                    self.cluster = self.on_cluster(pipeline, config.cluster)
-                    matches.start_soon(self.cluster.run, stop)
+                if wing is not None and self.pacing is not None:
+                    wing.play_on_cluster(matches, self.pacing, self.starts, self.view, stop)
                 with trio.CancelScope() as matchmaking:
                     aux.start_soon(_cancel_when, stop, matchmaking)
                     aux.start_soon(_cancel_when, self.starts.over, matchmaking)
@@ -365,7 +271,7 @@ class _Referee:
                     self.pacing.observe(here, trio.current_time())
                 settled = self.book.settled if self.book is not None else frozenset()
                 # A contest on a cluster: its hosted versions play there, never at these tables.
-                elsewhere = self.cluster.hosted() if self.cluster is not None else frozenset()
+                elsewhere = self.wing.elsewhere() if self.wing is not None else frozenset()
                 table = choose_table(
                     idle,
                     self.seats,
@@ -393,48 +299,9 @@ class _Referee:
                 self.pacing.seated(s.identity for s in table)
             matches.start_soon(self.play, index, table)
 
-    def on_cluster(self, pipeline: Pipeline, scheduler: str) -> ClusterTables:
-        """What plays the hosted versions against each other on a Dask cluster."""
-        from referee.contest.on_cluster import ClusterTables  # imports Dask
-
-        assert self.book is not None and self.pacing is not None and self.records is not None
-        config = self.config
-        rules = LadderConfig(
-            path=Path("contest"),
-            name="contest",
-            game=config.game,
-            options=config.options,
-            bots=(),
-            records=self.records,
-            time_control=config.time_control,
-            max_faults=config.max_faults,
-            ponder=False,
-            sandbox=True,
-            runtime=config.runtime,
-            connect_timeout=pipeline.settings.qualify.startup_seconds,
-        )
-
-        def committed(outcome: MatchOutcome) -> None:
-            self.view.notify()
-            self.on_match(outcome)
-
-        revoked = self.accounts.revoked if self.accounts is not None else set
-        return ClusterTables(
-            scheduler,
-            pipeline.store,
-            self.book,
-            pipeline.settings,
-            rules,
-            self.pacing,
-            self.starts,
-            committed,
-            revoked,
-            live=self.live,
-        )
-
     async def play(self, index: int, sessions: list[Session]) -> None:
-        hosted = self.hosted.launched if self.hosted is not None else {}
-        async with self.slots.pinned(sessions, hosted):
+        pinned = self.wing.pinned(sessions) if self.wing is not None else contextlib.nullcontext()
+        async with pinned:
             await self._play(index, sessions)
 
     async def _play(self, index: int, sessions: list[Session]) -> None:
@@ -453,7 +320,11 @@ class _Referee:
         grace = config.reconnect_grace
         try:
             async with (
-                self.hosted_output(bots, match_id),
+                (
+                    self.wing.output(bots, match_id, lambda: self.live.get(match_id))
+                    if self.wing is not None
+                    else contextlib.nullcontext()
+                ),
                 seated(sessions, self.lobby, grace=grace, names=names, leave=self.release) as seats,
             ):
                 outcome = await play_match(

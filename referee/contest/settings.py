@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from referee.addresses import LOOPBACK, check_tls_files, web_address
+from referee.challenges.decision import bounds_problem
+from referee.challenges.terms import ChallengeTerms, Ranked
 from referee.clock_kind import ClockKind
-from referee.contest.serving import ServeConfig
+from referee.contest.config import ServeConfig
 from referee.errors import CroupierError
 from referee.games import get_game
 from referee.games.base import Game, parse_options
@@ -24,6 +26,8 @@ from referee.hosted.submitting import Quotas
 from referee.match.clock import TimeControl, checked_time_control
 from referee.transport import ServerSettings
 
+#: Settings a contest file holds and no flag sets: a table of rules (`[challenges]`).
+FILE_ONLY = frozenset({"challenges"})
 #: The game a new contest plays when neither its database, its file nor the command names one.
 DEFAULT_GAME = "xix"
 
@@ -68,6 +72,8 @@ class ServeSettings:
     max_team_size: int = 4
     log_json: bool = False
     web: str | None = None
+    #: A contest file's `[challenges]` (referee.challenges.terms.ChallengeTerms' fields).
+    challenges: Mapping[str, Any] | None = None
 
     def over(self, settings: Mapping[str, Any]) -> ServeSettings:
         """These settings with `settings` (by name) laid over them; an unknown name is a bug of
@@ -91,6 +97,24 @@ class ServeSettings:
         chosen = get_game(game or DEFAULT_GAME)
         return chosen, parse_options(chosen, option_pairs(option or ()))
 
+    def challenge_terms(self) -> ChallengeTerms:
+        """The organiser's rules for challenges: the file's, the defaults for the rest."""
+        given = dict(self.challenges or {})
+        if "ranked" in given:
+            known = [str(r) for r in Ranked]
+            if given["ranked"] not in known:
+                raise CroupierError(
+                    f"[challenges] ranked must be one of {known}, not {given['ranked']!r}"
+                )
+            given["ranked"] = Ranked(given["ranked"])
+        terms = ChallengeTerms(**given)
+        problem = terms.check() or bounds_problem(
+            terms.elo0, terms.elo1, terms.alpha, terms.beta, terms.on
+        )
+        if problem is not None:
+            raise CroupierError(f"[challenges]: {problem}")
+        return terms
+
     def time_control(self) -> TimeControl:
         return checked_time_control(self.move_ms, self.bank_ms, self.clock, self.ceiling_factor)
 
@@ -104,6 +128,7 @@ class ServeSettings:
         """Refuse settings that cannot go together, or that name what is not there; each
         message names the option to change."""
         self.time_control()
+        self.challenge_terms()
         check_tls_files(self.tls_cert, self.tls_key)
         if self.tls_cert is None and self.host not in LOOPBACK and not self.insecure:
             raise CroupierError(
@@ -191,6 +216,7 @@ class ServeSettings:
             max_lead=self.max_lead,
             hosted_slots=self.hosted_slots,
             cluster=self.cluster,
+            challenges=self.challenge_terms(),
         )
 
 

@@ -7,7 +7,8 @@ loopback port, seats it against in-process random bots in every seat in turn, dr
 connection in the middle of a match to see it come back, seats its sessions together in one
 match (a bot that handles only one session would stall a ladder), and finally says Goodbye.
 Each check passes or fails with advice; a check that an earlier failure makes impossible is
-skipped, which fails the run too.
+skipped, which fails the run too. The checks run as `STEPS`, a list of step functions over the
+doctor's state (`_Doctor`: the lobby, the bot's process, what it played), which `examine` takes.
 
 The reconnect: while the bot's second request of a match is pending, the doctor ends its stream
 with UNAVAILABLE, as a network drop would. The seat waits (up to the connect timeout, which is
@@ -23,7 +24,7 @@ import math
 import os
 import shlex
 import statistics
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -176,8 +177,9 @@ async def _first(timeout: float, *waits: Callable[[], Awaitable[object]]) -> boo
 
 
 class _Doctor:
-    def __init__(self, config: DoctorConfig) -> None:
+    def __init__(self, config: DoctorConfig, steps: Sequence[Step]) -> None:
         self.config = config
+        self.steps = steps
         self.lobby = _WatchingLobby()
         self.token = f"doctor-{os.urandom(8).hex()}"
         self.lobby.admit(self.token)
@@ -285,20 +287,13 @@ class _Doctor:
         settings = ServerSettings(grace_seconds=0)
         async with transport.serve(self.lobby, settings) as port:
             await nursery.start(self.keep_running, f"127.0.0.1:{port}")
-            if self.bot.pid is None:
-                self.note(CheckName.STARTS, Status.FAIL, f"cannot start: {self.launch_error}")
-                return
-            self.note(CheckName.STARTS, Status.PASS, f"process {self.bot.pid} started")
-            if not await self.connect():
-                return
-            self.bot.max_restarts = MAX_RESTARTS  # from now on, as the contest launcher does
-            await self.play_matches()
-            if len(self.played) == self.config.match_count():
-                await self.reconnect()
-            reconnected = self.checks.get(CheckName.RECONNECT)
-            if reconnected is not None and reconnected.status is Status.PASS:
-                await self.several_sessions()
-            await self.goodbye()
+            for step in self.steps:
+                if not await step.run(self):
+                    return
+
+    def passed(self, name: CheckName) -> bool:
+        check = self.checks.get(name)
+        return check is not None and check.status is Status.PASS
 
     async def connect(self) -> bool:
         config = self.config
@@ -704,11 +699,68 @@ def _describe(played: _Played, fault: common_pb2.Fault) -> str:
     return f"{reason}: {fault.detail} ({where})"
 
 
-async def examine(config: DoctorConfig) -> DoctorReport:
-    """Run every check on the bot; never raises for the bot's mistakes, only for ours."""
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One step of the examination: the checks it notes, and how. `run` returns False when no
+    step after it can run (their checks are then skipped, which fails the run)."""
+
+    checks: tuple[CheckName, ...]
+    run: Callable[[_Doctor], Awaitable[bool]]
+
+
+async def _starts(doctor: _Doctor) -> bool:
+    if doctor.bot.pid is None:
+        doctor.note(CheckName.STARTS, Status.FAIL, f"cannot start: {doctor.launch_error}")
+        return False
+    doctor.note(CheckName.STARTS, Status.PASS, f"process {doctor.bot.pid} started")
+    return True
+
+
+async def _connects(doctor: _Doctor) -> bool:
+    return await doctor.connect()
+
+
+async def _plays(doctor: _Doctor) -> bool:
+    doctor.bot.max_restarts = MAX_RESTARTS  # from now on, as the contest launcher does
+    await doctor.play_matches()
+    return True
+
+
+async def _reconnects(doctor: _Doctor) -> bool:
+    if len(doctor.played) == doctor.config.match_count():  # else the bot is gone already
+        await doctor.reconnect()
+    return True
+
+
+async def _sessions(doctor: _Doctor) -> bool:
+    if doctor.passed(CheckName.RECONNECT):  # a bot that cannot come back cannot be counted
+        await doctor.several_sessions()
+    return True
+
+
+async def _goodbye(doctor: _Doctor) -> bool:
+    await doctor.goodbye()
+    return True
+
+
+#: Every step, in the order they run (the time, legality and protocol checks are made after
+#: them, over every decision of every match played).
+STEPS: tuple[Step, ...] = (
+    Step((CheckName.STARTS,), _starts),
+    Step((CheckName.CONNECTS, CheckName.AUTHENTICATES, CheckName.HELLO), _connects),
+    Step((CheckName.MATCH_CYCLE, CheckName.SEVERAL_MATCHES), _plays),
+    Step((CheckName.RECONNECT,), _reconnects),
+    Step((CheckName.SESSIONS,), _sessions),
+    Step((CheckName.GOODBYE,), _goodbye),
+)
+
+
+async def examine(config: DoctorConfig, steps: Sequence[Step] = STEPS) -> DoctorReport:
+    """Run `steps` (by default every check) on the bot; never raises for the bot's mistakes,
+    only for ours. A check of no step given is reported skipped."""
     if config.sandbox:
         check_bwrap()  # a clear error (how to install it) before anything starts
-    doctor = _Doctor(config)
+    doctor = _Doctor(config, steps)
     async with trio.open_nursery() as nursery:
         try:
             await doctor.run(nursery)

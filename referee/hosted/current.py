@@ -10,12 +10,13 @@ the book, with their matches and ratings, and are shown on request (`croupier la
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from referee.hosted.store import Listing, VersionId, entrant
-from referee.ladder.standings import Row, Standings, among_shown
+from referee.ratings.standings import Row, Standings, among_shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,23 +29,33 @@ class Entrant:
     version: VersionId | None
     #: Shown by default: a bot that connects by itself, or its account's active version.
     current: bool
+    #: The versions its account submitted, whatever became of them (issue 45's selection
+    #: honesty: a reader judges a best-of-N); None for a bot that connects by itself.
+    tried: int | None = None
 
     def fields(self) -> dict[str, Any]:
         """What the JSON of a standings row adds for its entrant."""
-        return {"account": self.account, "version": self.version, "current": self.current}
+        return {
+            "account": self.account,
+            "version": self.version,
+            "current": self.current,
+            "versions_tried": self.tried,
+        }
 
 
 def entrants(bots: Iterable[str], listing: Listing) -> dict[str, Entrant]:
     """Each of `bots` (entrants' names) as the store's `listing` says: a name that is no hosted
     version's is a bot that connects by itself, always current."""
     hosted = {entrant(version): version for version in listing.versions}
+    tried = Counter(version.account for version in listing.versions)
     found: dict[str, Entrant] = {}
     for bot in bots:
         version = hosted.get(bot)
         if version is None:
-            found[bot] = Entrant(bot, None, True)
+            found[bot] = Entrant(bot, None, True, tried.get(bot))
         else:
-            found[bot] = Entrant(version.account, version.id, version.id in listing.active)
+            active = version.id in listing.active
+            found[bot] = Entrant(version.account, version.id, active, tried[version.account])
     return found
 
 

@@ -187,7 +187,7 @@ class Roster:
         when the line arrived (DecisionLines). A version that plays several matches at once
         prints into each of their logs."""
         hosted = [
-            (self.launched[name], _Tail(), DecisionLines(seat, live))
+            (self.launched[name], OutputTail(), DecisionLines(seat, live))
             for seat, name in enumerate(identities)
             if name in self.launched
         ]
@@ -244,7 +244,7 @@ class DecisionLines:
                 file.write(json.dumps({"decision": decision, "line": line}) + "\n")
 
 
-class _Tail:
+class OutputTail:
     """The last MATCH_LOG_BYTES of a stream of output, and how much came before them."""
 
     def __init__(self) -> None:

@@ -8,29 +8,28 @@ intervals, state in SQLite (resumable after any kill), and standings.
 
 Modules: `config` (the ladder file; `overrides`: what a run changes of it), `schedule` (who
 meets whom, on which deal), `runner` (the ladder played at a `venue`: `slots` here, `workers`
-for several referee processes, a cluster's from outside), `store` and `model` (its SQLite and
-the values it keeps), `ratings`, `batch_fit`, `margins`, `head_to_head` and `standings` (the
-statistics, with `intervals` over deals and `student`'s t quantiles, `comparison` of bots that
-never met, `stopping` for an estimate after an SPRT stop), `verify` (a database checked
+for several referee processes, a cluster's from outside), `verify` (a database checked
 against its records, replays shared on a `pool`), `report` and `report_index` (the published
 pages), `ownership` (a records folder belongs to one database), `view` (what the web site sees
-of a running ladder).
+of a running ladder). Its database is `referee.results`'s, its standings and SPRT
+`referee.ratings`'.
 
 May import: `referee.local` (launched bots), `referee.viewer` (the report's pages),
-`referee.match`, `referee.games` and the shared modules; `referee.transport` only in `slots`,
-which starts the loopback referee its matches are played on. Never a cluster, the contest server
+`referee.match`, `referee.ratings`, `referee.results`, `referee.games` and the shared modules;
+`referee.transport` only in `slots`, which starts the loopback referee its matches are played
+on. Never a cluster, the contest server
 or the CLI: where matches are played is a `Venue` the CLI hands in.
 """
 
 from __future__ import annotations
 
 from referee.ladder.config import LadderConfig, LadderConfigError, load
-from referee.ladder.ratings import Sprt
 from referee.ladder.runner import Summary, ladder_view, run_ladder
-from referee.ladder.standings import Standings
 from referee.ladder.venue import LadderError, LadderObserver, StartInfo, Venue
 from referee.ladder.verify import LadderCheck, standings_of, verify_ladder
 from referee.ladder.view import Presence, RefereeView
+from referee.ratings.sprt import Sprt
+from referee.ratings.standings import Standings
 
 __all__ = [
     "LadderCheck",

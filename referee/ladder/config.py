@@ -59,7 +59,7 @@ class Format(StrEnum):
 
 class Order(StrEnum):
     """What orders a ladder's standings (all three are shown): win/loss ratings, the mean point
-    margin, or the luck-corrected margin (referee.ladder.margins)."""
+    margin, or the luck-corrected margin (referee.ratings.margins)."""
 
     RATING = "rating"
     MARGIN = "margin"
@@ -118,8 +118,40 @@ class ClusterConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class Placement:
+    """Where and how a ladder's matches run: the database and records, the bots' folders, how
+    many at once and in how many referee processes, how bots are launched, sandboxed and pinned,
+    and on which cluster. None of it is in the fingerprint: it may change between runs."""
+
+    database: Path = Path("ladder.sqlite")
+    records: Path = Path("records")
+    root: Path = Path()
+    concurrency: int = 1
+    #: Referee processes on this machine that share `concurrency` (referee.ladder.workers);
+    #: None: one per core, as `croupier ladder run --workers` defaults (its value wins).
+    workers: int | None = None
+    max_restarts: int = 10
+    launch: Launch = Launch.PER_SLOT
+    connect_timeout: float = 30.0
+    cluster: ClusterConfig | None = None
+    #: Run the bots in the sandbox (referee.local.sandbox); `sandbox = false` turns it off.
+    sandbox: bool = field(default_factory=default_enabled)
+    #: Cores per slot (slot i gets entry i modulo their number); empty: no pinning.
+    cpus: tuple[frozenset[int], ...] = ()
+    #: The organiser's runtime folder every bot sees read-only (a hosted contest's, played on a
+    #: cluster: referee.local.sandbox.Sandbox.runtime); None: none.
+    runtime: Path | None = None
+
+    def slot_cpus(self, slot: int) -> frozenset[int] | None:
+        """The cores slot `slot`'s bot processes are pinned to, or None (anywhere)."""
+        return self.cpus[slot % len(self.cpus)] if self.cpus else None
+
+
+@dataclass(frozen=True, slots=True)
 class LadderConfig:
-    """A validated ladder file. `fingerprint()` is what a resumed run must agree on."""
+    """A validated ladder file: its terms of play, which `fingerprint()` gives as a resumed run
+    must agree on (and `seed` and `order`, which the runner checks and shows apart), and their
+    `placement`, which may change between runs."""
 
     path: Path
     name: str
@@ -133,42 +165,26 @@ class LadderConfig:
     teams: tuple[tuple[str, str], ...] = ()
     duplicate: bool = True
     order: Order = Order.RATING
-    concurrency: int = 1
-    #: Referee processes on this machine that share `concurrency` (referee.ladder.workers);
-    #: None: one per core, as `croupier ladder run --workers` defaults (its value wins).
-    workers: int | None = None
     seed: str | None = None
-    database: Path = Path("ladder.sqlite")
-    records: Path = Path("records")
-    root: Path = Path()
     time_control: TimeControl = field(default_factory=TimeControl)
     max_faults: int = 3
-    max_restarts: int = 10
-    launch: Launch = Launch.PER_SLOT
-    connect_timeout: float = 30.0
-    cluster: ClusterConfig | None = None
-    #: Run the bots in the sandbox (referee.local.sandbox); `sandbox = false` turns it off.
-    sandbox: bool = field(default_factory=default_enabled)
     #: False: a bot's processes are stopped while it is not to move (SIGSTOP/SIGCONT).
     ponder: bool = True
-    #: Cores per slot (slot i gets entry i modulo their number); empty: no pinning.
-    cpus: tuple[frozenset[int], ...] = ()
-    #: The organiser's runtime folder every bot sees read-only (a hosted contest's, played on a
-    #: cluster: referee.local.sandbox.Sandbox.runtime); None: none.
-    runtime: Path | None = None
+    placement: Placement = field(default_factory=Placement)
 
     @property
     def seats(self) -> int:
         return self.game.seat_count(self.options)
 
-    def slot_cpus(self, slot: int) -> frozenset[int] | None:
-        """The cores slot `slot`'s bot processes are pinned to, or None (anywhere)."""
-        return self.cpus[slot % len(self.cpus)] if self.cpus else None
+    def kept_in(self, database: Path, records: Path) -> LadderConfig:
+        """The same ladder with its database and records elsewhere (a run of its own)."""
+        placement = replace(self.placement, database=database, records=records)
+        return replace(self, placement=placement)
 
     def fingerprint(self) -> dict[str, Any]:
         """What decides the schedule and the conditions of play. A database made from one
-        fingerprint refuses a file with another; where things run (paths, concurrency,
-        launch mode) may change between runs."""
+        fingerprint refuses a file with another; its placement (paths, concurrency, launch
+        mode) may change between runs."""
         return {
             "name": self.name,
             "game": self.game.id,
@@ -295,7 +311,7 @@ def clocked(config: LadderConfig, clock: ClockKind, ceiling_factor: int | None) 
     problem = ceiling_problem(factor)
     if problem:
         raise LadderConfigError(f"--ceiling-factor {factor!r}: {problem}")
-    found = clock_problem(clock, config.time_control.move_ms, config.launch)
+    found = clock_problem(clock, config.time_control.move_ms, config.placement.launch)
     if found:
         raise LadderConfigError(f"--clock {str(clock)!r}: {found[1]}")
     control = replace(config.time_control, clock=clock, ceiling_factor=factor)
@@ -389,9 +405,6 @@ class _Reader(TomlReader[LadderConfigError]):
             raise self.error(("matches_per_pairing",), problem)
 
         seed = self.value(data, (), "seed", str, None, _nonempty)  # type: ignore[arg-type]
-        workers = self.value(data, (), "workers", int, None, workers_problem)  # type: ignore[arg-type]
-        database = self.value(data, (), "database", str, f"ladder-out/{name}/ladder.sqlite")
-        records = self.value(data, (), "records", str, f"ladder-out/{name}/records")
         return LadderConfig(
             path=self.path,
             name=name,
@@ -405,14 +418,23 @@ class _Reader(TomlReader[LadderConfigError]):
             teams=teams,
             duplicate=duplicate,
             order=Order(self.value(data, (), "order", str, "rating", _choice(Order))),
-            concurrency=self.value(data, (), "concurrency", int, 1, concurrency_problem),
-            workers=workers,
             seed=seed,
+            time_control=control,
+            max_faults=self.value(data, (), "max_faults", int, 3, _at_least(1)),
+            ponder=self.value(data, (), "ponder", bool, True),
+            placement=self.placement(data, root, name),
+        )
+
+    def placement(self, data: dict[str, Any], root: Path, name: str) -> Placement:
+        workers = self.value(data, (), "workers", int, None, workers_problem)  # type: ignore[arg-type]
+        database = self.value(data, (), "database", str, f"ladder-out/{name}/ladder.sqlite")
+        records = self.value(data, (), "records", str, f"ladder-out/{name}/records")
+        return Placement(
             database=root / database,
             records=root / records,
             root=root,
-            time_control=control,
-            max_faults=self.value(data, (), "max_faults", int, 3, _at_least(1)),
+            concurrency=self.value(data, (), "concurrency", int, 1, concurrency_problem),
+            workers=workers,
             max_restarts=self.value(data, (), "max_restarts", int, 10, _at_least(0)),
             launch=Launch(self.value(data, (), "launch", str, "per-slot", _choice(Launch))),
             connect_timeout=self.value(
@@ -425,7 +447,6 @@ class _Reader(TomlReader[LadderConfigError]):
             ),
             cluster=self.cluster(data, root),
             sandbox=self.value(data, (), "sandbox", bool, default_enabled()),
-            ponder=self.value(data, (), "ponder", bool, True),
             cpus=self.cpus(data),
         )
 

@@ -32,13 +32,15 @@ class LadderOverrides:
         """The ladder as this run plays it."""
         if self.concurrency is not None:
             within("--concurrency", self.concurrency, concurrency_problem)
-        config = replace(
-            config,
-            database=self.database or config.database,
-            records=records_for(self.records, self.database, config.records),
-            concurrency=self.concurrency or config.concurrency,
-            sandbox=self.sandbox if self.sandbox is not None else config.sandbox,
+        placement = config.placement
+        placement = replace(
+            placement,
+            database=self.database or placement.database,
+            records=records_for(self.records, self.database, placement.records),
+            concurrency=self.concurrency or placement.concurrency,
+            sandbox=self.sandbox if self.sandbox is not None else placement.sandbox,
         )
+        config = replace(config, placement=placement)
         if self.clock is not None or self.ceiling_factor is not None:
             config = clocked(config, self.clock or config.time_control.clock, self.ceiling_factor)
         if self.limits:
@@ -52,7 +54,7 @@ class LadderOverrides:
     def processes(self, config: LadderConfig) -> int:
         """Referee processes to play `config` (as applied, its cluster known) with here: 1 on a
         cluster, whose workers' threads decide, and where every bot is launched once."""
-        if config.cluster is not None and config.cluster.scheduler:
+        if config.placement.cluster is not None and config.placement.cluster.scheduler:
             if self.workers is not None:
                 raise CroupierError(
                     "--workers is for this machine's cores: on a Dask cluster the workers' "
@@ -60,10 +62,11 @@ class LadderOverrides:
                     "here: no --cluster nor [cluster] scheduler)"
                 )
             return 1
-        workers = self.workers if self.workers is not None else config.workers  # the flag wins
-        if workers is None and config.launch is Launch.SHARED:
+        placed = config.placement.workers
+        workers = self.workers if self.workers is not None else placed  # the flag wins
+        if workers is None and config.placement.launch is Launch.SHARED:
             return 1  # by default, launch = "shared" (one process per bot) keeps every match here
-        return worker_count(workers, config.concurrency)
+        return worker_count(workers, config.placement.concurrency)
 
 
 def records_for(records: Path | None, database: Path | None, configured: Path) -> Path:

@@ -31,9 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.errors import CroupierError
-from referee.ladder.model import MatchResult
 from referee.ladder.pool import process_pool
-from referee.ladder.ratings import Rating
 from referee.ladder.report_index import (
     PAGE_SIZE,
     PAGES,
@@ -44,13 +42,15 @@ from referee.ladder.report_index import (
     page_name,
     render_index,
 )
-from referee.ladder.standings import (
+from referee.machine import cores
+from referee.ratings.fits import Rating
+from referee.ratings.standings import (
     Plan,
     from_store,
     ratings_over,
 )
-from referee.ladder.store import Played, Store, StoreError, fault_name
-from referee.machine import cores
+from referee.results.database import Played, Store, StoreError, fault_name
+from referee.results.matches import MatchResult
 from referee.version import VERSION
 from referee.viewer import load, write_assets, write_html
 
@@ -63,10 +63,9 @@ PAGE_BATCH = 25
 #: spawned process to import croupier). Estimates, measured on 2 cores: a viewer page costs 3 to
 #: 10 us per byte of record (XIX 3, Xactika with 4 players 4, with 10 players 10); a point of
 #: the ratings over time, per match before it, 2.5 us with Elo and 20 to 75 us with the batch
-#: Plackett-Luce fit (its bootstrap included; 47 us with openskill before it).
+#: Plackett-Luce fit, its bootstrap included (each method's `point_cost`).
 PARALLEL_SECONDS = 3.0
 _PAGE_COST = 4e-6
-_RATING_COST = {"elo": 3e-6, "plackett-luce": 5e-5, "openskill": 5e-5}
 
 
 @dataclass(frozen=True, slots=True)
@@ -484,4 +483,4 @@ def _estimate(jobs: Sequence[Played], plan: Plan, new_ks: Sequence[int]) -> floa
     for played in jobs:
         with contextlib.suppress(OSError):
             size += played.record.stat().st_size
-    return size * _PAGE_COST + sum(new_ks) * _RATING_COST.get(plan.system, 5e-5)
+    return size * _PAGE_COST + sum(new_ks) * plan.method.point_cost

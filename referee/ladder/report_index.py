@@ -20,9 +20,9 @@ from typing import Any
 from referee.errors import CroupierError
 from referee.games import get_game
 from referee.games.base import parse_options
-from referee.ladder.head_to_head import LEGEND, cells
-from referee.ladder.model import MatchResult, ScheduledMatch
-from referee.ladder.standings import (
+from referee.ratings.head_to_head import LEGEND, cells
+from referee.ratings.methods import ELO
+from referee.ratings.standings import (
     PROVISIONAL_LEGEND,
     Plan,
     Standings,
@@ -32,10 +32,11 @@ from referee.ladder.standings import (
     marks_provisional,
     row_text,
 )
-from referee.ladder.standings import (
+from referee.ratings.standings import (
     notes as standing_notes,
 )
-from referee.ladder.store import Played
+from referee.results.database import Played
+from referee.results.matches import MatchResult, ScheduledMatch
 from referee.version import VERSION
 
 #: The folder (inside OUT_DIR) that holds one viewer page per match.
@@ -236,7 +237,7 @@ def _summary(data: LadderData) -> str:
         (
             "rating",
             "Elo (95% intervals)"
-            if plan.system == "elo"
+            if plan.method is ELO
             else "batch Plackett-Luce fit (cluster-bootstrap 95% intervals)",
         ),
         (
@@ -284,7 +285,7 @@ def _problems(problems: Sequence[str]) -> str:
 def _standings_note(standings: Standings) -> str:
     legend = f" {PROVISIONAL_LEGEND}." if marks_provisional(standings) else ""
     legend += "".join(f" {line[0].upper()}{line[1:]}." for line in standing_notes(standings))
-    if standings.plan.system == "elo":
+    if standings.plan.method is ELO:
         return (
             "Elo: maximum likelihood over all matches, mean 0, 95% cluster-robust interval. "
             "Score: the mean match score (1 win, 0.5 draw, 0 loss). Points: mean game points."
@@ -303,9 +304,9 @@ def _number(value: float | None) -> str:
 
 
 def _standings_table(standings: Standings, revoked: frozenset[str]) -> str:
-    """The CLI's table (`referee.ladder.standings.table`), cell for cell, revoked accounts
+    """The CLI's table (`referee.ratings.standings.table`), cell for cell, revoked accounts
     marked as there; each cell also carries its exact value in `data-value`."""
-    elo = standings.plan.system == "elo"
+    elo = standings.plan.method is ELO
     heads = ["rank", "bot", "Elo" if elo else "rating", "95% interval", "rank 95%"]
     lucky = has_corrected(standings)
     heads += ["matches", "score", "points", "faults", "margin"]
@@ -420,7 +421,7 @@ def _plot(
     if n == 0:
         return "<p class='note'>No match is committed yet.</p>"
     total = history.ks[-1]
-    elo = plan.system == "elo"
+    elo = plan.method is ELO
     values = [p[0] for point in history.points for p in point.values()]
     if not values:
         return "<p class='note'>No bot has a rating yet.</p>"
@@ -550,7 +551,7 @@ def _plot(
 
 
 def _plot_caption(plan: Plan) -> str:
-    if plan.system == "elo":
+    if plan.method is ELO:
         return "Elo after each committed match, with its 95% interval shaded"
     return "batch Plackett-Luce rating after each committed match, with its 95% interval shaded"
 

@@ -26,12 +26,8 @@ import trio
 from referee import private
 from referee.ladder import ownership
 from referee.ladder import schedule as planning
-from referee.ladder.config import Format, LadderConfig, team_game
-from referee.ladder.model import MatchResult, ScheduledMatch
-from referee.ladder.ratings import Sprt, SprtState, sprt, sprt_units
+from referee.ladder.config import Format, LadderConfig
 from referee.ladder.slots import LocalSlots
-from referee.ladder.standings import Plan, Standings, compute, from_store
-from referee.ladder.store import Finished, Store, StoreError, fault_name, now
 from referee.ladder.venue import (
     LadderError,
     LadderObserver,
@@ -45,6 +41,11 @@ from referee.match.luck import value_digest
 from referee.match.luck_history import same_corrections
 from referee.match.records import commit_record, partial_path
 from referee.match.spectators import LiveMatches
+from referee.ratings import methods
+from referee.ratings.sprt import Sprt, SprtState, sprt, sprt_units
+from referee.ratings.standings import Plan, Standings, compute, from_store
+from referee.results.database import Finished, Store, StoreError, fault_name, now
+from referee.results.matches import MatchResult, ScheduledMatch
 
 #: Live standings are recomputed at most this often (seconds).
 STANDINGS_INTERVAL = 1.0
@@ -60,15 +61,12 @@ class Summary:
 
 
 def plan_of(config: LadderConfig) -> Plan:
-    two_sided = config.seats == 2
     return Plan(
         name=config.name,
         game=config.game.id,
         options=config.options.as_text(),
         bots=tuple(bot.name for bot in config.bots),
-        system="elo"
-        if two_sided and not team_game(config.game, config.options)
-        else "plackett-luce",
+        system=methods.chosen(config.game, config.options).name,
         duplicate=config.duplicate,
         rotations=planning.Layout.of(config.game, config.options).rotations,
         format=str(config.format),
@@ -172,7 +170,7 @@ def _check_sprt(config: LadderConfig, test: Sprt | None) -> None:
         return
     if problem := test.check():
         raise LadderError(f"bad SPRT: {problem}")
-    if plan_of(config).system != "elo" or len(config.bots) != 2:
+    if not plan_of(config).method.sprt or len(config.bots) != 2:
         raise LadderError(
             "an SPRT tests one bot against another: it needs a two-player game and exactly two "
             f"bots, not {len(config.bots)} bots at {config.game.id!r} with {config.seats} seats"
@@ -428,7 +426,7 @@ class _Ladder:
             await self.live_standings(force=True)
         if not await self._has_work(dispenser):
             return self._complete(dispenser)
-        private.folder(config.records)  # every hand of every match: owner-only where new
+        private.folder(config.placement.records)  # every hand of every match: owner-only where new
         settle = functools.partial(self.settle, dispenser)
         work = Work(
             next=dispenser.next,
@@ -483,16 +481,16 @@ async def run_ladder(
     the venue's live matches (LocalSlots opens them in `view.live`)."""
     observer = observer or LadderObserver()
     if venue is None:
-        if config.cluster is not None and config.cluster.scheduler:
+        if config.placement.cluster is not None and config.placement.cluster.scheduler:
             raise LadderError(
                 f"ladder {config.name!r} plays on the Dask cluster at "
-                f"{config.cluster.scheduler!r}: run it with that cluster's venue"
+                f"{config.placement.cluster.scheduler!r}: run it with that cluster's venue"
             )
         venue = LocalSlots()
     _check_sprt(config, sprt_test)
     began = time.monotonic()
-    config.database.parent.mkdir(parents=True, exist_ok=True)
-    with _exclusive(config.database):
+    config.placement.database.parent.mkdir(parents=True, exist_ok=True)
+    with _exclusive(config.placement.database):
         return await _run(config, sprt_test, observer, venue, view, began)
 
 
@@ -518,18 +516,20 @@ async def _run(
     view: RefereeView | None,
     began: float,
 ) -> Summary:
-    existed = config.database.exists()
-    store = Store(config.database, create=True)
+    existed = config.placement.database.exists()
+    store = Store(config.placement.database, create=True)
     try:
         resumed = store.meta("fingerprint") is not None
         owner = store.meta(ownership.META_KEY) or ownership.new_owner()
         try:
-            ownership.claim(config.records, config.database, owner, new=not resumed)
+            ownership.claim(
+                config.placement.records, config.placement.database, owner, new=not resumed
+            )
         except LadderError:
             if not existed:  # refused before anything was written: leave no database behind
                 store.close()
                 for suffix in ("", "-wal", "-shm"):
-                    Path(f"{config.database}{suffix}").unlink(missing_ok=True)
+                    Path(f"{config.placement.database}{suffix}").unlink(missing_ok=True)
             raise
         master, test, changed = _prepare(store, config, sprt_test)
         store.put_meta(ownership.META_KEY, owner)
@@ -544,13 +544,13 @@ async def _run(
                 seed_sha256=planning.commitment(master),
                 luck_value=store.meta("luck_value") or "",
                 resumed=resumed,
-                database=config.database,
-                records=config.records,
+                database=config.placement.database,
+                records=config.placement.records,
                 changed=tuple(changed),
             )
         )
         if view is not None:
-            view.database, view.planned = config.database, ladder.total()
+            view.database, view.planned = config.placement.database, ladder.total()
             view.notify()
         complete = store.meta("finished_at") is not None
         if not complete:

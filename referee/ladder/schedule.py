@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from referee.games.base import Game
 from referee.games.options import Options
 from referee.ladder.config import Format, LadderConfig, team_game
-from referee.ladder.model import MatchResult, ScheduledMatch
 from referee.match.seeds import commitment, derive_seed, new_master_seed
+from referee.results.matches import MatchResult, ScheduledMatch
 
 __all__ = ["commitment", "derive_seed", "new_master_seed"]  # re-exported: the ladder's seeds
 

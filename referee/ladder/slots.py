@@ -26,8 +26,6 @@ import trio
 
 from referee.ladder import schedule as planning
 from referee.ladder.config import BotSpec, LadderConfig, Launch
-from referee.ladder.model import ScheduledMatch
-from referee.ladder.store import Exit, Finished
 from referee.ladder.venue import (
     LadderError,
     LadderObserver,
@@ -43,11 +41,14 @@ from referee.match.lobby import Lobby
 from referee.match.records import partial_path
 from referee.match.seating import play_match, seated, take_sessions
 from referee.match.spectators import LiveMatches
+from referee.results.database import Exit, Finished
+from referee.results.matches import ScheduledMatch
 from referee.transport import ServerSettings, serve
 
 
 class LocalSlots:
-    """The venue on this machine: `config.concurrency` matches at once (see `play_matches`)."""
+    """The venue on this machine: `config.placement.concurrency` matches at once (see
+    `play_matches`)."""
 
     async def play(self, config: LadderConfig, work: Work, observer: LadderObserver) -> None:
         await play_matches(config, work.next, work.settle, work.view)
@@ -109,13 +110,15 @@ class _Referee:
         none with launch per match (each match launches its own)."""
         config = self.config
         seats = planning.max_seats_per_bot(config)
-        shared = config.launch is Launch.SHARED
-        logs = config.records / "logs"
+        shared = config.placement.launch is Launch.SHARED
+        logs = config.placement.records / "logs"
         logs.mkdir(parents=True, exist_ok=True)
         first = self.first_slot
-        if config.launch is Launch.PER_MATCH:
-            return [_Slot(slot, {}, {}) for slot in range(first, first + config.concurrency)]
-        count = 1 if shared else config.concurrency
+        if config.placement.launch is Launch.PER_MATCH:
+            return [
+                _Slot(slot, {}, {}) for slot in range(first, first + config.placement.concurrency)
+            ]
+        count = 1 if shared else config.placement.concurrency
         made = []
         for slot in range(first, first + count):
             processes = {
@@ -123,12 +126,12 @@ class _Referee:
                     bot,
                     slot,
                     logs / f"{bot.name}-{slot}.log",
-                    seats[bot.name] * (config.concurrency if shared else 1),
+                    seats[bot.name] * (config.placement.concurrency if shared else 1),
                 )
                 for bot in config.bots
             }
             made.append(_Slot(slot, processes, {}))
-        return made if not shared else made * config.concurrency
+        return made if not shared else made * config.placement.concurrency
 
     def process(self, bot: BotSpec, slot: int, log_path: Path, sessions: int) -> BotProcess:
         """A process of `bot` for slot `slot`, with a fresh token."""
@@ -138,13 +141,13 @@ class _Referee:
             token=secrets.token_urlsafe(24),
             log_path=log_path,
             sessions=sessions,
-            max_restarts=config.max_restarts,
+            max_restarts=config.placement.max_restarts,
             cwd=bot.cwd,
             env=dict(bot.env),
             limits=bot.limits,
             sandbox=self.sandbox,
             ponder=config.ponder,
-            cpus=config.slot_cpus(slot),
+            cpus=config.placement.slot_cpus(slot),
             own_folder=bot.own_folder,
             confined=bot.confined,
         )
@@ -159,7 +162,7 @@ class _Referee:
         return found
 
     async def play(self, match: ScheduledMatch, slot: _Slot) -> Finished:
-        if self.config.launch is not Launch.PER_MATCH:
+        if self.config.placement.launch is not Launch.PER_MATCH:
             return await self._play(match, slot)
         async with self._launched_for(match, slot) as fresh:
             return await self._play(match, fresh)
@@ -170,7 +173,7 @@ class _Referee:
         what a harness without sessions (a process per match over stdin/stdout) pays."""
         config = self.config
         seats = Counter(match.bots)
-        logs = config.records / "logs"
+        logs = config.placement.records / "logs"
         # A referee worker's own file (they write in place): `<bot>-per-match-<first slot>.log`
         where = f"-{self.first_slot}" if self.first_slot else ""
         processes = {
@@ -200,12 +203,12 @@ class _Referee:
         def late(seat: int) -> LadderError:
             bot = match.bots[seat]
             return LadderError(
-                f"bot {bot!r} did not connect within {config.connect_timeout:g} s; "
+                f"bot {bot!r} did not connect within {config.placement.connect_timeout:g} s; "
                 f"see {slot.processes[bot].log_path}"
             )
 
         tokens = [slot.processes[bot].token for bot in match.bots]
-        sessions = await take_sessions(self.lobby, tokens, config.connect_timeout, late)
+        sessions = await take_sessions(self.lobby, tokens, config.placement.connect_timeout, late)
         # The ladder's name for each bot, in the record and MatchStart.
         async with seated(sessions, self.lobby, names=match.bots) as seats:
             identifier = match_id(config, match.number)
@@ -248,14 +251,14 @@ async def play_matches(
     live: LiveMatches | None = None,
 ) -> None:
     """Serve on a loopback port, launch the bots, and play what `next_match` hands out until
-    it returns None, `config.concurrency` matches at a time (slots numbered from `first_slot`,
-    which name the bots' logs and pick their `cpus`). Each finished match's record is
+    it returns None, `config.placement.concurrency` matches at a time (slots numbered from
+    `first_slot`, which name the bots' logs and pick their `cpus`). Each finished match's record is
     left at `<record>.jsonl.partial` for `settle`, which must move it (the ladder commits it;
     a cluster worker sends it back). The one way matches are played, locally and on a cluster.
     With `view`, each match is live in `view.live` while it is played, and `view.presence()`
     reads this referee's lobby; without, in `live` if given (a worker's, relayed).
     """
-    if config.sandbox:
+    if config.placement.sandbox:
         check_bwrap()  # a clear error before anything starts
     for bot in config.bots:  # a typo in a script's path, before it is taken for a folder
         problem = launch_problem(shlex.split(bot.command_line()), bot.cwd)
@@ -264,7 +267,10 @@ async def play_matches(
     with socket_folder() as folder:
         private = out_of_sight(config)
         sandbox = Sandbox(
-            enabled=config.sandbox, socket_dir=folder, secrets=private, runtime=config.runtime
+            enabled=config.placement.sandbox,
+            socket_dir=folder,
+            secrets=private,
+            runtime=config.placement.runtime,
         )
         await _play_matches(config, sandbox, next_match, settle, view, first_slot, live)
 
@@ -276,7 +282,7 @@ def out_of_sight(config: LadderConfig) -> tuple[Path, ...]:
         bot_folder(shlex.split(bot.command_line()), bot.cwd, own=bot.own_folder)
         for bot in config.bots
     )
-    return (config.records, config.database, *folders)
+    return (config.placement.records, config.placement.database, *folders)
 
 
 async def _play_matches(
@@ -293,7 +299,7 @@ async def _play_matches(
         view.connected = referee.presence
     slots = referee.slots()
     done = trio.Event()
-    config.records.mkdir(parents=True, exist_ok=True)
+    config.placement.records.mkdir(parents=True, exist_ok=True)
     settings = ServerSettings()
     async with serve(referee.lobby, settings) as port, trio.open_nursery() as nursery:
         referee.address = f"127.0.0.1:{port}"
@@ -307,7 +313,7 @@ async def _play_matches(
                 await settle(await referee.play(match, slots[slot]))
 
         async with trio.open_nursery() as workers:
-            for slot in range(config.concurrency):
+            for slot in range(config.placement.concurrency):
                 workers.start_soon(worker, slot)
         done.set()
         referee.lobby.end_all("the ladder is over")

@@ -17,10 +17,10 @@ from typing import Protocol
 
 from referee.errors import CroupierError
 from referee.ladder.config import LadderConfig
-from referee.ladder.model import ScheduledMatch
-from referee.ladder.standings import Standings
-from referee.ladder.store import Finished
 from referee.ladder.view import RefereeView
+from referee.ratings.standings import Standings
+from referee.results.database import Finished
+from referee.results.matches import ScheduledMatch
 
 
 class LadderError(CroupierError):
@@ -114,4 +114,4 @@ def match_id(config: LadderConfig, number: int) -> str:
 
 
 def record_path(config: LadderConfig, number: int) -> Path:
-    return config.records / f"{match_id(config, number)}.jsonl"
+    return config.placement.records / f"{match_id(config, number)}.jsonl"

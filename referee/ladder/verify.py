@@ -26,21 +26,21 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from google.protobuf import json_format
 
 from croupier.v1 import common_pb2, record_pb2
 from referee.databases import Durability, open_database
-from referee.ladder.model import ScheduledMatch
 from referee.ladder.pool import process_pool
 from referee.ladder.schedule import commitment, derive_seed
-from referee.ladder.standings import Standings, from_store
-from referee.ladder.store import Rows, Store
 from referee.machine import cores
 from referee.match.records import read_all
 from referee.match.replay import clipped, verify
+from referee.ratings.standings import Standings, from_store
+from referee.results.database import Rows, Store
+from referee.results.matches import ScheduledMatch
 from referee.version import VERSION
 
 #: Records replayed in one task of the pool (few enough that progress moves, many enough that
@@ -157,12 +157,16 @@ def verify_ladder(
     on_record: Callable[[int, int], None] | None = None,
     workers: int | None = None,
     cache: Path | None = None,
+    beside: Callable[[bool], tuple[list[RecordCheck], list[str]]] | None = None,
 ) -> LadderCheck:
     """Check seeds, record hashes and (with `replay`) every record against the engine, on
     `workers` processes (default: one per CPU, once there are POOL_FROM records to replay);
     `on_record(done, total)` follows the records as they are checked. With `cache` (see
     `default_cache`), records replayed before are hashed and checked but not replayed again,
-    and those replayed now are added to it as they are (an interrupted run keeps them)."""
+    and those replayed now are added to it as they are (an interrupted run keeps them).
+    `beside(replay)` gives the checks of records the database keeps outside its schedule (a
+    contest's unranked challenges: referee.challenges.verify) and the problems found reading
+    them."""
     store = Store(database, create=False)
     try:
         check = LadderCheck()
@@ -184,9 +188,12 @@ def verify_ladder(
     for number in sorted(set(rows) - numbers):
         check.problems.append(f"match {number}: seats or faults rows of no committed match")
     check.problems += _unlisted(committed, schedule)
+    more, found_beside = beside(replay) if beside is not None else ([], [])
+    check.problems += found_beside
     replayed = Replayed(cache) if cache is not None and replay else None
     try:
-        known = replayed.known([digest for *_, digest in committed]) if replayed else set()
+        digests = [digest for *_, digest in committed] + [c.sha256 for c in more]
+        known = replayed.known(digests) if replayed else set()
         checks = [
             RecordCheck(
                 match_id,
@@ -200,6 +207,7 @@ def verify_ladder(
             )
             for number, match_id, path, digest in committed
         ]
+        checks += [replace(c, replay=replay, cached=c.sha256 in known) for c in more]
         total = len(checks)
         processes = min(max(1, workers if workers is not None else cores()), total or 1)
         replays = sum(c.replay and not c.cached for c in checks)

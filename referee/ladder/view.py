@@ -2,7 +2,7 @@
 
 Both `croupier serve` (referee.contest.serving) and `croupier ladder run` (the runner and the
 local venue here) fill in one `RefereeView`; the site (referee.web) reads nothing else. Both keep
-their results in a ladder database (referee.ladder.store), so the view names that database and
+their results in a ladder database (referee.results.database), so the view names that database and
 says when it changed; live matches are the same `LiveMatches` registry that gRPC spectators
 watch, which only ever holds public events. Never a token: bots are named by their ladder or
 account names.

@@ -25,14 +25,14 @@ from typing import Any
 
 from referee.games import get_game
 from referee.ladder.config import LadderConfig
-from referee.ladder.model import ScheduledMatch
 from referee.ladder.slots import play_matches
-from referee.ladder.store import Finished
 from referee.ladder.venue import LadderError, LadderObserver, Work
 from referee.ladder.view import Presence
 from referee.local import workers as pool
 from referee.match import live_relay
 from referee.match.spectators import LiveMatches
+from referee.results.database import Finished
+from referee.results.matches import ScheduledMatch
 
 
 class WorkerVenue:
@@ -42,11 +42,13 @@ class WorkerVenue:
         self.workers = workers
 
     async def play(self, config: LadderConfig, work: Work, observer: LadderObserver) -> None:
-        host = _Coordinator(config, work, pool.shares(config.concurrency, self.workers))
+        host = _Coordinator(config, work, pool.shares(config.placement.concurrency, self.workers))
         if work.view is not None:
             work.view.connected = host.presence
         try:
-            await pool.run_workers(len(host.shares), host.start, host, config.records / "logs")
+            await pool.run_workers(
+                len(host.shares), host.start, host, config.placement.records / "logs"
+            )
         except pool.WorkerError as error:
             raise pool.failed(error, LadderError) from None
 
@@ -70,7 +72,8 @@ class _Coordinator:
     def start(self, number: int) -> tuple[pool.Entry, tuple[object, ...]]:
         first = sum(self.shares[:number])
         # launch = "shared": one process per bot in each worker, with the worker's sessions
-        config = replace(self.config, concurrency=self.shares[number])
+        placement = replace(self.config.placement, concurrency=self.shares[number])
+        config = replace(self.config, placement=placement)
         return play_here, (config, first, self.mirror is not None)
 
     def call(self, worker: pool.Worker, method: str, payload: Any) -> Callable[[], Awaitable[Any]]:

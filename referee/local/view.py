@@ -158,7 +158,8 @@ def bot_paths(
 def runtime_folders(argv: Sequence[str], cwd: Path, *, confined: bool = False) -> list[Path]:
     """The installations the command runs on, outside /usr: its program's prefix (PREFIX of
     PREFIX/bin/node), a venv and the Python it was made from, and the checkout's SDK folder
-    (sdk/, which the example bots import from by path, and proto/, which the Node SDK reads).
+    (sdk/, which the example bots import from by path, and proto/, which the Node SDK reads)
+    and, for Python, its referee package (which the SDK's reference bots import).
     A relative program is found from `cwd`; a `confined` bot's program only on the referee's
     PATH (one named by path is in its folder, and where its links lead is not shown)."""
     found: list[Path] = []
@@ -178,6 +179,9 @@ def runtime_folders(argv: Sequence[str], cwd: Path, *, confined: bool = False) -
         package = Path(croupier.__file__).resolve().parent  # .../sdk/python/croupier
         sdks = package.parent.parent
         found.append(sdks if sdks.name == "sdk" else package)
+        # The referee's package: the SDK's reference bots search with its engines (an
+        # installed croupier has it beside the SDK, in site-packages).
+        found.append(Path(__file__).resolve().parent.parent)
     elif argv and Path(argv[0]).name in ("node", "nodejs"):
         sdks = Path(croupier.__file__).resolve().parent.parent.parent
         if sdks.name == "sdk":  # the Node SDK loads the checkout's .proto files

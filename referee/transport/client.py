@@ -13,6 +13,8 @@ import grpc
 
 from croupier.tls_check import tls_mismatch
 from croupier.v1 import (
+    challenges_pb2,
+    challenges_pb2_grpc,
     desk_pb2,
     desk_pb2_grpc,
     referee_pb2,
@@ -257,6 +259,49 @@ class Member(_Caller):
             time.sleep(RECONNECT_SECONDS)
 
 
+class Challenger(Author):
+    """An account's calls to a contest's Challenges service, with its token."""
+
+    def __init__(
+        self, address: str, token: str, *, secure: bool = False, ca_file: Path | None = None
+    ) -> None:
+        super().__init__(address, token, secure=secure, ca_file=ca_file)
+        self.challenges = challenges_pb2_grpc.ChallengesStub(self.channel)
+
+    def __enter__(self) -> Challenger:
+        return self
+
+    def ask(self, request: challenges_pb2.CreateChallengeRequest) -> challenges_pb2.Challenge:
+        call = partial(self.challenges.CreateChallenge, request, metadata=self.metadata, timeout=30)
+        return self._call("challenge", request.opponent, call).challenge
+
+    def listed(self) -> list[challenges_pb2.Challenge]:
+        request = challenges_pb2.ListChallengesRequest()
+        call = partial(self.challenges.ListChallenges, request, metadata=self.metadata, timeout=30)
+        return list(self._call("list the challenges", "", call).challenges)
+
+    def get(self, id: int) -> challenges_pb2.Challenge:
+        request = challenges_pb2.GetChallengeRequest(id=id)
+        call = partial(self.challenges.GetChallenge, request, metadata=self.metadata, timeout=30)
+        return self._call("read challenge", str(id), call).challenge
+
+    def cancel(self, id: int) -> challenges_pb2.Challenge:
+        request = challenges_pb2.CancelChallengeRequest(id=id)
+        call = partial(self.challenges.CancelChallenge, request, metadata=self.metadata, timeout=30)
+        return self._call("cancel challenge", str(id), call).challenge
+
+    def consent(self, answer: str) -> None:
+        """`answer` one of ask, accept, refuse."""
+        request = challenges_pb2.SetConsentRequest(consent="CONSENT_" + answer.upper())
+        call = partial(self.challenges.SetConsent, request, metadata=self.metadata, timeout=30)
+        self._call("set the consent", "", call)
+
+    def answer(self, id: int, accept: bool) -> challenges_pb2.Challenge:
+        request = challenges_pb2.AnswerChallengeRequest(id=id, accept=accept)
+        call = partial(self.challenges.AnswerChallenge, request, metadata=self.metadata, timeout=30)
+        return self._call("answer challenge", str(id), call).challenge
+
+
 def _why(error: grpc.RpcError, address: str, secure: bool) -> str:
     """The status and its detail, or, when the two ends disagree about TLS, what to do."""
     code = error.code() if isinstance(error, grpc.Call) else None
@@ -274,4 +319,4 @@ def _why(error: grpc.RpcError, address: str, secure: bool) -> str:
     return f"{code.name if code else 'error'}: {details}"
 
 
-__all__ = ["Author", "Member", "list_matches", "watch"]
+__all__ = ["Author", "Challenger", "Member", "list_matches", "watch"]

@@ -23,6 +23,8 @@ from referee.games import GAMES
 from referee.games.options import OptionSpec, format_value
 from referee.match.lobby import Lobby
 from referee.match.spectators import LiveMatches
+from referee.transport.challenges import SERVICE as CHALLENGES
+from referee.transport.challenges import ChallengeDesk, ChallengesService
 from referee.transport.desk import SERVICE as DESK
 from referee.transport.desk import DeskService, Members
 from referee.transport.host import call_asyncio
@@ -176,7 +178,8 @@ async def _start(
     settings: ServerSettings,
     control: ServerControl,
     desk: Desk | None,
-    members: Members | None,
+    members: Members | None = None,
+    challenges: ChallengeDesk | None = None,
 ) -> tuple[grpc.aio.Server, int]:
     server = grpc.aio.server(options=settings.options())
     service = RefereeService(lobby, live, settings)
@@ -192,6 +195,9 @@ async def _start(
             desk_service = DeskService(members, desk, settings.max_team_size)
             server.add_generic_rpc_handlers((desk_service.handler(),))
             services.append(DESK)
+    if challenges is not None:
+        server.add_generic_rpc_handlers((ChallengesService(challenges, lobby).handler(),))
+        services.append(CHALLENGES)
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     control.health = health
@@ -259,15 +265,25 @@ async def serve(
     control: ServerControl | None = None,
     desk: Desk | None = None,
     members: Members | None = None,
+    challenges: ChallengeDesk | None = None,
 ) -> AsyncIterator[int]:
     """Serve the lobby over gRPC while the block runs; yields the port (useful with port 0).
 
     `live` lists the matches spectators may Watch; `control` receives the server's switches;
     with `desk`, the Submissions service takes the lobby's accounts' uploads, and with
-    `members` too (the contest's teams), the Desk service their teams and events.
+    `members` too (the contest's teams), the Desk service their teams and events; with
+    `challenges` the Challenges service their challenges.
     """
     server, port = await call_asyncio(
-        _start(lobby, live or LiveMatches(), settings, control or ServerControl(), desk, members)
+        _start(
+            lobby,
+            live or LiveMatches(),
+            settings,
+            control or ServerControl(),
+            desk,
+            members,
+            challenges,
+        )
     )
     try:
         yield port

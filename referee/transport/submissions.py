@@ -22,19 +22,14 @@ from google.protobuf.message import DecodeError
 
 from croupier.v1 import submissions_pb2 as pb
 from referee.errors import (
-    ConflictError,
     CroupierError,
-    FrozenError,
-    NotFoundError,
-    QuotaError,
 )
 from referee.match.lobby import Lobby
+from referee.transport.accounts import Context, caller, refuse
 from referee.transport.desk import Events
-from referee.transport.play import bearer_token
 from referee.transport.settings import UPLOAD_IDLE_SECONDS, UPLOAD_TOTAL_SECONDS
 
 SERVICE = "croupier.v1.Submissions"
-_Context = grpc.aio.ServicerContext[object, object]
 _T = TypeVar("_T")
 
 
@@ -75,16 +70,6 @@ class Desk(Events, Protocol):
     def withdraw(self, account: str, id: str) -> StoredVersion: ...
 
 
-#: A desk's error, by class, as a status code; any other CroupierError is the upload's fault.
-_CODES: tuple[tuple[type[CroupierError], grpc.StatusCode], ...] = (
-    (QuotaError, grpc.StatusCode.RESOURCE_EXHAUSTED),
-    (NotFoundError, grpc.StatusCode.NOT_FOUND),
-    (ConflictError, grpc.StatusCode.ALREADY_EXISTS),
-    (FrozenError, grpc.StatusCode.FAILED_PRECONDITION),
-    (CroupierError, grpc.StatusCode.INVALID_ARGUMENT),
-)
-
-
 class SubmissionsService:
     """Implements croupier.v1.Submissions for one contest's accounts (the lobby's tokens)."""
 
@@ -100,19 +85,10 @@ class SubmissionsService:
         self.idle_seconds = idle_seconds
         self.total_seconds = total_seconds
 
-    async def _account(self, context: _Context) -> str:
-        """The caller's account, as Play checks a token; aborts the call when there is none."""
-        token = bearer_token(context.invocation_metadata())
-        identity = self.lobby.identity(token)
-        if identity is None:
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, self.lobby.refusal(token))
-        assert identity is not None  # abort raises
-        return self.lobby.label(identity)
-
     async def upload(
-        self, requests: AsyncIterator[pb.UploadRequest], context: _Context
+        self, requests: AsyncIterator[pb.UploadRequest], context: Context
     ) -> pb.UploadResponse:
-        account = await self._account(context)
+        account = await caller(self.lobby, context)
         ends = asyncio.get_running_loop().time() + self.total_seconds
         first = await self._next(requests, context, ends)
         if first is None or first.WhichOneof("kind") != "metadata":
@@ -142,7 +118,7 @@ class SubmissionsService:
         return pb.UploadResponse(version=_version(version, active), new_version=version.new)
 
     async def _next(
-        self, requests: AsyncIterator[pb.UploadRequest], context: _Context, ends: float
+        self, requests: AsyncIterator[pb.UploadRequest], context: Context, ends: float
     ) -> pb.UploadRequest | None:
         """The upload's next message, None at its end; aborts one idle too long, one past its
         time in all (`ends`, loop time), and one whose message is no UploadRequest."""
@@ -169,55 +145,55 @@ class SubmissionsService:
             raise  # abort raises first
 
     async def list_versions(
-        self, request: pb.ListVersionsRequest, context: _Context
+        self, request: pb.ListVersionsRequest, context: Context
     ) -> pb.ListVersionsResponse:
-        account = await self._account(context)
+        account = await caller(self.lobby, context)
         versions = await self._call(context, self.desk.versions, account)
         active = await self._call(context, self.desk.active, account)
         return pb.ListVersionsResponse(versions=[_version(v, active) for v in versions])
 
     async def get_version(
-        self, request: pb.GetVersionRequest, context: _Context
+        self, request: pb.GetVersionRequest, context: Context
     ) -> pb.GetVersionResponse:
-        account = await self._account(context)
+        account = await caller(self.lobby, context)
         version = await self._call(context, self.desk.version, account, request.version_id)
         active = await self._call(context, self.desk.active, account)
         return pb.GetVersionResponse(version=_version(version, active))
 
     async def get_build_log(
-        self, request: pb.GetBuildLogRequest, context: _Context
+        self, request: pb.GetBuildLogRequest, context: Context
     ) -> pb.GetBuildLogResponse:
-        account = await self._account(context)
+        account = await caller(self.lobby, context)
         log = await self._call(context, self.desk.log, account, request.version_id, thread=True)
         return pb.GetBuildLogResponse(log=log)
 
     async def get_match_log(
-        self, request: pb.GetMatchLogRequest, context: _Context
+        self, request: pb.GetMatchLogRequest, context: Context
     ) -> pb.GetMatchLogResponse:
-        account = await self._account(context)
+        account = await caller(self.lobby, context)
         found = await self._call(
             context, self.desk.match_log, account, request.match_id, thread=True
         )
         return pb.GetMatchLogResponse(version_id=found[0], log=found[1])
 
     async def get_qualification_report(
-        self, request: pb.GetQualificationReportRequest, context: _Context
+        self, request: pb.GetQualificationReportRequest, context: Context
     ) -> pb.GetQualificationReportResponse:
-        account = await self._account(context)
+        account = await caller(self.lobby, context)
         report = await self._call(
             context, self.desk.qualification_report, account, request.version_id, thread=True
         )
         return pb.GetQualificationReportResponse(report=report)
 
-    async def withdraw(self, request: pb.WithdrawRequest, context: _Context) -> pb.WithdrawResponse:
-        account = await self._account(context)
+    async def withdraw(self, request: pb.WithdrawRequest, context: Context) -> pb.WithdrawResponse:
+        account = await caller(self.lobby, context)
         version = await self._call(context, self.desk.withdraw, account, request.version_id)
         active = await self._call(context, self.desk.active, account)
         return pb.WithdrawResponse(version=_version(version, active))
 
     async def _call(
         self,
-        context: _Context,
+        context: Context,
         function: Callable[..., _T],
         *args: object,
         thread: bool = False,
@@ -229,8 +205,7 @@ class SubmissionsService:
                 return await asyncio.to_thread(function, *args)
             return function(*args)
         except CroupierError as error:
-            code = next(code for kind, code in _CODES if isinstance(error, kind))
-            await context.abort(code, str(error))
+            await refuse(context, error)
             raise  # abort raises first
 
     def handler(self) -> grpc.GenericRpcHandler:

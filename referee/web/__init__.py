@@ -13,7 +13,8 @@ Hypercorn, not gRPC), the contest server or the CLI.
 - `site`: the routes and static files; `caching`: ETags and 304s; `api`: the public JSON API
   (/api/v1); `snapshot`: the database read into what the pages show, and the standings stream;
   `live`: live and followed matches' event streams, paced; `server`: Hypercorn and TLS;
-  `ladders`: a ladder run with its site beside it.
+  `ladders`: a ladder run with its site beside it; `challenges`: the decided ranked challenges,
+  and an author's own.
 """
 
 from __future__ import annotations

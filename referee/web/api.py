@@ -21,9 +21,10 @@ from starlette.routing import Route
 
 from referee.hosted.current import to_dict
 from referee.hosted.store import plays_as
-from referee.ladder.store import Played
 from referee.ladder.view import RefereeView, Terms
+from referee.results.database import Played
 from referee.web.caching import cached
+from referee.web.challenges import Refused, challenges_data
 from referee.web.live import json_text
 from referee.web.snapshot import Contest, Snapshots
 
@@ -51,6 +52,7 @@ class PublicApi:
             Route(f"{API}/standings", self.standings),
             Route(f"{API}/matches", self.matches),
             Route(f"{API}/matches/{{match}}", self.match),
+            Route(f"{API}/challenges", self.challenges),
         ]
 
     async def contest(self, request: Request) -> Response:
@@ -129,6 +131,14 @@ class PublicApi:
         if played is None:
             return refusal(404, f"no finished match {name!r} in this {self.view.kind}")
         return answer(request, summary(self.snapshots, played))
+
+    async def challenges(self, request: Request) -> Response:
+        """The decided ranked challenges; with an account's token, its own too."""
+        try:
+            data = await challenges_data(request, self.view.database)
+        except Refused as refused:
+            return refusal(refused.status, str(refused))
+        return answer(request, data)
 
     async def reading(self) -> Contest | None:
         """The site's reading of the database; read now if the site just started."""

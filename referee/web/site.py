@@ -35,17 +35,19 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from referee.challenges.book import read_challenges
 from referee.errors import CroupierError
 from referee.hosted.current import entrants
 from referee.hosted.store import Listing, Version, entrant, read_listing
-from referee.ladder.ratings import Rating
-from referee.ladder.standings import Row, row_text
-from referee.ladder.store import Played
 from referee.ladder.view import RefereeView
+from referee.ratings.fits import Rating
+from referee.ratings.standings import Row, row_text
+from referee.results.database import Played
 from referee.viewer import load, render_html
 from referee.viewer.html import ASSETS
 from referee.web.api import PublicApi, newest_first, summary, window
 from referee.web.caching import cached, tagged
+from referee.web.challenges import asked_by
 from referee.web.live import LiveStreams, seat_names
 from referee.web.snapshot import Snapshots
 
@@ -226,7 +228,7 @@ class Site:
             return JSONResponse({"error": str(error)}, status_code=400)
         played = newest_first(contest, bot)
         matches = [summary(snapshots, p) for p in played[offset : offset + limit]]
-        elo = contest.standings.plan.system == "elo"
+        intervals = contest.standings.plan.method.has_intervals
         rows = {row.bot: row for row in contest.standings.rows}
         here = self.view.presence().get(bot)
         listing = await self.listing()
@@ -234,7 +236,7 @@ class Site:
         history = await snapshots.history(contest)
         # An account's page lists its versions; a version's page names its account.
         versions = [
-            self.version_json(v, listing, rows, history, elo)
+            self.version_json(v, listing, rows, history, intervals)
             for v in listing.versions
             if v.account == bot and who.version is None
         ]
@@ -247,7 +249,7 @@ class Site:
             {
                 "bot": bot,
                 "kind": str(self.view.kind),
-                "row": _row_json(rows.get(bot), elo),
+                "row": _row_json(rows.get(bot), intervals),
                 "state": here.state if here else "offline",
                 "sessions": here.sessions if here else 0,
                 "last_seen": None if here and here.sessions else snapshots.last_seen(bot),
@@ -255,6 +257,7 @@ class Site:
                 # The team's members, leader first (an account of one: its own name).
                 "members": list(snapshots.members(who.account)),
                 "rating": plan.system,
+                "rating_label": plan.method.label,
                 "history": _points(history, bot),
                 # Newest first, `limit` from `offset`, of `total`.
                 "total": len(played),
@@ -270,8 +273,18 @@ class Site:
                 "account": who.account,
                 "version": who.version,
                 "versions": versions,
+                # Selection honesty (issue 45): every version its account submitted and every
+                # challenge it ran, so that a reader can judge a best-of-N.
+                "versions_tried": sum(v.account == who.account for v in listing.versions),
+                "challenges": await self.challenges_run(who.account),
             }
         )
+
+    async def challenges_run(self, account: str) -> int:
+        database = self.view.database
+        if database is None:
+            return 0
+        return asked_by(await trio.to_thread.run_sync(read_challenges, database), account)
 
     async def knows(self, bot: str) -> bool:
         """Whether `bot` has a page: it played, is connected or revoked, or is a hosted account
@@ -296,7 +309,7 @@ class Site:
         listing: Listing,
         rows: dict[str, Row],
         history: list[tuple[int, dict[str, Rating]]],
-        elo: bool,
+        intervals: bool,
     ) -> dict[str, Any]:
         """One of an account's versions on its page: its status and one-line reason (never its
         build log or files), and as the entrant it plays as, its row, rating over time and
@@ -311,7 +324,7 @@ class Site:
             "active": version.id in listing.active,
             "entrant": name,
             "page": self.snapshots.knows(name),
-            "row": _row_json(rows.get(name), elo),
+            "row": _row_json(rows.get(name), intervals),
             "history": _points(history, name),
         }
 
@@ -369,9 +382,9 @@ class Site:
         return Response(data, media_type="application/x-ndjson", headers=attachment)
 
 
-def _row_json(row: Row | None, elo: bool) -> dict[str, Any] | None:
+def _row_json(row: Row | None, intervals: bool) -> dict[str, Any] | None:
     """A row of the standings as the pages show it (its rating and interval as text too)."""
-    return asdict(row) | {"text": row_text(row, elo)} if row is not None else None
+    return asdict(row) | {"text": row_text(row, intervals)} if row is not None else None
 
 
 def _points(history: list[tuple[int, dict[str, Rating]]], bot: str) -> list[list[float]]:

@@ -19,10 +19,11 @@ from starlette.responses import Response
 from referee.contest.tokens import read_teams
 from referee.hosted.current import entrants, split
 from referee.hosted.store import Listing, read_listing
-from referee.ladder.head_to_head import LEGEND, cells
-from referee.ladder.model import MatchResult
-from referee.ladder.ratings import Rating
-from referee.ladder.standings import (
+from referee.ladder.view import Presence, RefereeView
+from referee.match.spectators import LiveMatch
+from referee.ratings.fits import Rating
+from referee.ratings.head_to_head import LEGEND, cells
+from referee.ratings.standings import (
     PROVISIONAL_LEGEND,
     Standings,
     from_store,
@@ -30,9 +31,8 @@ from referee.ladder.standings import (
     ratings_over,
     row_text,
 )
-from referee.ladder.store import Played, Store, now
-from referee.ladder.view import Presence, RefereeView
-from referee.match.spectators import LiveMatch
+from referee.results.database import Played, Store, now
+from referee.results.matches import MatchResult
 from referee.spacing import Spacing
 from referee.text import named
 from referee.web.live import Beat, event_stream, json_text, seat_names, sse
@@ -179,6 +179,7 @@ class Snapshots:
             standings = self.contest.standings
             info |= {
                 "rating": standings.plan.system,
+                "rating_note": standings.plan.method.note(),
                 "matches_done": standings.matches_done,
                 "matches_planned": self.view.planned,
                 "format": standings.plan.format,
@@ -216,14 +217,14 @@ class Snapshots:
         if self.contest is not None:
             standings = self.contest.standings
             listing = self.contest.listing
-            elo = standings.plan.system == "elo"
+            intervals = standings.plan.method.has_intervals
             parts = split(standings, listing)
             rows = [
-                asdict(row) | {"text": row_text(row, elo, parts.current)}
+                asdict(row) | {"text": row_text(row, intervals, parts.current)}
                 for row in parts.current.rows
             ]
             retired = [
-                asdict(row) | {"rank": None, "text": row_text(row, elo, standings)}
+                asdict(row) | {"rank": None, "text": row_text(row, intervals, standings)}
                 for row in parts.retired
             ]
         listed = {row["bot"] for row in rows + retired}

@@ -1,14 +1,15 @@
 """A bot process that misbehaves on purpose, for the protocol tests: python misbehaving.py MODE.
 
 It plays random legal actions, except on its third action request of each match, where MODE says
-what it does: `good` (nothing wrong), `slow` (sleeps past the deadline), `out_of_range` (an index
-past the legal actions), `garbage` (bytes that are no protobuf message), `stale` (a wrong request
-id), `out_of_turn` (an extra reply after its answer), `exit` (the process exits mid-match),
-`other_match` (answers naming another match), `reconnect` (drops its connection and comes back
-at once with the same token), `reconnect_late` (comes back after RECONNECT_AFTER seconds),
-`flood` (sends thousands of messages), `huge` (sends a 200 KB message), `slow_good` (plays
-well, 20 ms a decision: for spectators), `no_index` (a reply without action_index), `once`
-(plays well, and leaves after its first match).
+what it does: `good` (nothing wrong), `slow` (lets it time out, and answers it late, just before
+its next reply: late however loaded the machine, whose fair clock forgives a bot's waits for a
+CPU), `out_of_range` (an index past the legal actions), `garbage` (bytes that are no protobuf
+message), `stale` (a wrong request id), `out_of_turn` (an extra reply after its answer), `exit`
+(the process exits mid-match), `other_match` (answers naming another match), `reconnect` (drops its
+connection and comes back at once with the same token), `reconnect_late` (comes back after
+RECONNECT_AFTER seconds), `flood` (sends thousands of messages), `huge` (sends a 200 KB message),
+`slow_good` (plays well, 20 ms a decision: for spectators), `no_index` (a reply without
+action_index), `once` (plays well, and leaves after its first match).
 CROUPIER_CA_FILE makes it speak TLS. With MATCHES_LOG set, it appends a line to that file for each
 MatchStart (`start MATCH_ID`) and MatchEnd (`end MATCH_ID TERMINATION`) it receives.
 """
@@ -102,6 +103,7 @@ async def session(mode: str, reconnects: int) -> None:
         )
         await call.write(hello.SerializeToString())
         requests = 0
+        timed_out: referee_pb2.ActionRequest | None = None  # `slow`'s request, answered late
         while True:
             message = await call.read()
             if not isinstance(message, referee_pb2.RefereeMessage):  # grpc.aio.EOF
@@ -123,13 +125,15 @@ async def session(mode: str, reconnects: int) -> None:
                 request = message.action_request
                 requests += 1
                 index = rng.randrange(len(request.legal_actions))
+                if timed_out is not None:  # the referee asks again only after the timeout
+                    await call.write(reply(timed_out, 0))  # late: must be dropped
+                    timed_out = None
                 if mode == "slow_good":
                     await asyncio.sleep(0.02)
                 if requests != 3 or mode in {"good", "slow_good", "once"} or reconnects:
                     await call.write(reply(request, index))
                 elif mode == "slow":
-                    await asyncio.sleep(request.clock.deadline_ms / 1000 + 0.05)
-                    await call.write(reply(request, index))  # late: must be dropped
+                    timed_out = request
                 elif mode == "out_of_range":
                     await call.write(reply(request, len(request.legal_actions) + 5))
                 elif mode == "garbage":

@@ -73,7 +73,7 @@
     return td;
   }
 
-  // A rated bot the standings call provisional (referee.ladder.ratings.provisional).
+  // A rated bot the standings call provisional (referee.ratings.fits.provisional).
   const provisional = (r) => r.provisional === true && r.rating !== null && r.rating !== undefined;
   function ratingCell(r) {
     const td = textCell(r, "rating"); // the CLI's text, "?" on a provisional rating
@@ -91,6 +91,7 @@
       const version = link(botHref(r.bot), r.bot.slice(r.account.length), "version");
       version.title = `version ${r.version}`;
       td.appendChild(version);
+      if (r.versions_tried) td.title = `${plural(r.versions_tried, "version")} tried`;
     }
     const team = teamText(r.account, r.members);
     if (team) td.appendChild(el("span", team, "members"));
@@ -126,7 +127,7 @@
   }
 
   // The head-to-head matrix: cells come from the server (text, title with the interval,
-  // shade), as the CLI and the report draw them (referee.ladder.head_to_head.cells).
+  // shade), as the CLI and the report draw them (referee.ratings.head_to_head.cells).
   function showHeadToHead(h2h) {
     const met = h2h && h2h.cells.some((line) => line.some((cell) => cell));
     $("head-to-head-section").hidden = !met;
@@ -160,7 +161,6 @@
 
   function showSnapshot(snap) {
     const c = snap.contest;
-    const elo = c.rating === "elo";
     const kind = c.kind || "contest";
     $("title").textContent = kind === "ladder" ? `${c.title} ladder ${c.name}` : `${c.title} contest`;
     document.title = `croupier ${kind}` + (c.name ? ` · ${c.name}` : "");
@@ -173,13 +173,16 @@
       c.finished ? "finished" : "",
     ].filter(Boolean).join(" · ");
     $("standings").tBodies[0].replaceChildren(standingRows(snap.standings));
+    // Selection honesty (issue 45): how many versions each hosted account tried to get here.
+    const tried = snap.standings.filter((r) => r.versions_tried);
+    $("selection-note").hidden = !tried.length;
+    $("versions-tried").textContent = tried
+      .map((r) => `${r.account} ${plural(r.versions_tried, "version")}`).join(", ");
     const retired = snap.retired || [];
     $("retired").hidden = !retired.length;
     $("retired-count").textContent = plural(retired.length, "retired hosted version");
     $("retired-table").tBodies[0].replaceChildren(standingRows(retired));
-    $("rating-note").textContent = (elo
-      ? "rating: Elo, with its 95% interval; score: mean score per match"
-      : "rating: a batch Plackett-Luce fit on the Elo scale, its 95% interval from a cluster bootstrap; score: mean rank score")
+    $("rating-note").textContent = (c.rating_note || "")
       + (snap.standings.some(provisional) ? `. ${c.provisional_legend}` : "")
       + (c.notes || []).map((line) => `. ${line}`).join("");
     showHeadToHead(snap.head_to_head);
@@ -289,7 +292,7 @@
   // Ratings over time, one line per series ({label, legend, points: [[k, rating, low, high], ...]}):
   // a bot's own, or each of an account's versions, named in a legend. A lone series shows its
   // interval too.
-  function plot(series, elo) {
+  function plot(series, label) {
     series = series.filter((s) => s.points.length);
     if (!series.length) return el("p", "no rating yet", "note");
     const all = series.flatMap((s) => s.points);
@@ -335,7 +338,7 @@
     add("text", { x: 4, y: y(lo) }, lo.toFixed(0));
     add("text", { x: L, y: H - 8 }, `after match ${x0}`);
     add("text", { x: W - R - 120, y: H - 8 }, `after match ${x1}`);
-    add("title", {}, `${botName}: ${elo ? "Elo" : "batch Plackett-Luce rating"} after each committed match`);
+    add("title", {}, `${botName}: ${label} after each committed match`);
     return svg;
   }
 
@@ -423,6 +426,8 @@
       r && r.rating !== null ? `rating ${r.text.rating} (${r.text.interval}), score ${r.text.score}` : "",
       r && provisional(r) ? "provisional rating (its interval is still wide next to the field's)" : "",
       hostedOnly ? "" : plural(data.total, "match", "matches"),
+      data.versions_tried ? `${plural(data.versions_tried, "version")} submitted` : "",
+      data.versions_tried ? `${plural(data.challenges || 0, "challenge")} run` : "",
       r ? `faults: ${faultText(r.faults)}` : "",
     ].filter(Boolean).join(" · ");
     const live = $("live-now");
@@ -440,7 +445,7 @@
       const legend = v.id.slice(0, 12) + (v.active ? " (active)" : "");
       series.push({ label: v.entrant, legend, points: v.history });
     }
-    $("plot").replaceChildren(plot(series, data.rating === "elo"));
+    $("plot").replaceChildren(plot(series, data.rating_label));
     showAccount(data);
     const body = document.createDocumentFragment();
     for (const m of data.matches) {

@@ -31,7 +31,7 @@ from referee.match.requests import SeatQueues
 
 #: The events' number fields that hold cards (XIX: xix.proto's events).
 EVENT_CARD_NUMBERS: dict[str, frozenset[str]] = {
-    "xix": frozenset({"card", "cards", "taken", "given"}),
+    "xix": frozenset({"card", "cards", "taken", "given", "value"}),
 }
 
 #: Permutations tried before giving up (each is a replay of the record's prefix).
@@ -97,14 +97,15 @@ def resample(
         rng.shuffle(shuffled)
         sigma = dict(zip(unseen, shuffled, strict=True))
         new_deck = tuple(sigma.get(card, card) for card in deck)
-        new_texts = [_relabel(table.game.id, text, sigma) for text in texts]
+        new_texts = [relabel(table.game.id, text, sigma) for text in texts]
         match = _replay(table, header, new_deck, new_texts, seat, mine)
         if match is not None:
             return Sample(match, new_deck, tuple(new_texts), tries)
     raise ValueError(f"no consistent resample of decision {decision!r} in {MAX_TRIES} tries")
 
 
-def _relabel(game: str, text: str, sigma: dict[str, str]) -> str:
+def relabel(game: str, text: str, sigma: dict[str, str]) -> str:
+    """The action's text with its cards relabelled by `sigma` (referee.review's sampler too)."""
     words = text.split()
     if game == "xix":  # "play C", "draft C", "trade P C", "strike P": only C is a card
         if words[0] in ("play", "draft", "trade"):

@@ -23,7 +23,7 @@ from croupier.v1 import common_pb2
 from referee import private
 from referee.databases import open_database
 from referee.errors import CroupierError
-from referee.ladder.model import MatchResult, ScheduledMatch
+from referee.results.matches import MatchResult, ScheduledMatch
 
 #: 2: seats carry their luck correction; a schema 1 database is migrated when opened.
 SCHEMA_VERSION = 2

@@ -10,7 +10,7 @@ joins two parts of a component is fragile: the order across it is one result's.
 Shared ranks follow Chatbot Arena's rule with a familywise-controlled test: a bot's rank is one
 plus the number of bots significantly above it, to one plus the number of bots not significantly
 below it ("2-4"), the significance being Holm's over every pair within a component (t tests on
-the differences, referee.ladder.intervals), so that identical bots share a rank but for the
+the differences, referee.ratings.intervals), so that identical bots share a rank but for the
 familywise 5%.
 """
 
@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
-from referee.ladder.intervals import Estimates, holm
-from referee.ladder.model import MatchResult
+from referee.ratings.intervals import Estimates, holm
+from referee.results.matches import MatchResult
 
 
 def links(results: Iterable[MatchResult], duplicate: bool) -> dict[tuple[str, str], set[int]]:

@@ -20,21 +20,21 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from referee.ladder import ratings
-from referee.ladder.batch_fit import BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED
-from referee.ladder.comparison import (
+from referee.ratings import fits, methods
+from referee.ratings.comparison import (
     components,
     fragile,
     links,
     shared_ranks,
     significantly_above,
 )
-from referee.ladder.head_to_head import CSV_COLUMNS as H2H_COLUMNS
-from referee.ladder.head_to_head import Pair, among, cell_text, matrix, pairs, to_dicts
-from referee.ladder.intervals import MIN_CLUSTERS, Estimates
-from referee.ladder.margins import Margin, bot_margins, margin_estimates
-from referee.ladder.model import MatchResult, complete_deals
-from referee.ladder.store import Exit, Store, StoreError
+from referee.ratings.head_to_head import CSV_COLUMNS as H2H_COLUMNS
+from referee.ratings.head_to_head import Pair, among, cell_text, matrix, pairs, to_dicts
+from referee.ratings.intervals import MIN_CLUSTERS, Estimates
+from referee.ratings.margins import Margin, bot_margins, margin_estimates
+from referee.ratings.methods import RatingMethod
+from referee.results.database import Exit, Store, StoreError
+from referee.results.matches import MatchResult, complete_deals
 from referee.text import plural
 
 #: Beside a provisional rating in every table of standings (CLI, report, web site).
@@ -47,7 +47,7 @@ FEW_LEGEND = (
 )
 PROVISIONAL_LEGEND = (
     f"{PROVISIONAL_MARK} provisional: its own 95% interval (the other ratings taken as exact) is "
-    f"more than {ratings.PROVISIONAL_WIDTH:g} times as wide as the field's median: too few "
+    f"more than {fits.PROVISIONAL_WIDTH:g} times as wide as the field's median: too few "
     "matches, or too one-sided, to place it yet"
 )
 
@@ -60,8 +60,8 @@ class Plan:
     game: str
     options: dict[str, str]
     bots: tuple[str, ...]
-    #: "elo" (two-player games) or "plackett-luce" (multiplayer and team games: the batch fit,
-    #: `ratings.batch`; "openskill" in databases from before it, rated the same way now).
+    #: The name of its rating method (`methods.named`): "elo" or "plackett-luce" ("openskill"
+    #: in databases from before the batch fit, rated the same way now).
     system: str
     duplicate: bool
     rotations: int
@@ -69,6 +69,10 @@ class Plan:
     #: What orders the table (the ladder file's `order`): "rating" (win/loss), "margin" (mean
     #: point margin) or "corrected" (the luck-corrected margin); all are shown.
     order: str = "rating"
+
+    @property
+    def method(self) -> RatingMethod:
+        return methods.named(self.system)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -98,13 +102,13 @@ class Row:
     points: float | None
     faults: dict[str, int]
     restarts: int
-    #: Not yet rated, or its own interval too wide next to the field's (`ratings.provisional`).
+    #: Not yet rated, or its own interval too wide next to the field's (`fits.provisional`).
     provisional: bool
     #: The 95% interval of its rank among the rated bots (1 best): "rank 2, 95%: 1-4".
     rank_low: int | None = None
     rank_high: int | None = None
     #: Mean point margin per match (its side's points less the other sides' mean) and its 95%
-    #: interval (referee.ladder.margins); then the same corrected for luck, None unless every
+    #: interval (referee.ratings.margins); then the same corrected for luck, None unless every
     #: match carries its luck corrections.
     margin: float | None = None
     margin_low: float | None = None
@@ -112,7 +116,7 @@ class Row:
     corrected: float | None = None
     corrected_low: float | None = None
     corrected_high: float | None = None
-    #: Its shared rank within its group (referee.ladder.comparison): one plus the bots
+    #: Its shared rank within its group (referee.ratings.comparison): one plus the bots
     #: significantly above it, to one plus the bots not significantly below it (Holm).
     rank_top: int | None = None
     rank_bottom: int | None = None
@@ -196,7 +200,7 @@ def compute(
     (its own row 0, every interval that of the difference)."""
     counted = complete_deals(results, plan.duplicate, plan.rotations)
     rated, estimates = fitted_of(plan, counted)
-    unsettled = ratings.provisional(rated)
+    unsettled = fits.provisional(rated)
     matches: Counter[str] = Counter()
     score_sum: defaultdict[str, float] = defaultdict(float)
     score_n: Counter[str] = Counter()
@@ -295,10 +299,10 @@ def among_shown(standings: Standings, bots: Sequence[str]) -> dict[str, tuple[in
 
 def _relative(
     bot: str,
-    rating: ratings.Rating | None,
+    rating: fits.Rating | None,
     estimates: Estimates | None,
     reference: str | None,
-    rated: dict[str, ratings.Rating],
+    rated: dict[str, fits.Rating],
 ) -> tuple[float | None, float | None, float | None]:
     """A bot's rating and interval as shown: as fitted, or as a difference from `reference`'s
     (the reference's own row 0 and no interval: it is the zero)."""
@@ -313,7 +317,7 @@ def _relative(
     return (value, *found) if found else (value, None, None)
 
 
-def ratings_of(plan: Plan, results: Sequence[MatchResult]) -> dict[str, ratings.Rating]:
+def ratings_of(plan: Plan, results: Sequence[MatchResult]) -> dict[str, fits.Rating]:
     """The ladder's ratings over `results`, by its own system (unrounded); bots not yet rated
     are absent. The standings and the report's ratings over time both come from here."""
     return fitted_of(plan, results)[0]
@@ -321,36 +325,16 @@ def ratings_of(plan: Plan, results: Sequence[MatchResult]) -> dict[str, ratings.
 
 def fitted_of(
     plan: Plan, results: Sequence[MatchResult]
-) -> tuple[dict[str, ratings.Rating], Estimates | None]:
+) -> tuple[dict[str, fits.Rating], Estimates | None]:
     """`ratings_of` and the ratings' joint covariance (shared ranks, a reference bot)."""
-    if plan.system == "elo":
-        games = ratings.elo_games(results, plan.duplicate, plan.rotations)
-        return ratings.elo_fit(games, plan.bots)
-    return ratings.batch_fitted(results, plan.duplicate, plan.bots, plan.rotations)
+    return plan.method.fit(results, plan.duplicate, plan.rotations, plan.bots)
 
 
 def ratings_over(
     plan: Plan, results: Sequence[MatchResult], ks: Iterable[int]
-) -> list[tuple[int, dict[str, ratings.Rating]]]:
-    """`ratings_of` the first k of `results`, for each k (a plot of ratings over time). Elo's
-    games are made once for the longest prefix, not again for each k (most of a point's cost):
-    the first k results' games are the first upto[k] games (a deal's once it is complete)."""
-    ks = list(ks)
-    if plan.system != "elo" or not ks:
-        return [(k, ratings_of(plan, results[:k])) for k in ks]
-    games: list[ratings.Game] = []
-    upto = [0]
-    waiting: defaultdict[int, list[MatchResult]] = defaultdict(list)
-    for result in results[: max(ks)]:
-        if plan.duplicate and plan.rotations > 1:  # a deal counts once it is complete
-            deal = waiting[result.match.deal]
-            deal.append(result)
-            if len(deal) == plan.rotations:
-                games += ratings.elo_games(deal, plan.duplicate, plan.rotations)
-        else:
-            games += ratings.elo_games((result,), plan.duplicate)
-        upto.append(len(games))
-    return [(k, ratings.elo(games[: upto[k]], plan.bots)) for k in ks]
+) -> list[tuple[int, dict[str, fits.Rating]]]:
+    """`ratings_of` the first k of `results`, for each k (a plot of ratings over time)."""
+    return plan.method.over_time(results, plan.duplicate, plan.rotations, plan.bots, list(ks))
 
 
 def _margin_fields(name: str, found: Margin | None) -> dict[str, float | None]:
@@ -403,7 +387,6 @@ def table(
     `revoked` (a contest's revoked accounts) and `retired` (its hosted versions no longer
     played, referee.hosted.current) are marked."""
     plan = standings.plan
-    elo = plan.system == "elo"
     count = f"{standings.matches_done} of {plural(standings.matches_scheduled, 'match', 'matches')}"
     if standings.finished and standings.sprt and " accepted " in standings.sprt:
         # the SPRT decided and dropped the deals it did not need
@@ -418,12 +401,12 @@ def table(
         + (", duplicate deals" if plan.duplicate else "")
     )
     out = Table(title=heading, box=box.SIMPLE_HEAD)
-    columns = ["rank", "bot", "Elo" if elo else "rating", "95% interval", "rank 95%"]
+    columns = ["rank", "bot", plan.method.heading, "95% interval", "rank 95%"]
     columns += ["matches", "score", "points", "faults"]
     for column in columns:
         out.add_column(column, justify="left" if column in {"bot", "faults"} else "right")
     for row in standings.rows:
-        text = row_text(row, elo, standings)
+        text = row_text(row, plan.method.has_intervals, standings)
         cells = [text["rank"], _marked(row.bot, revoked, retired), text["rating"]]
         cells += [text["interval"], text["rank_interval"], str(row.matches), text["score"]]
         cells += [text["points"], fault_text(row)]
@@ -452,22 +435,22 @@ def margin_table(
     for column in ["rank", "bot", "margin", *(["luck-corrected"] if lucky else [])]:
         out.add_column(column, justify="left" if column == "bot" else "right")
     for row in standings.rows:
-        text = row_text(row, standings.plan.system == "elo", standings)
+        text = row_text(row, standings.plan.method.has_intervals, standings)
         cells = [text["rank"], _marked(row.bot, revoked, retired), text["margin"]]
         out.add_row(*cells, *([text["corrected"]] if lucky else []))
     return out
 
 
-def row_text(row: Row, elo: bool, of: Standings | None = None) -> dict[str, str]:
+def row_text(row: Row, intervals: bool, of: Standings | None = None) -> dict[str, str]:
     """A row's rank, rating, interval, rank interval, score and points as people read them, the
     same in the CLI's table, the site and the report ("-" for what is not known yet, or an
     interval over fewer than two deals; a provisional rating marked). `of`, the standings the
-    row is from, names its group when there are several and its reference bot. Ratings without
-    mu and sigma (Elo, the batch fit) read as Elo; `elo` is False only for openskill's, which
-    older callers may still hold."""
+    row is from, names its group when there are several and its reference bot. Ratings of a
+    method with `intervals` (`RatingMethod.has_intervals`), or without mu and sigma, read on
+    the Elo scale with their interval; others as their mu +- sigma."""
     if row.rating is None:
         rating, interval = "-", "-"
-    elif elo or row.sigma is None:
+    elif intervals or row.sigma is None:
         rating = f"{row.rating:+.0f}"
         interval = "-" if row.low is None or row.high is None else _interval(row.low, row.high)
         if of is not None and of.reference == row.bot:
@@ -636,18 +619,7 @@ def _pentanomials(standings: Standings) -> list[str]:
 
 def method(plan: Plan) -> str:
     """How the ratings and their intervals were computed, in a line."""
-    unit, units = ("deal", "deals") if plan.duplicate else ("match", "matches")  # not "matchs"
-    if plan.system == "elo":
-        return (
-            "ratings: Elo fitted over all matches at once; 95% intervals cluster-robust (one "
-            f"{unit} one observation, small-sample t over the {units}); rank 95%: the rank's "
-            "interval over draws from them"
-        )
-    return (
-        "ratings: a batch Plackett-Luce fit over all matches at once, on the Elo scale; 95% "
-        f"intervals and rank 95% from a cluster bootstrap resampling whole {units} "
-        f"(B {BOOTSTRAP_REPLICATES}, seed {BOOTSTRAP_SEED}; small-sample t over the {units})"
-    )
+    return plan.method.description(plan.duplicate)
 
 
 def margin_method(standings: Standings) -> str:

@@ -1,4 +1,4 @@
-"""Student-t quantiles, for intervals over few clusters (referee.ladder.intervals): scipy is not
+"""Student-t quantiles, for intervals over few clusters (referee.ratings.intervals): scipy is not
 a dependency, so the t law's distribution function is the regularised incomplete beta function
 (a continued fraction, Numerical Recipes' betacf) and its quantile is found by bisection."""
 

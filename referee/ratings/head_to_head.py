@@ -7,13 +7,13 @@ loss). A bot at several seats or sides of one table is one unit: its comparisons
 other bot's sides are averaged, so the match counts once for the pair. Partners on one side
 never compare with each other there.
 
-The interval clusters as the Elo fit does (`ratings.elo_games`): a duplicate deal (all the
+The interval clusters as the Elo fit does (`fits.elo_games`): a duplicate deal (all the
 rotations of one deal) is one cluster, else each match is. The standard error is the
 cluster-robust one of a ratio of cluster totals, sum over clusters (T_c - p m_c)^2 / M^2 with
 the small-sample factor G / (G - 1) (G clusters, M matches): with equal clusters that is the
 sample variance of the cluster means over G; the interval takes Student's t with G - 1
-degrees of freedom (referee.ladder.intervals), so a few deals give an honest width. Like the
-SPRT (`ratings.sprt`) it adds one pseudo-cluster (of the mean cluster size) split between 0
+degrees of freedom (referee.ratings.intervals), so a few deals give an honest width. Like the
+SPRT (`sprt.sprt`) it adds one pseudo-cluster (of the mean cluster size) split between 0
 and 1, so a clean sweep or a run of draws in a few deals still has an interval of honest width;
 its weight vanishes as clusters accumulate. With fewer than two clusters there is no interval
 (one cluster tells nothing about its spread). The mark of
@@ -28,9 +28,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
-from referee.ladder.intervals import holm, t95
-from referee.ladder.model import MatchResult
-from referee.ladder.student import two_sided_p
+from referee.ratings.intervals import holm, t95
+from referee.ratings.student import two_sided_p
+from referee.results.matches import MatchResult
 
 #: Beside a cell whose 95% interval excludes an even result (0.5), in every table of it.
 SIGNIFICANT_MARK = "*"

@@ -7,7 +7,7 @@ nothing about its own spread, and a zero-width interval would claim certainty (t
 
 `Estimates` is one statistic per bot (a rating or a mean margin) with its covariance: per-bot
 intervals, intervals against a reference bot, and the pairwise tests that shared ranks rest on
-(referee.ladder.comparison)."""
+(referee.ratings.comparison)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from referee.ladder.student import t_quantile, two_sided_p
+from referee.ratings.student import t_quantile, two_sided_p
 
 #: Fewer clusters than this: no interval (a dash and a footnote), never a fake +-0.
 MIN_CLUSTERS = 2

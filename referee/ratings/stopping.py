@@ -5,7 +5,7 @@ away from the middle (a lucky start stops early) and the fixed-sample interval c
 
 The correction orders outcomes by the mean at the stop, as the sequential-analysis literature's
 "MLE ordering" does: for a true mean mu the test is replayed, R paths of normal units with the
-observed spread, through the same GSPRT formula, bounds and minimum (`ratings.sprt`), up to a cap;
+observed spread, through the same GSPRT formula, bounds and minimum (`sprt.sprt`), up to a cap;
 P_mu(mean at the stop >= the observed one) rises with mu. The estimate is the mu where it is 1/2
 (median-unbiased), the 95% interval the mu where it is 2.5% and 97.5%. The paths share their
 random numbers across mu (a seeded block per step range), so the probabilities are monotone in mu
@@ -40,7 +40,7 @@ class Stopped:
 @dataclass(frozen=True, slots=True)
 class Rule:
     """What the replay needs of the test: its bounds, the hypotheses (in units' terms: s0, s1),
-    whether units are scores (the pseudo-unit of `ratings.sprt`), and the cap on units."""
+    whether units are scores (the pseudo-unit of `sprt.sprt`), and the cap on units."""
 
     lower: float
     upper: float
@@ -51,7 +51,7 @@ class Rule:
 
 
 def _llr(rule: Rule, n: np.ndarray, total: np.ndarray, squares: np.ndarray) -> np.ndarray:
-    """`ratings.sprt`'s LLR after n units, for arrays of running sums and sums of squares."""
+    """`sprt.sprt`'s LLR after n units, for arrays of running sums and sums of squares."""
     if rule.score:
         weight = n + 1.0
         mean = (total + 0.5) / weight

@@ -12,7 +12,7 @@ have been broken. A block of ties so counts as its members beating everyone belo
 neither beating the other; a whole table tied pulls its sides together; a single side left last
 contributes nothing. The fit is a maximum of a concave function, found by Newton's method.
 
-The prior is the one `ratings.elo` uses: one virtual draw (half a win each way) per pair of bots
+The prior is the one `fits.elo` uses: one virtual draw (half a win each way) per pair of bots
 that met at a table, so a clean sweep still has a finite rating; and a weak ridge (2000 Elo)
 that keeps groups of bots that never met finite. Ratings are reported in Elo (400 / ln 10 per
 logit: two sides are exactly the logistic Elo model), mean 0 over the rated bots.
@@ -39,12 +39,12 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from referee.ladder.intervals import MIN_CLUSTERS, t95, widening
-from referee.ladder.model import MatchResult, complete_deals
+from referee.ratings.intervals import MIN_CLUSTERS, t95, widening
+from referee.results.matches import MatchResult, complete_deals
 
 #: Elo points per logit.
 ELO_PER_LOGIT = 400 / math.log(10)
-#: Virtual draws per pair of bots that met (as `ratings.PRIOR_DRAWS`).
+#: Virtual draws per pair of bots that met (as `fits.PRIOR_DRAWS`).
 PRIOR_DRAWS = 1.0
 #: The ridge, in Elo: a group of bots that never met the others has a finite rating.
 RIDGE_ELO = 2000.0
@@ -61,7 +61,7 @@ Array = NDArray[np.float64]
 class Fit:
     """A fit: per rated bot its rating (Elo, mean 0), 95% interval, rank interval (1 best) and
     `own_width` (the width of its interval if every other rating were exact, from its own
-    Fisher information with the prior: what `ratings.provisional` compares)."""
+    Fisher information with the prior: what `fits.provisional` compares)."""
 
     bots: tuple[str, ...]
     value: tuple[float, ...]
@@ -230,7 +230,7 @@ class _Problem:
             weights = np.bincount(drawn.ravel(), minlength=count * c).reshape(count, c)
             moves[first : first + count] = (weights - 1.0) @ per_cluster
         # Few clusters: the bootstrap's spread is the uncorrected sandwich's, too narrow; its
-        # deviations are widened by sqrt(G / (G - 1)) t95 / z (referee.ladder.intervals).
+        # deviations are widened by sqrt(G / (G - 1)) t95 / z (referee.ratings.intervals).
         scale = widening(c) if c >= MIN_CLUSTERS else 0.0
         shifts = np.linalg.solve(information, moves.T).T * scale
         draws = (strength + shifts) * ELO_PER_LOGIT

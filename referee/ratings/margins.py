@@ -1,6 +1,6 @@
 """The margin rating: each bot's mean point margin per match, raw and luck-corrected, with 95%
 intervals clustered as the ratings' are (a duplicate deal one observation, its rotations paired),
-t with G - 1 degrees of freedom over G clusters (referee.ladder.intervals).
+t with G - 1 degrees of freedom over G clusters (referee.ratings.intervals).
 
 A side's margin is its points less the mean points of the other sides; a bot's margin in a match
 is the mean over the sides it holds. The luck-corrected margin adds the seats' corrections
@@ -15,9 +15,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from referee.ladder.head_to_head import mean_interval
-from referee.ladder.intervals import Estimates, cluster_means
-from referee.ladder.model import MatchResult
+from referee.ratings.head_to_head import mean_interval
+from referee.ratings.intervals import Estimates, cluster_means
+from referee.results.matches import MatchResult
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,13 @@
+"""Where a match was lost: a seat's decisions valued from its view alone (issue 48).
+
+- `view`: a seat's view of a match (what it was sent at each decision), from a record or a
+  bot's requests; the only module here that reads a record;
+- `determinize`: a full history sampled to fit a view, through the engine; `cards`: where two
+  messages differ only in cards, and the relabelling that mends a sample;
+- `search`: determinized Monte Carlo, each legal action's mean final margin; `budgets`: the
+  playouts a decision may spend;
+- `review`: every decision of a seat reviewed, on a process pool; `grades`: inaccuracy,
+  mistake, blunder by points lost, per game;
+- `positions`: decisions as a positions file, read back and checked against the engine;
+  `position_game`: a position as a one-decision match; `position_runs`: a bot run on each.
+"""

@@ -1,0 +1,333 @@
+"""Determinization from a seat's view: a full history of the match (every deal and every seat's
+action) that shows the seat exactly what it was shown, sampled at random.
+
+Built forward through the engine: a deal is shuffled at random, another seat's action is drawn
+among those that produce the events the seat saw, and where the sample shows the seat a card it
+was not shown in a place (its hand, a card played, a peek), the cards are relabelled throughout
+the history (`cards.relabelling`, the environment sampler's relabelling of action texts) and
+the history replayed from the start, checking every decision of the seat again. So a sample is a
+legal engine state that the seat cannot tell from the true one, and it is computed from the
+view alone: the true deal is never read. It is not uniform over the seat's information set (the
+repairs favour some histories), which a playout search tolerates; the record-based sampler
+(croupier.env.sampling) is the uniform one, for a caller that holds the true deal.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from croupier.env.sampling import relabel
+from croupier.v1 import game_pb2
+from referee.games.base import Pick, Shuffle, State
+from referee.match import protocol
+from referee.review.cards import Pair, card_pairs, relabelling
+from referee.review.view import SeatView
+
+#: Fresh starts tried before a view is declared unsampled, and repairs allowed within one.
+ATTEMPTS = 40
+REPAIRS = 200
+
+#: A step of a history: a shuffle's deck, a pick's number, or an action's text.
+Step = tuple[str, tuple[str, ...] | int | str]
+
+
+class Unsampled(ValueError):
+    """No history consistent with the view was found (a view no match could have produced)."""
+
+
+@dataclass(slots=True)
+class _Walk:
+    """A history replayed against the view: the decision of the seat reached and the events of
+    it already matched."""
+
+    view: SeatView
+    state: State
+    steps: list[Step] = field(default_factory=list)
+    decision: int = 0
+    event: int = 0
+    #: The steps that were another seat's choice among several that fit the view.
+    hidden: list[int] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class _Repair:
+    """Where the sample shows a card that the view does not: the relabelling that fixes it,
+    and the (sampled, shown) pairs it comes from."""
+
+    sigma: dict[str, str]
+    pairs: list[Pair]
+
+
+def sample(view: SeatView, rng: random.Random, *, attempts: int = ATTEMPTS) -> State:
+    """An engine state at the view's last decision that shows the seat all the view shows."""
+    return history(view, rng, attempts=attempts)[0]
+
+
+def history(
+    view: SeatView,
+    rng: random.Random,
+    start: list[Step] | None = None,
+    *,
+    attempts: int = ATTEMPTS,
+) -> tuple[State, list[Step]]:
+    """A sampled state and the history that leads to it. With `start`, a history that fitted
+    an earlier view of the same match (a bot's previous sample), the first attempt continues
+    it, which costs a replay instead of a new search; the rest start afresh."""
+    if not view.decisions or view.decisions[-1].chosen is not None:
+        raise ValueError("a view to sample ends at a decision not yet made")
+    for n in range(attempts):
+        begun = _replay(view, start) if start is not None and n == 0 else None
+        found = _attempt(view, rng, begun)
+        if found is not None:
+            return found
+    raise Unsampled(f"no history fits seat {view.seat}'s view in {attempts} attempts")
+
+
+def _attempt(
+    view: SeatView, rng: random.Random, begun: _Walk | None
+) -> tuple[State, list[Step]] | None:
+    walk = begun or _replay(view, [])
+    assert walk is not None
+    for _ in range(REPAIRS):
+        outcome = _extend(walk, rng)
+        if not isinstance(outcome, _Repair):
+            if outcome is None and walk.hidden:
+                walk = _backtrack(view, walk, rng)
+                continue
+            return None if outcome is None else (outcome, walk.steps)
+        for steps in _repairs(view.game.id, walk.steps, outcome):
+            repaired = _replay(view, steps)
+            if repaired is not None:
+                repaired.hidden = walk.hidden
+                walk = repaired
+                break
+        else:
+            if not walk.hidden:
+                return None
+            walk = _backtrack(view, walk, rng)
+    return None
+
+
+def _backtrack(view: SeatView, walk: _Walk, rng: random.Random) -> _Walk:
+    """The walk cut back to before one of its hidden choices (another seat's action that the
+    seat saw nothing of, or not all of), drawn at random, to be chosen again."""
+    cut = rng.choice(walk.hidden)
+    again = _replay(view, walk.steps[:cut])
+    assert again is not None  # a prefix of a history that fitted
+    again.hidden = [i for i in walk.hidden if i < cut]
+    return again
+
+
+def _repairs(game: str, steps: list[Step], repair: _Repair) -> list[list[Step]]:
+    """The histories to try, in order: the cards relabelled throughout the deal (a card the seat
+    had never seen); the last action naming each sampled card made to name the shown one; and
+    that with the last earlier action naming the shown card made to name the sampled one (a
+    hidden choice of another seat, such as the card a XIX seat trades into the strike row)."""
+    rewritten, swapped = list(steps), list(steps)
+    for sampled, shown in repair.pairs:
+        last = _last_naming(game, rewritten, sampled)
+        if last is not None:
+            rewritten[last] = _relabelled_step(game, rewritten[last], {sampled: shown})
+        last = _last_naming(game, swapped, sampled)
+        earlier = _last_naming(game, swapped[: last or 0], shown)
+        if last is not None and earlier is not None:
+            swap = {sampled: shown, shown: sampled}
+            swapped[last] = _relabelled_step(game, swapped[last], swap)
+            swapped[earlier] = _relabelled_step(game, swapped[earlier], swap)
+    return [_relabelled(game, steps, repair.sigma), rewritten, swapped]
+
+
+def _last_naming(game: str, steps: list[Step], card: str) -> int | None:
+    for i in range(len(steps) - 1, -1, -1):
+        if steps[i][0] == "act" and _relabelled_step(game, steps[i], {card: ""}) != steps[i]:
+            return i
+    return None
+
+
+def _relabelled(game: str, steps: list[Step], sigma: dict[str, str]) -> list[Step]:
+    """The history with the current deal's cards relabelled: from its shuffle of the whole deck
+    on, since an earlier deal's cards are other cards (the seat's view of them is left as it
+    was); a reshuffle of part of the cards (Xeri's stock) is relabelled with its deal."""
+    sizes = {i: len(value) for i, (kind, value) in enumerate(steps) if kind == "shuffle"}  # type: ignore[arg-type]
+    whole = max(sizes.values(), default=0)  # a deal shuffles every card; a reshuffle, the stock
+    deals = [i for i, size in sizes.items() if size == whole]
+    start = deals[-1] if deals else 0
+    return steps[:start] + [_relabelled_step(game, step, sigma) for step in steps[start:]]
+
+
+def _relabelled_step(game: str, step: Step, sigma: dict[str, str]) -> Step:
+    kind, value = step
+    if kind == "shuffle":
+        assert isinstance(value, tuple)
+        return kind, tuple(sigma.get(card, card) for card in value)
+    if kind == "act":
+        assert isinstance(value, str)
+        return kind, relabel(game, value, sigma)
+    return step
+
+
+def _replay(view: SeatView, steps: list[Step]) -> _Walk | None:
+    """The walk after `steps`, or None where they no longer fit the view."""
+    walk = _Walk(view, view.game.new_game(view.options))
+    for kind, value in steps:
+        state = walk.state
+        if kind == "act":
+            assert isinstance(value, str)
+            if state.to_move == view.seat and (
+                not _at_decision(walk) or view.decisions[walk.decision - 1].chosen != value
+            ):
+                return None
+            actions = {action.text: action for action in state.legal_actions()}
+            if value not in actions:
+                return None
+            after = state.apply(actions[value])
+        else:
+            assert isinstance(value, tuple | int)
+            after = state.apply_chance(value)
+        if _match_events(walk, after) is not True:
+            return None
+        walk.state = after
+        walk.steps.append((kind, value))
+    return walk
+
+
+def _at_decision(walk: _Walk) -> bool:
+    """The seat is to move: the view's decision there must be what the state shows; then the
+    walk moves past it (the seat's own choice comes next)."""
+    decision = walk.view.decisions[walk.decision]
+    state = walk.state
+    if walk.event != len(decision.events):
+        return False
+    if state.observation(walk.view.seat) != decision.observation:
+        return False
+    if tuple(action.text for action in state.legal_actions()) != decision.legal:
+        return False
+    walk.decision += 1
+    walk.event = 0
+    return True
+
+
+def _visible(walk: _Walk, state: State) -> list[game_pb2.Event]:
+    game = walk.view.game.id
+    return [protocol.event(game, e) for e in state.events if e.visible_to(walk.view.seat)]
+
+
+def _match_events(walk: _Walk, after: State) -> bool | list[Pair] | None:
+    """True if the transition's visible events are the view's next ones (then consumed); the
+    card pairs to relabel if they differ only in cards; None if they cannot be made to fit."""
+    seen = _visible(walk, after)
+    if not seen:
+        return True
+    if walk.decision >= len(walk.view.decisions):
+        return None
+    expected = walk.view.decisions[walk.decision].events[walk.event : walk.event + len(seen)]
+    if len(expected) != len(seen):
+        return None
+    if list(expected) == seen:
+        walk.event += len(seen)
+        return True
+    pairs: list[Pair] = []
+    game = walk.view.game.id
+    for got, want in zip(seen, expected, strict=True):
+        found = card_pairs(game, getattr(got, game), getattr(want, game))
+        if found is None:  # a consequence of the cards before (who took the trick)
+            break
+        pairs.extend(found)
+    return pairs if any(a != b for a, b in pairs) else None
+
+
+def _extend(walk: _Walk, rng: random.Random) -> State | _Repair | None:
+    """Play the walk on to the view's last decision, or stop at a repair."""
+    view = walk.view
+    last = len(view.decisions) - 1
+    while True:
+        state = walk.state
+        if state.is_terminal():
+            return None
+        node = state.chance()
+        if node is not None:
+            outcomes: list[tuple[str, ...] | int]
+            if isinstance(node, Shuffle):
+                outcomes = [tuple(rng.sample(node.cards, len(node.cards)))]
+            else:
+                assert isinstance(node, Pick)
+                outcomes = rng.sample(range(node.count), node.count)
+            step = _choose(
+                walk, [("shuffle" if isinstance(o, tuple) else "pick", o) for o in outcomes], rng
+            )
+        elif state.to_move == view.seat:
+            if walk.decision == last:
+                decision = view.decisions[last]
+                if walk.event != len(decision.events):
+                    return None
+                shown = decision.observation
+                if state.observation(view.seat) == shown:
+                    legal = tuple(action.text for action in state.legal_actions())
+                    return state if legal == decision.legal else None
+                return _repair(
+                    walk, card_pairs(view.game.id, state.observation(view.seat), shown), rng
+                )
+            decision = view.decisions[walk.decision]
+            if state.observation(view.seat) != decision.observation:
+                if walk.event != len(decision.events):
+                    return None
+                pairs = card_pairs(view.game.id, state.observation(view.seat), decision.observation)
+                return _repair(walk, pairs, rng)
+            if not _at_decision(walk):
+                return None
+            chosen = decision.chosen
+            assert chosen is not None
+            step = _choose(walk, [("act", chosen)], rng)
+        else:
+            texts = [action.text for action in state.legal_actions()]
+            rng.shuffle(texts)
+            step = _choose(walk, [("act", text) for text in texts], rng)
+        if not isinstance(step, tuple):
+            return step
+
+
+def _apply(state: State, step: Step) -> State | None:
+    kind, value = step
+    if kind == "act":
+        actions = {action.text: action for action in state.legal_actions()}
+        return state.apply(actions[value]) if value in actions else None
+    assert isinstance(value, tuple | int)
+    return state.apply_chance(value)
+
+
+def _choose(walk: _Walk, steps: list[Step], rng: random.Random) -> Step | _Repair | None:
+    """Take the first step whose visible events fit the view; failing that, repair the cards of
+    one that fits but for its cards, drawn at random."""
+    near: list[tuple[Step, State, list[Pair]]] = []
+    for n, step in enumerate(steps):
+        after = _apply(walk.state, step)
+        if after is None:
+            continue
+        saved = walk.event
+        fit = _match_events(walk, after)
+        if fit is True:
+            if n + 1 < len(steps):
+                walk.hidden.append(len(walk.steps))
+            walk.state = after
+            walk.steps.append(step)
+            return step
+        walk.event = saved
+        if isinstance(fit, list):
+            near.append((step, after, fit))
+    if not near:
+        return None
+    step, after, pairs = rng.choice(near)
+    walk.steps.append(step)
+    walk.state = after
+    return _repair(walk, pairs, rng)
+
+
+def _repair(walk: _Walk, pairs: list[Pair] | None, rng: random.Random) -> _Repair | None:
+    if pairs is None:
+        return None
+    cards = {card for kind, value in walk.steps if kind == "shuffle" for card in value}  # type: ignore[union-attr]
+    if any(a != b and not (a in cards and b in cards) for a, b in pairs):
+        return None  # a string field that is not a card (a rank's name) differs
+    sigma = relabelling([(a, b) for a, b in pairs if a in cards], rng)
+    return None if not sigma else _Repair(sigma, [(a, b) for a, b in pairs if a != b])

@@ -1,0 +1,85 @@
+"""The review of one seat's decisions in a match record: each valued from the seat's view alone,
+in a process pool (one task per decision)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from referee.review.budgets import check_budget
+from referee.review.grades import Grade, grade
+from referee.review.search import ActionValue, Unsampled, evaluate
+from referee.review.view import SeatView, view_of_record
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionReview:
+    """Decision `decision` (0-based among the seat's) of the match: the values of its actions,
+    the one chosen, its loss against the best (with its 95% half-width) and grade. `values` is
+    empty where no determinization fitted the view (`unsampled`)."""
+
+    decision: int
+    chosen: str
+    values: tuple[ActionValue, ...]
+    best: str
+    loss: float
+    loss_half_width: float
+    grade: Grade | None
+    unsampled: bool = False
+
+    def to_json(self) -> dict[str, object]:
+        data = asdict(self)
+        data["grade"] = self.grade.value if self.grade else None
+        return data
+
+
+def review(
+    path: Path, seat: int, budget: int, seed: int = 0, workers: int = 1
+) -> list[DecisionReview]:
+    """Every decision of seat `seat` in the record at `path`, reviewed. Raises CroupierError for
+    a record that does not verify or a seat it does not have, ValueError for a budget out of
+    range."""
+    check_budget(budget)
+    view = view_of_record(path, seat)
+    tasks = [_task(view, k, budget, seed) for k in range(len(view.decisions))]
+    if workers <= 1:
+        return [_review_one(task) for task in tasks]
+    with ProcessPoolExecutor(workers) as pool:
+        return list(pool.map(_review_one, tasks))
+
+
+def reviews(
+    path: Path, seat: int, budget: int, seed: int = 0, only: Sequence[int] | None = None
+) -> Iterator[DecisionReview]:
+    """The decisions (those numbered in `only`, if given) one by one in this process."""
+    check_budget(budget)
+    view = view_of_record(path, seat)
+    for k in range(len(view.decisions)) if only is None else only:
+        yield _review_one(_task(view, k, budget, seed))
+
+
+_Task = tuple[SeatView, str, int, int]
+
+
+def _task(view: SeatView, k: int, budget: int, seed: int) -> _Task:
+    chosen = view.decisions[k].chosen
+    assert chosen is not None
+    return view.up_to(k), chosen, budget, seed
+
+
+def _review_one(task: _Task) -> DecisionReview:
+    view, chosen, budget, seed = task
+    k = len(view.decisions) - 1
+    full = view.decisions[k]
+    try:
+        values = evaluate(view, budget, seed)
+    except Unsampled:
+        return DecisionReview(k, chosen, (), "", 0.0, 0.0, None, unsampled=True)
+    index = full.legal.index(chosen)
+    loss, half = values.loss(index)
+    best = values.actions[values.best].text
+    return DecisionReview(
+        k, chosen, values.actions, best, loss, half, grade(view.game.id, loss, half)
+    )

@@ -1,0 +1,137 @@
+"""Determinized Monte Carlo: the value of each legal action of the seat to move, from its view.
+
+Each determinization (referee.review.determinize) is played out a few times after every legal
+action with the same seeded random default policy (common random numbers: the actions of one
+sample are compared on the same luck), to the end of the match. An action's value is its mean
+final margin (the seat's score less the best other side's), with a 95% interval.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from referee.games.base import Pick, Result, State
+from referee.review.budgets import check_budget
+from referee.review.determinize import Step, Unsampled, history
+
+__all__ = ["ActionValue", "Unsampled", "Values", "check_budget", "evaluate", "margin"]
+from referee.review.view import SeatView
+
+
+@dataclass(frozen=True, slots=True)
+class ActionValue:
+    text: str
+    mean: float
+    half_width: float  # of the 95% interval of the mean
+
+
+@dataclass(frozen=True, slots=True)
+class Values:
+    """The values of a decision's legal actions, and the margins behind them (sample by action)."""
+
+    actions: tuple[ActionValue, ...]
+    margins: tuple[tuple[float, ...], ...]
+
+    @property
+    def best(self) -> int:
+        return max(range(len(self.actions)), key=lambda i: self.actions[i].mean)
+
+    def loss(self, chosen: int) -> tuple[float, float]:
+        """The chosen action's loss against the best, and the 95% half-width of that paired
+        difference."""
+        best = self.best
+        diffs = [row[best] - row[chosen] for row in self.margins]
+        return _mean(diffs), _half_width(diffs)
+
+
+#: Playouts per action on one determinization: a sample costs some hundred playouts (it replays
+#: the match, repairing it), so each is played out several times (their mean is one row).
+PLAYOUTS_PER_SAMPLE = 4
+
+
+def evaluate(
+    view: SeatView,
+    budget: int,
+    seed: int,
+    deadline: float | None = None,
+    particles: list[list[Step]] | None = None,
+) -> Values:
+    """The values of the legal actions at the view's last decision, within `budget` playouts
+    divided among the actions, all drawn from `seed` and the view alone. With a `deadline`
+    (time.monotonic()), no sample is begun after it (one at least is made). With `particles`
+    (a bot's, kept from its previous decision), sample k continues history k and leaves its new
+    history there. Raises Unsampled where no determinization fits the view."""
+    check_budget(budget)
+    legal = view.decisions[-1].legal
+    per_action = max(1, budget // len(legal))
+    repeats = min(PLAYOUTS_PER_SAMPLE, per_action)
+    count = max(1, per_action // repeats)
+    rows: list[tuple[float, ...]] = []
+    for k in range(count):
+        if rows and deadline is not None and time.monotonic() > deadline:
+            break
+        rng = random.Random(f"{seed}:{len(view.decisions)}:{k}")
+        start = particles[k] if particles is not None and k < len(particles) else None
+        try:
+            state, steps = history(view, rng, start)
+        except Unsampled:
+            continue
+        if particles is not None:
+            particles[k : k + 1] = [steps]
+        actions = {action.text: action for action in state.legal_actions()}
+        lucks = [rng.randrange(1 << 62) for _ in range(repeats)]
+        rows.append(
+            tuple(
+                _mean(
+                    [
+                        _playout(state.apply(actions[t]), view.seat, random.Random(luck))
+                        for luck in lucks
+                    ]
+                )
+                for t in legal
+            )
+        )
+    if not rows:
+        raise Unsampled(f"no determinization of decision {len(view.decisions) - 1} in {count}")
+    columns = list(zip(*rows, strict=True))
+    values = tuple(
+        ActionValue(text, _mean(column), _half_width(column))
+        for text, column in zip(legal, columns, strict=True)
+    )
+    return Values(values, tuple(rows))
+
+
+def _playout(state: State, seat: int, rng: random.Random) -> float:
+    while not state.is_terminal():
+        node = state.chance()
+        if node is None:
+            state = state.apply(rng.choice(state.legal_actions()))
+        elif isinstance(node, Pick):
+            state = state.apply_chance(rng.randrange(node.count))
+        else:
+            state = state.apply_chance(tuple(rng.sample(node.cards, len(node.cards))))
+    return margin(state.result(), seat)
+
+
+def margin(result: Result, seat: int) -> float:
+    """The seat's (its team's) score less the best other side's."""
+    teams = result.teams or tuple(range(len(result.scores)))
+    others = [s for i, s in enumerate(result.scores) if teams[i] != teams[seat]]
+    return float(result.scores[seat] - max(others))
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values)
+
+
+def _half_width(values: Sequence[float]) -> float:
+    n = len(values)
+    if n < 2:
+        return math.inf
+    mean = _mean(values)
+    variance = sum((v - mean) ** 2 for v in values) / (n - 1)
+    return 1.96 * math.sqrt(variance / n)

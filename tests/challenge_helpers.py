@@ -1,0 +1,75 @@
+"""Hosted versions for the challenge tests: the XIX heuristic and its noisy copy, put straight
+into a real store as qualified, active versions (as tests/hosted_helpers.py does)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from referee.hosted.archive import ArchiveLimits, unpack
+from referee.hosted.store import VersionId, VersionStore
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "python"
+
+#: The heuristic that plays a random legal action this often: clearly weaker, never broken.
+NOISY = '''"""The XIX heuristic, but a random legal action half the time."""
+import random
+
+import croupier
+from croupier.bots import XixHeuristicBot
+
+
+class Noisy(XixHeuristicBot):
+    name = "xix-noisy"
+
+    def act(self, request):
+        if random.random() < {noise}:
+            return random.randrange(len(request.legal_actions))
+        return super().act(request)
+
+
+if __name__ == "__main__":
+    croupier.run(Noisy)
+'''
+
+
+#: A bot that crashes at its first decision.
+CRASHER = '''"""Connects, then dies at its first decision."""
+import os
+
+import croupier
+from croupier.bots import XixHeuristicBot
+
+
+class Crasher(XixHeuristicBot):
+    name = "xix-crasher"
+
+    def act(self, request):
+        os._exit(3)
+
+
+if __name__ == "__main__":
+    croupier.run(Crasher)
+'''
+
+
+#: The `noise` of a version that crashes at its first decision.
+CRASHES = -1.0
+
+
+def add_bot(store: VersionStore, account: str, noise: float | None, tag: str) -> VersionId:
+    """A qualified, active version of `account`: the heuristic (`noise` None), its noisy copy,
+    or with CRASHES one that crashes at its first decision; `tag` makes its contents, so its
+    id, its own."""
+    into = store.incoming()
+    unpack(EXAMPLE, into, ArchiveLimits())
+    run = "{python} xix_heuristic.py" if noise is None else "{python} noisy.py"
+    if noise is not None:
+        (into / "noisy.py").write_text(NOISY.replace("{noise}", repr(noise)))
+    if noise is not None and noise < 0:  # CRASHES
+        (into / "noisy.py").write_text(CRASHER)
+    (into / "bot.toml").write_text(
+        f'name = "{tag}"\nlanguage = "python"\ngames = ["xix"]\nrun = "{run}"\n# {tag}\n'
+    )
+    version = store.add(account, into)
+    store.activate(version.id, "every check passed")
+    return version.id

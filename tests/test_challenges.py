@@ -1,0 +1,307 @@
+"""Challenges end to end (issue 45): a real contest referee (`serve_matches` with accounts and
+hosted versions in the sandbox), real gRPC calls with the generated stubs, real bot processes:
+the heuristic against its noisy copy decides H1 within its budget, an equal-strength challenge
+does not decide H1, unranked challenges leave the standings alone, a ranked one downward waits
+for consent, and the limits refuse with their named status."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+import pytest
+import trio
+from typer.testing import CliRunner
+
+from croupier.v1 import challenges_pb2 as pb
+from croupier.v1 import challenges_pb2_grpc
+from referee import transport
+from referee.challenges.book import ChallengeBook
+from referee.challenges.terms import ChallengeTerms
+from referee.cli import app
+from referee.contest.config import ServeConfig
+from referee.contest.serving import serve_matches
+from referee.contest.tokens import TokenStore
+from referee.games import get_game
+from referee.games.base import parse_options
+from referee.hosted.store import VersionId, VersionStore, beside
+from referee.ladder.verify import standings_of
+from referee.match.clock import TimeControl
+from referee.results.database import Store
+from tests.challenge_helpers import CRASHES, add_bot
+
+pytestmark = pytest.mark.usefixtures("bubblewrap")
+
+XIX = get_game("xix")
+
+
+@dataclass
+class Contest:
+    folder: Path
+    tokens: dict[str, str]
+    port: int = 0
+    versions: dict[str, str] = field(default_factory=dict)
+
+    def stub(self) -> challenges_pb2_grpc.ChallengesStub:
+        channel = grpc.insecure_channel(f"127.0.0.1:{self.port}")
+        return challenges_pb2_grpc.ChallengesStub(channel)
+
+    async def call(self, account: str, method: str, request: object) -> object:
+        """One unary call as `account`, off the event loop (the stubs block)."""
+        stub = self.stub()
+        metadata = (("authorization", f"Bearer {self.tokens[account]}"),)
+        return await trio.to_thread.run_sync(
+            lambda: getattr(stub, method)(request, metadata=metadata, timeout=30)
+        )
+
+    async def until_ended(self, account: str, id: int, seconds: float = 150) -> pb.Challenge:
+        with trio.fail_after(seconds):
+            while True:
+                answer = await self.call(account, "GetChallenge", pb.GetChallengeRequest(id=id))
+                assert isinstance(answer, pb.GetChallengeResponse)
+                if answer.challenge.state == pb.CHALLENGE_STATE_ENDED:
+                    return answer.challenge
+                await trio.sleep(0.2)
+
+    def rated_above(self, a: str, b: str) -> bool:
+        """Whether the standings rate `a`'s version above `b`'s."""
+        rows = {row.bot.split("@")[0]: row for row in standings_of(self.folder / "contest.db").rows}
+        ours, theirs = rows.get(a), rows.get(b)
+        if ours is None or theirs is None or ours.rating is None or theirs.rating is None:
+            return False
+        return ours.rating > theirs.rating
+
+    def committed(self, id: int) -> list[str]:
+        """The ids of challenge `id`'s committed matches."""
+        book = ChallengeBook(self.folder / "contest.db")
+        try:
+            return [m.match_id for m in book.matches(book.get(id)) if m.rows is not None]
+        finally:
+            book.close()
+
+    def ranked_matches(self) -> list[str]:
+        store = Store(self.folder / "contest.db", create=False)
+        try:
+            return [p.match_id for p in store.played()]
+        finally:
+            store.close()
+
+
+def run_contest(
+    tmp_path: Path,
+    scenario: Callable[[Contest], Awaitable[None]],
+    versions: dict[str, float | None],
+    terms: ChallengeTerms,
+) -> Contest:
+    """A XIX contest with each account of `versions` holding one active version (the
+    heuristic, or its noisy copy with that noise), running `scenario` against it."""
+    database = tmp_path / "contest.db"
+    store = TokenStore(database)
+    contest = Contest(tmp_path, {name: store.add(name) for name in versions})
+    hosted = VersionStore(beside(database))
+    try:
+        for name, noise in versions.items():
+            contest.versions[name] = add_bot(hosted, name, noise, f"{name}-bot")
+    finally:
+        hosted.close()
+    config = ServeConfig(
+        game=XIX,
+        options=parse_options(XIX, {}),
+        tokens=database,
+        records=tmp_path / "records",
+        time_control=TimeControl(move_ms=5000, bank_ms=0),
+        drain_seconds=5,
+        challenges=terms,
+    )
+
+    async def main() -> None:
+        stop = trio.Event()
+        listening = trio.Event()
+
+        def on_listening(port: int) -> None:
+            contest.port = port
+            listening.set()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(serve_matches, config, on_listening, lambda _: None, stop)
+            await listening.wait()
+            with trio.fail_after(300):
+                await scenario(contest)
+            stop.set()
+
+    transport.run(main)
+    return contest
+
+
+QUICK = ChallengeTerms(share=0.9, elo0=0, elo1=100, max_deals=60, default_deals=40, per_pair=2)
+
+
+def verified(database: Path) -> str:
+    """`croupier ladder verify` on the contest's database: its output, having passed."""
+    result = CliRunner().invoke(app, ["ladder", "verify", str(database), "--no-cache"])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_the_heuristic_beats_its_noisy_copy_and_standings_ignore_unranked(tmp_path: Path) -> None:
+    seen: dict[str, object] = {}
+
+    async def scenario(contest: Contest) -> None:
+        asked = await contest.call(
+            "alice", "CreateChallenge", pb.CreateChallengeRequest(opponent="bob")
+        )
+        assert isinstance(asked, pb.CreateChallengeResponse)
+        assert asked.challenge.state == pb.CHALLENGE_STATE_QUEUED
+        seen["decided"] = await contest.until_ended("alice", asked.challenge.id)
+        seen["contest"] = contest.ranked_matches()
+
+    contest = run_contest(tmp_path, scenario, {"alice": None, "bob": 0.6}, QUICK)
+    decided = seen["decided"]
+    assert isinstance(decided, pb.Challenge)
+    assert decided.outcome == pb.CHALLENGE_OUTCOME_BETTER, decided.reason
+    assert decided.deals_played <= QUICK.default_deals and decided.llr >= decided.upper
+    assert decided.summary.startswith(f"alice@{contest.versions['alice'][:12]} vs bob@")
+    assert "H1 accepted after" in decided.summary, decided.summary
+    # Each deal played in both rotations, every match a challenge's own, none in the contest.
+    assert len(decided.match_ids) >= 2 * decided.deals_played
+    assert all(m.startswith("challenge-") for m in decided.match_ids)
+    contest_matches = seen["contest"]
+    assert isinstance(contest_matches, list)
+    assert not any("challenge" in m for m in contest_matches)
+    standings = standings_of(contest.folder / "contest.db")
+    assert sum(row.matches for row in standings.rows) <= 2 * len(ranked_after(contest))
+    output = verified(contest.folder / "contest.db")
+    assert f"{len(ranked_after(contest)) + len(decided.match_ids)} matches" in output, output
+
+
+def ranked_after(contest: Contest) -> list[str]:
+    return contest.ranked_matches()
+
+
+async def refused(
+    contest: Contest, account: str, request: pb.CreateChallengeRequest
+) -> grpc.RpcError:
+    """The refusal of `request` (it must be refused)."""
+    try:
+        await contest.call(account, "CreateChallenge", request)
+    except grpc.RpcError as error:
+        return error
+    raise AssertionError(f"{request} was not refused")
+
+
+def test_limits_equal_strength_and_a_ranked_challenge_downward(tmp_path: Path) -> None:
+    seen: dict[str, object] = {}
+
+    async def scenario(contest: Contest) -> None:
+        ask = pb.CreateChallengeRequest
+        for request, code, words in (
+            (
+                ask(opponent="bob", deals=10**9),
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                "deals per challenge",
+            ),
+            (
+                ask(opponent="bob", elo0=10, elo1=5),
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "cannot decide",
+            ),
+            (ask(opponent="bob", alpha=0.7), grpc.StatusCode.INVALID_ARGUMENT, "alpha and beta"),
+            (ask(opponent="alice"), grpc.StatusCode.FAILED_PRECONDITION, "would loop"),
+            (ask(opponent="nobody"), grpc.StatusCode.NOT_FOUND, "no account 'nobody'"),
+            (ask(opponent="bob@000000"), grpc.StatusCode.NOT_FOUND, "active version"),
+        ):
+            error = await refused(contest, "alice", request)
+            assert error.code() == code and words in (error.details() or ""), error
+        # Equal strength: the heuristic against itself (another version of it) never decides H1.
+        equal = await contest.call("alice", "CreateChallenge", ask(opponent="carol", deals=6))
+        assert isinstance(equal, pb.CreateChallengeResponse)
+        # The limit per pair: two in flight between alice and bob, a third refused.
+        first = await contest.call("alice", "CreateChallenge", ask(opponent="bob"))
+        await contest.call("bob", "CreateChallenge", ask(opponent="alice"))
+        error = await refused(contest, "alice", ask(opponent="bob"))
+        assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, error
+        assert "challenges per pair" in (error.details() or ""), error
+        assert isinstance(first, pb.CreateChallengeResponse)
+        await contest.call(
+            "alice", "CancelChallenge", pb.CancelChallengeRequest(id=first.challenge.id)
+        )
+        seen["cancelled"] = await contest.until_ended("alice", first.challenge.id)
+        seen["equal"] = await contest.until_ended("alice", equal.challenge.id)
+        # Ranked downward: once alice is rated above bob, her ranked challenge waits for him.
+        with trio.fail_after(120):
+            while not contest.rated_above("alice", "bob"):
+                await trio.sleep(0.5)
+        down = await contest.call(
+            "alice", "CreateChallenge", ask(opponent="bob", ranked=True, deals=3)
+        )
+        assert isinstance(down, pb.CreateChallengeResponse)
+        seen["waiting"] = down.challenge
+        await trio.sleep(1.5)  # the runner looks twice a second: a waiting one is never played
+        still = await contest.call(
+            "alice", "GetChallenge", pb.GetChallengeRequest(id=down.challenge.id)
+        )
+        assert isinstance(still, pb.GetChallengeResponse)
+        assert still.challenge.state == pb.CHALLENGE_STATE_WAITING, still
+        await contest.call(
+            "bob", "AnswerChallenge", pb.AnswerChallengeRequest(id=down.challenge.id, accept=True)
+        )
+        seen["ranked"] = await contest.until_ended("alice", down.challenge.id)
+        seen["contest"] = contest.ranked_matches()
+
+    run = run_contest(tmp_path, scenario, {"alice": None, "bob": 0.6, "carol": None}, QUICK)
+    cancelled = seen["cancelled"]
+    assert isinstance(cancelled, pb.Challenge)
+    assert cancelled.outcome == pb.CHALLENGE_OUTCOME_UNDECIDED
+    assert "cancelled by its author" in cancelled.reason
+    equal = seen["equal"]
+    assert isinstance(equal, pb.Challenge)
+    assert equal.outcome in (pb.CHALLENGE_OUTCOME_UNDECIDED, pb.CHALLENGE_OUTCOME_NOT_BETTER)
+    waiting = seen["waiting"]
+    assert isinstance(waiting, pb.Challenge)
+    assert waiting.state == pb.CHALLENGE_STATE_WAITING and "consent" in waiting.reason
+    ranked = seen["ranked"]
+    assert isinstance(ranked, pb.Challenge)
+    assert ranked.match_ids and all(m.startswith("ranked-challenge-") for m in ranked.match_ids)
+    contest_matches = seen["contest"]
+    assert isinstance(contest_matches, list)
+    assert set(ranked.match_ids) <= set(contest_matches)  # ranked: counted in the standings
+    assert not set(equal.match_ids) & set(contest_matches)
+    verified(run.folder / "contest.db")
+
+
+def test_a_crashing_version_and_a_withdrawn_one_end_their_challenges_with_the_reason(
+    tmp_path: Path,
+) -> None:
+    """A version that crashes at its first decision is launched once again, then its
+    challenge ends saying so; a version withdrawn mid-challenge ends its challenge after the
+    match in hand; what was played of each stays committed."""
+    seen: dict[str, pb.Challenge] = {}
+
+    async def scenario(contest: Contest) -> None:
+        ask = pb.CreateChallengeRequest
+        crashing = await contest.call("alice", "CreateChallenge", ask(opponent="bob"))
+        assert isinstance(crashing, pb.CreateChallengeResponse)
+        seen["crashing"] = await contest.until_ended("alice", crashing.challenge.id)
+        long = await contest.call("alice", "CreateChallenge", ask(opponent="carol", deals=60))
+        assert isinstance(long, pb.CreateChallengeResponse)
+        with trio.fail_after(120):
+            while not contest.committed(long.challenge.id):
+                await trio.sleep(0.1)
+        store = VersionStore(beside(contest.folder / "contest.db"))
+        try:
+            store.withdraw("alice", VersionId(contest.versions["alice"]))
+        finally:
+            store.close()
+        seen["withdrawn"] = await contest.until_ended("alice", long.challenge.id)
+
+    contest = run_contest(tmp_path, scenario, {"alice": None, "bob": CRASHES, "carol": None}, QUICK)
+    crashing = seen["crashing"]
+    assert crashing.outcome == pb.CHALLENGE_OUTCOME_UNDECIDED, crashing
+    assert "could not be kept running" in crashing.reason, crashing.reason
+    withdrawn = seen["withdrawn"]
+    assert withdrawn.outcome == pb.CHALLENGE_OUTCOME_UNDECIDED, withdrawn
+    assert "your version" in withdrawn.reason and "withdrawn" in withdrawn.reason, withdrawn
+    assert withdrawn.match_ids  # what it played is kept
+    verified(contest.folder / "contest.db")
