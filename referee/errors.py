@@ -42,6 +42,11 @@ class QuotaError(CroupierError):
     """A quota the organiser set, reached: a count or a size over what is allowed."""
 
 
+class ForbiddenError(CroupierError):
+    """Something the asker may not do, though they may ask: a team's member who is not its
+    leader adding or removing members."""
+
+
 class FrozenError(CroupierError):
     """A change the organiser has stopped: a contest's submissions are frozen."""
 

@@ -214,7 +214,8 @@ def test_the_serve_command_s_defaults_are_the_library_s(tmp_path: Path) -> None:
         "ceiling_factor = 3\n[limits]\nmax_faults = 1\nreconnect_grace = 1.0\n"
         "max_sessions_per_token = 1\nmax_matches_per_session = 1\n"
         "max_messages_per_second = 1.0\nmax_message_bytes = 2048\ndrain_seconds = 1.0\n"
-        "max_lead = 1\n[web]\nport = 1\n[hosted]\nversions = 'v'\nruntime = 'u'\n"
+        "max_lead = 1\nmax_team_size = 2\n[web]\nport = 1\n"
+        "[hosted]\nversions = 'v'\nruntime = 'u'\n"
         "submissions_per_hour = 1\nmax_upload_mb = 1\nversions_kept = 1\nslots = 1\n"
         "freeze = true\ncluster = 'tcp://s:1'\n[challenges]\nshare = 0.5\nranked = 'off'\n"
     )
@@ -222,6 +223,7 @@ def test_the_serve_command_s_defaults_are_the_library_s(tmp_path: Path) -> None:
     assert settings.challenge_terms() == ChallengeTerms(share=0.5, ranked=Ranked.OFF)
     assert settings.clock is ClockKind.CPU and settings.web == "127.0.0.1:1"
     assert settings.option == () and settings.hosted_slots == 1
+    assert settings.max_team_size == 2
 
 
 def test_a_library_caller_is_held_to_the_serve_s_rules(tmp_path: Path) -> None:

@@ -301,16 +301,19 @@ def seeing_bot(folder: Path, manifest: str, allowed: list[Path]) -> Path:
 
 
 def runtime_roots() -> list[Path]:
-    """What a hosted bot may see besides its run folder: the system, croupier's Python and the
-    SDKs it is run with (referee.local.view), its scratch and its door."""
+    """What a hosted bot may see besides its run folder: the system, croupier's Python, the
+    SDKs it is run with and the referee's package, which the SDK's reference bots import
+    (referee.local.view), its scratch and its door."""
     import croupier
+    import referee
 
     sdks = Path(croupier.__file__).resolve().parents[2]
+    engines = Path(referee.__file__).resolve().parent
     python = [Path(sys.prefix), Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()]
     system = [Path(p) for p in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc")]
     # Its private scratch: /tmp/home (the rest of /tmp holds, in these tests, the parents of its
     # own folder, made to hold it), and /run, its door and relay.
-    return [*python, sdks, *system, Path("/tmp/home"), Path("/run")]
+    return [*python, sdks, engines, *system, Path("/tmp/home"), Path("/run")]
 
 
 def test_a_build_s_link_out_of_its_folder_shows_the_bot_nothing_of_the_contest(

@@ -23,6 +23,7 @@ from referee.hosted.store import (
     read_listing,
     version_id,
 )
+from tests.hosted_helpers import add_example
 
 
 def _bot(folder: Path, text: str) -> Path:
@@ -199,3 +200,45 @@ def test_a_store_being_created_or_made_before_active_versions_reads_as_it_is(
         )
     listing = read_listing(root)
     assert [v.account for v in listing.versions] == ["alice"] and not listing.active
+
+
+def test_every_change_of_a_version_is_an_event_its_account_follows(tmp_path: Path) -> None:
+    """Issue 46.2: each status a version reaches, its becoming active, its first match (once)
+    and its retirement are events of its account's, in order, with rising ids, written in the
+    same transaction as the change; another account's are not among them."""
+    store = VersionStore(tmp_path / "versions")
+    first = add_example(store, "alice", "one")
+    store.set_status(first, VersionStatus.BUILDING)
+    store.set_status(first, VersionStatus.BUILD_FAILED, "build failed (exit 3)")
+    store.resubmit(first)
+    store.activate(first, "every check passed")
+    store.played(first, "contest-00001")
+    store.played(first, "contest-00002")
+    second = add_example(store, "alice", "two")
+    store.activate(second, "every check passed")
+    store.withdraw("alice", second)
+    add_example(store, "bob", "three")
+    events = store.events("alice")
+    assert [(e.version, str(e.kind)) for e in events] == [
+        (first, "received"),
+        (first, "building"),
+        (first, "build-failed"),
+        (first, "received"),
+        (first, "qualified"),
+        (first, "active"),
+        (first, "first-match"),
+        (second, "received"),
+        (second, "qualified"),
+        (second, "active"),
+        (first, "retired"),
+        (second, "withdrawn"),
+        (second, "retired"),
+    ]
+    assert events[6].match == "contest-00001"
+    assert events[10].reason == f"replaced by the newer version {second[:12]}"
+    assert events[12].reason == "withdrawn by alice: it plays no more"
+    ids = [e.id for e in events]
+    assert ids == sorted(set(ids))
+    assert [e.id for e in store.events("alice", after=ids[5])] == ids[6:]
+    assert {e.account for e in store.events("bob")} == {"bob"}
+    store.close()

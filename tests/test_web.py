@@ -56,6 +56,8 @@ CROUPIER = str(Path(PYTHON).parent / "croupier")
 BOT = str(ROOT / "tests" / "bots" / "misbehaving.py")
 OUTPUT = Path(os.environ.get("CROUPIER_TEST_OUTPUT", ROOT / "test-output")) / "web"
 MODES = {"alice": "slow_good", "bob": "slow_good", "carol": "slow", "dave": "slow_good"}
+#: A member of alice's team whose name is markup (issue 46): shown as text, never run.
+HOSTILE_MEMBER = '<img src=x onerror="pwned=1"><script>pwned=2</script>'
 
 
 @dataclass
@@ -164,6 +166,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     folder = tmp_path_factory.mktemp("web")
     store = TokenStore(folder / "contest.db")
     tokens = {name: store.add(name) for name in MODES}
+    store.add_member("alice", HOSTILE_MEMBER)
     versions = _hosted(folder / "versions")
     serve, web, port = _serve(folder)
     bots = [
@@ -222,7 +225,8 @@ def test_standings_update_without_a_reload(site: Site, page: Any) -> None:
     )
     # Beside the bots that connect, carol's active hosted version, which the contest launches.
     hosted = {v["entrant"] for v in site.json("/api/bots/carol")["versions"] if v["active"]}
-    assert set(MODES) <= {row[1] for row in rows} <= set(MODES) | hosted
+    named = {row[1].removesuffix(f" (alice, {HOSTILE_MEMBER})") for row in rows}
+    assert set(MODES) <= named <= set(MODES) | hosted
     for row in rows:
         if int(row[5]) > 0:
             # A rating and its interval as `croupier ladder standings` prints them.
@@ -247,6 +251,27 @@ def test_standings_update_without_a_reload(site: Site, page: Any) -> None:
     assert (played_at.text_content() or "").endswith(("just now", " ago"))
     OUTPUT.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(OUTPUT / "standings.png"), full_page=True)
+
+
+def test_a_team_s_members_are_shown_as_text_whatever_their_names(site: Site, page: Any) -> None:
+    """A member's name is any printable text: the standings and the team's page show the markup
+    in it as the characters it is, and no element of it reaches the page."""
+    page.goto(site.web + "/")
+    members = page.locator("#standings tr[data-bot='alice'] .members")
+    members.wait_for(timeout=60_000)
+    assert members.text_content() == f" (alice, {HOSTILE_MEMBER})"
+    assert page.locator("#standings img, #standings script").count() == 0
+    assert page.evaluate("typeof window.pwned") == "undefined"
+    page.goto(site.web + "/bots/alice")
+    page.wait_for_function(
+        "document.getElementById('meta').textContent.includes('team: alice, ')", timeout=60_000
+    )
+    assert HOSTILE_MEMBER in (page.locator("#meta").text_content() or "")
+    assert page.locator("#meta img, #meta script").count() == 0
+    assert page.evaluate("typeof window.pwned") == "undefined"
+    assert site.json("/api/bots/alice")["members"] == ["alice", HOSTILE_MEMBER]
+    rows = site.json("/api/v1/standings")["standings"]
+    assert next(r for r in rows if r["bot"] == "alice")["members"] == ["alice", HOSTILE_MEMBER]
 
 
 def test_a_live_match_plays_in_the_viewer_to_its_result_banner(site: Site, page: Any) -> None:

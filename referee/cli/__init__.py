@@ -12,9 +12,9 @@ the ladder, rich's displays) inside its function. `croupier --help` then loads n
 
 Commands: `app` (the command tree; `__main__` for `python -m`), `match` (games, match), `replay`,
 `review`, `positions` (extract, test), `doctor`, `serve`, `contest` (token, contest final),
-`watch`, `submit` (submit, submissions), `challenge` (an author's challenges), `ladder` (with
-`ladder_run` and its live `ladder_display`), `cluster`. Shared: `logs` (structured logging),
-`resume` (an interrupted command's resume line).
+`watch`, `submit` (submit, submissions, their follow), `team` (a team's members), `challenge`
+(an author's challenges), `ladder` (with `ladder_run` and its live `ladder_display`), `cluster`.
+Shared: `logs` (structured logging), `resume` (an interrupted command's resume line).
 """
 
 from __future__ import annotations

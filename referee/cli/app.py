@@ -30,6 +30,7 @@ from referee.cli.replay import replay
 from referee.cli.review import review_command
 from referee.cli.serve import serve_command
 from referee.cli.submit import submissions_app, submit_command
+from referee.cli.team import team_app
 from referee.cli.watch import watch_command
 
 app = typer.Typer(
@@ -117,6 +118,7 @@ app.command(
 app.add_typer(submissions_app, name="submissions")
 app.add_typer(challenge_app, name="challenge")
 app.add_typer(token_app, name="token")
+app.add_typer(team_app, name="team")
 app.add_typer(contest_app, name="contest")
 app.add_typer(ladder_app, name="ladder")
 app.add_typer(positions_app, name="positions")

@@ -22,7 +22,7 @@ from referee.cli.consoles import EXIT_CHECK_FAILED, console, errors, progress, u
 from referee.cli.epilog import DONE, epilog
 from referee.cli.ladder_run import EXIT_INTERRUPTED, run_command
 from referee.errors import CroupierError
-from referee.text import plural
+from referee.text import plural, printable
 
 #: The most bots whose head-to-head matrix the standings table prints: wider, a terminal wraps
 #: it past reading (the CSV, the JSON, the report and the site have every pair).
@@ -133,7 +133,7 @@ def standings_command(
     """Print a ladder's or a contest's standings (finished or still running), and its
     head-to-head matrix: each bot's score against each other, marked where Holm's test over
     all pairs finds it uneven."""
-    from referee.contest.tokens import revoked_accounts
+    from referee.contest.tokens import read_teams, revoked_accounts
     from referee.hosted import current
     from referee.hosted.store import beside, read_listing
     from referee.ladder import standings_of
@@ -155,8 +155,9 @@ def standings_command(
         listing = read_listing(versions or beside(database))
     shown = current.shown(standings, listing, everything=everything)
     retired = current.split(standings, listing).retired
+    teams = read_teams(database)
     if format is OutputFormat.JSON:
-        data = current.to_dict(standings, listing, everything=everything)
+        data = current.to_dict(standings, listing, everything=everything, teams=teams)
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
     elif format is OutputFormat.CSV:
         sys.stdout.write(head_to_head_csv(shown) if head_to_head else to_csv(shown))
@@ -180,8 +181,19 @@ def standings_command(
         if retired and not everything:
             hidden = plural(len(retired), "retired hosted version")
             lines.insert(0, f"{hidden} not shown: --all shows them")
+        lines += team_lines({one.account for one in who.values()}, teams)
         for line in lines:
             console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
+def team_lines(accounts: set[str], teams: dict[str, tuple[str, ...]]) -> list[str]:
+    """A line for each team shown with more members than its leader of its own name: its
+    members, leader first, made printable (a member's name is any printable text)."""
+    return [
+        printable(f"team {account}: {', '.join(teams[account])}")
+        for account in sorted(accounts)
+        if teams.get(account, (account,)) != (account,)
+    ]
 
 
 @ladder_app.command(

@@ -128,6 +128,12 @@ MaxLead = Annotated[
         "(faster bots wait for it).",
     ),
 ]
+TeamSize = Annotated[
+    int,
+    typer.Option(
+        min=1, help="Members a team may have, its leader counted, as its leader adds them."
+    ),
+]
 LogJson = Annotated[bool, typer.Option(help="Log connections and faults as JSON lines.")]
 Web = Annotated[
     str | None,
@@ -173,6 +179,7 @@ def serve_command(
     max_message_bytes: MessageBytes = 64 * 1024,
     drain_seconds: Drain = 30.0,
     max_lead: MaxLead = 2,
+    max_team_size: TeamSize = 4,
     log_json: LogJson = False,
     web: Web = None,
 ) -> None:

@@ -20,7 +20,7 @@ from referee.errors import CroupierError
 from referee.text import printable
 
 if TYPE_CHECKING:
-    from croupier.v1 import submissions_pb2
+    from croupier.v1 import desk_pb2, submissions_pb2
     from referee.hosted.store import Version, VersionId
     from referee.transport.client import Author
 
@@ -306,6 +306,16 @@ def log_command(
             help="What your hosted version printed during this match instead: its last 64 KiB.",
         ),
     ] = None,
+    decision: Annotated[
+        int | None,
+        typer.Option(
+            "--decision",
+            metavar="N",
+            min=1,
+            help="With --match: only what it printed while decision N (from 1, as the record "
+            "counts them) was pending.",
+        ),
+    ] = None,
     to: MaybeTo = None,
     token: MaybeToken = None,
     ca: Ca = None,
@@ -322,8 +332,13 @@ def log_command(
     with user_errors():
         if (version_id is None) == (match is None):
             raise CroupierError("give a version's id, or --match MATCH")
+        if decision is not None and match is None:
+            raise CroupierError("--decision N is a decision of --match MATCH: give --match too")
         root = _store_here(to, token, db, versions)
-        if root is not None and match is not None:
+        if decision is not None:
+            assert match is not None
+            log = _decision_log(root, match, decision, (to, token, ca or ca_alias, tls))
+        elif root is not None and match is not None:
             log = match_logs(root, match)
         elif root is not None:
             assert version_id is not None
@@ -339,6 +354,27 @@ def log_command(
     empty = "(it printed nothing)" if match is not None else "(no build has run yet)"
     # A build's or a bot's own bytes: shown, never acted on by the terminal (issue 41.4).
     console.print(printable(log) or empty, markup=False, highlight=False, end="")
+
+
+def _decision_log(
+    root: Path | None,
+    match: str,
+    decision: int,
+    author: tuple[str | None, str | None, Path | None, bool],
+) -> str:
+    """What was printed during one decision: every version's (the organiser's store, `root`),
+    or the caller's team's, over the Desk service."""
+    from referee.hosted.submitting import match_logs
+    from referee.transport.client import Member
+
+    if root is not None:
+        return match_logs(root, match, decision)
+    to, token, ca, tls = author
+    assert to is not None and token is not None
+    with Member(to, token, secure=tls or ca is not None, ca_file=ca) as member:
+        answer = member.decision_log(match, decision)
+    head = f"--- version {answer.version_id[:12]}, decision {decision} ---\n"
+    return head + "".join(line + "\n" for line in answer.lines)
 
 
 @submissions_app.command(
@@ -428,3 +464,90 @@ def withdraw_command(
     with user_errors(), _author(to, token, ca or ca_alias, tls) as author:
         version = author.withdraw(version_id)
     console.print(f"{version.id} {status_name(version)}", markup=False)
+
+
+#: The events `follow --until` can wait for (desk.proto's DeskEventKind, as the store names them).
+EVENT_KINDS = (
+    "received",
+    "queued",
+    "building",
+    "built",
+    "build-failed",
+    "qualifying",
+    "qualified",
+    "failed",
+    "withdrawn",
+    "active",
+    "first-match",
+    "retired",
+)
+
+
+def event_kind(event: desk_pb2.FollowEventsResponse) -> str:
+    """An event's kind as the store and docs write it ("build-failed")."""
+    from croupier.v1 import desk_pb2
+
+    name = desk_pb2.DeskEventKind.Name(event.kind)
+    return name.removeprefix("DESK_EVENT_KIND_").lower().replace("_", "-")
+
+
+def event_line(event: desk_pb2.FollowEventsResponse) -> str:
+    """One event as `follow` prints it: its id (to resume after), when, the version, what, and
+    why; a failed build's log tail below it."""
+    kind = event_kind(event)
+    said = f" {event.match_id}" if event.match_id else ""
+    said += f": {event.reason}" if event.reason else ""
+    lines = [f"#{event.event_id} {event.at} {event.version_id[:12]} {kind}{said}"]
+    lines += [f"  | {line}" for line in event.log_tail]
+    return printable("\n".join(lines))
+
+
+@submissions_app.command(
+    "follow",
+    epilog=epilog(
+        [
+            "croupier submissions follow --to contest.example.org:50051 --token $T",
+            "croupier submissions follow --to contest.example.org:50051 --token $T --after 41",
+            "croupier submissions follow --to 127.0.0.1:50051 --token $T --until active",
+        ],
+        {0: "stopped by --until, or Ctrl-C", 2: DONE[2]},
+    ),
+)
+def follow_command(
+    to: To,
+    token: Token,
+    ca: Ca = None,
+    ca_alias: CaAlias = None,
+    tls: Tls = False,
+    after: Annotated[
+        int,
+        typer.Option(min=0, help="Start after this event id (each line starts with its id)."),
+    ] = 0,
+    until: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="EVENT",
+            help=f"Stop after an event of this kind; repeatable ({', '.join(EVENT_KINDS)}).",
+        ),
+    ] = None,
+) -> None:
+    """Print each event of your team's versions as it happens (received, building, build-failed
+    with its log's end, qualifying, qualified, failed with its check, active, first-match,
+    retired), from the first or after --after; a broken connection is opened again after the
+    last event printed, so none is missed or printed twice."""
+    from referee.transport.client import Member
+
+    stop = set(until or ())
+    with user_errors():
+        if unknown := sorted(stop - set(EVENT_KINDS)):
+            raise CroupierError(f"--until {unknown[0]!r}: expected one of {list(EVENT_KINDS)!r}")
+
+        def reconnecting(last: int, why: str) -> None:
+            errors.print(f"connection lost after event #{last} ({why}); reconnecting", markup=False)
+
+        ca_file = ca or ca_alias
+        with Member(to, token, secure=tls or ca_file is not None, ca_file=ca_file) as member:
+            for event in member.follow(after, reconnecting):
+                console.print(event_line(event), markup=False, highlight=False, soft_wrap=True)
+                if event_kind(event) in stop:
+                    return

@@ -13,7 +13,8 @@
     [time_control]                # move_ms, bank_ms, clock ("wall" or "cpu"), ceiling_factor
     [limits]                      # max_faults, reconnect_grace, max_sessions_per_token,
                                   # max_matches_per_session, max_messages_per_second,
-                                  # max_message_bytes, drain_seconds, max_lead
+                                  # max_message_bytes, drain_seconds, max_lead,
+                                  # max_team_size
     [web]                         # host, port: the contest's web site (serve --web)
     [hosted]                      # versions, runtime, submissions_per_hour, max_upload_mb,
                                   # versions_kept, slots, freeze, cluster: hosted bots
@@ -70,6 +71,7 @@ _TABLES: dict[str, dict[str, tuple[type, str]]] = {
         "max_message_bytes": (int, "max_message_bytes"),
         "drain_seconds": (float, "drain_seconds"),
         "max_lead": (int, "max_lead"),
+        "max_team_size": (int, "max_team_size"),
     },
     # The web site (`serve --web HOST:PORT`): host defaults to loopback, port to 8080.
     "web": {"host": (str, "web_host"), "port": (int, "web_port")},
@@ -124,6 +126,7 @@ _BOUNDS: dict[str, Callable[[Any], str | None]] = {
     "max_upload_mb": _at_least_one,
     "versions_kept": _at_least_one,
     "hosted_slots": _at_least_one,
+    "max_team_size": _at_least_one,
     "clock": _clock_problem,
 }
 

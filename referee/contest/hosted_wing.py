@@ -41,7 +41,7 @@ from referee.local.sandbox import SandboxError, check_bwrap
 from referee.match.lobby import Lobby
 from referee.match.runner import MatchOutcome
 from referee.match.session import Session
-from referee.match.spectators import LiveMatches
+from referee.match.spectators import LiveMatch, LiveMatches
 
 if TYPE_CHECKING:
     from referee.contest.on_cluster import ClusterTables
@@ -214,8 +214,11 @@ class HostedWing:
         hosted = self.roster.launched if self.roster is not None else {}
         return self.slots.pinned(sessions, hosted)
 
-    def output(self, bots: list[str], match_id: str) -> AbstractAsyncContextManager[None]:
-        """While a match runs: the output of its hosted versions, kept for their authors."""
+    def output(
+        self, bots: list[str], match_id: str, live: Callable[[], LiveMatch | None]
+    ) -> AbstractAsyncContextManager[None]:
+        """While a match runs (`live()`, as it is played): the output of its hosted versions,
+        kept for their authors, its lines by decision."""
         if self.roster is None:
             return contextlib.nullcontext()
-        return self.roster.match_output(bots, match_id)
+        return self.roster.match_output(bots, match_id, live)

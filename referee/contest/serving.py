@@ -215,7 +215,15 @@ class _Referee:
         desk = wing.desk if wing is not None else None
         counter = wing.challenges.desk if wing is not None and wing.challenges else None
         async with (
-            serve(self.lobby, config.settings, self.live, self.control, desk, counter) as port,
+            serve(
+                self.lobby,
+                config.settings,
+                self.live,
+                self.control,
+                desk,
+                self.accounts,
+                counter,
+            ) as port,
             trio.open_nursery() as aux,
         ):
             await aux.start(_stop_on_signals, stop)  # before anyone is told where it listens
@@ -313,7 +321,7 @@ class _Referee:
         try:
             async with (
                 (
-                    self.wing.output(bots, match_id)
+                    self.wing.output(bots, match_id, lambda: self.live.get(match_id))
                     if self.wing is not None
                     else contextlib.nullcontext()
                 ),
@@ -351,7 +359,10 @@ class _Referee:
         session.matches_played += 1
         limit = self.config.max_matches_per_session
         if limit is not None and session.matches_played >= limit:
-            session.end(f"match limit: {limit} matches per session", "RESOURCE_EXHAUSTED")
+            session.end(
+                f"match limit: {limit} matches per session; open a new session to play on",
+                "RESOURCE_EXHAUSTED",
+            )
         else:
             self.lobby.give_back(session)
 
@@ -389,8 +400,9 @@ async def _cancel_when(event: trio.Event, scope: trio.CancelScope) -> None:
 
 
 async def _enforce_revocations(store: TokenStore, lobby: Lobby, enforced: set[str]) -> None:
-    """A revoked token's sessions end at once, mid-match too (its seats then fault).
-    `enforced` is kept up to date for the referee's companions."""
+    """A revoked team's sessions end at once, mid-match too (its seats then fault), and so do
+    a revoked member's token's, the team's others playing on. `enforced` (the revoked teams) is
+    kept up to date for the referee's companions."""
     while True:
         revoked = await trio.to_thread.run_sync(store.revoked)
         for name in revoked - enforced:
@@ -398,4 +410,8 @@ async def _enforce_revocations(store: TokenStore, lobby: Lobby, enforced: set[st
             lobby.revoke(name, "token revoked")
         enforced.clear()
         enforced.update(revoked)
+        # One member's token (removed from the team, or replaced): their sessions alone.
+        tokens = await trio.to_thread.run_sync(store.revoked_tokens)
+        if ended := lobby.revoke_tokens(tokens):
+            log.info("member token revoked", extra={"sessions": ended})
         await trio.sleep(REVOCATION_POLL_SECONDS)

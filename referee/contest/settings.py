@@ -69,6 +69,7 @@ class ServeSettings:
     max_message_bytes: int = 64 * 1024
     drain_seconds: float = 30.0
     max_lead: int = 2
+    max_team_size: int = 4
     log_json: bool = False
     web: str | None = None
     #: A contest file's `[challenges]` (referee.challenges.terms.ChallengeTerms' fields).
@@ -197,6 +198,7 @@ class ServeSettings:
                 max_sessions_per_token=self.max_sessions_per_token,
                 max_messages_per_second=self.max_messages_per_second,
                 max_receive_bytes=self.max_message_bytes,
+                max_team_size=self.max_team_size,
             ),
             tokens=self.tokens,
             versions=self.versions,

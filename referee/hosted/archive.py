@@ -68,6 +68,13 @@ _DAMAGED = (
 )
 
 
+#: What an author whose upload is over a size or count limit can do.
+LEAVE_OUT = (
+    "leave out what the bot does not need to run (data, caches, build output), or pack it "
+    "into fewer, smaller files"
+)
+
+
 class ArchiveError(CroupierError):
     """An upload refused: its format, an entry's name or kind, or a limit; names the entry."""
 
@@ -124,7 +131,7 @@ def _unpack_file(source: Path, sink: _Sink, limits: ArchiveLimits) -> None:
             if size > limits.upload_bytes:
                 raise ArchiveError(
                     f"the upload {source.name!r} is {size} bytes, more than the limit of "
-                    f"{limits.upload_bytes}"
+                    f"{limits.upload_bytes}: {LEAVE_OUT}"
                 )
             if head.startswith(_ZIP):
                 _unpack_zip(raw, size, sink, limits)
@@ -298,14 +305,17 @@ class _Sink:
                 if self._bytes > self._limits.unpacked_bytes:
                     raise ArchiveError(
                         f"{name!r}: the upload unpacks to more than "
-                        f"{self._limits.unpacked_bytes} bytes"
+                        f"{self._limits.unpacked_bytes} bytes, the limit: {LEAVE_OUT}"
                     )
                 out.write(chunk)
 
     def _parts(self, name: str) -> tuple[str, ...]:
         self._entries += 1
         if self._entries > self._limits.entries:
-            raise ArchiveError(f"{name!r}: the upload has more than {self._limits.entries} entries")
+            raise ArchiveError(
+                f"{name!r}: the upload has more than {self._limits.entries} entries, the limit: "
+                f"{LEAVE_OUT}"
+            )
         try:
             name.encode("utf-8")
         except UnicodeEncodeError:

@@ -11,7 +11,7 @@ the book, with their matches and ratings, and are shown on request (`croupier la
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -89,11 +89,20 @@ def shown(standings: Standings, listing: Listing, *, everything: bool) -> Standi
     return standings if everything else split(standings, listing).current
 
 
-def to_dict(standings: Standings, listing: Listing, *, everything: bool) -> dict[str, Any]:
-    """`Standings.to_dict` of the standings `shown`, each row with its account, version and
-    whether it is current, and `all`: whether retired versions are in (the CLI's `--format
-    json` and the site's /api/v1/standings)."""
+def to_dict(
+    standings: Standings,
+    listing: Listing,
+    *,
+    everything: bool,
+    teams: Mapping[str, tuple[str, ...]] | None = None,
+) -> dict[str, Any]:
+    """`Standings.to_dict` of the standings `shown`, each row with its account, version,
+    whether it is current and its team's `members` (from `teams`, leader first: none for a
+    ladder), and `all`: whether retired versions are in (the CLI's `--format json` and the
+    site's /api/v1/standings)."""
     data = shown(standings, listing, everything=everything).to_dict()
     who = entrants((row["bot"] for row in data["standings"]), listing)
     data["standings"] = [row | who[row["bot"]].fields() for row in data["standings"]]
+    for row in data["standings"]:
+        row["members"] = list((teams or {}).get(row["account"], ()))
     return data | {"all": everything}

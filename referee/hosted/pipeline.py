@@ -206,9 +206,12 @@ class Pipeline:
             await self._fail_build(id, str(error), "its build command cannot be run")
             return False
         if not outcome.ok:
-            detail = f": {outcome.detail}" if outcome.detail else ""
+            # The exit again ("exit code 3") beside `why` ("exit 3") says nothing new.
+            repeats = outcome.detail == f"exit code {outcome.exit_code}"
+            detail = f": {outcome.detail}" if outcome.detail and not repeats else ""
             why = f"build failed ({outcome.why})"
-            await self._fail_build(id, f"{why}{detail}; see its log", why)
+            advice = "; its log's end says why (croupier submissions log VERSION)"
+            await self._fail_build(id, f"{why}{detail}{advice}", why)
             return False
         reason = f"built in {outcome.seconds:.1f} s"
         await self._call(self.store.set_status, id, VersionStatus.BUILT, reason)

@@ -18,7 +18,9 @@ session has. A revoked account's version is stopped at once, as its network sess
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import json
 import logging
 import secrets
 import shlex
@@ -33,11 +35,12 @@ from referee.clock_kind import ClockKind
 from referee.hosted.manifest import ManifestError, load_manifest
 from referee.hosted.pipeline import PipelineSettings, VersionFiles
 from referee.hosted.store import Version, VersionId, VersionStore, entrant
-from referee.hosted.submitting import MATCH_LOGS
+from referee.hosted.submitting import DECISION_LINES, MATCH_LOGS
 from referee.local.bot_log import tapped
 from referee.local.launcher import BotProcess, LaunchError, supervise
 from referee.local.sandbox import Sandbox, socket_folder
 from referee.match.lobby import Lobby
+from referee.match.spectators import LiveMatch
 
 log = logging.getLogger("croupier.referee")
 
@@ -172,18 +175,73 @@ class Roster:
             del self.running[running.version.account]
 
     @asynccontextmanager
-    async def match_output(self, identities: list[str], match_id: str) -> AsyncIterator[None]:
-        """Keep what each hosted version among `identities` prints while the block (its match
-        `match_id`) runs: the last MATCH_LOG_BYTES, in its folder, for its author. A version
-        that plays several matches at once prints into each of their logs."""
-        hosted = [(self.launched[i], OutputTail()) for i in identities if i in self.launched]
+    async def match_output(
+        self,
+        identities: list[str],
+        match_id: str,
+        live: Callable[[], LiveMatch | None] = lambda: None,
+    ) -> AsyncIterator[None]:
+        """Keep what each hosted version among `identities` (in seat order) prints while the
+        block (its match `match_id`) runs: the last MATCH_LOG_BYTES, in its folder, for its
+        author, and each line with the decision `live()` (the match as it is played) was at
+        when the line arrived (DecisionLines). A version that plays several matches at once
+        prints into each of their logs."""
+        hosted = [
+            (self.launched[name], OutputTail(), DecisionLines(seat, live))
+            for seat, name in enumerate(identities)
+            if name in self.launched
+        ]
         async with contextlib.AsyncExitStack() as taps:
-            for version, tail in hosted:
-                taps.enter_context(tapped(self.store.folder(version.id) / PLAY_LOG, tail.add))
+            for version, tail, lines in hosted:
+                log = self.store.folder(version.id) / PLAY_LOG
+                taps.enter_context(tapped(log, tail.add))
+                taps.enter_context(tapped(log, lines.add))
             yield
-        for version, tail in hosted:
+        for version, tail, lines in hosted:
             folder = self.store.folder(version.id) / MATCH_LOGS
             await trio.to_thread.run_sync(tail.save, folder / f"{match_id}.log")
+            await trio.to_thread.run_sync(lines.save, folder / f"{match_id}{DECISION_LINES}")
+            await trio.to_thread.run_sync(self.store.played, version.id, match_id)
+
+
+class DecisionLines:
+    """A hosted version's output during one match, a line at a time, each tagged with its seat's
+    latest decision when the line arrived: a hosted bot is stopped outside its turns (`ponder =
+    false`), so what it prints belongs to its own decisions. The last MATCH_LOG_BYTES of lines
+    are kept, as the match's log keeps its bytes; a line unfinished at the end is kept too."""
+
+    def __init__(self, seat: int, live: Callable[[], LiveMatch | None]) -> None:
+        self.seat = seat
+        self.live = live
+        self.lines: collections.deque[tuple[int, str]] = collections.deque()
+        self.bytes = 0
+        self._partial = bytearray()
+
+    def add(self, data: bytes) -> None:
+        self._partial += data
+        *done, rest = self._partial.split(b"\n")
+        if done:
+            match = self.live()
+            decision = match.decisions.get(self.seat, 0) if match is not None else 0
+            for line in done:
+                self._keep(decision, line)
+            self._partial = rest
+
+    def _keep(self, decision: int, line: bytes | bytearray) -> None:
+        self.lines.append((decision, line.decode(errors="replace")))
+        self.bytes += len(line) + 1
+        while self.bytes > MATCH_LOG_BYTES and len(self.lines) > 1:
+            self.bytes -= len(self.lines.popleft()[1].encode()) + 1
+
+    def save(self, path: Path) -> None:
+        """Write the lines as JSON Lines: `{"decision": N, "line": "..."}` (decision 0: before
+        the seat's first)."""
+        if self._partial:
+            self.add(b"\n")
+        path.parent.mkdir(exist_ok=True)
+        with path.open("w") as file:
+            for decision, line in self.lines:
+                file.write(json.dumps({"decision": decision, "line": line}) + "\n")
 
 
 class OutputTail:

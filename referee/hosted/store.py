@@ -16,6 +16,7 @@ are refused rather than shared, so that one version has one author.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import hashlib
@@ -54,6 +55,16 @@ CREATE TABLE IF NOT EXISTS active (
     account TEXT PRIMARY KEY,
     id TEXT NOT NULL REFERENCES versions (id)
 );
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    account TEXT NOT NULL,
+    version TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    match TEXT NOT NULL,
+    at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_by_account ON events (account, id);
 """
 
 
@@ -112,6 +123,41 @@ class Version:
             return self.public
         failed = self.status in (VersionStatus.BUILD_FAILED, VersionStatus.FAILED)
         return str(self.status) if failed else self.reason
+
+
+class Moment(enum.StrEnum):
+    """What happens to a version besides its statuses, as its team follows it
+    (`VersionStore.events`): it became its account's active version, played its first match,
+    was retired from play."""
+
+    ACTIVE = "active"
+    FIRST_MATCH = "first-match"
+    RETIRED = "retired"
+
+
+#: What an event tells: a status the version reached, or a moment of its play.
+EventKind = VersionStatus | Moment
+
+
+def event_kind(text: str) -> EventKind:
+    """An event's kind, as stored."""
+    return Moment(text) if text in set(Moment) else VersionStatus(text)
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One thing that happened to a version; `id` rises with every event of the store, so a
+    follower that saw up to `id` asks for what came after it and misses nothing."""
+
+    id: int
+    account: str
+    version: VersionId
+    kind: EventKind
+    #: Why (a build's exit, the check that failed and the bot's last line, what retired it).
+    reason: str
+    #: The match, for FIRST_MATCH; else "".
+    match: str
+    at: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,11 +278,13 @@ class VersionStore:
         _fsync_folder(self._versions)
         _fsync_folder(self._incoming)
         now = _now()
-        with self._lock:
+        with self._lock, self._transaction():
             inserted = self._db.execute(
                 "INSERT INTO versions VALUES (?, ?, ?, '', ?, ?, NULL) ON CONFLICT (id) DO NOTHING",
                 (id, account, VersionStatus.RECEIVED, now, now),
             ).rowcount
+            if inserted:
+                self._event(id, VersionStatus.RECEIVED, "")
         stored = self.version(id)
         if stored.account != account:  # another account's add won a race for these contents
             raise StoreError(ANOTHER_ACCOUNT_S)
@@ -269,12 +317,17 @@ class VersionStore:
         anyone may read of it (`public`; None: all of `reason`). A withdrawn version stays
         withdrawn (what the pipeline was doing with it when it was withdrawn changes nothing):
         the version is returned as it is."""
-        with self._lock:
-            self._db.execute(
+        with self._lock, self._transaction():
+            was_active = self._is_active(id)
+            changed = self._db.execute(
                 "UPDATE versions SET status = ?, reason = ?, updated_at = ?, public = ? "
                 "WHERE id = ? AND status != ?",
                 (status, reason, _now(), public, id, VersionStatus.WITHDRAWN),
-            )
+            ).rowcount
+            if changed:
+                self._event(id, status, reason)
+                if was_active and status is VersionStatus.WITHDRAWN:
+                    self._event(id, Moment.RETIRED, f"{reason}: it plays no more")
         return self.version(id)
 
     def resubmit(self, id: VersionId) -> Version:
@@ -282,12 +335,14 @@ class VersionStore:
         files were submitted again, so its author wants them built and played (a build that a
         loaded machine stopped is not the files' fault, issue 42.8). Others are as they were."""
         ended = (VersionStatus.BUILD_FAILED, VersionStatus.FAILED, VersionStatus.WITHDRAWN)
-        with self._lock:
-            self._db.execute(
+        with self._lock, self._transaction():
+            changed = self._db.execute(
                 "UPDATE versions SET status = ?, reason = ?, updated_at = ?, public = NULL "
                 f"WHERE id = ? AND status IN ({', '.join('?' for _ in ended)})",
                 (VersionStatus.RECEIVED, "submitted again", _now(), id, *ended),
-            )
+            ).rowcount
+            if changed:
+                self._event(id, VersionStatus.RECEIVED, "submitted again")
         return self.version(id)
 
     def with_status(self, *statuses: VersionStatus) -> list[Version]:
@@ -305,27 +360,83 @@ class VersionStore:
         """Mark the version qualified, with why, and make it the one its account plays in place
         of the one before, in one transaction: no reader sees one without the other. A withdrawn
         version is left withdrawn (StoreError)."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                changed = self._db.execute(
-                    "UPDATE versions SET status = ?, reason = ?, updated_at = ?, public = NULL "
-                    "WHERE id = ? AND status != ?",
-                    (VersionStatus.QUALIFIED, reason, _now(), id, VersionStatus.WITHDRAWN),
-                ).rowcount
-                if changed:
-                    self._db.execute(
-                        "INSERT INTO active SELECT account, id FROM versions WHERE id = ? "
-                        "ON CONFLICT (account) DO UPDATE SET id = excluded.id",
-                        (id,),
-                    )
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+        with self._lock, self._transaction():
+            before = self._db.execute(
+                "SELECT active.id FROM active JOIN versions USING (account) "
+                "WHERE versions.id = ? AND active.id != ?",
+                (id, id),
+            ).fetchone()
+            changed = self._db.execute(
+                "UPDATE versions SET status = ?, reason = ?, updated_at = ?, public = NULL "
+                "WHERE id = ? AND status != ?",
+                (VersionStatus.QUALIFIED, reason, _now(), id, VersionStatus.WITHDRAWN),
+            ).rowcount
+            if changed:
+                self._db.execute(
+                    "INSERT INTO active SELECT account, id FROM versions WHERE id = ? "
+                    "ON CONFLICT (account) DO UPDATE SET id = excluded.id",
+                    (id,),
+                )
+                self._event(id, VersionStatus.QUALIFIED, reason)
+                self._event(id, Moment.ACTIVE, "")
+                if before is not None and self._row_status(before[0]) is VersionStatus.QUALIFIED:
+                    why = f"replaced by the newer version {id[:SHORT_ID]}"
+                    self._event(VersionId(before[0]), Moment.RETIRED, why)
         if not changed:
             raise StoreError(f"no version {id!r} to activate (withdrawn, or none)")
         return self.version(id)
+
+    def played(self, id: VersionId, match_id: str) -> None:
+        """The version played `match_id`: its team is told of its first match only."""
+        with self._lock, self._transaction():
+            first = self._db.execute(
+                "SELECT 1 FROM events WHERE version = ? AND kind = ?",
+                (id, Moment.FIRST_MATCH),
+            ).fetchone()
+            if first is None:
+                self._event(id, Moment.FIRST_MATCH, "", match_id)
+
+    def events(self, account: str, after: int = 0, limit: int = 100) -> list[Event]:
+        """The account's versions' events after the event `after` (0: from the first), oldest
+        first, at most `limit`."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, account, version, kind, reason, match, at FROM events "
+                "WHERE account = ? AND id > ? ORDER BY id LIMIT ?",
+                (account, after, limit),
+            ).fetchall()
+        return [
+            Event(id, who, VersionId(version), event_kind(kind), reason, match, at)
+            for id, who, version, kind, reason, match, at in rows
+        ]
+
+    def _event(self, id: VersionId, kind: EventKind, reason: str, match: str = "") -> None:
+        """Append an event of version `id` (under the lock, in the caller's transaction)."""
+        self._db.execute(
+            "INSERT INTO events (account, version, kind, reason, match, at) "
+            "SELECT account, id, ?, ?, ?, ? FROM versions WHERE id = ?",
+            (kind, reason, match, _now(), id),
+        )
+
+    def _is_active(self, id: VersionId) -> bool:
+        row = self._db.execute("SELECT 1 FROM active WHERE id = ?", (id,)).fetchone()
+        return row is not None and self._row_status(id) is VersionStatus.QUALIFIED
+
+    def _row_status(self, id: str) -> VersionStatus | None:
+        row = self._db.execute("SELECT status FROM versions WHERE id = ?", (id,)).fetchone()
+        return None if row is None else VersionStatus(row[0])
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One write transaction (the connection is in autocommit): a change and its events
+        are seen together or not at all."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
 
     def active(self, account: str) -> Version | None:
         """The version the account plays: the last one activated, while it is still qualified
@@ -363,7 +474,7 @@ class VersionStore:
         removed = sorted(entry.name for entry in self._incoming.iterdir())
         for name in removed:
             shutil.rmtree(self._incoming / name)
-        with self._lock:
+        with self._lock, self._transaction():
             known = {row[0] for row in self._db.execute("SELECT id FROM versions")}
             rebuild = [
                 row[0]
@@ -372,15 +483,13 @@ class VersionStore:
                     (VersionStatus.BUILDING,),
                 )
             ]
+            stopped = "the referee stopped during its build"
             self._db.execute(
                 "UPDATE versions SET status = ?, reason = ?, updated_at = ? WHERE status = ?",
-                (
-                    VersionStatus.RECEIVED,
-                    "the referee stopped during its build",
-                    _now(),
-                    VersionStatus.BUILDING,
-                ),
+                (VersionStatus.RECEIVED, stopped, _now(), VersionStatus.BUILDING),
             )
+            for id in rebuild:
+                self._event(VersionId(id), VersionStatus.RECEIVED, stopped)
         orphans = sorted(
             entry.name for entry in self._versions.iterdir() if entry.name not in known
         )

@@ -11,6 +11,7 @@ another account's version is reported as missing, exactly as one that does not e
 from __future__ import annotations
 
 import collections
+import json
 import re
 import shutil
 import sys
@@ -23,10 +24,11 @@ from pathlib import Path, PurePosixPath
 
 import referee
 from referee.errors import ConflictError, CroupierError, FrozenError, NotFoundError, QuotaError
-from referee.hosted.archive import ArchiveError, ArchiveLimits, unpack
+from referee.hosted.archive import LEAVE_OUT, ArchiveError, ArchiveLimits, unpack
 from referee.hosted.manifest import MANIFEST, ManifestError, load_manifest
 from referee.hosted.store import (
     SHORT_ID,
+    Event,
     StoreError,
     Version,
     VersionStatus,
@@ -43,6 +45,8 @@ from referee.text import plural
 MATCH_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 #: The folder, in a version's, of its output per match (referee.hosted.roster writes it).
 MATCH_LOGS = "matches"
+#: Beside a match's log in MATCH_LOGS (`<match><this>`): its lines, each with its decision.
+DECISION_LINES = ".decisions.jsonl"
 #: A version's build log, in its folder beside `src/` (the pipeline writes it there).
 BUILD_LOG = "build.log"
 #: A version's qualification report, beside it (the pipeline writes it: VersionFiles.report).
@@ -119,8 +123,8 @@ class Submitting:
             if len(begun) >= limit:
                 wait = begun[0] + _HOUR - now
                 raise QuotaError(
-                    f"quota: at most {limit} submissions an hour per account; the next in "
-                    f"{wait / 60:.0f} min"
+                    f"quota: at most {limit} submissions an hour per account, counted as each "
+                    f"begins; the next one may begin in {max(1, round(wait / 60))} min"
                 )
             begun.append(now)
         return self.store.incoming().parent
@@ -168,12 +172,17 @@ class Submitting:
         limit = self.quotas.versions_kept
         if len(kept) >= limit and version_id(unpacked) not in {v.id for v in kept}:
             raise QuotaError(
-                f"quota: at most {limit} versions kept per account; withdraw one first"
+                f"quota: at most {limit} versions kept per account; withdraw one first "
+                "(croupier submissions list, then withdraw VERSION)"
             )
 
     def versions(self, account: str) -> list[Version]:
         """The account's versions, oldest first."""
         return self.store.versions(account)
+
+    def events(self, account: str, after: int) -> list[Event]:
+        """The account's versions' events after the event `after`, oldest first (a page)."""
+        return self.store.events(account, after)
 
     def active(self, account: str) -> Version | None:
         """The version the account plays now, if any."""
@@ -217,15 +226,41 @@ class Submitting:
     def match_log(self, account: str, match_id: str) -> tuple[str, str]:
         """The version of the account that played `match_id`, and what it printed then (see
         referee.hosted.roster); NotFoundError for a match none of its versions played."""
+        found = self._match_file(account, match_id, ".log")
+        if found is None:
+            raise NotFoundError(f"no output of account {account!r} in match {match_id!r}")
+        version, path = found
+        said = path.read_bytes().decode(errors="replace")
+        return version, redacted(said, self._places(path.parent.parent))
+
+    def decision_log(self, account: str, match_id: str, decision: int) -> tuple[str, list[str]]:
+        """The version of the account that played `match_id`, the lines it printed while the
+        match's decision `decision` (1-based, as the record counts actions) was pending,
+        redacted as `log` is (none for another seat's decision). NotFoundError for a
+        match none of its versions played, or one played before lines were kept by decision."""
+        found = self._match_file(account, match_id, DECISION_LINES)
+        if found is None:
+            raise NotFoundError(
+                f"no output by decision of account {account!r} in match {match_id!r} (a match "
+                "played on a cluster, or before the referee kept it: `croupier submissions log "
+                "--match` shows its whole log)"
+            )
+        version, path = found
+        places = self._places(path.parent.parent)
+        entries = [json.loads(line) for line in path.read_text().splitlines()]
+        said = [e["line"] for e in entries if e["decision"] == decision]
+        return version, [redacted(line, places) for line in said]
+
+    def _match_file(self, account: str, match_id: str, suffix: str) -> tuple[str, Path] | None:
+        """The account's version that played `match_id`, and its file of that match with
+        `suffix` (in MATCH_LOGS), newest version first; None when none has one."""
         if not MATCH_ID.fullmatch(match_id):
             raise NotFoundError(f"no match {match_id!r}")
         for version in reversed(self.store.versions(account)):
-            folder = self.store.folder(version.id)
-            path = folder / MATCH_LOGS / f"{match_id}.log"
+            path = self.store.folder(version.id) / MATCH_LOGS / f"{match_id}{suffix}"
             if path.is_file():
-                said = path.read_bytes().decode(errors="replace")
-                return version.id, redacted(said, self._places(folder))
-        raise NotFoundError(f"no output of account {account!r} in match {match_id!r}")
+                return version.id, path
+        return None
 
     def withdraw(self, account: str, id: str) -> Version:
         """Withdraw one of the account's versions; NotFoundError for another's or none,
@@ -247,7 +282,7 @@ class Submitting:
     def _too_large(self, size: int) -> str:
         return (
             f"quota: the upload is {size:,} bytes, more than the {self.quotas.upload_bytes:,} "
-            "allowed"
+            f"allowed: {LEAVE_OUT}"
         )
 
 
@@ -269,19 +304,25 @@ def read_report(folder: Path) -> str:
         return ""
 
 
-def match_logs(root: Path, match_id: str) -> str:
-    """What each hosted version in the store at `root` printed during `match_id`, each under a
-    line naming it (the organiser's view; read-only). CroupierError when none played it."""
+def match_logs(root: Path, match_id: str, decision: int | None = None) -> str:
+    """What each hosted version in the store at `root` printed during `match_id` (with
+    `decision`: while that decision was pending), each under a line naming it (the organiser's
+    view; read-only). CroupierError when none played it."""
     if not MATCH_ID.fullmatch(match_id):
         raise CroupierError(f"no match {match_id!r}")
+    suffix = ".log" if decision is None else DECISION_LINES
     logs = []
     for version in read_listing(root).versions:
-        path = version_folder(root, version.id) / MATCH_LOGS / f"{match_id}.log"
+        path = version_folder(root, version.id) / MATCH_LOGS / f"{match_id}{suffix}"
         if path.is_file():
             named = f"--- {version.account}, version {version.id[:SHORT_ID]} ---\n"
-            logs.append(named + path.read_bytes().decode(errors="replace"))
+            if decision is None:
+                logs.append(named + path.read_bytes().decode(errors="replace"))
+            else:
+                entries = [json.loads(line) for line in path.read_text().splitlines()]
+                logs += [named, *(e["line"] + "\n" for e in entries if e["decision"] == decision)]
     if not logs:
-        raise CroupierError(f"no hosted version played match {match_id!r}")
+        raise CroupierError(f"no hosted version's output in match {match_id!r}")
     return "".join(logs)
 
 

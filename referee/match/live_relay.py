@@ -43,7 +43,11 @@ class _RelayedMatch(LiveMatch):
         self.steps += 1
         self.relay.stepped[self.start.match_id] = self
 
-    def asked(self, seat: int, bank_ms: float, at: float | None = None) -> None:
+    def asked(
+        self, seat: int, bank_ms: float, at: float | None = None, decision: int | None = None
+    ) -> None:
+        # The decision stays on the worker: a cluster's versions' output comes back per batch,
+        # not by decision (docs/contest.md, "On a Dask cluster").
         assert self.relay is not None
         moment = time.monotonic() if at is None else at  # one clock for every process here
         self.relay.outbox.append(("asked", self.start.match_id, seat, bank_ms, moment))

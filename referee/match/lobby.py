@@ -108,6 +108,14 @@ class Lobby:
             return token
         return None
 
+    def credential(self, token: str) -> str:
+        """What a session keeps of the token it came with: its SHA-256 when the contest's
+        accounts admitted it (a team member's), else "" (a launched bot's, or any token on an
+        open referee), so that `revoke_tokens` can end one member's sessions alone."""
+        if self.authenticate is None or token in self._admitted:
+            return ""
+        return hashlib.sha256(token.encode()).hexdigest()
+
     def refusal(self, token: str) -> str:
         """What a bot whose token `identity` refused is told."""
         said = self.explain_refusal(token) if self.explain_refusal is not None and token else None
@@ -242,6 +250,18 @@ class Lobby:
         """Close every session of `identity` now (its token was revoked); its seats fault."""
         for session in self.by_identity.get(identity, []):
             session.abort(reason)
+
+    def revoke_tokens(self, revoked: dict[str, str]) -> int:
+        """Close now every session that came with a token in `revoked` (its SHA-256, with the
+        reason it is told): a team member removed, or a token replaced. Returns how many."""
+        ended = 0
+        for sessions in self.by_identity.values():
+            for session in sessions:
+                why = revoked.get(session.credential) if session.credential else None
+                if why is not None and not session.closed.is_set():
+                    session.abort(why, "UNAUTHENTICATED")
+                    ended += 1
+        return ended
 
     def end_all(self, reason: str) -> None:
         """Say Goodbye on every open session, and on any that opens from now on."""

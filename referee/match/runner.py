@@ -314,7 +314,7 @@ class _Match:
         request_id = request.request_id
         legal_count = request.legal_count
         if self.live is not None:
-            self.live.asked(seat, clock.bank_ms)
+            self.live.asked(seat, clock.bank_ms, decision=self.decision_count)
         index: int | None = None
         failure: SeatFault | None = None
         timer = DecisionTimer.start(clock)

@@ -102,6 +102,10 @@ class Session:
     expired: set[int] = field(default_factory=set)
     #: Who the bot is, safe to show and log (an account name, never a token): see Lobby.label.
     account: str = ""
+    #: The SHA-256 of the token it came with, when a contest's accounts admitted it (one
+    #: member's of a team; see Lobby.credential), so that revoking that token ends this
+    #: session and not the team's others. Never shown nor logged.
+    credential: str = ""
     max_queued: int = MAX_QUEUED_MESSAGES
     backlog: Backlog = field(default_factory=Backlog)
     #: Matches this session has played (for the referee's per-session match limit).

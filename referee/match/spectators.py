@@ -37,6 +37,10 @@ class LiveMatch:
     deciding: dict[int, float] = field(default_factory=dict)
     #: Moves each time a clock starts or stops: a reader sends clocks again only then.
     clock_changes: int = 0
+    #: Each seat's latest decision (1-based, as the record counts its action lines): what a
+    #: hosted bot's output is tagged with as it arrives (referee.hosted.roster). Not told to
+    #: spectators.
+    decisions: dict[int, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.history.append(referee_pb2.WatchMessage(match_start=self.start))
@@ -59,9 +63,13 @@ class LiveMatch:
             for watcher in self.watchers:
                 watcher(message)
 
-    def asked(self, seat: int, bank_ms: float, at: float | None = None) -> None:
+    def asked(
+        self, seat: int, bank_ms: float, at: float | None = None, decision: int | None = None
+    ) -> None:
         """The seat was sent a request with `bank_ms` in its bank (at `at`, time.monotonic(),
-        if not now): its clock runs."""
+        if not now): its clock runs. `decision`: which of the match's decisions it is."""
+        if decision is not None:
+            self.decisions[seat] = decision
         self._bank(seat, bank_ms)
         self.deciding[seat] = time.monotonic() if at is None else at
         self.clock_changes += 1

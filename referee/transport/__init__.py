@@ -1,8 +1,8 @@
 """The only package that imports grpc: the host (`host`), the gRPC server (`server`: listening,
 health, reflection's descriptors in `reflection`; its limits in `settings`) and its services, the
 bots' Play stream (`play`), spectators' Watch (`watch`), authors' uploads (`submissions`) and
-challenges (`challenges`), with what those two do alike in `accounts`;
-`client` for `croupier watch`.
+challenges (`challenges`), with what those two do alike in `accounts`, and teams and their
+events (`desk`); `client` for `croupier watch`, `submit`, `challenge` and `team`.
 
 grpcio has no trio support, so trio hosts the referee and steps grpc.aio's asyncio loop from a
 task of its own on the same thread (`host`): the cheapest of the bridges measured

@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
-from typing import TypeVar
+from typing import Self, TypeVar
 
 import grpc
 
@@ -14,6 +15,8 @@ from croupier.tls_check import tls_mismatch
 from croupier.v1 import (
     challenges_pb2,
     challenges_pb2_grpc,
+    desk_pb2,
+    desk_pb2_grpc,
     referee_pb2,
     referee_pb2_grpc,
     submissions_pb2,
@@ -70,14 +73,30 @@ def watch(
             raise CroupierError(f"cannot watch {what} on {address!r}: {why}") from None
 
 
+#: How long a broken FollowEvents stream waits before it is opened again (seconds).
+RECONNECT_SECONDS = 1.0
+#: How long `follow` waits for the referee at first (seconds).
+REACH_SECONDS = 10.0
+#: The statuses that end a FollowEvents stream for good: the referee's answer, not a broken
+#: connection (a referee shutting down cancels its streams; one restarting is unavailable).
+REFUSALS = frozenset(
+    {
+        grpc.StatusCode.UNAUTHENTICATED,
+        grpc.StatusCode.PERMISSION_DENIED,
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.NOT_FOUND,
+        grpc.StatusCode.UNIMPLEMENTED,
+        grpc.StatusCode.FAILED_PRECONDITION,
+    }
+)
 _T = TypeVar("_T")
 
 #: Bytes an upload sends a message: under the server's 64 KiB message limit (submissions.proto).
 UPLOAD_CHUNK_BYTES = 32 * 1024
 
 
-class Author:
-    """An account's calls to a contest's Submissions service, with its token."""
+class _Caller:
+    """A channel to a contest's referee and the token its calls carry; closed on exit."""
 
     def __init__(
         self, address: str, token: str, *, secure: bool = False, ca_file: Path | None = None
@@ -85,14 +104,35 @@ class Author:
         self.address = address
         self.secure = secure
         self.channel = _channel(address, secure, ca_file)
-        self.stub = submissions_pb2_grpc.SubmissionsStub(self.channel)
         self.metadata = (("authorization", f"Bearer {token}"),)
 
-    def __enter__(self) -> Author:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.channel.close()
+
+    def _why(self, error: grpc.RpcError) -> str:
+        """What a call's error says, in one line."""
+        return _why(error, self.address, self.secure)
+
+    def _call(self, what: str, subject: str, call: Callable[[], _T]) -> _T:
+        try:
+            return call()
+        except grpc.RpcError as error:
+            named = f" {subject!r}" if subject else ""
+            why = self._why(error)
+            raise CroupierError(f"cannot {what}{named} on {self.address!r}: {why}") from None
+
+
+class Author(_Caller):
+    """An account's calls to a contest's Submissions service, with its token."""
+
+    def __init__(
+        self, address: str, token: str, *, secure: bool = False, ca_file: Path | None = None
+    ) -> None:
+        super().__init__(address, token, secure=secure, ca_file=ca_file)
+        self.stub = submissions_pb2_grpc.SubmissionsStub(self.channel)
 
     def upload(
         self, archive: Path, name: str, sent: Callable[[int, int], None] = lambda n, total: None
@@ -154,13 +194,69 @@ class Author:
         call = partial(self.stub.Withdraw, request, metadata=self.metadata, timeout=30)
         return self._call("withdraw", id, call).version
 
-    def _call(self, what: str, subject: str, call: Callable[[], _T]) -> _T:
-        try:
-            return call()
-        except grpc.RpcError as error:
-            why = _why(error, self.address, self.secure)
-            named = f" {subject!r}" if subject else ""
-            raise CroupierError(f"cannot {what}{named} on {self.address!r}: {why}") from None
+
+class Member(_Caller):
+    """A team member's calls to a contest's Desk service, with their token."""
+
+    def __init__(
+        self, address: str, token: str, *, secure: bool = False, ca_file: Path | None = None
+    ) -> None:
+        super().__init__(address, token, secure=secure, ca_file=ca_file)
+        self.stub = desk_pb2_grpc.DeskStub(self.channel)
+
+    def team(self) -> desk_pb2.GetTeamResponse:
+        call = partial(self.stub.GetTeam, desk_pb2.GetTeamRequest(), metadata=self.metadata)
+        return self._call("read the team", "", call)
+
+    def add(self, name: str) -> desk_pb2.AddMemberResponse:
+        request = desk_pb2.AddMemberRequest(name=name)
+        call = partial(self.stub.AddMember, request, metadata=self.metadata, timeout=30)
+        return self._call("add the member", name, call)
+
+    def remove(self, name: str) -> None:
+        request = desk_pb2.RemoveMemberRequest(name=name)
+        call = partial(self.stub.RemoveMember, request, metadata=self.metadata, timeout=30)
+        self._call("remove the member", name, call)
+
+    def rotate(self, name: str = "") -> str:
+        request = desk_pb2.RotateTokenRequest(name=name)
+        call = partial(self.stub.RotateToken, request, metadata=self.metadata, timeout=30)
+        return self._call("rotate the token of", name, call).token
+
+    def decision_log(self, match_id: str, decision: int) -> desk_pb2.GetDecisionLogResponse:
+        request = desk_pb2.GetDecisionLogRequest(match_id=match_id, decision=decision)
+        call = partial(self.stub.GetDecisionLog, request, metadata=self.metadata, timeout=30)
+        return self._call(f"read decision {decision} of match", match_id, call)
+
+    def follow(
+        self, after: int = 0, reconnecting: Callable[[int, str], None] = lambda last, why: None
+    ) -> Iterator[desk_pb2.FollowEventsResponse]:
+        """The team's events after the event `after`, as they happen, for ever. A connection
+        that breaks (the referee restarting, the network) is opened again after the last event
+        seen, every RECONNECT_SECONDS, calling `reconnecting(last, why)` first, so nothing is
+        missed or seen twice; a refusal (REFUSALS: a revoked token) raises CroupierError, and
+        so does a referee not reached at first."""
+        try:  # a referee never reached is a mistake to say, not a connection to wait for
+            grpc.channel_ready_future(self.channel).result(timeout=REACH_SECONDS)
+        except grpc.FutureTimeoutError:
+            raise CroupierError(
+                f"cannot follow the team's events on {self.address!r}: no referee answered "
+                f"within {REACH_SECONDS:g} s (is the address right, and TLS as the referee's?)"
+            ) from None
+        while True:
+            request = desk_pb2.FollowEventsRequest(after_event=after)
+            try:
+                for event in self.stub.FollowEvents(request, metadata=self.metadata):
+                    after = event.event_id
+                    yield event
+            except grpc.RpcError as error:
+                code = error.code() if isinstance(error, grpc.Call) else None
+                if code in REFUSALS:
+                    raise CroupierError(
+                        f"cannot follow the team's events on {self.address!r}: {self._why(error)}"
+                    ) from None
+                reconnecting(after, self._why(error))
+            time.sleep(RECONNECT_SECONDS)
 
 
 class Challenger(Author):
@@ -223,4 +319,4 @@ def _why(error: grpc.RpcError, address: str, secure: bool) -> str:
     return f"{code.name if code else 'error'}: {details}"
 
 
-__all__ = ["Author", "Challenger", "list_matches", "watch"]
+__all__ = ["Author", "Challenger", "Member", "list_matches", "watch"]

@@ -147,19 +147,24 @@ class PlayService:
             return
         limit = self.settings.max_sessions_per_token
         if self.open_streams.get(identity, 0) >= limit:
-            why = f"session limit: at most {limit} open sessions per token"
+            why = (
+                f"session limit: at most {limit} open sessions per token; open fewer "
+                "(CROUPIER_SESSIONS) or close one first"
+            )
             self.notes.info(account, "refused", bot=account, peer=peer, why=why)
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, why)
         self.open_streams[identity] = self.open_streams.get(identity, 0) + 1
         try:
-            await self._session(identity, first, context)
+            await self._session(identity, first, context, self.lobby.credential(token))
         finally:
             self.open_streams[identity] -= 1
             if not self.open_streams[identity]:
                 del self.open_streams[identity]
                 self.backlogs.pop(identity, None)
 
-    async def _session(self, identity: str, first: bytes, context: Context) -> None:
+    async def _session(
+        self, identity: str, first: bytes, context: Context, credential: str
+    ) -> None:
         hello = _parse(first)
         if hello is None or hello.WhichOneof("kind") != "hello":
             account = self.lobby.label(identity)
@@ -187,6 +192,7 @@ class PlayService:
             send=send,
             finish=send,
             account=self.lobby.label(identity),
+            credential=credential,
             max_queued=self.settings.max_queued_messages,
             backlog=backlog,
             polls=polls,
@@ -269,7 +275,10 @@ class PlayService:
                 allowance = min(self.settings.message_burst, allowance + (now - last) * rate)
                 last = now
                 if allowance < 1:  # end the stream
-                    detail = f"rate limit: more than {rate:g} unasked messages per second"
+                    detail = (
+                        f"rate limit: more than {rate:g} unasked messages per second; send a "
+                        "message only to answer a request"
+                    )
                     goodbye = referee_pb2.Goodbye(reason=detail)
                     outbound.put(referee_pb2.RefereeMessage(goodbye=goodbye))
                     outbound.put(Ending(detail, "RESOURCE_EXHAUSTED"))

@@ -25,6 +25,8 @@ from referee.match.lobby import Lobby
 from referee.match.spectators import LiveMatches
 from referee.transport.challenges import SERVICE as CHALLENGES
 from referee.transport.challenges import ChallengeDesk, ChallengesService
+from referee.transport.desk import SERVICE as DESK
+from referee.transport.desk import DeskService, Members
 from referee.transport.host import call_asyncio
 from referee.transport.play import PlayService, serialize
 from referee.transport.reflection import V1, V1ALPHA, ReflectionServicer
@@ -176,6 +178,7 @@ async def _start(
     settings: ServerSettings,
     control: ServerControl,
     desk: Desk | None,
+    members: Members | None = None,
     challenges: ChallengeDesk | None = None,
 ) -> tuple[grpc.aio.Server, int]:
     server = grpc.aio.server(options=settings.options())
@@ -188,6 +191,10 @@ async def _start(
         )
         server.add_generic_rpc_handlers((submissions.handler(),))
         services.append(SUBMISSIONS)
+        if members is not None:
+            desk_service = DeskService(members, desk, settings.max_team_size)
+            server.add_generic_rpc_handlers((desk_service.handler(),))
+            services.append(DESK)
     if challenges is not None:
         server.add_generic_rpc_handlers((ChallengesService(challenges, lobby).handler(),))
         services.append(CHALLENGES)
@@ -257,16 +264,26 @@ async def serve(
     live: LiveMatches | None = None,
     control: ServerControl | None = None,
     desk: Desk | None = None,
+    members: Members | None = None,
     challenges: ChallengeDesk | None = None,
 ) -> AsyncIterator[int]:
     """Serve the lobby over gRPC while the block runs; yields the port (useful with port 0).
 
     `live` lists the matches spectators may Watch; `control` receives the server's switches;
     with `desk`, the Submissions service takes the lobby's accounts' uploads, and with
+    `members` too (the contest's teams), the Desk service their teams and events; with
     `challenges` the Challenges service their challenges.
     """
     server, port = await call_asyncio(
-        _start(lobby, live or LiveMatches(), settings, control or ServerControl(), desk, challenges)
+        _start(
+            lobby,
+            live or LiveMatches(),
+            settings,
+            control or ServerControl(),
+            desk,
+            members,
+            challenges,
+        )
     )
     try:
         yield port

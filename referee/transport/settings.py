@@ -54,6 +54,9 @@ class ServerSettings:
     #: An upload's longest silence, and its time in all (referee.transport.submissions).
     upload_idle_seconds: float = UPLOAD_IDLE_SECONDS
     upload_seconds: float = UPLOAD_TOTAL_SECONDS
+    #: The most members a contest's team may have, the leader counted, as its leader adds
+    #: them over the Desk service (referee.transport.desk); None: no cap.
+    max_team_size: int | None = 4
     #: PEM files; with them the server speaks TLS only.
     tls_cert: Path | None = None
     tls_key: Path | None = None

@@ -26,6 +26,7 @@ from referee.errors import (
 )
 from referee.match.lobby import Lobby
 from referee.transport.accounts import Context, caller, refuse
+from referee.transport.desk import Events
 from referee.transport.settings import UPLOAD_IDLE_SECONDS, UPLOAD_TOTAL_SECONDS
 
 SERVICE = "croupier.v1.Submissions"
@@ -51,9 +52,9 @@ class StoredVersion(Protocol):
     def queued(self) -> bool: ...
 
 
-class Desk(Protocol):
+class Desk(Events, Protocol):
     """What the service calls (referee.hosted.submitting.Submitting), blocking calls run off the
-    event loop."""
+    event loop; its events and build logs are the Desk service's too."""
 
     def begin(self, account: str, declared_bytes: int = 0) -> Path: ...
     def upload_path(self, spool: Path) -> Path: ...

@@ -85,7 +85,9 @@ class PublicApi:
         contest = await self.reading()
         if contest is None:
             return refusal(404, f"no {self.view.kind} database")
-        data = to_dict(contest.standings, contest.listing, everything=everything)
+        data = to_dict(
+            contest.standings, contest.listing, everything=everything, teams=contest.teams
+        )
         return answer(request, {"kind": str(self.view.kind)} | data)
 
     async def matches(self, request: Request) -> Response:

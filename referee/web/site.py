@@ -254,6 +254,8 @@ class Site:
                 "sessions": here.sessions if here else 0,
                 "last_seen": None if here and here.sessions else snapshots.last_seen(bot),
                 "revoked": who.account in self.view.revoked,
+                # The team's members, leader first (an account of one: its own name).
+                "members": list(snapshots.members(who.account)),
                 "rating": plan.system,
                 "rating_label": plan.method.label,
                 "history": _points(history, bot),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import AsyncGenerator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ import trio
 from starlette.requests import Request
 from starlette.responses import Response
 
+from referee.contest.tokens import read_teams
 from referee.hosted.current import entrants, split
 from referee.hosted.store import Listing, read_listing
 from referee.ladder.view import Presence, RefereeView
@@ -66,6 +67,9 @@ class Contest:
     #: The hosted versions and the active ones, read with the database (empty without them):
     #: which rows of the standings are current (referee.hosted.current).
     listing: Listing
+    #: Each team's current members' names, leader first (referee.contest.tokens; none for a
+    #: ladder's database).
+    teams: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def _read(database: Path, versions: Path | None) -> Contest:
@@ -83,7 +87,7 @@ def _read(database: Path, versions: Path | None) -> Contest:
     for match in played:
         for bot in by_number[match.number].match.bots if match.number in by_number else ():
             last_played[bot] = max(last_played.get(bot, ""), match.finished_at)
-    return Contest(standings, played, by_number, last_played, listing)
+    return Contest(standings, played, by_number, last_played, listing, read_teams(database))
 
 
 class Snapshots:
@@ -237,8 +241,13 @@ class Snapshots:
             row["playing"] = here.playing if here else 0
             row["state"] = here.state if here else "offline"
             row["revoked"] = row["account"] in self.view.revoked  # its versions too
+            row["members"] = list(self.members(row["account"]))
             row["last_seen"] = None if here and here.sessions else self.last_seen(bot)
         return rows, retired
+
+    def members(self, account: str) -> tuple[str, ...]:
+        """The team's members' names, leader first, as last read (shown as text, never HTML)."""
+        return self.contest.teams.get(account, ()) if self.contest is not None else ()
 
     def played(self, played: Played) -> dict[str, Any]:
         assert self.contest is not None

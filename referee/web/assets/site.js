@@ -84,13 +84,24 @@
   // A bot's name in the standings: a hosted version's is its account's (a link to the account's
   // page, with every version) then its version (a link to that version's own page).
   function botCell(r) {
-    if (!r.version || !r.bot.startsWith(r.account)) return link(botHref(r.bot), r.bot);
-    const td = el("td", link(botHref(r.account), r.account), "bot");
-    const version = link(botHref(r.bot), r.bot.slice(r.account.length), "version");
-    version.title = `version ${r.version}`;
-    td.appendChild(version);
-    if (r.versions_tried) td.title = `${plural(r.versions_tried, "version")} tried`;
+    const td = el("td", undefined, "bot");
+    if (!r.version || !r.bot.startsWith(r.account)) td.appendChild(link(botHref(r.bot), r.bot));
+    else {
+      td.appendChild(link(botHref(r.account), r.account));
+      const version = link(botHref(r.bot), r.bot.slice(r.account.length), "version");
+      version.title = `version ${r.version}`;
+      td.appendChild(version);
+      if (r.versions_tried) td.title = `${plural(r.versions_tried, "version")} tried`;
+    }
+    const team = teamText(r.account, r.members);
+    if (team) td.appendChild(el("span", team, "members"));
     return td;
+  }
+  // A team's members beside its name (as text: a member's name is any printable text), unless
+  // it is a team of one named as its account.
+  function teamText(account, members) {
+    if (!members || !members.length || (members.length === 1 && members[0] === account)) return "";
+    return ` (${members.join(", ")})`;
   }
   function standingRows(rows) {
     const body = document.createDocumentFragment();
@@ -409,6 +420,7 @@
     const hostedOnly = data.versions.length && !r && data.state === "offline";
     $("meta").textContent = [
       data.revoked ? "account revoked" : "",
+      teamText(data.account, data.members) ? `team: ${data.members.join(", ")}` : "",
       hostedOnly ? `a hosted bot: ${plural(data.versions.length, "version")}, each with its own page and matches` : data.state,
       data.state === "offline" && data.last_seen ? `seen ${ago(data.last_seen)} (${data.last_seen})` : "",
       r && r.rating !== null ? `rating ${r.text.rating} (${r.text.interval}), score ${r.text.score}` : "",

@@ -1,0 +1,54 @@
+"""A real `croupier serve --db` of XIX on loopback, with teams alice and bob (each its leader
+alone), for the tests of the author's desk (issue 46)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from referee.contest.tokens import TokenStore
+from tests.pipes import drain
+
+CROUPIER = str(Path(sys.executable).parent / "croupier")
+
+
+@dataclass
+class Referee:
+    """The running referee: its address, its database and each team leader's token."""
+
+    address: str
+    db: Path
+    tokens: dict[str, str]
+
+    def cli(self, *args: str, token: str) -> subprocess.CompletedProcess[str]:
+        """`croupier ARGS --to the referee --token TOKEN`, run to its end (a build and a
+        qualification included, on a loaded machine)."""
+        command = [CROUPIER, *args, "--to", self.address, "--token", token]
+        return subprocess.run(command, capture_output=True, text=True, timeout=600)
+
+
+@contextmanager
+def running(
+    tmp_path: Path, port: int = 0, tokens: dict[str, str] | None = None
+) -> Iterator[Referee]:
+    """The referee, a team at most three members (`--max-team-size 3`), moves of 2 s; with
+    `tokens`, the contest in `tmp_path` served again (its teams made already)."""
+    db = tmp_path / "contest.db"
+    if tokens is None:
+        tokens = {name: TokenStore(db).add(name) for name in ("alice", "bob")}
+    command = [CROUPIER, "serve", "--db", str(db), "--port", str(port), "--game", "xix"]
+    command += ["--move-ms", "2000"]
+    serve = subprocess.Popen([*command, "--max-team-size", "3"], stdout=subprocess.PIPE)
+    assert serve.stdout is not None
+    while b"croupier referee" not in (line := serve.stdout.readline()):
+        assert line, "the referee stopped before it listened"
+    drain(serve.stdout)
+    try:
+        yield Referee(f"127.0.0.1:{line.decode().split(':')[-1].split()[0]}", db, tokens)
+    finally:
+        serve.terminate()
+        serve.wait(timeout=60)
