@@ -14,7 +14,8 @@
 corrections from each game's value function (`luck_history`: earlier releases' digests that
 give the same corrections); `computer`: the machine a record names;
 `live_relay`: live matches played in another process, watched in this one; `requests`: a
-match driven one request at a time from outside (the training environments).
+match driven one request at a time from outside (the training environments); `wire`: action
+requests assembled from pieces encoded once.
 
 May import: `referee.games`, `referee.errors`, `referee.version`, the generated `croupier.v1`
 messages, trio. Never grpc (that is `referee.transport`), never a ladder, contest or the CLI.
