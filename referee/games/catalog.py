@@ -71,6 +71,9 @@ class GameInfo:
     #: covers changed in their words, so records made under them still verify. One joins only
     #: with a record made under it in tests/data/luck-history/.
     earlier_values: frozenset[str] = frozenset()
+    #: Points of final margin a choice must lose against the best action for `croupier review`
+    #: to grade it an inaccuracy, a mistake, a blunder (referee.review.grades, docs/review.md).
+    review_grades: tuple[float, float, float] = (1.0, 3.0, 6.0)
 
     def option(self, name: str) -> OptionSpec:
         """The spec of the option `name` (a catalogue's own, known to exist)."""
@@ -96,6 +99,7 @@ XACTIKA: Final = GameInfo(
     earlier_values=frozenset(
         {"xactika-hand-1:f5c85ddb1aecae7cf8597952491b23a1dee624634ae50b6a6750e85536e1455f"}
     ),
+    review_grades=(1.0, 2.0, 4.0),  # a trick is a point, and an exact bid's bonus few more
     option_specs=(
         # XAC-R3: at most 10 players, as 8 * 10 = 80 < 81 cards.
         OptionSpec("players", 4, "number of players (XAC-R3)", minimum=2, maximum=10),

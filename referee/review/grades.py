@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from referee.games.catalog import GameInfo
+
 
 class Grade(StrEnum):
     INACCURACY = "inaccuracy"
@@ -15,20 +17,12 @@ class Grade(StrEnum):
     BLUNDER = "blunder"
 
 
-#: Points lost at which a choice is an inaccuracy, a mistake, a blunder.
-THRESHOLDS: dict[str, tuple[float, float, float]] = {
-    "xix": (1.0, 3.0, 6.0),  # stakes are 3, 5 or 8; a game is to 19
-    "xeri": (1.0, 3.0, 6.0),
-    "xactika": (1.0, 2.0, 4.0),
-    "textactoe": (1.0, 3.0, 6.0),
-}
-
-
-def grade(game: str, loss: float, half_width: float) -> Grade | None:
-    """The grade of a choice that lost `loss` points (95% half-width `half_width`), if any."""
+def grade(game: GameInfo, loss: float, half_width: float) -> Grade | None:
+    """The grade of a choice that lost `loss` points (95% half-width `half_width`), if any, by
+    the game's thresholds (GameInfo.review_grades)."""
     if loss - half_width <= 0:
         return None
-    inaccuracy, mistake, blunder = THRESHOLDS[game]
+    inaccuracy, mistake, blunder = game.review_grades
     if loss >= blunder:
         return Grade.BLUNDER
     if loss >= mistake:

@@ -81,5 +81,5 @@ def _review_one(task: _Task) -> DecisionReview:
     loss, half = values.loss(index)
     best = values.actions[values.best].text
     return DecisionReview(
-        k, chosen, values.actions, best, loss, half, grade(view.game.id, loss, half)
+        k, chosen, values.actions, best, loss, half, grade(view.game.info, loss, half)
     )
