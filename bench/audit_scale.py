@@ -30,7 +30,8 @@ from croupier.bots import RandomBot
 from referee import transport
 from referee.ladder import LadderObserver, run_ladder
 from referee.ladder.config import LadderConfig, parse
-from referee.ladder.venue import Work, match_id, partial_path, record_path
+from referee.ladder.venue import Work, match_id, record_path
+from referee.match.records import partial_path
 from referee.match.runner import MatchConfig, run_match
 from referee.match.seats import InProcessSeat
 from referee.results.database import Finished
