@@ -335,9 +335,12 @@ def test_limits_give_a_status_and_the_match_goes_on(tmp_path: Path, mode: str, l
             results.append(await contest.bot(BAD, tokens["bad"], mode))
             while not contest.outcomes:
                 await trio.sleep(0.05)
+            # Only now does the referee stop: had the match's end stopped it (`matches=1`), its
+            # shutdown could reach the bad bot before the status that ended its stream.
+            stop.set()
 
     settings = ServerSettings(max_messages_per_second=200, message_burst=50)
-    contest = run_contest(tmp_path, scenario, matches=1, reconnect_grace=0.0, settings=settings)
+    contest = run_contest(tmp_path, scenario, reconnect_grace=0.0, settings=settings)
     assert limit.encode() in results[0].stderr
     outcome = contest.outcomes[0]
     assert outcome.record_path is not None
