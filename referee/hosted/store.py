@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import NewType
 
 from referee import private
-from referee.databases import open_database, open_read_only
+from referee.databases import open_database, open_read_only, write_transaction
 from referee.errors import CroupierError
 
 VersionId = NewType("VersionId", str)
@@ -430,13 +430,8 @@ class VersionStore:
     def _transaction(self) -> Iterator[None]:
         """One write transaction (the connection is in autocommit): a change and its events
         are seen together or not at all."""
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(self._db):
             yield
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
 
     def active(self, account: str) -> Version | None:
         """The version the account plays: the last one activated, while it is still qualified
