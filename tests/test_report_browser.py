@@ -23,7 +23,7 @@ def hostile_ladder(database: Path) -> None:
     """An XIX ladder of three bots, each pair met four times (seats swapped on each deal), the
     hostile one mostly losing and once timing out; no records on disk (no viewer pages)."""
     plan = Plan("hostile", "xix", {}, BOTS, "elo", True, 2, "round-robin")
-    schedule = []
+    schedule: list[ScheduledMatch] = []
     pairs = [(0, 1), (0, 2), (1, 2)]
     for deal in range(6):
         a, b = pairs[deal % 3]
@@ -52,7 +52,7 @@ def hostile_ladder(database: Path) -> None:
         seat = match.bots.index(HOSTILE) if HOSTILE in match.bots else 0
         faults = (
             (common_pb2.Fault(seat=seat, reason=common_pb2.FAULT_REASON_TIMEOUT, detail=HOSTILE),)
-            if match.number == 3
+            if match.number == 2
             else ()
         )
         record = database.parent / "records" / f"hostile-{match.number:05d}.jsonl"
@@ -78,7 +78,12 @@ def test_a_written_report_opens_from_disk_and_shows_names_as_text(
     page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda error: problems.append(str(error)))
     page.on("request", lambda r: problems.append(r.url) if not r.url.startswith("file:") else None)
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+
+    def dialog(opened: Any) -> None:  # an alert() the name would run
+        dialogs.append(opened.message)
+        opened.dismiss()
+
+    page.on("dialog", dialog)
     page.goto((out / "index.html").as_uri())
     page.wait_for_selector("body[data-version]")
 
@@ -108,6 +113,9 @@ def test_a_written_report_opens_from_disk_and_shows_names_as_text(
     tip = page.locator("#tip")
     assert tip.is_visible() and "after 12 of 12 matches" in (tip.text_content() or "")
     assert HOSTILE in (tip.text_content() or "")
+    # Its fault, named and detailed as text.
+    fault = page.locator("#match-2 .fault")
+    assert fault.text_content() == f"{HOSTILE}: timeout" and fault.get_attribute("title") == HOSTILE
     # The problems: no record is on disk, so no match has a viewer page.
     assert page.locator("#problems li").count() == 12
     assert page.locator("#matches a.viewer").count() == 0

@@ -1,7 +1,8 @@
 """What the site shows of a contest or ladder as a whole: readings of its database (standings,
 matches played, rating histories) and who is connected, published as one snapshot for every
-viewer. A reading happens in a worker thread, at most every SNAPSHOT_SECONDS and less often when
-readings are slow (`Spacing`); commits and new matches ask for one sooner.
+viewer; a written report (referee.web.report_index) embeds the same, built by the same
+functions. A reading happens in a worker thread, at most every SNAPSHOT_SECONDS and less often
+when readings are slow (`Spacing`); commits and new matches ask for one sooner.
 """
 
 from __future__ import annotations

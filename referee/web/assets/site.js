@@ -161,7 +161,7 @@
       const tr = document.createElement("tr");
       for (const [key] of cols) tr.appendChild(COLUMNS[key](r, report));
       tr.dataset.bot = r.bot;
-      tr.dataset.provisional = String(provisional(r));
+      tr.dataset.provisional = String(r.provisional === true);
       if (r.revoked) tr.classList.add("revoked");
       body.appendChild(tr);
     }
@@ -295,9 +295,10 @@
   const PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
   const DASHES = ["", "7 4", "2 3", "9 3 2 3"];
   let colours = new Map(); // bot -> its index in the standings (its colour in every table)
-  function swatch(bot) {
+  const swatch = (bot) => swatchOf(colours.get(bot) || 0);
+  function swatchOf(index) {
     const dot = el("i", undefined, "swatch");
-    dot.style.setProperty("--c", PALETTE[(colours.get(bot) || 0) % PALETTE.length]);
+    dot.style.setProperty("--c", PALETTE[index % PALETTE.length]);
     return dot;
   }
 
@@ -357,10 +358,11 @@
     list.hidden = false;
   }
 
-  // The ratings over time (ratings.series: per bot, its value, low and high at each point),
+  // The ratings over time (data.series: per bot, its value, low and high after ks[i] matches),
   // one line per bot in its colour (dashed past ten bots), its 95% interval shaded; a cursor
-  // with every bot's rating where the pointer is, the legend's keys show or hide a bot, and a
-  // click goes to the point's match.
+  // with every bot's rating where the pointer is, the legend's keys show or hide a bot, and in
+  // a report a click goes to the point's match (data.numbers, on the index page data.pages).
+  // The report's plot of every bot, and a bot's page's.
   const SVG = "http://www.w3.org/2000/svg";
   function svg(tag, attrs, parent, text) {
     const node = document.createElementNS(SVG, tag);
@@ -383,15 +385,16 @@
   const signed = (v) => (v > 0 ? "+" : "") + short(v); // every method rates on the Elo scale
 
   function showRatings(c, report) {
-    const data = report.ratings;
+    const caption = `${c.rating_label} after each committed match, with its 95% interval shaded`;
     const section = $("ratings");
     section.hidden = false;
+    section.appendChild(ratingsFigure(report.ratings, c.rating_heading, caption, report.page));
+  }
+
+  function ratingsFigure(data, heading, caption, onPage) {
     const n = data.ks.length;
     const values = data.series.flatMap((s) => s.values.filter((v) => v !== null));
-    if (!n || !values.length) {
-      section.appendChild(el("p", n ? "No bot has a rating yet." : "No match is committed yet.", "note"));
-      return;
-    }
+    if (!n || !values.length) return el("p", n ? "No bot has a rating yet." : "No match is committed yet.", "note");
     const W = 960, H = 360, L = 64, R = 16, T = 14, B = 44;
     const plotW = W - L - R, plotH = H - T - B;
     const total = data.ks[n - 1];
@@ -400,7 +403,6 @@
     const xAt = (k) => L + (total > 1 ? (plotW * (k - 1)) / (total - 1) : plotW / 2); // after k matches
     const xOf = (i) => xAt(data.ks[i]);
     const yOf = (v) => T + (plotH * (yHigh - v)) / (yHigh - yLow);
-    const caption = `${c.rating_label} after each committed match, with its 95% interval shaded`;
     const figure = el("figure");
     figure.id = "figure";
     const plot = svg("svg", { id: "plot", viewBox: `0 0 ${W} ${H}`, role: "img", "aria-labelledby": "plot-title", "data-n": n }, figure);
@@ -420,7 +422,7 @@
       svg("text", { class: "xlabel", x, y: T + plotH + 16 }, grid, String(tick));
     }
     svg("text", { class: "axis", x: L + plotW / 2, y: H - 6 }, grid, "matches committed");
-    svg("text", { class: "axis", transform: `translate(14 ${T + plotH / 2}) rotate(-90)` }, grid, c.rating_heading);
+    svg("text", { class: "axis", transform: `translate(14 ${T + plotH / 2}) rotate(-90)` }, grid, heading);
     const area = svg("g", { "clip-path": "url(#area)" }, plot);
     const groups = new Map();
     data.series.forEach((s, index) => {
@@ -441,6 +443,11 @@
       });
       if (s.band) {
         for (const seg of segments.filter((seg) => seg.length)) {
+          if (seg.length === 1) { // a band of one point draws nothing: its interval as a bar
+            const x = xOf(seg[0]).toFixed(1);
+            svg("line", { class: "band-bar", x1: x, x2: x, y1: yOf(s.low[seg[0]]).toFixed(1), y2: yOf(s.high[seg[0]]).toFixed(1) }, band);
+            continue;
+          }
           const upper = seg.map((i) => `${xOf(i).toFixed(1)},${yOf(s.high[i]).toFixed(1)}`);
           const lower = seg.slice().reverse().map((i) => `${xOf(i).toFixed(1)},${yOf(s.low[i]).toFixed(1)}`);
           svg("polygon", { points: upper.concat(lower).join(" ") }, band);
@@ -452,7 +459,7 @@
       const dots = svg("g", { class: "dots" }, group);
       if (n <= 120) {
         s.values.forEach((v, i) => {
-          if (v !== null) svg("circle", { cx: xOf(i).toFixed(1), cy: yOf(v).toFixed(1), r: 2.6 }, dots);
+          if (v !== null) svg("circle", { class: "dot", cx: xOf(i).toFixed(1), cy: yOf(v).toFixed(1), r: 2.6 }, dots);
         });
       }
     });
@@ -461,15 +468,15 @@
     const tip = el("div");
     tip.id = "tip";
     tip.hidden = true;
-    figure.append(tip, el("figcaption", `${caption}. Point k: the ratings over the first k matches committed, as the standings showed them then; hover for values, click for the match.`));
+    figure.append(tip, el("figcaption", `${caption}. Point k: the ratings over the first k matches committed, as the standings showed them then; hover for values` + (data.pages ? ", click for the match." : ".")));
     const legend = el("div", undefined, "legend");
     const off = new Set();
-    for (const s of data.series) {
-      const key = el("button", swatch(s.bot), "key");
+    data.series.forEach((s, index) => {
+      const key = el("button", swatchOf(index), "key");
       key.type = "button";
       key.dataset.bot = s.bot;
       key.setAttribute("aria-pressed", "true");
-      key.append(s.bot);
+      key.append(s.legend || s.bot);
       const group = groups.get(s.bot);
       key.addEventListener("click", () => {
         const hide = key.getAttribute("aria-pressed") === "true";
@@ -480,7 +487,7 @@
       key.addEventListener("mouseenter", () => { plot.classList.add("focus"); group.classList.add("focused"); });
       key.addEventListener("mouseleave", () => { plot.classList.remove("focus"); group.classList.remove("focused"); });
       legend.appendChild(key);
-    }
+    });
     const bands = el("input");
     bands.type = "checkbox";
     bands.id = "bands";
@@ -490,9 +497,8 @@
     sync();
     const label = el("label", bands, "bands");
     label.append(" 95% intervals");
-    legend.appendChild(label);
+    if (data.series.some((s) => s.band)) legend.appendChild(label);
     figure.appendChild(legend);
-    section.appendChild(figure);
 
     const fmt = (v) => (v === null ? "-" : (v > 0 ? "+" : "") + Math.round(v));
     function indexAt(event) { // point i stands after ks[i] matches: past a thousand, not every one
@@ -507,12 +513,13 @@
       cursor.setAttribute("x1", x);
       cursor.setAttribute("x2", x);
       cursor.style.visibility = "visible";
-      tip.replaceChildren(el("b", `after ${data.ks[i]} of ${total} matches: #${data.numbers[i]} ${data.matches[i]}`));
-      const rows = data.series.map((s) => ({ s, v: s.values[i] }))
+      const which = data.numbers ? `: #${data.numbers[i]} ${data.matches[i]}` : "";
+      tip.replaceChildren(el("b", `after ${data.ks[i]} of ${total} matches${which}`));
+      const rows = data.series.map((s, index) => ({ s, index, v: s.values[i] }))
         .sort((a, b) => (b.v === null ? -Infinity : b.v) - (a.v === null ? -Infinity : a.v));
-      for (const { s, v } of rows) {
-        const line = el("div", swatch(s.bot), off.has(s.bot) ? "off" : "");
-        line.append(`${s.bot} ${fmt(v)}` + (v !== null ? ` (${fmt(s.low[i])}..${fmt(s.high[i])})` : ""));
+      for (const { s, index, v } of rows) {
+        const line = el("div", swatchOf(index), off.has(s.bot) ? "off" : "");
+        line.append(`${s.legend || s.bot} ${fmt(v)}` + (v !== null ? ` (${fmt(s.low[i])}..${fmt(s.high[i])})` : ""));
         tip.appendChild(line);
       }
       tip.hidden = false;
@@ -522,12 +529,15 @@
       tip.style.left = left + tip.offsetWidth + 16 > box.width ? `${left - tip.offsetWidth - 12}px` : `${left + 12}px`;
     });
     hit.addEventListener("mouseleave", () => { tip.hidden = true; cursor.style.visibility = "hidden"; });
-    hit.addEventListener("click", (event) => {
-      const i = indexAt(event);
-      const hash = `#match-${data.numbers[i]}`;
-      if (data.pages[i] === report.page) location.hash = hash;
-      else location.href = indexName(data.pages[i]) + hash;
-    });
+    if (data.pages) {
+      hit.addEventListener("click", (event) => {
+        const i = indexAt(event);
+        const hash = `#match-${data.numbers[i]}`;
+        if (data.pages[i] === onPage) location.hash = hash;
+        else location.href = indexName(data.pages[i]) + hash;
+      });
+    }
+    return figure;
   }
 
   // The report's page of committed matches: each one's viewer page, round, deal, seats (each a
@@ -676,57 +686,21 @@
 
   const botName = page === "bot" ? decodeURIComponent(location.pathname.split("/").pop()) : "";
 
-  // Ratings over time, one line per series ({label, legend, points: [[k, rating, low, high], ...]}):
-  // a bot's own, or each of an account's versions, named in a legend. A lone series shows its
-  // interval too.
-  function plot(series, label) {
+  // A bot's ratings over time (its own, and each of an account's versions, named in the legend):
+  // series of [after k matches, rating, low, high] drawn by the one ratings plot; a lone series
+  // shows its interval too.
+  function botRatings(series, label) {
     series = series.filter((s) => s.points.length);
-    if (!series.length) return el("p", "no rating yet", "note");
-    const all = series.flatMap((s) => s.points);
-    const W = 640, H = 220, L = 48, R = 10, T = 10, B = 28;
-    const xs = all.map((p) => p[0]);
-    const band = series.length === 1;
-    let lo = Math.min(...all.map((p) => (band ? p[2] : p[1])));
-    let hi = Math.max(...all.map((p) => (band ? p[3] : p[1])));
-    if (hi - lo < 1e-9) { lo -= 1; hi += 1; }
-    const x0 = Math.min(...xs), x1 = Math.max(...xs);
-    const x = (v) => L + (x1 > x0 ? ((v - x0) / (x1 - x0)) * (W - L - R) : (W - L - R) / 2);
-    const y = (v) => T + ((hi - v) / (hi - lo)) * (H - T - B);
-    const ns = "http://www.w3.org/2000/svg";
-    const svg = document.createElementNS(ns, "svg");
-    svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
-    svg.setAttribute("class", "rating");
-    svg.setAttribute("role", "img");
-    const add = (tag, attrs, content) => {
-      const node = document.createElementNS(ns, tag);
-      for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-      if (content !== undefined) node.textContent = content;
-      svg.appendChild(node);
-      return node;
+    const ks = [...new Set(series.flatMap((s) => s.points.map((p) => p[0])))].sort((a, b) => a - b);
+    const at = (s, i) => {
+      const byK = new Map(s.points.map((p) => [p[0], p[i]]));
+      return ks.map((k) => (byK.has(k) ? byK.get(k) : null));
     };
-    const at = (p, i) => `${x(p[0]).toFixed(1)},${y(p[i]).toFixed(1)}`;
-    if (band) {
-      const points = series[0].points;
-      const lower = points.slice().reverse().map((p) => at(p, 2));
-      add("polygon", { class: "band", points: points.map((p) => at(p, 3)).concat(lower).join(" ") });
-    }
-    series.forEach((s, i) => {
-      const line = add("polyline", { class: `line series-${i % 6}`, points: s.points.map((p) => at(p, 1)).join(" ") });
-      line.dataset.series = s.label;
-      if (s.points.length === 1) { // a line of one point draws nothing: a dot, and its interval
-        const [p] = s.points;
-        if (band) add("line", { class: "band-bar", x1: x(p[0]), x2: x(p[0]), y1: y(p[2]), y2: y(p[3]) });
-        add("circle", { class: `dot series-${i % 6}`, cx: x(p[0]), cy: y(p[1]), r: 4 });
-      }
-      if (!band) add("text", { class: `legend series-${i % 6}`, x: L + 8 + i * 150, y: T + 12 }, `— ${s.legend}`);
-    });
-    add("line", { class: "axis", x1: L, x2: W - R, y1: H - B, y2: H - B });
-    add("text", { x: 4, y: y(hi) + 10 }, hi.toFixed(0));
-    add("text", { x: 4, y: y(lo) }, lo.toFixed(0));
-    add("text", { x: L, y: H - 8 }, `after match ${x0}`);
-    add("text", { x: W - R - 120, y: H - 8 }, `after match ${x1}`);
-    add("title", {}, `${botName}: ${label} after each committed match`);
-    return svg;
+    const data = {
+      ks,
+      series: series.map((s) => ({ bot: s.label, legend: s.legend, values: at(s, 1), low: at(s, 2), high: at(s, 3), band: series.length === 1 })),
+    };
+    return ratingsFigure(data, label, `${botName}: ${label} after each committed match`);
   }
 
   // The bot's matches a page at a time, newest first: ?page=N (and ?size=M, 100 unless said).
@@ -819,7 +793,7 @@
       const legend = v.id.slice(0, 12) + (v.active ? " (active)" : "");
       series.push({ label: v.entrant, legend, points: v.history });
     }
-    $("plot").replaceChildren(plot(series, data.rating_label));
+    $("ratings").replaceChildren(botRatings(series, data.rating_label));
     showAccount(data);
     const body = document.createDocumentFragment();
     for (const m of data.matches) {
