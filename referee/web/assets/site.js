@@ -117,7 +117,7 @@
   }
   const said = (r, key) => (r.text ? r.text[key] : "-");
   const faultsOf = (r) => Object.assign({}, r.faults, r.restarts ? { restarted: r.restarts } : {});
-  // The standings' columns, [key, heading, title, cell]: the served site's (with who is connected)
+  // The standings' columns, each [key, heading, title]: the served site's (with who is connected)
   // and a written report's, the CLI's table cell for cell (`croupier ladder standings`, its
   // margins beside).
   const COLUMNS = {
