@@ -398,7 +398,10 @@
     const W = 960, H = 360, L = 64, R = 16, T = 14, B = 44;
     const plotW = W - L - R, plotH = H - T - B;
     const total = data.ks[n - 1];
-    const yTicks = ticks(Math.min(...values), Math.max(...values), 6);
+    // A lone bot's plot (a bot's page) spans its interval too; a field's, the ratings alone.
+    const lone = data.series.length === 1 && data.series[0].band;
+    const span = lone ? values.concat(data.series[0].low, data.series[0].high).filter((v) => v !== null) : values;
+    const yTicks = ticks(Math.min(...span), Math.max(...span), 6);
     const yLow = yTicks[0], yHigh = yTicks[yTicks.length - 1];
     const xAt = (k) => L + (total > 1 ? (plotW * (k - 1)) / (total - 1) : plotW / 2); // after k matches
     const xOf = (i) => xAt(data.ks[i]);
