@@ -372,8 +372,8 @@ def test_a_bot_page_lists_its_matches(site: Site, page: Any) -> None:
     faults = page.locator("#matches tbody td.fault").all_text_contents()
     assert faults and all(text.startswith("timeout: ") for text in faults)
     # Her own line, and one per hosted version of hers that played (issue 27.2).
-    series = page.locator("#plot svg.rating polyline").evaluate_all(
-        "lines => lines.map((line) => line.dataset.series)"
+    series = page.locator("#plot .series").evaluate_all(
+        "lines => lines.map((line) => line.dataset.bot)"
     )
     hers = {v["entrant"] for v in site.json("/api/bots/carol")["versions"]}
     assert "carol" in series and set(series) - {"carol"} <= hers
