@@ -234,6 +234,7 @@ class Snapshots:
         self._reads = Spacing(SNAPSHOT_SECONDS)
         self._reading = trio.Lock()
         self._poke = trio.Event()
+        self._published = trio.Event()
         self._ratings: tuple[Contest | None, list[tuple[int, dict[str, Rating]]]] = (None, [])
         #: The snapshot as a standings viewer gets it (encoded once per version).
         self.snapshot_event = b""
@@ -289,6 +290,21 @@ class Snapshots:
             self.snapshot = snapshot
             self.snapshot_event = sse(snapshot, "snapshot").encode()
             self.version += 1
+        self._published.set()
+
+    async def reading(self) -> Contest | None:
+        """The site's reading of the database; read now if the site just started (look
+        before saying no)."""
+        if self.contest is None and self.view.database is not None:
+            await self.read_database()
+        return self.contest
+
+    async def first_published(self) -> str:
+        """The snapshot, once there is one: a request in the site's first moments (before its
+        first reading of the database) waits for it rather than get an empty `{}`, as it did
+        on a loaded machine (issue 50)."""
+        await self._published.wait()
+        return self.snapshot
 
     def _snapshot(self) -> str:
         presence = self.view.presence()
