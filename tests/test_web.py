@@ -295,19 +295,30 @@ def test_a_live_match_plays_in_the_viewer_to_its_result_banner(site: Site, page:
         page.wait_for_function(
             f"Number(document.body.dataset.tables) > {tables} || document.body.dataset.over === '1'"
         )
-        if page.evaluate("document.body.dataset.over") != "1":
+        # The page as it stands, read at once: read bit by bit, the match could end between
+        # two reads and take its clocks with it (issue 50).
+        shown = page.evaluate(
+            """() => ({
+                over: document.body.dataset.over === '1',
+                seats: document.querySelectorAll('#seats .seat').length,
+                events: document.querySelectorAll('#events li').length,
+                clocks: [...document.querySelectorAll('#seats .seat .clock')]
+                    .map((clock) => clock.textContent),
+                widths: [...document.querySelectorAll('#seats .seat .name')]
+                    .map((n) => n.getBoundingClientRect().width / n.textContent.length),
+            })"""
+        )
+        if not shown["over"]:
             break
-    assert page.locator("#seats .seat").count() == 2
-    assert page.locator("#events li").count() > 0
+    assert shown["seats"] == 2
+    assert shown["events"] > 0
     # Each seat's clock is on the table (a table after the first decision carries them).
-    clocks = page.locator("#seats .seat .clock").all_text_contents()
+    clocks = shown["clocks"]
     assert len(clocks) == 2 and all(
         re.fullmatch(r"(thinking .+ · left|bank) [\d.]+ s", c) for c in clocks
-    )
+    ), clocks
     # The clock has a line of its own: beside the name it squeezed it to a letter a line.
-    widths = page.locator("#seats .seat .name").evaluate_all(
-        "names => names.map((n) => n.getBoundingClientRect().width / n.textContent.length)"
-    )
+    widths = shown["widths"]
     assert widths and min(widths) > 4, widths  # px a character: not one a line
     page.wait_for_selector("#banner:not([hidden])", timeout=60_000)
     assert page.locator("#seats .seat .clock").count() == 0  # no clock once it is over
