@@ -95,6 +95,7 @@ def test_no_value_is_an_unset_field() -> None:
     must have presence; a repeated field cannot, so it holds messages (XactikaSeatBid). A field
     kept for an older protocol version keeps its old meaning, and says so: `deprecated`."""
     import croupier.v1.challenges_pb2
+    import croupier.v1.desk_pb2
     import croupier.v1.record_pb2
     import croupier.v1.referee_pb2
     import croupier.v1.submissions_pb2  # noqa: F401 (registers every file in the default pool)

@@ -49,6 +49,7 @@ def test_assembled_requests_are_the_messages_serialized(game_id: str, seed: int)
             legal_actions=protocol.legal_actions(game_id, legal),
             clock=clock.to_proto(),
             events=[e.message for e in events],
+            decision=number if number % 5 else 0,
         )
         assembled = wire.action_request(
             expected.match_id,
@@ -57,6 +58,7 @@ def test_assembled_requests_are_the_messages_serialized(game_id: str, seed: int)
             protocol.legal_action_fields(game_id, legal),
             clock.encoded(),
             [e.field for e in events],
+            expected.decision,
         )
         assert assembled.body == expected.SerializeToString()
         assert assembled.message == expected

@@ -301,6 +301,7 @@ class _Match:
             protocol.legal_action_fields(game_id, legal),
             self.clocks[seat].encoded(),
             [event.field for event in self.pending[seat]],
+            self.decision_count,
         )
         self.pending[seat] = []
         self.flush()

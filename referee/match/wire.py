@@ -50,6 +50,7 @@ def _key(descriptor: Any, name: str) -> bytes:  # a Descriptor (upb's or Python'
 _REQUEST = referee_pb2.ActionRequest.DESCRIPTOR
 _MATCH_ID = _key(_REQUEST, "match_id")
 _REQUEST_ID = varint(_REQUEST.fields_by_name["request_id"].number << 3)  # a varint field
+_DECISION = varint(_REQUEST.fields_by_name["decision"].number << 3)  # a varint field
 _OBSERVATION = _key(_REQUEST, "observation")
 LEGAL_ACTION = _key(_REQUEST, "legal_actions")
 _CLOCK = _key(_REQUEST, "clock")
@@ -113,10 +114,12 @@ def action_request(
     legal_actions: Sequence[bytes],
     clock: bytes,
     events: Sequence[bytes],
+    decision: int = 0,
 ) -> WireRequest:
     """The request from its pieces: `observation` an encoded game_pb2.Observation, `clock` an
     encoded Clock, and each legal action and event a field already (`LEGAL_ACTION` or `EVENT`
-    key, length, message), in the proto's field order as SerializeToString writes them."""
+    key, length, message), in the proto's field order as SerializeToString writes them;
+    `decision` the match's decision number (0, as proto3 leaves it, is not written)."""
     parts = [
         length_delimited(_MATCH_ID, match_id.encode()) if match_id else b"",
         _REQUEST_ID + varint(request_id) if request_id else b"",
@@ -124,5 +127,6 @@ def action_request(
         *legal_actions,
         length_delimited(_CLOCK, clock),
         *events,
+        _DECISION + varint(decision) if decision else b"",
     ]
     return WireRequest(match_id, request_id, len(legal_actions), b"".join(parts))

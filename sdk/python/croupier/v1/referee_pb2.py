@@ -26,7 +26,7 @@ from croupier.v1 import common_pb2 as croupier_dot_v1_dot_common__pb2
 from croupier.v1 import game_pb2 as croupier_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x63roupier/v1/referee.proto\x12\x0b\x63roupier.v1\x1a\x18\x63roupier/v1/common.proto\x1a\x16\x63roupier/v1/game.proto\"k\n\nBotMessage\x12#\n\x05hello\x18\x01 \x01(\x0b\x32\x12.croupier.v1.HelloH\x00\x12\x30\n\x0c\x61\x63tion_reply\x18\x02 \x01(\x0b\x32\x18.croupier.v1.ActionReplyH\x00\x42\x06\n\x04kind\"i\n\x05Hello\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\r\n\x05games\x18\x03 \x03(\t\x12\x1d\n\x10protocol_version\x18\x04 \x01(\rH\x00\x88\x01\x01\x42\x13\n\x11_protocol_version\"_\n\x0b\x41\x63tionReply\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\x04\x12\x19\n\x0c\x61\x63tion_index\x18\x03 \x01(\rH\x00\x88\x01\x01\x42\x0f\n\r_action_index\"\x82\x02\n\x0eRefereeMessage\x12\'\n\x07welcome\x18\x01 \x01(\x0b\x32\x14.croupier.v1.WelcomeH\x00\x12.\n\x0bmatch_start\x18\x02 \x01(\x0b\x32\x17.croupier.v1.MatchStartH\x00\x12\x34\n\x0e\x61\x63tion_request\x18\x04 \x01(\x0b\x32\x1a.croupier.v1.ActionRequestH\x00\x12*\n\tmatch_end\x18\x05 \x01(\x0b\x32\x15.croupier.v1.MatchEndH\x00\x12\'\n\x07goodbye\x18\x06 \x01(\x0b\x32\x14.croupier.v1.GoodbyeH\x00\x42\x06\n\x04kindJ\x04\x08\x03\x10\x04\"P\n\x07Welcome\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x17\n\x0freferee_version\x18\x02 \x01(\t\x12\x18\n\x10protocol_version\x18\x03 \x01(\r\"\x8a\x02\n\nMatchStart\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x15\n\rrules_version\x18\x03 \x01(\t\x12\x35\n\x07options\x18\x04 \x03(\x0b\x32$.croupier.v1.MatchStart.OptionsEntry\x12\x11\n\x04seat\x18\x05 \x01(\rH\x00\x88\x01\x01\x12\x12\n\nseat_names\x18\x06 \x03(\t\x12.\n\x0ctime_control\x18\x07 \x01(\x0b\x32\x18.croupier.v1.TimeControl\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x07\n\x05_seat\"A\n\nMatchEvent\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12!\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x12.croupier.v1.Event\"\xd7\x01\n\rActionRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\x04\x12-\n\x0bobservation\x18\x03 \x01(\x0b\x32\x18.croupier.v1.Observation\x12*\n\rlegal_actions\x18\x04 \x03(\x0b\x32\x13.croupier.v1.Action\x12!\n\x05\x63lock\x18\x05 \x01(\x0b\x32\x12.croupier.v1.Clock\x12\"\n\x06\x65vents\x18\x06 \x03(\x0b\x32\x12.croupier.v1.Event\"\x89\x01\n\x08MatchEnd\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12#\n\x06result\x18\x02 \x01(\x0b\x32\x13.croupier.v1.Result\x12\"\n\x06\x66\x61ults\x18\x03 \x03(\x0b\x32\x12.croupier.v1.Fault\x12\"\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x12.croupier.v1.Event\"\x19\n\x07Goodbye\x12\x0e\n\x06reason\x18\x01 \x01(\t\"J\n\x0cWatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06\x66ollow\x18\x02 \x01(\x08\x12\x10\n\x03\x62ot\x18\x03 \x01(\tH\x00\x88\x01\x01\x42\x06\n\x04_bot\"\xce\x01\n\x0cWatchMessage\x12.\n\x0bmatch_start\x18\x01 \x01(\x0b\x32\x17.croupier.v1.MatchStartH\x00\x12(\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x17.croupier.v1.MatchEventH\x00\x12*\n\tmatch_end\x18\x03 \x01(\x0b\x32\x15.croupier.v1.MatchEndH\x00\x12\x30\n\x0cpublic_table\x18\x04 \x01(\x0b\x32\x18.croupier.v1.ObservationH\x00\x42\x06\n\x04kind\"\x12\n\x10ListGamesRequest\"\x93\x01\n\nGameOption\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x0f\n\x07\x64\x65\x66\x61ult\x18\x03 \x01(\t\x12\x10\n\x03min\x18\x04 \x01(\x03H\x00\x88\x01\x01\x12\x10\n\x03max\x18\x05 \x01(\x03H\x01\x88\x01\x01\x12\x13\n\x0b\x64\x65scription\x18\x06 \x01(\t\x12\x0f\n\x07\x63hoices\x18\x07 \x03(\x03\x42\x06\n\x04_minB\x06\n\x04_max\"f\n\x08GameInfo\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x15\n\rrules_version\x18\x03 \x01(\t\x12(\n\x07options\x18\x04 \x03(\x0b\x32\x17.croupier.v1.GameOption\"9\n\x11ListGamesResponse\x12$\n\x05games\x18\x01 \x03(\x0b\x32\x15.croupier.v1.GameInfo\"\x14\n\x12ListMatchesRequest\"\xa5\x01\n\tLiveMatch\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x12\n\nseat_names\x18\x03 \x03(\t\x12\x34\n\x07options\x18\x04 \x03(\x0b\x32#.croupier.v1.LiveMatch.OptionsEntry\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\">\n\x13ListMatchesResponse\x12\'\n\x07matches\x18\x01 \x03(\x0b\x32\x16.croupier.v1.LiveMatch2\xaa\x02\n\x07Referee\x12@\n\x04Play\x12\x17.croupier.v1.BotMessage\x1a\x1b.croupier.v1.RefereeMessage(\x01\x30\x01\x12?\n\x05Watch\x12\x19.croupier.v1.WatchRequest\x1a\x19.croupier.v1.WatchMessage0\x01\x12J\n\tListGames\x12\x1d.croupier.v1.ListGamesRequest\x1a\x1e.croupier.v1.ListGamesResponse\x12P\n\x0bListMatches\x12\x1f.croupier.v1.ListMatchesRequest\x1a .croupier.v1.ListMatchesResponseBC\n\x0b\x63roupier.v1B\x0cRefereeProtoP\x01Z\x16\x63roupier/v1;croupierv1\xaa\x02\x0b\x43roupier.V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x63roupier/v1/referee.proto\x12\x0b\x63roupier.v1\x1a\x18\x63roupier/v1/common.proto\x1a\x16\x63roupier/v1/game.proto\"k\n\nBotMessage\x12#\n\x05hello\x18\x01 \x01(\x0b\x32\x12.croupier.v1.HelloH\x00\x12\x30\n\x0c\x61\x63tion_reply\x18\x02 \x01(\x0b\x32\x18.croupier.v1.ActionReplyH\x00\x42\x06\n\x04kind\"i\n\x05Hello\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\r\n\x05games\x18\x03 \x03(\t\x12\x1d\n\x10protocol_version\x18\x04 \x01(\rH\x00\x88\x01\x01\x42\x13\n\x11_protocol_version\"_\n\x0b\x41\x63tionReply\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\x04\x12\x19\n\x0c\x61\x63tion_index\x18\x03 \x01(\rH\x00\x88\x01\x01\x42\x0f\n\r_action_index\"\x82\x02\n\x0eRefereeMessage\x12\'\n\x07welcome\x18\x01 \x01(\x0b\x32\x14.croupier.v1.WelcomeH\x00\x12.\n\x0bmatch_start\x18\x02 \x01(\x0b\x32\x17.croupier.v1.MatchStartH\x00\x12\x34\n\x0e\x61\x63tion_request\x18\x04 \x01(\x0b\x32\x1a.croupier.v1.ActionRequestH\x00\x12*\n\tmatch_end\x18\x05 \x01(\x0b\x32\x15.croupier.v1.MatchEndH\x00\x12\'\n\x07goodbye\x18\x06 \x01(\x0b\x32\x14.croupier.v1.GoodbyeH\x00\x42\x06\n\x04kindJ\x04\x08\x03\x10\x04\"P\n\x07Welcome\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x17\n\x0freferee_version\x18\x02 \x01(\t\x12\x18\n\x10protocol_version\x18\x03 \x01(\r\"\x8a\x02\n\nMatchStart\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x15\n\rrules_version\x18\x03 \x01(\t\x12\x35\n\x07options\x18\x04 \x03(\x0b\x32$.croupier.v1.MatchStart.OptionsEntry\x12\x11\n\x04seat\x18\x05 \x01(\rH\x00\x88\x01\x01\x12\x12\n\nseat_names\x18\x06 \x03(\t\x12.\n\x0ctime_control\x18\x07 \x01(\x0b\x32\x18.croupier.v1.TimeControl\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x07\n\x05_seat\"A\n\nMatchEvent\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12!\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x12.croupier.v1.Event\"\xe9\x01\n\rActionRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\x04\x12-\n\x0bobservation\x18\x03 \x01(\x0b\x32\x18.croupier.v1.Observation\x12*\n\rlegal_actions\x18\x04 \x03(\x0b\x32\x13.croupier.v1.Action\x12!\n\x05\x63lock\x18\x05 \x01(\x0b\x32\x12.croupier.v1.Clock\x12\"\n\x06\x65vents\x18\x06 \x03(\x0b\x32\x12.croupier.v1.Event\x12\x10\n\x08\x64\x65\x63ision\x18\x07 \x01(\r\"\x89\x01\n\x08MatchEnd\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12#\n\x06result\x18\x02 \x01(\x0b\x32\x13.croupier.v1.Result\x12\"\n\x06\x66\x61ults\x18\x03 \x03(\x0b\x32\x12.croupier.v1.Fault\x12\"\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x12.croupier.v1.Event\"\x19\n\x07Goodbye\x12\x0e\n\x06reason\x18\x01 \x01(\t\"J\n\x0cWatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06\x66ollow\x18\x02 \x01(\x08\x12\x10\n\x03\x62ot\x18\x03 \x01(\tH\x00\x88\x01\x01\x42\x06\n\x04_bot\"\xce\x01\n\x0cWatchMessage\x12.\n\x0bmatch_start\x18\x01 \x01(\x0b\x32\x17.croupier.v1.MatchStartH\x00\x12(\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x17.croupier.v1.MatchEventH\x00\x12*\n\tmatch_end\x18\x03 \x01(\x0b\x32\x15.croupier.v1.MatchEndH\x00\x12\x30\n\x0cpublic_table\x18\x04 \x01(\x0b\x32\x18.croupier.v1.ObservationH\x00\x42\x06\n\x04kind\"\x12\n\x10ListGamesRequest\"\x93\x01\n\nGameOption\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x0f\n\x07\x64\x65\x66\x61ult\x18\x03 \x01(\t\x12\x10\n\x03min\x18\x04 \x01(\x03H\x00\x88\x01\x01\x12\x10\n\x03max\x18\x05 \x01(\x03H\x01\x88\x01\x01\x12\x13\n\x0b\x64\x65scription\x18\x06 \x01(\t\x12\x0f\n\x07\x63hoices\x18\x07 \x03(\x03\x42\x06\n\x04_minB\x06\n\x04_max\"f\n\x08GameInfo\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x15\n\rrules_version\x18\x03 \x01(\t\x12(\n\x07options\x18\x04 \x03(\x0b\x32\x17.croupier.v1.GameOption\"9\n\x11ListGamesResponse\x12$\n\x05games\x18\x01 \x03(\x0b\x32\x15.croupier.v1.GameInfo\"\x14\n\x12ListMatchesRequest\"\xa5\x01\n\tLiveMatch\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x12\n\nseat_names\x18\x03 \x03(\t\x12\x34\n\x07options\x18\x04 \x03(\x0b\x32#.croupier.v1.LiveMatch.OptionsEntry\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\">\n\x13ListMatchesResponse\x12\'\n\x07matches\x18\x01 \x03(\x0b\x32\x16.croupier.v1.LiveMatch2\xaa\x02\n\x07Referee\x12@\n\x04Play\x12\x17.croupier.v1.BotMessage\x1a\x1b.croupier.v1.RefereeMessage(\x01\x30\x01\x12?\n\x05Watch\x12\x19.croupier.v1.WatchRequest\x1a\x19.croupier.v1.WatchMessage0\x01\x12J\n\tListGames\x12\x1d.croupier.v1.ListGamesRequest\x1a\x1e.croupier.v1.ListGamesResponse\x12P\n\x0bListMatches\x12\x1f.croupier.v1.ListMatchesRequest\x1a .croupier.v1.ListMatchesResponseBC\n\x0b\x63roupier.v1B\x0cRefereeProtoP\x01Z\x16\x63roupier/v1;croupierv1\xaa\x02\x0b\x43roupier.V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -55,31 +55,31 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_MATCHEVENT']._serialized_start=1017
   _globals['_MATCHEVENT']._serialized_end=1082
   _globals['_ACTIONREQUEST']._serialized_start=1085
-  _globals['_ACTIONREQUEST']._serialized_end=1300
-  _globals['_MATCHEND']._serialized_start=1303
-  _globals['_MATCHEND']._serialized_end=1440
-  _globals['_GOODBYE']._serialized_start=1442
-  _globals['_GOODBYE']._serialized_end=1467
-  _globals['_WATCHREQUEST']._serialized_start=1469
-  _globals['_WATCHREQUEST']._serialized_end=1543
-  _globals['_WATCHMESSAGE']._serialized_start=1546
-  _globals['_WATCHMESSAGE']._serialized_end=1752
-  _globals['_LISTGAMESREQUEST']._serialized_start=1754
-  _globals['_LISTGAMESREQUEST']._serialized_end=1772
-  _globals['_GAMEOPTION']._serialized_start=1775
-  _globals['_GAMEOPTION']._serialized_end=1922
-  _globals['_GAMEINFO']._serialized_start=1924
-  _globals['_GAMEINFO']._serialized_end=2026
-  _globals['_LISTGAMESRESPONSE']._serialized_start=2028
-  _globals['_LISTGAMESRESPONSE']._serialized_end=2085
-  _globals['_LISTMATCHESREQUEST']._serialized_start=2087
-  _globals['_LISTMATCHESREQUEST']._serialized_end=2107
-  _globals['_LIVEMATCH']._serialized_start=2110
-  _globals['_LIVEMATCH']._serialized_end=2275
+  _globals['_ACTIONREQUEST']._serialized_end=1318
+  _globals['_MATCHEND']._serialized_start=1321
+  _globals['_MATCHEND']._serialized_end=1458
+  _globals['_GOODBYE']._serialized_start=1460
+  _globals['_GOODBYE']._serialized_end=1485
+  _globals['_WATCHREQUEST']._serialized_start=1487
+  _globals['_WATCHREQUEST']._serialized_end=1561
+  _globals['_WATCHMESSAGE']._serialized_start=1564
+  _globals['_WATCHMESSAGE']._serialized_end=1770
+  _globals['_LISTGAMESREQUEST']._serialized_start=1772
+  _globals['_LISTGAMESREQUEST']._serialized_end=1790
+  _globals['_GAMEOPTION']._serialized_start=1793
+  _globals['_GAMEOPTION']._serialized_end=1940
+  _globals['_GAMEINFO']._serialized_start=1942
+  _globals['_GAMEINFO']._serialized_end=2044
+  _globals['_LISTGAMESRESPONSE']._serialized_start=2046
+  _globals['_LISTGAMESRESPONSE']._serialized_end=2103
+  _globals['_LISTMATCHESREQUEST']._serialized_start=2105
+  _globals['_LISTMATCHESREQUEST']._serialized_end=2125
+  _globals['_LIVEMATCH']._serialized_start=2128
+  _globals['_LIVEMATCH']._serialized_end=2293
   _globals['_LIVEMATCH_OPTIONSENTRY']._serialized_start=960
   _globals['_LIVEMATCH_OPTIONSENTRY']._serialized_end=1006
-  _globals['_LISTMATCHESRESPONSE']._serialized_start=2277
-  _globals['_LISTMATCHESRESPONSE']._serialized_end=2339
-  _globals['_REFEREE']._serialized_start=2342
-  _globals['_REFEREE']._serialized_end=2640
+  _globals['_LISTMATCHESRESPONSE']._serialized_start=2295
+  _globals['_LISTMATCHESRESPONSE']._serialized_end=2357
+  _globals['_REFEREE']._serialized_start=2360
+  _globals['_REFEREE']._serialized_end=2658
 # @@protoc_insertion_point(module_scope)

@@ -96,20 +96,22 @@ class MatchEvent(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., event: _Optional[_Union[_game_pb2.Event, _Mapping]] = ...) -> None: ...
 
 class ActionRequest(_message.Message):
-    __slots__ = ("match_id", "request_id", "observation", "legal_actions", "clock", "events")
+    __slots__ = ("match_id", "request_id", "observation", "legal_actions", "clock", "events", "decision")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     CLOCK_FIELD_NUMBER: _ClassVar[int]
     EVENTS_FIELD_NUMBER: _ClassVar[int]
+    DECISION_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     request_id: int
     observation: _game_pb2.Observation
     legal_actions: _containers.RepeatedCompositeFieldContainer[_game_pb2.Action]
     clock: _common_pb2.Clock
     events: _containers.RepeatedCompositeFieldContainer[_game_pb2.Event]
-    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[int] = ..., observation: _Optional[_Union[_game_pb2.Observation, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[_game_pb2.Action, _Mapping]]] = ..., clock: _Optional[_Union[_common_pb2.Clock, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_game_pb2.Event, _Mapping]]] = ...) -> None: ...
+    decision: int
+    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[int] = ..., observation: _Optional[_Union[_game_pb2.Observation, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[_game_pb2.Action, _Mapping]]] = ..., clock: _Optional[_Union[_common_pb2.Clock, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_game_pb2.Event, _Mapping]]] = ..., decision: _Optional[int] = ...) -> None: ...
 
 class MatchEnd(_message.Message):
     __slots__ = ("match_id", "result", "faults", "events")
