@@ -23,6 +23,7 @@ from typing import TypeAlias
 import grpc
 
 from croupier.bot import Bot
+from croupier.decision_log import Decision, current
 from croupier.tls_check import tls_mismatch
 from croupier.v1 import referee_pb2, referee_pb2_grpc
 
@@ -335,6 +336,7 @@ async def _serve(call: Call, bot: Bot, leaving: Leaving, welcomed: Welcomed) -> 
             if leaving.closed(call):  # seated as it left: it can no longer answer
                 continue
             request = message.action_request
+            current.set(Decision(request.match_id, request.decision))
             for event in request.events:
                 bot.on_event(event)
             bot.deadline = (
@@ -359,11 +361,13 @@ async def _serve(call: Call, bot: Bot, leaving: Leaving, welcomed: Welcomed) -> 
                 raise _Lost(why, error) from None
         elif kind == "match_start":
             leaving.idle.discard(call)
+            current.set(Decision(message.match_start.match_id, 0))
             bot.on_match_start(message.match_start)
         elif kind == "match_end":
             for event in message.match_end.events:
                 bot.on_event(event)
             bot.on_match_end(message.match_end)
+            current.set(None)
             leaving.idle.add(call)
             if leaving.requested:
                 await leaving.close(call)
