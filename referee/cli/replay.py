@@ -37,15 +37,27 @@ def replay(
             "the record's own) and fail on any difference."
         ),
     ] = None,
+    log: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="FILE",
+            help="With --seat: show the lines that seat's bot logged beside each of its "
+            'decisions. FILE: JSON Lines {"decision": N, "line": ...}, as the Python SDK\'s '
+            "DecisionLog or `croupier submissions log --match ID --by-decision` write them. "
+            "The terminal replay is then printed (as --plain).",
+        ),
+    ] = None,
 ) -> None:
     """Step through a match record (a terminal viewer), print it, write its HTML viewer, or
     verify it.
 
     A truncated record (a referee killed mid-match) is shown as far as it goes, with a warning
     for what is missing. Exit codes: 0 shown (or verified), 1 a record does not verify
-    (truncated records do not), 2 bad input (no such file, a folder, not a record).
+    (truncated records do not), 2 bad input (no such file, a folder, not a record, a --log
+    that is no decision log).
     """
     from referee import viewer
+    from referee.viewer.decision_log import read_decision_log
     from referee.viewer.plain import render
 
     with user_errors():
@@ -58,17 +70,24 @@ def replay(
             raise CroupierError("--seed goes with --verify")
         if len(records) != 1:
             raise CroupierError(f"give one record to show, not {len(records)} (or use --verify)")
+        if log is not None and seat is None:
+            raise CroupierError("--log is one seat's log: give --seat too")
         if html is not None:
             timeline = viewer.load(records[0])
-            _warn(records[0], timeline.problems)
-            out = viewer.write_html(timeline, html, seat)
+            timeline.check_viewer(seat)
+            logged = None
+            if log is not None and seat is not None:
+                movers = [s.seat for s in timeline.steps if s.seat is not None]  # the actions
+                logged = read_decision_log(log, timeline.header.match_id, seat, movers)
+            _warn(records[0], timeline.problems + (logged.problems() if logged else []))
+            out = viewer.write_html(timeline, html, seat, log=logged)
             console.print(f"wrote {out}", markup=False, highlight=False, soft_wrap=True)
             return
-        if not plain and sys.stdin.isatty() and sys.stdout.isatty():
+        if not plain and log is None and sys.stdin.isatty() and sys.stdout.isatty():
             viewer.step_through(records[0], seat)
             return
         problems: list[str] = []
-        for line in render(records[0], seat, problems.append):
+        for line in render(records[0], seat, problems.append, log):
             console.print(line, markup=False, highlight=False)
         _warn(records[0], problems)
 

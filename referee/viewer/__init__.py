@@ -4,7 +4,8 @@ record as plain text (`plain`), cards drawn as glyphs (`glyphs`) in all three.
 `timeline.load` re-runs a record through the engine; each game's view (`games`) turns the
 observations at every step into a table model (`model`) that the terminal (`terminal`: rich;
 `stepper`: the Textual app) and the HTML page (`html`) both draw. A seat's view is built from
-that seat's observations and events only.
+that seat's observations and events only. `decision_log` reads a seat's own log lines by
+decision, which the plain text and the page show beside its decisions (`--seat S --log FILE`).
 
 May import: `referee.match` (records and their replay), `referee.games` and the shared modules;
 never transport, a ladder, the contest server or the CLI.

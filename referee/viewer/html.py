@@ -24,6 +24,7 @@ from referee.errors import CroupierError
 from referee.games.catalog import CATALOG
 from referee.match.computer import played_on
 from referee.version import VERSION
+from referee.viewer.decision_log import DecisionLog
 from referee.viewer.glyphs import readable
 from referee.viewer.timeline import StepKind, Timeline
 
@@ -47,11 +48,13 @@ class _Parts:
         return number
 
 
-def viewer_data(timeline: Timeline) -> dict[str, Any]:
-    """The match as the page reads it (documented in docs/records.md, "Looking at a record")."""
+def viewer_data(timeline: Timeline, log: DecisionLog | None = None) -> dict[str, Any]:
+    """The match as the page reads it (documented in docs/records.md, "Looking at a record"),
+    with a seat's `log` beside its decisions (the page inserts each line as text)."""
     parts = _Parts()
     views = timeline.views()
-    steps = []
+    steps: list[dict[str, Any]] = []
+    logged = _logged_steps(timeline, log)
     for index, step in enumerate(timeline.steps):
         tables, captions = [], []
         for viewer, table in zip(views, timeline.tables(index), strict=True):
@@ -69,6 +72,8 @@ def viewer_data(timeline: Timeline) -> dict[str, Any]:
                 "seat": step.seat if step.kind is StepKind.ACTION else None,
             }
         )
+        if index in logged:
+            steps[-1]["log"] = logged[index]
     header = timeline.header
     return {
         "format": 1,
@@ -91,7 +96,21 @@ def viewer_data(timeline: Timeline) -> dict[str, Any]:
         "problems": timeline.problems,
         "parts": parts.values,
         "steps": steps,
+        "log_seat": None if log is None else log.seat,
     }
+
+
+def _logged_steps(timeline: Timeline, log: DecisionLog | None) -> dict[int, list[str]]:
+    """The log's lines by step: decision N is the Nth action step; 0, before the first, the
+    match's start."""
+    if log is None:
+        return {}
+    actions = [step.index for step in timeline.steps if step.kind is StepKind.ACTION]
+    found = {0: log.lines[0]} if 0 in log.lines else {}
+    for decision, lines in log.lines.items():
+        if 0 < decision <= len(actions):
+            found[actions[decision - 1]] = lines
+    return found
 
 
 def _moves(timeline: Timeline) -> list[list[Any]]:
@@ -128,14 +147,16 @@ def render_html(
     *,
     shared: bool = False,
     links: Sequence[tuple[str, str]] = (),
+    log: DecisionLog | None = None,
 ) -> str:
     """The page as text; it opens on `viewer`'s view (None: everything). A page stands alone
     (style, code and match inline), or with `shared` links the viewer's code and style from
     files beside it (`write_assets`) and carries its match gzipped: what a report of thousands
     of matches needs. Either opens from disk with no network. `links` (href, text) go in a bar
-    above the match: the way back to the site that serves the page."""
+    above the match: the way back to the site that serves the page. `log`: a seat's lines
+    beside its decisions (referee.viewer.decision_log)."""
     timeline.check_viewer(viewer)
-    data = viewer_data(timeline)
+    data = viewer_data(timeline, log)
     data["start_view"] = 0 if viewer is None else viewer + 1
     # orjson: a report encodes thousands of pages of ~130 KB, five times faster than json.
     encoded = orjson.dumps(data)
@@ -189,10 +210,15 @@ def _escape(text: str, *, quote: bool = False) -> str:
 
 
 def write_html(
-    timeline: Timeline, out: Path, viewer: int | None = None, *, shared: bool = False
+    timeline: Timeline,
+    out: Path,
+    viewer: int | None = None,
+    *,
+    shared: bool = False,
+    log: DecisionLog | None = None,
 ) -> Path:
     """Write the viewer page for this match to `out` (folders are created); returns `out`."""
-    page = render_html(timeline, viewer, shared=shared)
+    page = render_html(timeline, viewer, shared=shared, log=log)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(page, encoding="utf-8")

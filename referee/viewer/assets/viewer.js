@@ -28,6 +28,7 @@
     for (const line of lines) caption.appendChild(text("li", "", line));
     if (!lines.length) caption.appendChild(text("li", "quiet", "nothing this view could see"));
     $("caption").replaceChildren(caption);
+    showLog(step);
     $("result").textContent = index === last && data.result ? `result: ${data.result}` : "";
     showBanner(index === last);
     markMove();
@@ -44,6 +45,19 @@
   // The address names the step and view, so a link or a reload opens here. Written once the
   // stepping pauses: browsers throttle (and complain about) many history calls in a row.
   let addressTimer = null;
+  // The seat's own log lines beside its decision (`--log`): the bot's text, so text nodes only.
+  function showLog(step) {
+    const lines = step.log || [];
+    const shown = data.log_seat !== null && data.log_seat !== undefined;
+    $("bot-log").hidden = !shown;
+    if (!shown) return;
+    $("bot-log-title").textContent = `seat ${data.log_seat} logged`;
+    const list = document.createDocumentFragment();
+    for (const line of lines) list.appendChild(text("li", "", line));
+    if (!lines.length) list.appendChild(text("li", "quiet", "nothing logged at this step"));
+    $("bot-log-lines").replaceChildren(list);
+  }
+
   function writeAddress() {
     try {
       history.replaceState(null, "", `#step=${index}` + (view ? `&seat=${view - 1}` : ""));
