@@ -7,6 +7,8 @@ qualification failed, 2 bad input or a refusal (the referee's one line printed).
 
 from __future__ import annotations
 
+import json
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -316,6 +318,15 @@ def log_command(
             "counts them) was pending.",
         ),
     ] = None,
+    by_decision: Annotated[
+        bool,
+        typer.Option(
+            "--by-decision",
+            help="With --match: every line it printed, each with its decision, as JSON Lines "
+            '({"decision": N, "line": ...}): save them to a file for `croupier replay RECORD '
+            "--seat S --log FILE`, which shows them beside each decision.",
+        ),
+    ] = False,
     to: MaybeTo = None,
     token: MaybeToken = None,
     ca: Ca = None,
@@ -334,7 +345,16 @@ def log_command(
             raise CroupierError("give a version's id, or --match MATCH")
         if decision is not None and match is None:
             raise CroupierError("--decision N is a decision of --match MATCH: give --match too")
+        if by_decision and (match is None or decision is not None):
+            raise CroupierError("--by-decision is every decision of --match MATCH, not --decision")
         root = _store_here(to, token, db, versions)
+        if by_decision:
+            assert match is not None
+            entries = _decision_lines(root, match, (to, token, ca or ca_alias, tls))
+            # JSON escapes every control character: these bytes are safe on any terminal.
+            for number, line in entries:
+                sys.stdout.write(json.dumps({"decision": number, "line": line}) + "\n")
+            return
         if decision is not None:
             assert match is not None
             log = _decision_log(root, match, decision, (to, token, ca or ca_alias, tls))
@@ -375,6 +395,23 @@ def _decision_log(
         answer = member.decision_log(match, decision)
     head = f"--- version {answer.version_id[:12]}, decision {decision} ---\n"
     return head + "".join(line + "\n" for line in answer.lines)
+
+
+def _decision_lines(
+    root: Path | None, match: str, author: tuple[str | None, str | None, Path | None, bool]
+) -> list[tuple[int, str]]:
+    """Every line printed during a match with its decision: every version's (the organiser's
+    store, `root`), or the caller's team's, over the Desk service."""
+    from referee.hosted.submitting import match_decision_lines
+    from referee.transport.client import Member
+
+    if root is not None:
+        return match_decision_lines(root, match)
+    to, token, ca, tls = author
+    assert to is not None and token is not None
+    with Member(to, token, secure=tls or ca is not None, ca_file=ca) as member:
+        answer = member.decision_log(match, None)
+    return [(entry.decision, entry.line) for entry in answer.by_decision]
 
 
 @submissions_app.command(

@@ -233,11 +233,14 @@ class Submitting:
         said = path.read_bytes().decode(errors="replace")
         return version, redacted(said, self._places(path.parent.parent))
 
-    def decision_log(self, account: str, match_id: str, decision: int) -> tuple[str, list[str]]:
-        """The version of the account that played `match_id`, the lines it printed while the
-        match's decision `decision` (1-based, as the record counts actions) was pending,
-        redacted as `log` is (none for another seat's decision). NotFoundError for a
-        match none of its versions played, or one played before lines were kept by decision."""
+    def decision_log(
+        self, account: str, match_id: str, decision: int | None
+    ) -> tuple[str, list[tuple[int, str]]]:
+        """The version of the account that played `match_id`, and the lines it printed while the
+        match's decision `decision` (1-based, as the record counts actions; None: every
+        decision) was pending, each with its decision, redacted as `log` is (none for another
+        seat's decision). NotFoundError for a match none of its versions played, or one played
+        before lines were kept by decision."""
         found = self._match_file(account, match_id, DECISION_LINES)
         if found is None:
             raise NotFoundError(
@@ -248,8 +251,8 @@ class Submitting:
         version, path = found
         places = self._places(path.parent.parent)
         entries = [json.loads(line) for line in path.read_text().splitlines()]
-        said = [e["line"] for e in entries if e["decision"] == decision]
-        return version, [redacted(line, places) for line in said]
+        said = [e for e in entries if decision is None or e["decision"] == decision]
+        return version, [(e["decision"], redacted(e["line"], places)) for e in said]
 
     def _match_file(self, account: str, match_id: str, suffix: str) -> tuple[str, Path] | None:
         """The account's version that played `match_id`, and its file of that match with
@@ -324,6 +327,25 @@ def match_logs(root: Path, match_id: str, decision: int | None = None) -> str:
     if not logs:
         raise CroupierError(f"no hosted version's output in match {match_id!r}")
     return "".join(logs)
+
+
+def match_decision_lines(root: Path, match_id: str) -> list[tuple[int, str]]:
+    """Every line each hosted version in the store at `root` printed during `match_id`, with
+    its decision, version after version (the organiser's view; read-only). CroupierError when
+    none played it, or not since lines were kept by decision."""
+    if not MATCH_ID.fullmatch(match_id):
+        raise CroupierError(f"no match {match_id!r}")
+    found: list[tuple[int, str]] = []
+    played = False
+    for version in read_listing(root).versions:
+        path = version_folder(root, version.id) / MATCH_LOGS / f"{match_id}{DECISION_LINES}"
+        if path.is_file():
+            played = True
+            entries = [json.loads(line) for line in path.read_text().splitlines()]
+            found += [(e["decision"], e["line"]) for e in entries]
+    if not played:
+        raise CroupierError(f"no hosted version's output by decision in match {match_id!r}")
+    return found
 
 
 def log_tail(folder: Path) -> str:

@@ -223,10 +223,18 @@ class Member(_Caller):
         call = partial(self.stub.RotateToken, request, metadata=self.metadata, timeout=30)
         return self._call("rotate the token of", name, call).token
 
-    def decision_log(self, match_id: str, decision: int) -> desk_pb2.GetDecisionLogResponse:
-        request = desk_pb2.GetDecisionLogRequest(match_id=match_id, decision=decision)
+    def decision_log(self, match_id: str, decision: int | None) -> desk_pb2.GetDecisionLogResponse:
+        """One decision's lines, or (None) every decision's, in `by_decision`."""
+        request = desk_pb2.GetDecisionLogRequest(
+            match_id=match_id, decision=decision or 0, every_decision=decision is None
+        )
         call = partial(self.stub.GetDecisionLog, request, metadata=self.metadata, timeout=30)
-        return self._call(f"read decision {decision} of match", match_id, call)
+        what = (
+            "read every decision's lines of match"
+            if decision is None
+            else (f"read decision {decision} of match")
+        )
+        return self._call(what, match_id, call)
 
     def follow(
         self, after: int = 0, reconnecting: Callable[[int, str], None] = lambda last, why: None

@@ -83,7 +83,9 @@ class Events(Protocol):
 
     def events(self, account: str, after: int) -> Sequence[StoredEvent]: ...
     def log(self, account: str, id: str) -> str: ...
-    def decision_log(self, account: str, match_id: str, decision: int) -> tuple[str, list[str]]: ...
+    def decision_log(
+        self, account: str, match_id: str, decision: int | None
+    ) -> tuple[str, list[tuple[int, str]]]: ...
 
 
 #: A store's error, by class, as a status code; any other CroupierError is the request's fault.
@@ -186,10 +188,14 @@ class DeskService:
         self, request: pb.GetDecisionLogRequest, context: _Context
     ) -> pb.GetDecisionLogResponse:
         _, member = await self._caller(context)
+        decision = None if request.every_decision else request.decision
         version, lines = await self._call(
-            context, self.events.decision_log, member.team, request.match_id, request.decision
+            context, self.events.decision_log, member.team, request.match_id, decision
         )
-        return pb.GetDecisionLogResponse(version_id=version, lines=lines)
+        if decision is not None:
+            return pb.GetDecisionLogResponse(version_id=version, lines=[line for _, line in lines])
+        by_decision = [pb.DecisionLine(decision=number, line=line) for number, line in lines]
+        return pb.GetDecisionLogResponse(version_id=version, by_decision=by_decision)
 
     async def _event(self, team: str, event: StoredEvent) -> pb.FollowEventsResponse:
         tail: list[str] = []

@@ -127,17 +127,29 @@ class FollowEventsResponse(_message.Message):
     def __init__(self, event_id: _Optional[int] = ..., version_id: _Optional[str] = ..., kind: _Optional[_Union[DeskEventKind, str]] = ..., reason: _Optional[str] = ..., at: _Optional[str] = ..., log_tail: _Optional[_Iterable[str]] = ..., match_id: _Optional[str] = ..., challenge_id: _Optional[int] = ...) -> None: ...
 
 class GetDecisionLogRequest(_message.Message):
-    __slots__ = ("match_id", "decision")
+    __slots__ = ("match_id", "decision", "every_decision")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     DECISION_FIELD_NUMBER: _ClassVar[int]
+    EVERY_DECISION_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     decision: int
-    def __init__(self, match_id: _Optional[str] = ..., decision: _Optional[int] = ...) -> None: ...
+    every_decision: bool
+    def __init__(self, match_id: _Optional[str] = ..., decision: _Optional[int] = ..., every_decision: _Optional[bool] = ...) -> None: ...
 
 class GetDecisionLogResponse(_message.Message):
-    __slots__ = ("version_id", "lines")
+    __slots__ = ("version_id", "lines", "by_decision")
     VERSION_ID_FIELD_NUMBER: _ClassVar[int]
     LINES_FIELD_NUMBER: _ClassVar[int]
+    BY_DECISION_FIELD_NUMBER: _ClassVar[int]
     version_id: str
     lines: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, version_id: _Optional[str] = ..., lines: _Optional[_Iterable[str]] = ...) -> None: ...
+    by_decision: _containers.RepeatedCompositeFieldContainer[DecisionLine]
+    def __init__(self, version_id: _Optional[str] = ..., lines: _Optional[_Iterable[str]] = ..., by_decision: _Optional[_Iterable[_Union[DecisionLine, _Mapping]]] = ...) -> None: ...
+
+class DecisionLine(_message.Message):
+    __slots__ = ("decision", "line")
+    DECISION_FIELD_NUMBER: _ClassVar[int]
+    LINE_FIELD_NUMBER: _ClassVar[int]
+    decision: int
+    line: str
+    def __init__(self, decision: _Optional[int] = ..., line: _Optional[str] = ...) -> None: ...
