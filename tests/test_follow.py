@@ -217,6 +217,41 @@ def test_a_version_s_lines_are_read_beside_each_of_its_decisions(
         "submissions", "log", "--match", match, "--decision", str(theirs), token=leader
     )
     assert other.returncode == 0 and len(other.stdout.splitlines()) == 1, other.stdout
+    # Every decision's lines, saved for the seat replay, which shows each under its decision.
+    saved = referee.cli("submissions", "log", "--match", match, "--by-decision", token=leader)
+    assert saved.returncode == 0, saved.stderr
+    entries = [json.loads(line) for line in saved.stdout.splitlines()]
+    assert {e["decision"] for e in entries} <= {0} | {
+        n for n, a in enumerate(actions, start=1) if a.get("seat", 0) == ours
+    }
+    log = tmp_path / "by-decision.jsonl"
+    log.write_text(saved.stdout)
+    record = referee.db.parent / "contest-records" / f"{match}.jsonl"
+    command = [CROUPIER, "replay", str(record), "--seat", str(ours), "--log", str(log)]
+    replay = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert replay.returncode == 0 and "left out" not in replay.stderr, replay.stderr
+    printed = replay.stdout.splitlines()
+    told = [i for i, line in enumerate(printed) if line.startswith("  log | <b>chose ")]
+    # Each under one of its own decisions (a line that came late is its next decision's).
+    above = [
+        next(a for a in range(i, -1, -1) if not printed[a].startswith("  log | ")) for i in told
+    ]
+    assert told and all(printed[a].startswith(f"seat {ours} alice@") for a in above), replay.stdout
+    organiser = subprocess.run(
+        [
+            CROUPIER,
+            "submissions",
+            "log",
+            "--match",
+            match,
+            "--by-decision",
+            "--db",
+            str(referee.db),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert organiser.returncode == 0 and organiser.stdout == saved.stdout, organiser.stderr
 
 
 def _free_port() -> int:
