@@ -63,6 +63,7 @@ _PAGES = {
     "live.js": "text/javascript",
     "favicon.svg": "image/svg+xml",
     "missing.html": "text/html",
+    "challenges.html": "text/html",
 }
 
 
@@ -152,6 +153,7 @@ class Site:
                 Route("/", self.page("index.html")),
                 Route("/live/{match}", self.page("live.html")),
                 Route("/follow", self.page("live.html")),
+                Route("/challenges", self.page("challenges.html")),
                 Route("/bots/{bot}", self.bot_page),
                 Route("/favicon.ico", self.favicon),
                 Route("/static/{name}", self.static),
