@@ -158,11 +158,9 @@
           signedOut(got.data.error);
           return;
         }
-        if (!got.ok) break;
-        const events = got.data.events;
-        if (!events.length) break;
+        if (!got.ok || !got.data.events.length) break;
         const feed = $("events");
-        for (const e of events) {
+        for (const e of got.data.events) {
           feed.insertBefore(eventItem(e), feed.firstChild);
           after = e.id;
         }
@@ -170,10 +168,12 @@
         $("connection").textContent = `event #${after}`;
         await refresh(); // a status changed: the versions' table with it
       }
+    } catch (error) {
+      $("connection").textContent = "no answer from the site: trying again"; // a restart, say
     } finally {
       polling = false;
+      if (signedIn) timer = setTimeout(poll, POLL_MS);
     }
-    if (signedIn) timer = setTimeout(poll, POLL_MS);
   }
 
   // --- forms ---------------------------------------------------------------------------------------
@@ -203,9 +203,10 @@
 
   $("upload-form").addEventListener("submit", async (event) => {
     event.preventDefault();
+    const result = $("upload-result");
+    delete result.dataset.version; // the last upload's, until this one is answered
     const file = $("upload-file").files[0];
     if (!file) return;
-    const result = $("upload-result");
     result.className = "";
     result.textContent = `uploading ${file.name}…`;
     $("upload-button").disabled = true;
