@@ -18,6 +18,7 @@ import http.client
 import json
 import socket
 import sqlite3
+import ssl
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ from referee.games.base import parse_options
 from referee.hosted.submitting import pack
 from tests.desk_helpers import Referee, running
 from tests.hosted_helpers import EXAMPLE, network_bot
+from tests.tls_helpers import make_ca_and_server_cert
 
 #: The upload cap the contest below sets (`--max-upload-mb 1`).
 CAP = 1024 * 1024
@@ -61,6 +63,8 @@ class Visitor:
     web: str
     cookie: str = ""
     cookies: list[str] = field(default_factory=list)
+    #: For a site over HTTPS: trusting its CA.
+    tls: ssl.SSLContext | None = None
 
     @property
     def origin(self) -> str:
@@ -76,7 +80,11 @@ class Visitor:
     ) -> Answer:
         """One request (no redirect followed); `origin` "" sends the site's own, None none."""
         where = urlsplit(self.web)
-        connection = http.client.HTTPConnection(where.hostname or "", where.port, timeout=60)
+        connection = (
+            http.client.HTTPSConnection(where.hostname or "", where.port, context=self.tls)
+            if self.tls is not None
+            else http.client.HTTPConnection(where.hostname or "", where.port, timeout=60)
+        )
         sent = dict(headers or {})
         if self.cookie:
             sent["cookie"] = f"croupier_desk={self.cookie}"
@@ -166,6 +174,19 @@ def test_signing_in_sets_a_strict_http_only_cookie_and_the_token_shows_nowhere(
     assert held and token not in held and visitor.cookie not in held
     # The rest of the site keeps to no-referrer.
     assert Visitor(referee.web).send("GET", "/").headers["referrer-policy"] == "no-referrer"
+
+
+def test_over_https_the_cookie_is_secure(tmp_path: Path) -> None:
+    ca, cert, key = make_ca_and_server_cert(tmp_path)
+    extra = ("--tls-cert", str(cert), "--tls-key", str(key))
+    with running(tmp_path, web=True, extra=extra) as referee:
+        assert referee.web.startswith("https://")
+        visitor = Visitor(referee.web, tls=ssl.create_default_context(cafile=str(ca)))
+        answer = visitor.sign_in(referee.tokens["alice"])
+        assert answer.status == 303
+        attributes = [part.strip().lower() for part in answer.headers["set-cookie"].split(";")]
+        assert "secure" in attributes and "httponly" in attributes
+        assert visitor.data().json()["team"] == "alice"
 
 
 def test_a_cookie_replayed_after_sign_out_is_refused(referee: Referee, archive: bytes) -> None:
