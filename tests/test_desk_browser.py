@@ -72,6 +72,7 @@ def _packed(folder: Path, into: Path) -> Path:
 
 
 @pytest.mark.usefixtures("bubblewrap")
+@pytest.mark.timeout(900)  # two builds, a qualification and a match, on a loaded machine
 def test_a_team_uploads_in_the_page_and_follows_its_version_to_play(
     referee: Referee, page: Any, tmp_path: Path
 ) -> None:

@@ -6,6 +6,8 @@
   const $ = (id) => document.getElementById(id);
   const POLL_MS = 1000; // how often the feed asks for new events
   const FEED_KEPT = 200; // events the feed shows, newest first
+  const REFRESH_MS = 5000; // how often the rest is read again without an event (new matches)
+  let refreshed = 0;
   let csrf = "";
   let after = 0;
   let polling = false;
@@ -111,6 +113,7 @@
   }
 
   async function refresh() {
+    refreshed = Date.now();
     const got = await json("/desk/data");
     if (got.status === 401) return signedOut(after ? got.data.error : "");
     if (!got.ok) {
@@ -158,7 +161,10 @@
           signedOut(got.data.error);
           return;
         }
-        if (!got.ok || !got.data.events.length) break;
+        if (!got.ok || !got.data.events.length) {
+          if (Date.now() - refreshed > REFRESH_MS) await refresh(); // matches come unannounced
+          break;
+        }
         const feed = $("events");
         for (const e of got.data.events) {
           feed.insertBefore(eventItem(e), feed.firstChild);
