@@ -6,9 +6,10 @@ HTTP, which only loopback serves) and the token shows nowhere: not in a URL, a p
 database. A cookie replayed after its sign-out, a removed member's session and a rotated
 token's are refused; so are forms without the session's CSRF token or from another origin. A
 10 GiB upload is refused at the cap having been read no further than about the cap, quickly,
-in `croupier submit`'s words, as are its other refusals. Another team and an anonymous visitor
-see none of a team's versions, logs, matches or events. A contest database made before the
-desk's sessions table opens and serves as before.
+in `croupier submit`'s words, as are its other refusals; one that stops sending is ended.
+Another team and an anonymous visitor see none of a team's versions, logs, matches or events.
+A contest database made before the desk's sessions table opens and serves as before; over
+HTTPS the cookie is Secure.
 """
 
 from __future__ import annotations
@@ -122,6 +123,19 @@ class Visitor:
         headers = {"content-type": "application/octet-stream"}
         headers["x-csrf-token"] = self.csrf() if csrf is None else csrf
         return self.send("POST", "/desk/upload", archive, headers)
+
+
+def _response(connection: socket.socket) -> bytes:
+    """An HTTP response read whole off a raw connection (its head, then its content-length)."""
+    answer = b""
+    with contextlib.suppress(ConnectionResetError):
+        while b"\r\n\r\n" not in answer and (data := connection.recv(65536)):
+            answer += data
+        head = answer.partition(b"\r\n\r\n")[0].decode().lower()
+        length = int(head.split("content-length: ")[1].split("\r\n")[0])
+        while len(answer.partition(b"\r\n\r\n")[2]) < length and (data := connection.recv(65536)):
+            answer += data
+    return answer
 
 
 @pytest.fixture(scope="module")
@@ -290,10 +304,7 @@ def test_a_10_gib_upload_is_refused_at_the_cap_having_read_about_the_cap(
                 connection.sendall(frame)
                 sent += len(chunk)
         took = time.monotonic() - started
-        answer = b""
-        with contextlib.suppress(ConnectionResetError):
-            while data := connection.recv(65536):
-                answer += data
+        answer = _response(connection)
     assert sent <= CAP + BUFFERED, f"{sent:,} bytes taken for a cap of {CAP:,}"
     assert took < 60, took
     status, _, body = answer.partition(b"\r\n\r\n")
@@ -311,6 +322,28 @@ def test_a_10_gib_upload_is_refused_at_the_cap_having_read_about_the_cap(
     )
     assert declared.status == 413
     assert f"is {10 * 1024**3:,} bytes" in declared.json()["error"]
+
+
+def test_an_upload_that_stops_sending_is_ended_and_its_spool_removed(referee: Referee) -> None:
+    """One that sends a chunk and then nothing is answered 408 after the contest's upload idle
+    time (30 s), not held for ever."""
+    visitor = _signed_in(referee, referee.tokens["bob"])
+    csrf = visitor.csrf()
+    where = urlsplit(referee.web)
+    head = (
+        f"POST /desk/upload HTTP/1.1\r\nHost: {where.netloc}\r\nOrigin: {referee.web}\r\n"
+        f"Cookie: croupier_desk={visitor.cookie}\r\nX-CSRF-Token: {csrf}\r\n"
+        "Transfer-Encoding: chunked\r\n\r\n4\r\nabcd\r\n"
+    )
+    started = time.monotonic()
+    with socket.create_connection((where.hostname, where.port), timeout=120) as connection:
+        connection.sendall(head.encode())
+        answer = _response(connection)
+    took = time.monotonic() - started
+    assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
+    assert 29 < took < 90, took
+    assert b"the upload sent nothing for 30 s" in answer
+    assert not any((referee.db.parent / "versions" / "incoming").iterdir())
 
 
 def test_refusals_are_the_cli_s_words(referee: Referee, tmp_path: Path) -> None:
