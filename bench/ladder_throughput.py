@@ -8,12 +8,12 @@ bot per match that is ended afterwards, the way stdin/stdout harnesses work. Pri
 matches per second and the speed-up (target: at least 5x).
 
 Then the matches are split over referee processes (`croupier ladder run --workers N`,
-referee.ladder.workers): the same ladder at 1 and at 2 workers (`--concurrency` matches at once
-either way), with instant bots (the heuristic and the random bot) and with two bots that burn
-5 ms of CPU per decision (bench/bots/burn_bot.py). Beside matches per second it prints the CPU
-per match of this process (the referee with 1 worker; with workers the coordinator alone:
-commits, SQLite, standings) and of its children (the bots with 1 worker; the workers and their
-bots otherwise): what docs/ladders.md reasons from for machines of more cores.
+referee.ladder.process_venue): the same ladder at 1 and at 2 workers (`--concurrency`
+matches at once either way), with instant bots (the heuristic and the random bot) and with two
+bots that burn 5 ms of CPU per decision (bench/bots/burn_bot.py). Beside matches per second it
+prints the CPU per match of this process (the referee with 1 worker; with workers the
+coordinator alone: commits, SQLite, standings) and of its children (the bots with 1 worker; the
+workers and their bots otherwise): what docs/ladders.md reasons from for machines of more cores.
 
 Run: .venv/bin/python bench/ladder_throughput.py [--matches 1000] [--concurrency 2]
      [--instant-matches 400] [--burn-matches 60] [--scaling-concurrency 4] [--repeat 1]
@@ -35,7 +35,7 @@ from pathlib import Path
 from referee import transport
 from referee.ladder import run_ladder
 from referee.ladder.config import LadderConfig, Launch, parse
-from referee.ladder.workers import WorkerVenue
+from referee.ladder.process_venue import ProcessVenue
 from referee.match.records import read_all
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -106,7 +106,7 @@ def _busy() -> float:
 
 
 def timed(config: LadderConfig, workers: int) -> Run:
-    venue = WorkerVenue(workers) if workers > 1 else None
+    venue = ProcessVenue(workers) if workers > 1 else None
     own, children = _cpu()
     busy = _busy()
     began = time.perf_counter()

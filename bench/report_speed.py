@@ -21,10 +21,10 @@ from pathlib import Path
 
 from referee import transport
 from referee.ladder import load, run_ladder
-from referee.ladder.report import PAGES, rating_points, write_report
 from referee.ladder.schedule import entrants, tables
 from referee.ratings.standings import from_store
 from referee.results.database import Store
+from referee.web.report import PAGES, rating_points, write_report
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -7,6 +7,8 @@ change a file it was only to read."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 
@@ -54,3 +56,19 @@ def open_read_only(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_MS / 1000)
     db.execute(f"PRAGMA busy_timeout={BUSY_MS}")
     return db
+
+
+@contextmanager
+def write_transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One atomic write on an autocommit connection: all of it is committed, or none of it.
+    BEGIN IMMEDIATE takes the write lock at once, so a writer waits (busy_timeout) at its start
+    rather than failing half-way; ROLLBACK only if SQLite has not already ended the transaction
+    itself (as it does on some errors), so the first error is the one raised."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")

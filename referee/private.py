@@ -2,7 +2,7 @@
 
 A contest's database holds its master seed and every account; a record holds every hand of its
 match. Bots run as users of their own where the referee is root (referee.local.doors), and the
-sandbox shows them none of these (referee.local.view); what croupier creates is owner-only as
+sandbox shows them none of these (referee.local.bot_root); what croupier creates is owner-only as
 well, so that a view that one day shows too much still shows nothing readable (issue 41.0).
 Files and folders that exist already keep their modes: they are the organiser's.
 """

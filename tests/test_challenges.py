@@ -16,7 +16,7 @@ import trio
 from typer.testing import CliRunner
 
 from croupier.v1 import challenges_pb2 as pb
-from croupier.v1 import challenges_pb2_grpc
+from croupier.v1 import challenges_pb2_grpc, desk_pb2, desk_pb2_grpc
 from referee import transport
 from referee.challenges.book import ChallengeBook
 from referee.challenges.terms import ChallengeTerms
@@ -64,6 +64,28 @@ class Contest:
                 if answer.challenge.state == pb.CHALLENGE_STATE_ENDED:
                     return answer.challenge
                 await trio.sleep(0.2)
+
+    async def decided_event(self, account: str, id: int) -> desk_pb2.FollowEventsResponse:
+        """The CHALLENGE_DECIDED event of challenge `id` that `account`'s team follows
+        (FollowEvents from the first event, until that one)."""
+
+        def follow() -> desk_pb2.FollowEventsResponse:
+            channel = grpc.insecure_channel(f"127.0.0.1:{self.port}")
+            stub = desk_pb2_grpc.DeskStub(channel)
+            metadata = (("authorization", f"Bearer {self.tokens[account]}"),)
+            stream = stub.FollowEvents(desk_pb2.FollowEventsRequest(), metadata=metadata)
+            try:
+                for event in stream:
+                    decided = event.kind == desk_pb2.DESK_EVENT_KIND_CHALLENGE_DECIDED
+                    if decided and event.challenge_id == id:
+                        return event
+                raise AssertionError(f"{account}'s events ended before challenge {id}'s")
+            finally:
+                stream.cancel()
+                channel.close()
+
+        with trio.fail_after(60):  # written just after the challenge is stored as ended
+            return await trio.to_thread.run_sync(follow, abandon_on_cancel=True)
 
     def rated_above(self, a: str, b: str) -> bool:
         """Whether the standings rate `a`'s version above `b`'s."""
@@ -156,6 +178,10 @@ def test_the_heuristic_beats_its_noisy_copy_and_standings_ignore_unranked(tmp_pa
         assert asked.challenge.state == pb.CHALLENGE_STATE_QUEUED
         seen["decided"] = await contest.until_ended("alice", asked.challenge.id)
         seen["contest"] = contest.ranked_matches()
+        # Issue 46.2: both teams follow the end, the challenger's and the opponent's.
+        seen["told"] = [
+            await contest.decided_event(a, asked.challenge.id) for a in ("alice", "bob")
+        ]
 
     contest = run_contest(tmp_path, scenario, {"alice": None, "bob": 0.6}, QUICK)
     decided = seen["decided"]
@@ -164,6 +190,13 @@ def test_the_heuristic_beats_its_noisy_copy_and_standings_ignore_unranked(tmp_pa
     assert decided.deals_played <= QUICK.default_deals and decided.llr >= decided.upper
     assert decided.summary.startswith(f"alice@{contest.versions['alice'][:12]} vs bob@")
     assert "H1 accepted after" in decided.summary, decided.summary
+    told = seen["told"]
+    assert isinstance(told, list)
+    assert [event.version_id for event in told] == [
+        contest.versions["alice"],
+        contest.versions["bob"],
+    ]
+    assert all(event.reason == decided.summary for event in told), told
     # Each deal played in both rotations, every match a challenge's own, none in the contest.
     assert len(decided.match_ids) >= 2 * decided.deals_played
     assert all(m.startswith("challenge-") for m in decided.match_ids)

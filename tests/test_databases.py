@@ -1,5 +1,5 @@
-"""The one SQLite opener (issue 43.5): the PRAGMAs every database gets, and a read-only open
-that creates nothing, whatever the path's characters."""
+"""The one SQLite opener (issue 43.5): the PRAGMAs every database gets, a read-only open
+that creates nothing, whatever the path's characters, and the one write transaction."""
 
 from __future__ import annotations
 
@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from referee.contest.tokens import TokenStore, revoked_accounts
-from referee.databases import BUSY_MS, Durability, open_database, open_read_only
+from referee.databases import (
+    BUSY_MS,
+    Durability,
+    open_database,
+    open_read_only,
+    write_transaction,
+)
 
 
 def test_every_database_is_opened_with_the_same_pragmas(tmp_path: Path) -> None:
@@ -43,3 +49,30 @@ def test_a_contest_folder_named_with_uri_characters_is_read(tmp_path: Path) -> N
     store.add("alice")
     store.revoke("alice")
     assert revoked_accounts(folder / "contest.db") == {"alice"}
+
+
+def test_a_write_is_all_or_nothing(tmp_path: Path) -> None:
+    """Issue 43.5: every store writes through write_transaction. A failure half-way leaves
+    nothing; an error SQLite ended the transaction on itself is raised as it is (no second
+    error from a ROLLBACK with no transaction); a committed write is seen by another reader."""
+    db = open_database(tmp_path / "w.db", autocommit=True)
+    db.execute("CREATE TABLE t (x INTEGER UNIQUE)")
+
+    def written(*rows: int, then_fail: bool = False) -> None:
+        with write_transaction(db):
+            for row in rows:
+                db.execute("INSERT INTO t VALUES (?)", (row,))
+            if then_fail:
+                raise RuntimeError("half-way")
+
+    with pytest.raises(RuntimeError, match="half-way"):
+        written(1, then_fail=True)
+    assert db.execute("SELECT count(*) FROM t").fetchone() == (0,)
+    assert not db.in_transaction
+    with pytest.raises(sqlite3.IntegrityError):
+        written(2, 2)
+    written(3)
+    reader = open_read_only(tmp_path / "w.db")
+    assert reader.execute("SELECT x FROM t").fetchall() == [(3,)]
+    reader.close()
+    db.close()

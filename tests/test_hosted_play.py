@@ -303,7 +303,7 @@ def seeing_bot(folder: Path, manifest: str, allowed: list[Path]) -> Path:
 def runtime_roots() -> list[Path]:
     """What a hosted bot may see besides its run folder: the system, croupier's Python, the
     SDKs it is run with and the referee's package, which the SDK's reference bots import
-    (referee.local.view), its scratch and its door."""
+    (referee.local.bot_root), its scratch and its door."""
     import croupier
     import referee
 

@@ -274,8 +274,8 @@ def test_alice_s_page_shows_each_version_s_rating_and_links_to_it(
         assert re.fullmatch(r"[+-]\d+\.\.[+-]\d+", cells.nth(3).text_content() or "")
         assert int(cells.nth(4).text_content() or "0") >= 3
     assert "active" in (rows.nth(1).locator("td").nth(1).text_content() or "")
-    lines = page.locator("#plot svg.rating polyline")
-    assert sorted(lines.evaluate_all("lines => lines.map((l) => l.dataset.series)")) == sorted(
+    lines = page.locator("#plot .series")
+    assert sorted(lines.evaluate_all("lines => lines.map((l) => l.dataset.bot)")) == sorted(
         [old, new]
     )
     # A version's page names its account and links back.
@@ -284,7 +284,7 @@ def test_alice_s_page_shows_each_version_s_rating_and_links_to_it(
     back = page.locator("#account:not([hidden]) a")
     back.wait_for()
     assert back.get_attribute("href") == "/bots/alice" and back.text_content() == "alice"
-    assert page.locator("#plot svg.rating polyline").count() == 1
+    assert page.locator("#plot .series .line").count() == 1
 
 
 def test_the_standings_page_shows_the_active_version_and_keeps_the_retired_one_folded(

@@ -29,8 +29,6 @@ from croupier.v1 import common_pb2
 from referee import transport
 from referee.cli import app
 from referee.ladder import load, run_ladder, standings_of, verify_ladder
-from referee.ladder.report import CACHE, plotted, write_report
-from referee.ladder.report_index import PAGES
 from referee.ratings.head_to_head import cell_text
 from referee.ratings.standings import Plan, Standings, margin_table
 from referee.ratings.standings import table as standings_table
@@ -38,6 +36,8 @@ from referee.results.database import Finished, Played, Store
 from referee.results.matches import ScheduledMatch
 from referee.viewer import load as load_timeline
 from referee.viewer import render_html, viewer_data
+from referee.web.report import CACHE, plotted, write_report
+from referee.web.report_index import PAGES
 from tests.viewer_helpers import page_data
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -100,10 +100,31 @@ class _Builder(HTMLParser):
 
 
 def parse(path: Path) -> Node:
+    return parse_text(path.read_text("utf-8"))
+
+
+def parse_text(text: str) -> Node:
     builder = _Builder()
-    builder.feed(path.read_text("utf-8"))
+    builder.feed(text)
     builder.close()
     return builder.root
+
+
+def rendered(browser: Any, path: Path) -> Node:
+    """The page at `path` as chromium shows it from disk, once the site's script has drawn the
+    data embedded in it (with no script error, and nothing fetched from anywhere else)."""
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    page.on("request", lambda r: problems.append(r.url) if not r.url.startswith("file:") else None)
+    try:
+        page.goto(path.as_uri())
+        page.wait_for_selector("body[data-version]")
+        return parse_text(page.content())
+    finally:
+        page.close()
+        assert problems == []
 
 
 # --- the ladder -------------------------------------------------------------------------------
@@ -159,14 +180,14 @@ def committed_order(database: Path) -> list[int]:
 
 
 def ratings_data(index: Node) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(index.one("script", id="ratings-data").text())
+    data: dict[str, Any] = json.loads(index.one("script", id="data").text())["report"]["ratings"]
     return data
 
 
 def check_standings(index: Node, standings: Standings) -> None:
     """Each standings row of the page holds exactly what `standings_of` says, and shows it as
     `croupier ladder standings` does, cell for cell."""
-    table = index.one("table", class_="standings")
+    table = index.one("table", id="standings")
     rows = list(table.all("tr"))[1:]
     assert [row.attrs["data-bot"] for row in rows] == [row.bot for row in standings.rows]
     # The CLI's standings, then its margins table's margin columns (a second table there, so that
@@ -198,7 +219,7 @@ def check_standings(index: Node, standings: Standings) -> None:
 def check_head_to_head(index: Node, standings: Standings) -> None:
     """The head-to-head matrix: a row per bot in standings order, each met pair's cell the
     score `standings_of` has, its text as the CLI's, its interval in the title, shaded."""
-    table = index.one("table", class_="head-to-head")
+    table = index.one("table", id="head-to-head")
     rows = list(table.one("tbody").all("tr"))
     assert [row.attrs["data-a"] for row in rows] == [row.bot for row in standings.rows]
     by_pair = {(p.a, p.b): p for p in standings.head_to_head}
@@ -237,12 +258,12 @@ def check_plot(index: Node, standings: Standings, order: list[int]) -> None:
 # --- tests --------------------------------------------------------------------------------------
 
 
-def test_report_of_a_real_ladder(ladder: Path, tmp_path: Path) -> None:
+def test_report_of_a_real_ladder(ladder: Path, browser: Any, tmp_path: Path) -> None:
     out = tmp_path / "site"
     result = runner.invoke(app, ["ladder", "report", str(ladder), "--html", str(out)])
     assert result.exit_code == 0, result.output
     assert "6 matches; 6 match pages written, 0 kept" in result.output
-    index = parse(out / "index.html")
+    index = rendered(browser, out / "index.html")
     standings = standings_of(ladder)
     summary = index.one("dl", id="summary").text()
     assert "mini" in index.one("h1").text() and "XIX" in summary
@@ -285,7 +306,9 @@ def test_report_of_a_real_ladder(ladder: Path, tmp_path: Path) -> None:
     assert all(not re.match(r"[a-z]+:|//", a.attrs["href"]) for a in index.all("a"))
 
 
-def test_regenerating_builds_only_missing_or_changed_pages(ladder: Path, tmp_path: Path) -> None:
+def test_regenerating_builds_only_missing_or_changed_pages(
+    ladder: Path, browser: Any, tmp_path: Path
+) -> None:
     database = copy_of(ladder, tmp_path)
     out = tmp_path / "site"
     first = write_report(database, out, pool=False)
@@ -322,7 +345,7 @@ def test_regenerating_builds_only_missing_or_changed_pages(ladder: Path, tmp_pat
     assert result.exit_code == 0, result.output
     assert "warning: match mini-00003: record" in result.output
     assert "is not the one committed" in result.output
-    index = parse(out / "index.html")
+    index = rendered(browser, out / "index.html")
     assert "is not the one committed" in index.one("section", id="problems").text()
     assert not list(index.one("tr", id="match-3").all("a"))
     assert not (out / PAGES / "mini-00003.html").exists()
@@ -370,7 +393,7 @@ def test_bad_input_exits_2(ladder: Path, tmp_path: Path) -> None:
     assert missing.exit_code == 2 and "--html" in missing.output
 
 
-def test_multiplayer_ladder_still_running(tmp_path: Path) -> None:
+def test_multiplayer_ladder_still_running(browser: Any, tmp_path: Path) -> None:
     """Xactika at tables of four with duplicate deals, 3 of 4 deals committed and the last one
     half, no records on disk, in a database from before the batch fit (rating "openskill"): the
     batch fit rates complete deals only; every missing record is a problem and leaves its match
@@ -419,7 +442,7 @@ def test_multiplayer_ladder_still_running(tmp_path: Path) -> None:
     report = write_report(database, out, pool=False)
     assert report.pages_written == 0 and len(report.problems) == 14
     assert all("cannot read its record" in problem for problem in report.problems)
-    index = parse(out / "index.html")
+    index = rendered(browser, out / "index.html")
     standings = standings_of(database)
     assert "14 of 16 committed (running)" in index.one("dl", id="summary").text()
     assert "revealed when the ladder ends" in index.one("dl", id="summary").text()
@@ -431,7 +454,7 @@ def test_multiplayer_ladder_still_running(tmp_path: Path) -> None:
     assert values[3:7] == [None] * 4 and values[7] is not None
     assert values[8:11] == [values[7]] * 3
     assert values[-2:] == [values[11]] * 2  # the last deal is not complete: no change
-    assert not list(index.one("table", class_="matches").all("a"))
+    assert not list(index.one("table", id="matches").all("a"))
     assert "timeout" in index.one("tr", id="match-5").text()
 
 
@@ -460,9 +483,9 @@ def test_report_in_chromium(ladder: Path, browser: Any, tmp_path: Path) -> None:
     page.click(".legend .key[data-bot='random']")
     assert page.locator(".series[data-bot='random']").is_hidden()
     page.fill("#filter", "faulty illegal")
-    assert page.locator("table.matches tbody tr:visible").count() == 4
+    assert page.locator("#matches tbody tr:visible").count() == 4
 
-    page.click("table.matches .fault a >> nth=0")  # a fault, at its step, in the viewer
+    page.click("#matches .fault a >> nth=0")  # a fault, at its step, in the viewer
     page.wait_for_selector("body[data-step]")
     href = page.evaluate("location.href")
     assert re.search(r"/matches/mini-\d{5}\.html#step=\d+$", href), href
@@ -583,7 +606,9 @@ def test_verify_cli_takes_workers_and_says_what_it_replayed_before(
 # --- the report at scale (issue 24.6) ----------------------------------------------------------
 
 
-def test_a_refresh_notices_a_record_changed_or_gone_since(ladder: Path, tmp_path: Path) -> None:
+def test_a_refresh_notices_a_record_changed_or_gone_since(
+    ladder: Path, browser: Any, tmp_path: Path
+) -> None:
     database = copy_of(ladder, tmp_path)
     out = tmp_path / "site"
     assert write_report(database, out, pool=False).pages_written == 6
@@ -603,7 +628,7 @@ def test_a_refresh_notices_a_record_changed_or_gone_since(ladder: Path, tmp_path
         ]
         assert not (out / PAGES / "mini-00003.html").exists()
         assert not (out / PAGES / "mini-00004.html").exists()
-        index = parse(out / "index.html")
+        index = rendered(browser, out / "index.html")
         assert not list(index.one("tr", id="match-3").all("a"))
         assert "not the one committed" in index.one("section", id="problems").text()
     changed.write_bytes(original)  # put back as committed: its page again
@@ -612,21 +637,23 @@ def test_a_refresh_notices_a_record_changed_or_gone_since(ladder: Path, tmp_path
     assert len(restored.problems) == 1 and "mini-00004" in restored.problems[0]
 
 
-def test_the_index_lists_the_matches_a_page_at_a_time(ladder: Path, tmp_path: Path) -> None:
+def test_the_index_lists_the_matches_a_page_at_a_time(
+    ladder: Path, browser: Any, tmp_path: Path
+) -> None:
     out = tmp_path / "site"
     report = write_report(ladder, out, pool=False, page_size=4)
     assert report.index_pages == 2
-    first, second = parse(out / "index.html"), parse(out / "index-2.html")
+    first, second = rendered(browser, out / "index.html"), rendered(browser, out / "index-2.html")
 
     def listed(page: Node) -> list[int]:
-        rows = page.one("table", class_="matches").all("tr")
+        rows = page.one("table", id="matches").all("tr")
         return [int(tr.attrs["id"].removeprefix("match-")) for tr in rows if "id" in tr.attrs]
 
     assert listed(first) == [1, 2, 3, 4] and listed(second) == [5, 6]
     assert first.one("a", rel="next").attrs["href"] == "index-2.html"
     assert second.one("a", rel="prev").attrs["href"] == "index.html"
     assert "matches 5–6 of 6" in second.one("nav", class_="pager").text()
-    assert not list(second.all("section", id="standings"))  # the standings and plot: page 1 only
+    assert not list(second.all(id="standings"))  # the standings and plot: page 1 only
     data = ratings_data(first)
     assert data["ks"] == list(range(1, 7))
     for number, page in zip(data["numbers"], data["pages"], strict=True):
@@ -634,7 +661,7 @@ def test_the_index_lists_the_matches_a_page_at_a_time(ladder: Path, tmp_path: Pa
     # Fewer pages next time (another page size here): the extra page goes.
     assert write_report(ladder, out, pool=False).index_pages == 1
     assert not (out / "index-2.html").exists()
-    assert not list(parse(out / "index.html").all("nav", class_="pager"))
+    assert not list(rendered(browser, out / "index.html").all("nav", class_="pager"))
 
 
 def test_the_plot_has_at_most_a_thousand_points_and_keeps_them_as_the_ladder_grows() -> None:

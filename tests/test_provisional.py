@@ -22,7 +22,7 @@ from referee.cli import app
 from referee.ladder import standings_of
 from referee.ratings.standings import PROVISIONAL_LEGEND
 from tests.test_contest_pairing import one_leaves
-from tests.test_ladder_report import check_standings, parse
+from tests.test_ladder_report import check_standings, rendered
 
 #: A shared rank as the tables show it: "2", "2-4", or "B1" in the second group (issue 44).
 SHARED_RANK = re.compile(r"[A-Z]*\d+(-\d+)?")
@@ -60,19 +60,19 @@ def test_the_cli_marks_a_bot_with_one_match_provisional(contest: Path) -> None:
     assert PROVISIONAL_LEGEND in " ".join(shown.output.split())
 
 
-def test_the_report_marks_it_as_the_cli_does(contest: Path, tmp_path: Path) -> None:
+def test_the_report_marks_it_as_the_cli_does(contest: Path, browser: Any, tmp_path: Path) -> None:
     out = tmp_path / "report"
     result = runner.invoke(app, ["ladder", "report", str(contest), "--html", str(out)])
     assert result.exit_code == 0, result.output
-    index = parse(out / "index.html")
+    index = rendered(browser, out / "index.html")
     check_standings(index, standings_of(contest))  # the CLI's table, cell for cell
     marked = {
         row.attrs["data-bot"]: row.attrs["data-provisional"]
-        for row in index.one("table", class_="standings").all("tr")
+        for row in index.one("table", id="standings").all("tr")
         if "data-bot" in row.attrs
     }
     assert marked == {"gone": "true", "alice": "false", "bob": "false"}
-    assert PROVISIONAL_LEGEND in index.one("section", id="standings").text()
+    assert PROVISIONAL_LEGEND in index.one("p", id="rating-note").text()
 
 
 @pytest.fixture(scope="module")

@@ -38,6 +38,6 @@ def test_a_rating_of_one_point_is_drawn_not_an_empty_box(one_match: Path, browse
     with serving_site(one_match) as web:
         page = browser.new_page()
         page.goto(web + "/bots/alice")
-        page.locator("svg.rating circle.dot").wait_for()
-        assert page.locator("svg.rating line.band-bar").count() == 1
+        page.locator("#plot circle.dot").wait_for()
+        assert page.locator("#plot line.band-bar").count() == 1
         page.close()

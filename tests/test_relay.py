@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import threading
@@ -22,6 +23,8 @@ from referee.local import relay
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the sandbox's")
 
 ROUND_TRIPS = 40
+#: Linux's delayed ACK, which Nagle's algorithm waits for (s).
+DELAYED_ACK = 0.040
 
 
 def _free_port() -> int:
@@ -79,15 +82,22 @@ def test_the_relay_joins_tcp_to_the_door_and_answers_at_once(tmp_path: Path) -> 
         socket.create_connection(("127.0.0.1", port), timeout=10) as client,
     ):
         client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        started = time.monotonic()
+        took = []
         for index in range(ROUND_TRIPS):
+            started = time.monotonic()
             ask = f"{index:03d}".encode()
             client.sendall(ask)
             answer = b""
             while len(answer) < len(ask) + 2:
                 answer += client.recv(64)
             assert answer == b"<" + ask + b">"
-        took = time.monotonic() - started
+            took.append(time.monotonic() - started)
     # Nagle's algorithm on the relay would hold back every second write for the client's
-    # delayed ACK (40 ms on Linux): 1.7 s here. Without it, the door's own 2 ms pauses.
-    assert took < ROUND_TRIPS * 0.040 / 2, f"{ROUND_TRIPS} round trips took {took:.3f} s"
+    # delayed ACK (40 ms on Linux): each round trip 40 ms or more (1.7 s for 40 here). Without
+    # it, the door's own 2 ms pause. The median, not the total: a loaded machine delays some
+    # round trips by its scheduling, never most of them by 40 ms (issue 50).
+    typical = statistics.median(took)
+    assert typical < DELAYED_ACK / 2, (
+        f"the median of {ROUND_TRIPS} round trips took {typical * 1000:.1f} ms "
+        f"(load average {os.getloadavg()[0]:.1f})"
+    )

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from croupier.v1 import common_pb2
 from referee.cli import app
 from referee.ladder.config import LadderConfigError, parse
-from referee.local import view
+from referee.local import bot_root
 from referee.local.cgroups import BotCgroups
 from referee.local.doors import open_door
 from referee.local.limits import Limits, fault_of_exit
@@ -226,14 +226,14 @@ def test_a_bot_is_shown_its_own_folder_and_runtime_only(tmp_path: Path) -> None:
     (alice / "alice").chmod(0o755)
     (alice / "main.py").write_text("")
     (alice / ".venv" / "bin" / "python").symlink_to(sys.executable)
-    assert view.bot_paths(["bots/alice/alice"], root) == [alice]
-    assert view.runtime_folders(["bots/alice/alice"], root) == []
+    assert bot_root.bot_paths(["bots/alice/alice"], root) == [alice]
+    assert bot_root.runtime_folders(["bots/alice/alice"], root) == []
     venv_python = ["bots/alice/.venv/bin/python", "bots/alice/main.py"]
-    assert view.bot_paths(venv_python, root) == [alice]
-    assert alice / ".venv" in view.runtime_folders(venv_python, root)
-    assert view.bot_paths([PYTHON, "-m", "alice"], alice, own=True) == [alice]
+    assert bot_root.bot_paths(venv_python, root) == [alice]
+    assert alice / ".venv" in bot_root.runtime_folders(venv_python, root)
+    assert bot_root.bot_paths([PYTHON, "-m", "alice"], alice, own=True) == [alice]
     shared = [PYTHON, str(ROOT / "examples" / "python" / "random_bot.py")]
-    assert view.bot_paths(shared, alice, own=True) == [alice, Path(shared[1])]
+    assert bot_root.bot_paths(shared, alice, own=True) == [alice, Path(shared[1])]
 
 
 @pytest.mark.parametrize("sandboxed", [True, False])

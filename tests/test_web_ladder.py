@@ -295,8 +295,8 @@ def test_a_bot_page_lists_its_matches(site: LadderSite, page: Any) -> None:
     )
     assert theirs <= set(listed)
     assert set(listed) <= _matches_of(site, "heuristic")
-    page.wait_for_selector("#plot svg.rating polyline")  # the site may not have read them yet
-    assert page.locator("#plot svg.rating polyline").count() == 1
+    page.wait_for_selector("#plot .series .line")  # the site may not have read them yet
+    assert page.locator("#plot .series .line").count() == 1
     assert page.title() == "croupier ladder · heuristic"
 
 

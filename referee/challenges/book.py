@@ -29,7 +29,7 @@ from pathlib import Path
 
 from referee import private
 from referee.challenges.terms import Consent
-from referee.databases import open_database, open_read_only
+from referee.databases import open_database, open_read_only, write_transaction
 from referee.hosted.store import SHORT_ID
 from referee.results.database import FaultRow, Rows, SeatRow
 from referee.results.matches import MatchResult, ScheduledMatch
@@ -267,14 +267,8 @@ class ChallengeBook:
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+        with self._lock, write_transaction(self._db) as db:
+            yield db
 
     # -- challenges ----------------------------------------------------------------------
 

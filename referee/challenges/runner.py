@@ -212,9 +212,19 @@ class ChallengeRunner:
                     llr=decision.llr,
                 )
             )
+            await trio.to_thread.run_sync(self._tell_teams, current, text)
         finally:
             self.running.discard(challenge.id)
         log.info("challenge ended", extra={"challenge": challenge.id, "result": text, "why": why})
+
+    def _tell_teams(self, challenge: Challenge, summary: str) -> None:
+        """Each team whose version played `challenge` follows its end (issue 46.2): the
+        challenger's, and the opponent's when it is another team (a house bot has none)."""
+        self.store.challenge_decided(VersionId(challenge.version), challenge.id, summary)
+        if challenge.opponent != challenge.account:
+            self.store.challenge_decided(
+                VersionId(challenge.opponent_version), challenge.id, summary
+            )
 
     def _decision(self, challenge: Challenge) -> Decision:
         if challenge.ranked:

@@ -281,8 +281,8 @@ def report_command(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from referee.contest.tokens import revoked_accounts
-    from referee.ladder.report import write_report
     from referee.results.database import reporting_store_failures
+    from referee.web.report import write_report
 
     bar = Progress(TextColumn("[bold]report"), BarColumn(), MofNCompleteColumn(), console=errors)
     task = bar.add_task("report", total=None)

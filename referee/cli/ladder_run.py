@@ -151,7 +151,7 @@ def run_command(
     from referee.cluster import on_cluster, venue_for
     from referee.ladder import Sprt, load
     from referee.ladder.overrides import LadderOverrides
-    from referee.ladder.workers import WorkerVenue
+    from referee.ladder.process_venue import ProcessVenue
 
     with user_errors():
         if web is None and (tls_cert is not None or tls_key is not None or insecure):
@@ -180,7 +180,7 @@ def run_command(
             )
         test = Sprt(*sprt, on=str(sprt_on)) if sprt is not None else None
         display = Display(live and errors.is_terminal, sprt=test is not None)
-        venue = venue_for(config) if processes == 1 else WorkerVenue(processes)
+        venue = venue_for(config) if processes == 1 else ProcessVenue(processes)
         _run(ctx, config, test, display, venue, site, keep_web)
 
 

@@ -480,6 +480,7 @@ EVENT_KINDS = (
     "active",
     "first-match",
     "retired",
+    "challenge-decided",
 )
 
 
@@ -496,6 +497,7 @@ def event_line(event: desk_pb2.FollowEventsResponse) -> str:
     why; a failed build's log tail below it."""
     kind = event_kind(event)
     said = f" {event.match_id}" if event.match_id else ""
+    said += f" challenge {event.challenge_id}" if event.challenge_id else ""
     said += f": {event.reason}" if event.reason else ""
     lines = [f"#{event.event_id} {event.at} {event.version_id[:12]} {kind}{said}"]
     lines += [f"  | {line}" for line in event.log_tail]
@@ -533,8 +535,8 @@ def follow_command(
 ) -> None:
     """Print each event of your team's versions as it happens (received, building, build-failed
     with its log's end, qualifying, qualified, failed with its check, active, first-match,
-    retired), from the first or after --after; a broken connection is opened again after the
-    last event printed, so none is missed or printed twice."""
+    retired, challenge-decided), from the first or after --after; a broken connection is
+    opened again after the last event printed, so none is missed or printed twice."""
     from referee.transport.client import Member
 
     stop = set(until or ())

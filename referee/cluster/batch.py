@@ -1,6 +1,6 @@
 """The Dask task: play a batch of a ladder's matches on a worker, return results and records.
 
-`play_batch` runs in a worker's thread. It plays with `referee.ladder.slots.play_matches`, the
+`play_batch` runs in a worker's thread. It plays with `referee.ladder.local_venue.play_matches`, the
 code a local ladder runs (a referee on a loopback port, the bots launched there with
 `CROUPIER_ADDRESS` and a token, match after match over their sessions), into a scratch folder
 that is gone when the task returns. Nothing is written on the coordinator's side: a task that
@@ -29,7 +29,7 @@ from referee.cluster.versions import VersionsMissing, cache_folder, cached
 from referee.errors import CroupierError, leaves
 from referee.games import get_game
 from referee.ladder.config import LadderConfig
-from referee.ladder.slots import play_matches
+from referee.ladder.local_venue import play_matches
 from referee.ladder.venue import LadderError
 from referee.match.live_relay import Relayed, relayed
 from referee.match.records import partial_path

@@ -98,7 +98,7 @@ async def serve_matches(
         if config.tokens is not None
         else None
     )
-    referee = _Referee(config, accounts, book, on_match)
+    referee = _NetworkContest(config, accounts, book, on_match)
     stop = stop if stop is not None else trio.Event()
     async with trio.open_nursery() as beside:
         if companion is not None:
@@ -122,7 +122,7 @@ async def serve_matches(
         beside.cancel_scope.cancel()
 
 
-class _Referee:
+class _NetworkContest:
     """The network contest: its lobby, live matches, contest book, and the matches it plays;
     with accounts, its hosted wing (referee.contest.hosted_wing) beside it."""
 

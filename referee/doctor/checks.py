@@ -164,7 +164,7 @@ class DoctorConfig:
     #: The organiser's runtime folder, shown to the bot read-only (Sandbox.runtime).
     runtime: Path | None = None
     #: Whether `cwd` is an author's upload (a hosted version's qualification): the sandbox
-    #: shows it alone, never what its links lead to (referee.local.view).
+    #: shows it alone, never what its links lead to (referee.local.bot_root).
     confined: bool = False
     #: What the bot's folder may not show besides the doctor's records (a contest's database
     #: and records, at qualification).

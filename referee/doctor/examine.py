@@ -42,6 +42,7 @@ from referee.doctor.checks import (
     DoctorReport,
     Status,
 )
+from referee.local.bot_root import bot_paths
 from referee.local.launcher import BotProcess, LaunchError, log_tail, supervise
 from referee.local.sandbox import (
     Sandbox,
@@ -49,7 +50,6 @@ from referee.local.sandbox import (
     refusals,
     socket_folder,
 )
-from referee.local.view import bot_paths
 from referee.match.bounds import MAX_TIME_MS
 from referee.match.clock import DecisionTimer, TimeControl
 from referee.match.lobby import PROTOCOL_VERSION, Lobby

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from referee.local.view import SYSTEM, is_inside
+from referee.local.bot_root import SYSTEM, is_inside
 
 #: Entries a build folder may hold (each costs an inode, and walking the folder reads them all).
 MOST_FILES = 100_000

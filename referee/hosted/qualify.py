@@ -136,7 +136,7 @@ async def qualify(
     `settings.to_play(manifest)`, stopping at the first game it fails. `workdir` (made if
     missing, and kept apart from `folder`: the bot must not see it) receives the records and the
     bot's output; the bot sees the organiser's `runtime` folder read-only, as its build did, and
-    its folder alone of its own files (a confined bot: referee.local.view), never `secrets`."""
+    its folder alone of its own files (a confined bot: referee.local.bot_root), never `secrets`."""
     played: list[tuple[str, DoctorReport]] = []
     for game, options in settings.to_play(manifest):
         config = DoctorConfig(

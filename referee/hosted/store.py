@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import NewType
 
 from referee import private
-from referee.databases import open_database, open_read_only
+from referee.databases import open_database, open_read_only, write_transaction
 from referee.errors import CroupierError
 
 VersionId = NewType("VersionId", str)
@@ -62,7 +62,8 @@ CREATE TABLE IF NOT EXISTS events (
     kind TEXT NOT NULL,
     reason TEXT NOT NULL,
     match TEXT NOT NULL,
-    at TEXT NOT NULL
+    at TEXT NOT NULL,
+    challenge INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS events_by_account ON events (account, id);
 """
@@ -128,11 +129,12 @@ class Version:
 class Moment(enum.StrEnum):
     """What happens to a version besides its statuses, as its team follows it
     (`VersionStore.events`): it became its account's active version, played its first match,
-    was retired from play."""
+    was retired from play, played a challenge to its end."""
 
     ACTIVE = "active"
     FIRST_MATCH = "first-match"
     RETIRED = "retired"
+    CHALLENGE_DECIDED = "challenge-decided"
 
 
 #: What an event tells: a status the version reached, or a moment of its play.
@@ -158,6 +160,8 @@ class Event:
     #: The match, for FIRST_MATCH; else "".
     match: str
     at: str
+    #: The challenge, for CHALLENGE_DECIDED; else 0.
+    challenge: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,6 +241,9 @@ class VersionStore:
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(versions)")}
         if "public" not in columns:  # a store made before public reasons
             self._db.execute("ALTER TABLE versions ADD COLUMN public TEXT")
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(events)")}
+        if "challenge" not in columns:  # a store made before challenges' events
+            self._db.execute("ALTER TABLE events ADD COLUMN challenge INTEGER NOT NULL DEFAULT 0")
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -396,26 +403,33 @@ class VersionStore:
             if first is None:
                 self._event(id, Moment.FIRST_MATCH, "", match_id)
 
+    def challenge_decided(self, id: VersionId, challenge: int, summary: str) -> None:
+        """Challenge `challenge`, which version `id` played, is over: its team is told how."""
+        with self._lock, self._transaction():
+            self._event(id, Moment.CHALLENGE_DECIDED, summary, challenge=challenge)
+
     def events(self, account: str, after: int = 0, limit: int = 100) -> list[Event]:
         """The account's versions' events after the event `after` (0: from the first), oldest
         first, at most `limit`."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT id, account, version, kind, reason, match, at FROM events "
+                "SELECT id, account, version, kind, reason, match, at, challenge FROM events "
                 "WHERE account = ? AND id > ? ORDER BY id LIMIT ?",
                 (account, after, limit),
             ).fetchall()
         return [
-            Event(id, who, VersionId(version), event_kind(kind), reason, match, at)
-            for id, who, version, kind, reason, match, at in rows
+            Event(id, who, VersionId(version), event_kind(kind), reason, match, at, challenge)
+            for id, who, version, kind, reason, match, at, challenge in rows
         ]
 
-    def _event(self, id: VersionId, kind: EventKind, reason: str, match: str = "") -> None:
+    def _event(
+        self, id: VersionId, kind: EventKind, reason: str, match: str = "", challenge: int = 0
+    ) -> None:
         """Append an event of version `id` (under the lock, in the caller's transaction)."""
         self._db.execute(
-            "INSERT INTO events (account, version, kind, reason, match, at) "
-            "SELECT account, id, ?, ?, ?, ? FROM versions WHERE id = ?",
-            (kind, reason, match, _now(), id),
+            "INSERT INTO events (account, version, kind, reason, match, at, challenge) "
+            "SELECT account, id, ?, ?, ?, ?, ? FROM versions WHERE id = ?",
+            (kind, reason, match, _now(), challenge, id),
         )
 
     def _is_active(self, id: VersionId) -> bool:
@@ -430,13 +444,8 @@ class VersionStore:
     def _transaction(self) -> Iterator[None]:
         """One write transaction (the connection is in autocommit): a change and its events
         are seen together or not at all."""
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(self._db):
             yield
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
 
     def active(self, account: str) -> Version | None:
         """The version the account plays: the last one activated, while it is still qualified

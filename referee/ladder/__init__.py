@@ -7,18 +7,18 @@ intervals, state in SQLite (resumable after any kill), and standings.
 `ladder_view` makes one for `run_ladder` to fill in.
 
 Modules: `config` (the ladder file; `overrides`: what a run changes of it), `schedule` (who
-meets whom, on which deal), `runner` (the ladder played at a `venue`: `slots` here, `workers`
-for several referee processes, a cluster's from outside), `verify` (a database checked
-against its records, replays shared on a `pool`), `report` and `report_index` (the published
-pages), `ownership` (a records folder belongs to one database), `view` (what the web site sees
+meets whom, on which deal), `runner` (the ladder played at a `venue`: `local_venue` here,
+`process_venue` for several referee processes, a cluster's from outside), `verify` (a
+database checked against its records, replays shared on a `pool`, as the report's pages are:
+referee.web.report),
+`ownership` (a records folder belongs to one database), `view` (what the web site sees
 of a running ladder). Its database is `referee.results`'s, its standings and SPRT
 `referee.ratings`'.
 
-May import: `referee.local` (launched bots), `referee.viewer` (the report's pages),
-`referee.match`, `referee.ratings`, `referee.results`, `referee.games` and the shared modules;
-`referee.transport` only in `slots`, which starts the loopback referee its matches are played
-on. Never a cluster, the contest server
-or the CLI: where matches are played is a `Venue` the CLI hands in.
+May import: `referee.local` (launched bots), `referee.match`, `referee.ratings`,
+`referee.results`, `referee.games` and the shared modules; `referee.transport` only in
+`local_venue`, which starts the loopback referee its matches are played on. Never a cluster,
+the contest server or the CLI: where matches are played is a `Venue` the CLI hands in.
 """
 
 from __future__ import annotations

@@ -91,10 +91,10 @@ class BotSpec:
     #: This bot's limits: the ladder's `[limits]` with the bot's own `limits` table over them.
     limits: Limits = field(default_factory=Limits)
     #: Whether `cwd` is the bot's own (given in its table): then the sandbox shows that folder;
-    #: otherwise the folder its command names (referee.local.view.bot_folder).
+    #: otherwise the folder its command names (referee.local.bot_root.bot_folder).
     own_folder: bool = False
     #: Whether the folder is an author's upload (a hosted version played on a cluster): the
-    #: sandbox shows it and nothing its links lead to (referee.local.view).
+    #: sandbox shows it and nothing its links lead to (referee.local.bot_root).
     confined: bool = False
 
     def command_line(self) -> str:
@@ -127,7 +127,7 @@ class Placement:
     records: Path = Path("records")
     root: Path = Path()
     concurrency: int = 1
-    #: Referee processes on this machine that share `concurrency` (referee.ladder.workers);
+    #: Referee processes on this machine that share `concurrency` (referee.ladder.process_venue);
     #: None: one per core, as `croupier ladder run --workers` defaults (its value wins).
     workers: int | None = None
     max_restarts: int = 10

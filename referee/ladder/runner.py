@@ -27,7 +27,7 @@ from referee import private
 from referee.ladder import ownership
 from referee.ladder import schedule as planning
 from referee.ladder.config import Format, LadderConfig
-from referee.ladder.slots import LocalSlots
+from referee.ladder.local_venue import LocalVenue
 from referee.ladder.venue import (
     LadderError,
     LadderObserver,
@@ -473,12 +473,12 @@ async def run_ladder(
 ) -> Summary:
     """Run (or resume) the ladder until every scheduled match is in its database, or an SPRT
     decides; then reveal the master seed. Returns the final standings. The matches are played
-    at `venue` (default: LocalSlots, on this machine); a ladder whose file names a Dask
+    at `venue` (default: LocalVenue, on this machine); a ladder whose file names a Dask
     scheduler needs the cluster's venue (referee.cluster.ClusterVenue).
 
     With `view` (see `ladder_view`), the ladder shows itself to a companion such as the web
     site: the database once it is made, a notification after each commit and at the end, and
-    the venue's live matches (LocalSlots opens them in `view.live`)."""
+    the venue's live matches (LocalVenue opens them in `view.live`)."""
     observer = observer or LadderObserver()
     if venue is None:
         if config.placement.cluster is not None and config.placement.cluster.scheduler:
@@ -486,7 +486,7 @@ async def run_ladder(
                 f"ladder {config.name!r} plays on the Dask cluster at "
                 f"{config.placement.cluster.scheduler!r}: run it with that cluster's venue"
             )
-        venue = LocalSlots()
+        venue = LocalVenue()
     _check_sprt(config, sprt_test)
     began = time.monotonic()
     config.placement.database.parent.mkdir(parents=True, exist_ok=True)

@@ -2,8 +2,8 @@
 
 The ladder runner (referee.ladder.runner) owns the schedule, the database and the standings; a
 `Venue` plays the matches it hands out and gives each finished one back to be committed. Three
-venues exist: `LocalSlots` (referee.ladder.slots: a loopback referee and bot processes on this
-machine), `WorkerVenue` (referee.ladder.workers: several such referees, one process each) and
+venues exist: `LocalVenue` (referee.ladder.local_venue: a loopback referee and bot processes on this
+machine), `ProcessVenue` (referee.ladder.process_venue: several such referees, one process each) and
 `ClusterVenue` (referee.cluster: batches on a Dask cluster). The CLI chooses one,
 so the runner never imports the cluster package and Dask stays an optional import.
 """

@@ -6,7 +6,7 @@
   match layer's `LaunchedBot`); `priority`: bots start below the referee's CPU priority;
 - `series`: `croupier match`: a loopback referee and N matches among launched bots; `workers`:
   those matches shared among N referee processes, one per core;
-- `sandbox`: the bubblewrap sandbox a bot runs in, built from `view` (what it sees: an
+- `sandbox`: the bubblewrap sandbox a bot runs in, built from `bot_root` (what it sees: an
   allow-list), `doors` (its own socket and user), `relay` (that socket on its own loopback, run
   inside the sandbox with the standard library alone), `syscalls` (the seccomp filter), `limits`
   and `cgroups`; `spawn` starts it from a thread that lives as long as the referee;

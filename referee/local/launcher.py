@@ -25,12 +25,12 @@ from croupier.v1 import common_pb2
 from referee.errors import CroupierError
 from referee.local import spawn
 from referee.local.bot_log import bot_output
+from referee.local.bot_root import is_interpreter
 from referee.local.doors import Door
 from referee.local.last_output import advice, read_output, telling
 from referee.local.limits import Limits, fault_of_exit
 from referee.local.processes import BotProcessGroup
 from referee.local.sandbox import Prepared, Sandbox, SandboxError, prepare
-from referee.local.view import is_interpreter
 from referee.match.lobby import Lobby
 from referee.transport import serve_door
 

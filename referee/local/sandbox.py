@@ -7,10 +7,10 @@ what it can see and why). Inside the sandbox it has:
   and no_new_privs (util-linux's setpriv, run inside the sandbox once bwrap has built it);
   unprivileged, bwrap's user namespace, with further ones disabled. A seccomp filter
   (referee.local.syscalls) refuses mounts, namespaces, ptrace, locks and the like;
-- an allow-listed view (referee.local.view): the system's runtime files, its runtime, its own
+- an allow-listed view (referee.local.bot_root): the system's runtime files, its runtime, its own
   folder, all read-only; nothing of the referee's exists in it to uncover;
 - new network, pid, ipc, uts and cgroup namespaces: no network, its own /proc (in which the
-  machine's CPU counters stand still, referee.local.view); it reaches the referee only through
+  machine's CPU counters stand still, referee.local.bot_root); it reaches the referee only through
   its own door (referee.local.doors), bound read-only at /run/croupier, or through the relay
   (referee.local.relay) that listens on its loopback and joins the door;
 - private, sized scratch: /tmp (HOME=/tmp/home), /dev/shm and /run, tmpfs counted in its
@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee.errors import CroupierError
-from referee.local import leftovers, priority, relay, syscalls, view
+from referee.local import bot_root, leftovers, priority, relay, syscalls
 from referee.local.cgroups import BotCgroups
 from referee.local.doors import FOLDER_IN_SANDBOX, SOCKET_IN_SANDBOX, Door, open_door
 from referee.local.limits import MB, Limits
@@ -129,7 +129,7 @@ def check_bwrap() -> str:
         syscalls.program()
     except syscalls.FilterError as error:
         raise SandboxError(str(error)) from None
-    probe = [path, "--die-with-parent", *_privilege(), *view.system_arguments()]
+    probe = [path, "--die-with-parent", *_privilege(), *bot_root.system_arguments()]
     probe += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "true"]
     done = subprocess.run(probe, capture_output=True, text=True, timeout=30, check=False)
     if done.returncode != 0:
@@ -191,7 +191,9 @@ def check_shown(path: Path, sandbox: Sandbox) -> None:
         raise SandboxError("a bot's folder cannot be '/': give the bot a folder of its own")
     for secret in sandbox.secrets:
         secret = Path(os.path.realpath(secret))
-        if secret != path and (view.is_inside(secret, path) or view.is_inside(path, secret)):
+        if secret != path and (
+            bot_root.is_inside(secret, path) or bot_root.is_inside(path, secret)
+        ):
             raise SandboxError(
                 f"the bot's folder {str(path)!r} would show {str(secret)!r} to the bot: "
                 "keep bots' folders apart from the records, the database and each other"
@@ -257,8 +259,8 @@ def prepare(
     """The launch of `argv` under `sandbox` with `limits`; `env` is the ladder file's, and
     `croupier` the CROUPIER_* variables; `door` is the bot's own (None: no door is bound, the
     bot reaches nothing); `own_folder`: `cwd` is the bot's folder (else the folder its command
-    names, referee.local.view); `confined`: the folder is an author's upload (a hosted version),
-    shown alone with the runtimes the referee names (view.bot_paths); `build`: the launch is a
+    names, referee.local.bot_root); `confined`: the folder is an author's upload (a hosted version),
+    shown alone with the runtimes the referee names (bot_root.bot_paths); `build`: the launch is a
     build's (referee.hosted.build), which has no door and writes its own folder. Without a
     sandbox, the bot gets the referee's environment as before, and the limits still apply.
     Either way the bot's folder leads its PYTHONPATH, so that a Python bot imports its own
@@ -267,7 +269,7 @@ def prepare(
     if sandbox.runtime is not None:
         croupier = {**croupier, RUNTIME_VARIABLE: str(sandbox.runtime.resolve())}
     uid = door.uid if door is not None else build.uid if build is not None else None
-    bot_paths = view.bot_paths(argv, here, own=own_folder or confined, confined=confined)
+    bot_paths = bot_root.bot_paths(argv, here, own=own_folder or confined, confined=confined)
     wrapped: list[str] = []
     if sandbox.enabled:  # refused (a folder that would show a secret) before any cgroup exists
         wrapped = _wrapper(argv, here, bot_paths, limits, sandbox, door, build, confined)
@@ -290,14 +292,14 @@ def prepare(
     scrubbed |= {"PYTHONPATH": folder, **env, **croupier}
     seccomp = _memory_file("croupier-seccomp", syscalls.program())
     wrapped[wrapped.index(_SECCOMP_FD)] = str(seccomp)
-    still = {path: _memory_file("croupier-proc", data) for path, data in view.still_proc()}
+    still = {path: _memory_file("croupier-proc", data) for path, data in bot_root.still_proc()}
     at = wrapped.index(_STILL_PROC)
     wrapped[at : at + 1] = [a for p, fd in still.items() for a in ("--ro-bind-data", str(fd), p)]
     fds = (seccomp, *still.values())
     return Prepared([*prefix, *wrapped, *argv], scrubbed, cgroups, fds)
 
 
-#: Stand for the seccomp filter's descriptor, and the still /proc files' (view.still_proc), in
+#: Stand for the seccomp filter's descriptor, and the still /proc files' (bot_root.still_proc), in
 #: `_wrapper`'s arguments until they are opened.
 _SECCOMP_FD = "{seccomp}"
 _STILL_PROC = "{still proc}"
@@ -323,10 +325,10 @@ def _wrapper(
     confined: bool = False,
 ) -> list[str]:
     """bwrap's command line up to the bot's own (and setpriv's and the relay's); `bot_paths`
-    are view.bot_paths's; `build` and `confined` as in `prepare`."""
+    are bot_root.bot_paths's; `build` and `confined` as in `prepare`."""
     bwrap = check_bwrap()
     folder, *extra = bot_paths
-    runtimes = view.runtime_folders(argv, here, confined=confined)
+    runtimes = bot_root.runtime_folders(argv, here, confined=confined)
     if sandbox.runtime is not None:
         runtimes.append(sandbox.runtime.resolve())
     if door is not None or build is not None:  # the relay's or the build's Python, where it
@@ -346,7 +348,7 @@ def _wrapper(
     # the bot out of the process group that the referee stops while pondering is off where the
     # bot has no freezer cgroup (referee.local.processes).
     wrapped = [bwrap, "--die-with-parent", *_privilege()]
-    wrapped += ["--seccomp", _SECCOMP_FD, *view.system_arguments()]
+    wrapped += ["--seccomp", _SECCOMP_FD, *bot_root.system_arguments()]
     wrapped += ["--dev", "/dev", "--perms", "1777", "--size", scratch, "--tmpfs", "/dev/shm"]
     wrapped += ["--proc", "/proc", _STILL_PROC]
     wrapped += ["--perms", "1777", "--size", scratch, "--tmpfs", "/tmp"]
@@ -356,9 +358,11 @@ def _wrapper(
         wrapped += ["--ro-bind", str(door.folder), FOLDER_IN_SANDBOX]
         wrapped += ["--ro-bind", relay.__file__, _RELAY_IN_SANDBOX]
     if build is None:
-        wrapped += view.bind_arguments(view.shown([*runtimes, folder, *extra]), _MOUNTED, here)
+        wrapped += bot_root.bind_arguments(
+            bot_root.shown([*runtimes, folder, *extra]), _MOUNTED, here
+        )
     else:  # the one folder a build writes: a tmpfs of its disk limit, the version beside it
-        wrapped += view.bind_arguments(view.shown(runtimes), _MOUNTED, here)
+        wrapped += bot_root.bind_arguments(bot_root.shown(runtimes), _MOUNTED, here)
         wrapped += ["--perms", "0777", "--size", scratch, "--tmpfs", str(folder)]
         wrapped += ["--ro-bind", str(build.source), BUILD_SOURCE]
         wrapped += ["--ro-bind", str(build.inside), _BUILD_INSIDE]
@@ -436,6 +440,6 @@ def node_package_outside(line: str, shown: Sequence[Path]) -> Path | None:
     for folder in Path(missing.group(2)).parents:
         candidate = folder / "node_modules" / package
         if candidate.is_dir():
-            inside = any(view.is_inside(candidate, Path(root)) for root in shown)
+            inside = any(bot_root.is_inside(candidate, Path(root)) for root in shown)
             return None if inside else folder / "node_modules"
     return None

@@ -1,7 +1,7 @@
 """Live matches played in another process, watched in this one: a referee worker's or a Dask
 batch's runner publishes into `RelayedLiveMatches`, which batches what a spectator may see, and
 the coordinator's `Mirror` replays each batch into the LiveMatches its web site reads (carried
-by referee.ladder.workers' pipe, or referee.cluster.live's Dask events).
+by referee.ladder.process_venue' pipe, or referee.cluster.live's Dask events).
 
 Only what a spectator may see crosses: the runner hands a LiveMatch public events only, and a
 table is the public one (the spectator's). A match's table is built at most once a batch

@@ -64,7 +64,7 @@ class Lost:
 SeatState: TypeAlias = Playing | Gone | Lost
 
 
-class Roster(Protocol):
+class SeatsInPlay(Protocol):
     """Where a seat in play is listed, so that its bot's new session finds it (a Lobby)."""
 
     def enlist(self, seat: RemoteSeat) -> None: ...
@@ -80,7 +80,9 @@ class RemoteSeat:
     what is left of its clock (which kept running). `session` is then the new session.
     """
 
-    def __init__(self, session: Session, lobby: Roster | None = None, grace: float = 0.0) -> None:
+    def __init__(
+        self, session: Session, lobby: SeatsInPlay | None = None, grace: float = 0.0
+    ) -> None:
         self.session = session
         self.name = session.name
         self.version = session.hello.version

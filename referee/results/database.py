@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 from croupier.v1 import common_pb2
 from referee import private
-from referee.databases import open_database
+from referee.databases import open_database, write_transaction
 from referee.errors import CroupierError
 from referee.results.matches import MatchResult, ScheduledMatch
 
@@ -317,15 +317,12 @@ class Store:
         """Schema 1 had no luck corrections: its seats gain an empty `luck` column (its matches
         keep none), in one transaction, so an old ladder reads and resumes."""
         try:
-            self._db.execute("BEGIN IMMEDIATE")
-            columns = {row[1] for row in self._db.execute("PRAGMA table_info(seats)")}
-            if "luck" not in columns:
-                self._db.execute("ALTER TABLE seats ADD COLUMN luck REAL")
-            self.set_meta(self._db, "schema_version", str(SCHEMA_VERSION))
-            self._db.execute("COMMIT")
+            with write_transaction(self._db):
+                columns = {row[1] for row in self._db.execute("PRAGMA table_info(seats)")}
+                if "luck" not in columns:
+                    self._db.execute("ALTER TABLE seats ADD COLUMN luck REAL")
+                self.set_meta(self._db, "schema_version", str(SCHEMA_VERSION))
         except sqlite3.DatabaseError as error:
-            if self._db.in_transaction:
-                self._db.execute("ROLLBACK")
             raise _open_failure(self.path, error) from None
 
     def close(self) -> None:
@@ -334,14 +331,8 @@ class Store:
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One atomic write: all of it is committed, or none of it."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+        with self._lock, write_transaction(self._db) as db:
+            yield db
 
     def meta(self, key: str) -> str | None:
         try:

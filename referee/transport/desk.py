@@ -59,6 +59,8 @@ class StoredEvent(Protocol):
     def match(self) -> str: ...
     @property
     def at(self) -> str: ...
+    @property
+    def challenge(self) -> int: ...
 
 
 class Members(Protocol):
@@ -200,6 +202,7 @@ class DeskService:
             at=event.at,
             log_tail=tail,
             match_id=event.match,
+            challenge_id=event.challenge,
         )
 
     async def _call(self, context: _Context, function: Callable[..., _T], *args: object) -> _T:

@@ -82,7 +82,7 @@ class PublicApi:
             everything = _switch(request, "all")
         except ValueError as error:
             return refusal(400, str(error))
-        contest = await self.reading()
+        contest = await self.snapshots.reading()
         if contest is None:
             return refusal(404, f"no {self.view.kind} database")
         data = to_dict(
@@ -98,7 +98,7 @@ class PublicApi:
             bot = _bot(request)
         except ValueError as error:
             return refusal(400, str(error))
-        contest = await self.reading()
+        contest = await self.snapshots.reading()
         if contest is None:
             return refusal(404, f"no {self.view.kind} database")
         if bot is not None and not await self.knows(bot):
@@ -139,13 +139,6 @@ class PublicApi:
         except Refused as refused:
             return refusal(refused.status, str(refused))
         return answer(request, data)
-
-    async def reading(self) -> Contest | None:
-        """The site's reading of the database; read now if the site just started."""
-        snapshots = self.snapshots
-        if snapshots.contest is None and self.view.database is not None:
-            await snapshots.read_database()
-        return snapshots.contest
 
 
 def terms_json(terms: Terms | None) -> dict[str, Any] | None:

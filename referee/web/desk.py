@@ -58,7 +58,7 @@ from referee.hosted.store import Event, Moment, Version, VersionStatus
 from referee.hosted.submitting import TooLargeError
 from referee.web.api import newest_first, summary
 from referee.web.challenges import challenge_json
-from referee.web.snapshot import Contest, Snapshots
+from referee.web.snapshot import Snapshots
 
 if TYPE_CHECKING:
     from referee.contest.hosted_wing import HostedWing
@@ -141,13 +141,11 @@ class DeskSite:
         self,
         wing: HostedWing,
         snapshots: Snapshots,
-        reading: Callable[[], Awaitable[Contest | None]],
     ) -> None:
         self.wing = wing
         self.submitting = wing.desk
         self.sessions = SessionStore(wing.accounts)
         self.snapshots = snapshots
-        self.reading = reading
         settings = wing.config.settings
         self.idle_seconds = settings.upload_idle_seconds
         self.total_seconds = settings.upload_seconds
@@ -250,7 +248,7 @@ class DeskSite:
             return members, versions, active, challenges
 
         members, versions, active, challenges = await trio.to_thread.run_sync(read)
-        contest = await self.reading()
+        contest = await self.snapshots.reading()
         played = newest_first(contest, team)[:MATCHES_SHOWN] if contest is not None else []
         quotas = submitting.quotas
         return _private(
@@ -386,6 +384,7 @@ def _event_json(event: Event, log_tail: list[str]) -> dict[str, Any]:
         "kind": str(event.kind),
         "reason": event.reason,
         "match": event.match,
+        "challenge": event.challenge,
         "at": event.at,
         "log_tail": log_tail,
         "moment": isinstance(event.kind, Moment),

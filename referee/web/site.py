@@ -163,7 +163,7 @@ class Site:
         self.live = LiveStreams(view)
         self._pages: OrderedDict[str, str] = OrderedDict()
         self.api = PublicApi(view, self.snapshots, self.knows)
-        self.desk = DeskSite(wing, self.snapshots, self.api.reading) if wing else None
+        self.desk = DeskSite(wing, self.snapshots) if wing else None
         desk = self.desk.routes(self.page("desk.html")) if self.desk is not None else []
         self.app = Starlette(
             routes=[
@@ -206,8 +206,7 @@ class Site:
     async def bot_page(self, request: Request) -> Response:
         """A bot's page, or a 404 page that says so for a name the site does not know."""
         bot = request.path_params["bot"]
-        if self.snapshots.contest is None and self.view.database is not None:
-            await self.snapshots.read_database()  # the site just started: look before saying no
+        await self.snapshots.reading()
         if await self.knows(bot):
             return cached(request, _page("bot.html"), "text/html")
         page = (
@@ -233,12 +232,12 @@ class Site:
         return cached(request, body, kind, tag, forever)
 
     async def contest_json(self, request: Request) -> Response:
-        return Response(self.snapshots.snapshot, media_type="application/json")
+        return Response(await self.snapshots.first_published(), media_type="application/json")
 
     async def bot_json(self, request: Request) -> Response:
         bot = request.path_params["bot"]
         snapshots = self.snapshots
-        contest = snapshots.contest
+        contest = await snapshots.reading()
         if contest is None:
             return JSONResponse({"error": f"no {self.view.kind} database"}, status_code=404)
         try:

@@ -1,13 +1,14 @@
 """What the site shows of a contest or ladder as a whole: readings of its database (standings,
 matches played, rating histories) and who is connected, published as one snapshot for every
-viewer. A reading happens in a worker thread, at most every SNAPSHOT_SECONDS and less often when
-readings are slow (`Spacing`); commits and new matches ask for one sooner.
+viewer; a written report (referee.web.report_index) embeds the same, built by the same
+functions. A reading happens in a worker thread, at most every SNAPSHOT_SECONDS and less often
+when readings are slow (`Spacing`); commits and new matches ask for one sooner.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Collection
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,9 @@ from referee.ratings.fits import Rating
 from referee.ratings.head_to_head import LEGEND, cells
 from referee.ratings.standings import (
     PROVISIONAL_LEGEND,
+    Row,
     Standings,
+    fault_text,
     from_store,
     notes,
     ratings_over,
@@ -82,12 +85,138 @@ def _read(database: Path, versions: Path | None) -> Contest:
             played = store.played()
     finally:
         store.close()
+    return reading(standings, played, results, listing, read_teams(database))
+
+
+def reading(
+    standings: Standings,
+    played: list[Played],
+    results: list[MatchResult],
+    listing: Listing | None = None,
+    teams: dict[str, tuple[str, ...]] | None = None,
+) -> Contest:
+    """A reading of a database from what a store snapshot gave (the site's and the report's)."""
     by_number = {r.match.number: r for r in results}
     last_played: dict[str, str] = {}
     for match in played:
         for bot in by_number[match.number].match.bots if match.number in by_number else ():
             last_played[bot] = max(last_played.get(bot, ""), match.finished_at)
-    return Contest(standings, played, by_number, last_played, listing, read_teams(database))
+    listing = listing if listing is not None else Listing((), frozenset())
+    return Contest(standings, played, by_number, last_played, listing, teams or {})
+
+
+def standings_info(standings: Standings) -> dict[str, Any]:
+    """What a snapshot's `contest` says of the standings as a whole (beside the venue's kind,
+    name, game and options)."""
+    return {
+        "rating": standings.plan.system,
+        "rating_note": standings.plan.method.note(),
+        "rating_heading": standings.plan.method.heading,
+        "rating_label": standings.plan.method.label,
+        "matches_done": standings.matches_done,
+        "format": standings.plan.format,
+        "duplicate": standings.plan.duplicate,
+        "sprt": standings.sprt,
+        "seed_sha256": standings.seed_sha256,
+        "seed": standings.seed,
+        "finished": standings.finished,
+        "provisional_legend": PROVISIONAL_LEGEND,
+        "notes": notes(standings),
+    }
+
+
+def head_to_head(contest: Contest | None) -> dict[str, Any]:
+    """The head-to-head matrix of the current rows, as the site and the report draw it."""
+    matrix: dict[str, Any] = {"bots": [], "cells": [], "legend": LEGEND}
+    if contest is not None:
+        current = split(contest.standings, contest.listing).current
+        bots = [row.bot for row in current.rows]
+        matrix |= {"bots": bots, "cells": cells(current.pairs_shown(), bots)}
+    return matrix
+
+
+def standing_rows(
+    contest: Contest | None,
+    presence: dict[str, Presence],
+    revoked: Collection[str],
+    left: dict[str, str],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The standings' current rows (ranked among themselves) then connected bots not rated
+    yet; and apart, the rows of retired hosted versions (referee.hosted.current), whose
+    ranks are the whole field's (/api/v1/standings?all=1), not this table's. Each row carries
+    its cells' text as the CLI prints them; `left` says when each bot was seen to leave."""
+    rows: list[dict[str, Any]] = []
+    retired: list[dict[str, Any]] = []
+    listing = Listing((), frozenset())
+    if contest is not None:
+        standings = contest.standings
+        listing = contest.listing
+        intervals = standings.plan.method.has_intervals
+        parts = split(standings, listing)
+        rows = [
+            asdict(row) | {"text": _text(row, intervals, parts.current)}
+            for row in parts.current.rows
+        ]
+        retired = [
+            asdict(row) | {"rank": None, "text": _text(row, intervals, standings)}
+            for row in parts.retired
+        ]
+    listed = {row["bot"] for row in rows + retired}
+    unrated = [bot for bot in presence if bot not in listed]
+    for name, who in entrants(unrated, listing).items():
+        unrated_row: dict[str, Any] = {"rank": None, "bot": name, "matches": 0, "faults": {}}
+        (rows if who.current else retired).append(unrated_row)
+    named = entrants([row["bot"] for row in rows + retired], listing)
+    teams = contest.teams if contest is not None else {}
+    for row in rows + retired:
+        bot: str = row["bot"]
+        here = presence.get(bot)
+        row |= named[bot].fields()
+        row["sessions"] = here.sessions if here else 0
+        row["playing"] = here.playing if here else 0
+        row["state"] = here.state if here else "offline"
+        row["revoked"] = row["account"] in revoked  # its versions too
+        row["members"] = list(teams.get(row["account"], ()))
+        row["last_seen"] = None if here and here.sessions else last_seen(contest, left, bot)
+    return rows, retired
+
+
+def _text(row: Row, intervals: bool, of: Standings) -> dict[str, str]:
+    return row_text(row, intervals, of) | {"faults": fault_text(row)}
+
+
+def last_seen(contest: Contest | None, left: dict[str, str], bot: str) -> str | None:
+    """When a bot that is not connected was last seen: when the site saw it leave (`left`),
+    or its latest match if the site never saw it (UTC, ISO 8601)."""
+    played = contest.last_played.get(bot, "") if contest is not None else ""
+    return max(left.get(bot, ""), played) or None
+
+
+def played_json(contest: Contest, played: Played) -> dict[str, Any]:
+    """A committed match as every list of the site and the report gives it."""
+    result = contest.results.get(played.number)
+    bots = list(result.match.bots) if result is not None else []
+    return {
+        "number": played.number,
+        "match": played.match_id,
+        "bots": bots,
+        "result": named(played.result, bots),
+        "ranks": list(result.ranks) if result is not None else [],
+        "scores": list(result.scores) if result is not None else [],
+        "faults": [  # one entry per seat and reason, counted (not its name N times)
+            {
+                "seat": seat,
+                "bot": bots[seat] if seat < len(bots) else "",
+                "reason": reason,
+                "detail": details[0],
+                "count": len(details),
+            }
+            for (seat, reason), details in played.fault_groups().items()
+        ],
+        "termination": played.termination,
+        "seconds": played.seconds,
+        "finished_at": played.finished_at,
+    }
 
 
 class Snapshots:
@@ -105,6 +234,7 @@ class Snapshots:
         self._reads = Spacing(SNAPSHOT_SECONDS)
         self._reading = trio.Lock()
         self._poke = trio.Event()
+        self._published = trio.Event()
         self._ratings: tuple[Contest | None, list[tuple[int, dict[str, Rating]]]] = (None, [])
         #: The snapshot as a standings viewer gets it (encoded once per version).
         self.snapshot_event = b""
@@ -160,6 +290,21 @@ class Snapshots:
             self.snapshot = snapshot
             self.snapshot_event = sse(snapshot, "snapshot").encode()
             self.version += 1
+        self._published.set()
+
+    async def reading(self) -> Contest | None:
+        """The site's reading of the database; read now if the site just started (look
+        before saying no)."""
+        if self.contest is None and self.view.database is not None:
+            await self.read_database()
+        return self.contest
+
+    async def first_published(self) -> str:
+        """The snapshot, once there is one: a request in the site's first moments (before its
+        first reading of the database) waits for it rather than get an empty `{}`, as it did
+        on a loaded machine (issue 50)."""
+        await self._published.wait()
+        return self.snapshot
 
     def _snapshot(self) -> str:
         presence = self.view.presence()
@@ -176,28 +321,10 @@ class Snapshots:
             self._left[bot] = now()
         self._online = now_online
         if self.contest is not None:
-            standings = self.contest.standings
-            info |= {
-                "rating": standings.plan.system,
-                "rating_note": standings.plan.method.note(),
-                "matches_done": standings.matches_done,
-                "matches_planned": self.view.planned,
-                "format": standings.plan.format,
-                "duplicate": standings.plan.duplicate,
-                "sprt": standings.sprt,
-                "seed_sha256": standings.seed_sha256,
-                "seed": standings.seed,
-                "finished": standings.finished,
-                "provisional_legend": PROVISIONAL_LEGEND,
-                "notes": notes(standings),
-            }
+            info |= standings_info(self.contest.standings) | {"matches_planned": self.view.planned}
             recent = [self.played(p) for p in reversed(self.contest.played[-RECENT:])]
-        rows, retired = self._rows(presence)
-        matrix: dict[str, Any] = {"bots": [], "cells": [], "legend": LEGEND}
-        if self.contest is not None:
-            current = split(self.contest.standings, self.contest.listing).current
-            bots = [row.bot for row in current.rows]
-            matrix |= {"bots": bots, "cells": cells(current.pairs_shown(), bots)}
+        rows, retired = standing_rows(self.contest, presence, self.view.revoked, self._left)
+        matrix = head_to_head(self.contest)
         live = [
             {"match": m.start.match_id, "bots": seat_names(self.view, m)}
             for m in self.view.live.matches.values()
@@ -205,81 +332,16 @@ class Snapshots:
         snapshot = {"contest": info, "standings": rows, "retired": retired, "head_to_head": matrix}
         return json_text(snapshot | {"live": live, "recent": recent})
 
-    def _rows(
-        self, presence: dict[str, Presence]
-    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """The standings' current rows (ranked among themselves) then connected bots not rated
-        yet; and apart, the rows of retired hosted versions (referee.hosted.current), whose
-        ranks are the whole field's (/api/v1/standings?all=1), not this table's."""
-        rows: list[dict[str, Any]] = []
-        retired: list[dict[str, Any]] = []
-        listing = Listing((), frozenset())
-        if self.contest is not None:
-            standings = self.contest.standings
-            listing = self.contest.listing
-            intervals = standings.plan.method.has_intervals
-            parts = split(standings, listing)
-            rows = [
-                asdict(row) | {"text": row_text(row, intervals, parts.current)}
-                for row in parts.current.rows
-            ]
-            retired = [
-                asdict(row) | {"rank": None, "text": row_text(row, intervals, standings)}
-                for row in parts.retired
-            ]
-        listed = {row["bot"] for row in rows + retired}
-        unrated = [bot for bot in presence if bot not in listed]
-        for name, who in entrants(unrated, listing).items():
-            unrated_row: dict[str, Any] = {"rank": None, "bot": name, "matches": 0, "faults": {}}
-            (rows if who.current else retired).append(unrated_row)
-        named = entrants([row["bot"] for row in rows + retired], listing)
-        for row in rows + retired:
-            bot: str = row["bot"]
-            here = presence.get(bot)
-            row |= named[bot].fields()
-            row["sessions"] = here.sessions if here else 0
-            row["playing"] = here.playing if here else 0
-            row["state"] = here.state if here else "offline"
-            row["revoked"] = row["account"] in self.view.revoked  # its versions too
-            row["members"] = list(self.members(row["account"]))
-            row["last_seen"] = None if here and here.sessions else self.last_seen(bot)
-        return rows, retired
-
     def members(self, account: str) -> tuple[str, ...]:
         """The team's members' names, leader first, as last read (shown as text, never HTML)."""
         return self.contest.teams.get(account, ()) if self.contest is not None else ()
 
     def played(self, played: Played) -> dict[str, Any]:
         assert self.contest is not None
-        result = self.contest.results.get(played.number)
-        bots = list(result.match.bots) if result is not None else []
-        return {
-            "number": played.number,
-            "match": played.match_id,
-            "bots": bots,
-            "result": named(played.result, bots),
-            "ranks": list(result.ranks) if result is not None else [],
-            "scores": list(result.scores) if result is not None else [],
-            "faults": [  # one entry per seat and reason, counted (not its name N times)
-                {
-                    "seat": seat,
-                    "bot": bots[seat] if seat < len(bots) else "",
-                    "reason": reason,
-                    "detail": details[0],
-                    "count": len(details),
-                }
-                for (seat, reason), details in played.fault_groups().items()
-            ],
-            "termination": played.termination,
-            "seconds": played.seconds,
-            "finished_at": played.finished_at,
-        }
+        return played_json(self.contest, played)
 
     def last_seen(self, bot: str) -> str | None:
-        """When a bot that is not connected was last seen: when the site saw it leave, or its
-        latest match if the site never saw it (UTC, ISO 8601)."""
-        played = self.contest.last_played.get(bot, "") if self.contest is not None else ""
-        return max(self._left.get(bot, ""), played) or None
+        return last_seen(self.contest, self._left, bot)
 
     def knows(self, bot: str) -> bool:
         """Whether `bot` has a place here: in the standings (a ladder's bots, a contest's

@@ -146,6 +146,7 @@
     li.appendChild(el("strong", e.kind));
     if (e.reason) li.appendChild(document.createTextNode(`: ${e.reason}`));
     if (e.match) li.appendChild(document.createTextNode(` (${e.match})`));
+    if (e.challenge) li.appendChild(document.createTextNode(` (challenge #${e.challenge})`));
     if (e.log_tail && e.log_tail.length) li.appendChild(el("pre", e.log_tail.join("\n"), "log"));
     return li;
   }

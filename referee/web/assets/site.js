@@ -1,10 +1,14 @@
 // The site's standings and bot pages (a contest's or a ladder's): JSON from /api, live updates
 // from /events/contest (server-sent events: a new snapshot whenever a match is committed or a bot
-// comes or goes).
+// comes or goes). The same standings page is a ladder's written report (croupier ladder report,
+// referee/web/report_index.py): opened from disk, its snapshot is embedded in the page
+// (#data), with the report's own part (problems, ratings over time, a page of matches).
+// Every name (a bot's, a member's, a match's) is set as text, never as HTML.
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
   const page = document.body.dataset.page;
+  const embedded = $("data");
 
   function el(tag, content, className) {
     const node = document.createElement(tag);
@@ -103,27 +107,72 @@
     if (!members || !members.length || (members.length === 1 && members[0] === account)) return "";
     return ` (${members.join(", ")})`;
   }
-  function standingRows(rows) {
+  // A cell of the standings: its text as the CLI prints it, its exact value in data-value.
+  function cell(content, key, value, kind) {
+    const td = content instanceof Node && content.tagName === "TD" ? content : el("td", content);
+    td.classList.add(kind || "num");
+    td.dataset.key = key;
+    td.dataset.value = value === null || value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value);
+    return td;
+  }
+  const said = (r, key) => (r.text ? r.text[key] : "-");
+  const faultsOf = (r) => Object.assign({}, r.faults, r.restarts ? { restarted: r.restarts } : {});
+  // The standings' columns, each [key, heading, title]: the served site's (with who is connected)
+  // and a written report's, the CLI's table cell for cell (`croupier ladder standings`, its
+  // margins beside).
+  const COLUMNS = {
+    rank: (r) => cell(said(r, "rank"), "rank", [r.rank_top ?? null, r.rank_bottom ?? null]),
+    bot: (r, report) => cell(report ? reportBotCell(r) : botCell(r), "bot", r.bot, "text"),
+    rating: (r) => cell(ratingCell(r), "rating", r.rating),
+    interval: (r) => cell(said(r, "interval"), "interval", r.sigma === null || r.sigma === undefined ? [r.low ?? null, r.high ?? null] : [r.mu, r.sigma]),
+    rank_interval: (r) => cell(said(r, "rank_interval"), "rank_interval", [r.rank_low ?? null, r.rank_high ?? null]),
+    matches: (r) => cell(r.matches ?? "-", "matches", r.matches),
+    score: (r) => cell(said(r, "score"), "score", r.score),
+    points: (r) => cell(said(r, "points"), "points", r.points),
+    margin: (r) => cell(said(r, "margin"), "margin", r.margin),
+    corrected: (r) => cell(said(r, "corrected"), "corrected", r.corrected),
+    faults: (r) => cell(r.text ? r.text.faults : faultText(r.faults), "faults", faultsOf(r), "text"),
+    state: (r) => stateCell(r),
+  };
+  function columns(snap) {
+    if (!snap.report) {
+      return [["rank", "#"], ["bot", "bot"], ["rating", "rating"], ["interval", "interval"], ["rank_interval", "rank 95%"],
+        ["matches", "matches"], ["score", "score"],
+        ["margin", "margin", "mean points per match over the other sides', 95% interval"],
+        ["corrected", "corrected", "the margin corrected for luck (each chance outcome's E[V] - V), 95% interval"],
+        ["faults", "faults"], ["state", "state"]];
+    }
+    const rows = snap.standings;
+    return [["rank", "rank"], ["bot", "bot"], ["rating", snap.contest.rating_heading], ["interval", "95% interval"],
+      ["rank_interval", "rank 95%"], ["matches", "matches"], ["score", "score"], ["points", "points"], ["faults", "faults"],
+      ...(rows.some((r) => r.margin !== null && r.margin !== undefined) ? [["margin", "margin"]] : []),
+      ...(rows.some((r) => r.corrected !== null && r.corrected !== undefined) ? [["corrected", "luck-corrected"]] : [])];
+  }
+  function standingsTable(table, rows, cols, report) {
+    const head = el("tr");
+    for (const [key, heading, title] of cols) {
+      const th = el("th", heading, ["bot", "faults", "state"].includes(key) ? "text" : "num");
+      if (title) th.title = title;
+      head.appendChild(th);
+    }
+    table.tHead.replaceChildren(head);
     const body = document.createDocumentFragment();
     for (const r of rows) {
-      const tr = row([
-        r.text ? r.text.rank : "-", // the shared rank, as the CLI shows it
-        botCell(r),
-        ratingCell(r),
-        textCell(r, "interval"),
-        textCell(r, "rank_interval"),
-        num(r.matches, 0),
-        textCell(r, "score"),
-        textCell(r, "margin"),
-        textCell(r, "corrected"),
-        faultText(r.faults),
-        stateCell(r),
-      ]);
+      const tr = document.createElement("tr");
+      for (const [key] of cols) tr.appendChild(COLUMNS[key](r, report));
       tr.dataset.bot = r.bot;
+      tr.dataset.provisional = String(r.provisional === true);
       if (r.revoked) tr.classList.add("revoked");
       body.appendChild(tr);
     }
-    return body;
+    table.tBodies[0].replaceChildren(body);
+  }
+  // A written report has no bot pages: the name, its colour in the plot, and a revoked mark as
+  // the CLI's table has it.
+  function reportBotCell(r) {
+    const td = el("td");
+    td.append(swatch(r.bot), r.revoked ? `${r.bot} (revoked)` : r.bot);
+    return td;
   }
 
   // The head-to-head matrix: cells come from the server (text, title with the interval,
@@ -148,7 +197,7 @@
           td.title = cell.title;
           td.dataset.b = h2h.bots[j];
           td.dataset.value = String(cell.score);
-          td.style.setProperty("--shade", cell.shade);
+          td.setAttribute("style", `--shade:${cell.shade}`); // a colour the server computed
         }
         tr.appendChild(td);
       });
@@ -162,8 +211,9 @@
   function showSnapshot(snap) {
     const c = snap.contest;
     const kind = c.kind || "contest";
+    const report = snap.report;
     $("title").textContent = kind === "ladder" ? `${c.title} ladder ${c.name}` : `${c.title} contest`;
-    document.title = `croupier ${kind}` + (c.name ? ` · ${c.name}` : "");
+    document.title = `croupier ${kind}` + (c.name ? ` · ${c.name}` : "") + (report && report.page > 1 ? ` · page ${report.page}` : "");
     const options = Object.entries(c.options || {}).map(([k, v]) => `${k}=${v}`).join(", ");
     $("meta").textContent = [
       options || "default options",
@@ -172,20 +222,31 @@
       c.sprt || "",
       c.finished ? "finished" : "",
     ].filter(Boolean).join(" · ");
-    $("standings").tBodies[0].replaceChildren(standingRows(snap.standings));
-    // Selection honesty (issue 45): how many versions each hosted account tried to get here.
-    const tried = snap.standings.filter((r) => r.versions_tried);
-    $("selection-note").hidden = !tried.length;
-    $("versions-tried").textContent = tried
-      .map((r) => `${r.account} ${plural(r.versions_tried, "version")}`).join(", ");
-    const retired = snap.retired || [];
-    $("retired").hidden = !retired.length;
-    $("retired-count").textContent = plural(retired.length, "retired hosted version");
-    $("retired-table").tBodies[0].replaceChildren(standingRows(retired));
-    $("rating-note").textContent = (c.rating_note || "")
-      + (snap.standings.some(provisional) ? `. ${c.provisional_legend}` : "")
-      + (c.notes || []).map((line) => `. ${line}`).join("");
-    showHeadToHead(snap.head_to_head);
+    if (report) showReport(snap, report);
+    if (!report || report.page === 1) {
+      standingsTable($("standings"), snap.standings, columns(snap), report);
+      // Selection honesty (issue 45): how many versions each hosted account tried to get here.
+      const tried = snap.standings.filter((r) => r.versions_tried);
+      $("selection-note").hidden = !tried.length;
+      $("versions-tried").textContent = tried
+        .map((r) => `${r.account} ${plural(r.versions_tried, "version")}`).join(", ");
+      const retired = snap.retired || [];
+      $("retired").hidden = !retired.length;
+      $("retired-count").textContent = plural(retired.length, "retired hosted version");
+      standingsTable($("retired-table"), retired, columns(snap), report);
+      $("rating-note").textContent = (c.rating_note || "")
+        + (snap.standings.some(provisional) ? `. ${c.provisional_legend}` : "")
+        + (c.notes || []).map((line) => `. ${line}`).join("");
+      showHeadToHead(snap.head_to_head);
+    }
+    if (!report) showServed(snap, kind);
+    document.body.dataset.version = String(Number(document.body.dataset.version || 0) + 1);
+    document.body.dataset.matches = String(c.matches_done || 0);
+  }
+
+  // What only the served site has: the live matches, following a bot, the latest results.
+  function showServed(snap, kind) {
+    const c = snap.contest;
     const live = document.createDocumentFragment();
     for (const m of snap.live) {
       const li = el("li", link(`/live/${encodeURIComponent(m.match)}`, `${m.match}: ${m.bots.join(" vs ")}`));
@@ -226,8 +287,350 @@
     if (c.seed) seed.push(`master seed (revealed): ${c.seed}`);
     else if (c.seed_sha256) seed.push(`the master seed is revealed when the ${kind} ends`);
     $("seed").replaceChildren(...seed.map((line) => el("div", line, "seed")));
-    document.body.dataset.version = String(Number(document.body.dataset.version || 0) + 1);
-    document.body.dataset.matches = String(c.matches_done || 0);
+  }
+
+  // --- a written report (croupier ladder report): the same page, opened from disk -----------
+
+  const indexName = (n) => (n === 1 ? "index.html" : `index-${n}.html`);
+  const PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
+  const DASHES = ["", "7 4", "2 3", "9 3 2 3"];
+  let colours = new Map(); // bot -> its index in the standings (its colour in every table)
+  const swatch = (bot) => swatchOf(colours.get(bot) || 0);
+  function swatchOf(index) {
+    const dot = el("i", undefined, "swatch");
+    dot.style.setProperty("--c", PALETTE[index % PALETTE.length]);
+    return dot;
+  }
+
+  function showReport(snap, report) {
+    colours = new Map(report.bots.map((bot, i) => [bot, i]));
+    $("served").remove(); // nothing plays in a written report
+    $("home").href = indexName(1);
+    $("connection").textContent = "written report";
+    const footer = $("seed");
+    footer.id = "written";
+    footer.textContent = `${report.written}; every page here works offline.`;
+    if (report.page > 1) {
+      $("overview").remove();
+      $("summary").replaceWith(el("p", link(indexName(1), "standings, ratings and problems"), "note"));
+    } else {
+      showSummary(snap.contest);
+      $("problems").hidden = !report.problems.length;
+      $("problems").querySelector("ul").replaceChildren(...report.problems.map((text) => el("li", text)));
+      showRatings(snap.contest, report);
+    }
+    showMatches(report);
+  }
+
+  // The ladder as a whole: its game, options, format, rating, how far it is, its conditions of
+  // play and its seed (a commitment until the ladder ends).
+  function showSummary(c) {
+    const code = (text, id) => {
+      const node = el("code", text);
+      if (id) node.id = id;
+      return node;
+    };
+    const game = el("dd", c.title);
+    if (c.rules_version) game.appendChild(el("span", ` (${c.rules_version})`, "quiet"));
+    const items = [
+      ["game", game],
+      ["options", Object.entries(c.options || {}).map(([k, v]) => `${k} ${v}`).join(", ") || "none"],
+      ["format", c.format + (c.duplicate ? ", duplicate deals" : "")],
+      ["rating", c.rating_description],
+      ["matches", `${c.matches_done} of ${c.matches_planned} committed (${c.finished ? "finished" : "running"})`],
+    ];
+    const t = c.time_control;
+    if (t) {
+      let text = `${t.move_ms ? `${t.move_ms} ms` : "no limit"} per decision, bank ${t.bank_ms} ms`;
+      if (t.clock === "cpu") text += `, CPU time (wall ceiling ${t.ceiling_factor}x plus 1 s)`;
+      items.push(["time control", text]);
+    }
+    items.push(["seed commitment", code(c.seed_sha256)]);
+    if (c.luck_value) items.push(["luck value function", code(c.luck_value)]);
+    if (c.seed !== null && c.seed !== undefined) {
+      const seed = el("dd", code(c.seed, "seed"));
+      seed.append(" (revealed)");
+      items.push(["seed", seed]);
+    } else items.push(["seed", `the master seed is revealed when the ${c.kind} ends`]);
+    if (c.sprt) items.push(["SPRT", c.sprt]);
+    const list = $("summary");
+    for (const [term, value] of items) list.append(el("dt", term), value instanceof Node && value.tagName === "DD" ? value : el("dd", value));
+    list.hidden = false;
+  }
+
+  // The ratings over time (data.series: per bot, its value, low and high after ks[i] matches),
+  // one line per bot in its colour (dashed past ten bots), its 95% interval shaded; a cursor
+  // with every bot's rating where the pointer is, the legend's keys show or hide a bot, and in
+  // a report a click goes to the point's match (data.numbers, on the index page data.pages).
+  // The report's plot of every bot, and a bot's page's.
+  const SVG = "http://www.w3.org/2000/svg";
+  function svg(tag, attrs, parent, text) {
+    const node = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+    if (text !== undefined) node.textContent = text;
+    if (parent) parent.appendChild(node);
+    return node;
+  }
+  // Round-numbered ticks covering [low, high], about `count` of them.
+  function ticks(low, high, count) {
+    if (high - low < 1e-9) { low -= 1; high += 1; }
+    const raw = (high - low) / count;
+    const magnitude = 10 ** Math.floor(Math.log10(raw));
+    const step = [1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((s) => s >= raw);
+    const first = Math.floor(low / step + 1e-9) * step;
+    const last = Math.ceil(high / step - 1e-9) * step;
+    return Array.from({ length: Math.round((last - first) / step) + 1 }, (_, i) => first + i * step);
+  }
+  const short = (v) => String(Number(v.toPrecision(6)));
+  const signed = (v) => (v > 0 ? "+" : "") + short(v); // every method rates on the Elo scale
+
+  function showRatings(c, report) {
+    const caption = `${c.rating_label} after each committed match, with its 95% interval shaded`;
+    const section = $("ratings");
+    section.hidden = false;
+    section.appendChild(ratingsFigure(report.ratings, c.rating_heading, caption, report.page));
+  }
+
+  function ratingsFigure(data, heading, caption, onPage) {
+    const n = data.ks.length;
+    const values = data.series.flatMap((s) => s.values.filter((v) => v !== null));
+    if (!n || !values.length) return el("p", n ? "No bot has a rating yet." : "No match is committed yet.", "note");
+    const W = 960, H = 360, L = 64, R = 16, T = 14, B = 44;
+    const plotW = W - L - R, plotH = H - T - B;
+    const total = data.ks[n - 1];
+    // A lone bot's plot (a bot's page) spans its interval too; a field's, the ratings alone.
+    const lone = data.series.length === 1 && data.series[0].band;
+    const span = lone ? values.concat(data.series[0].low, data.series[0].high).filter((v) => v !== null) : values;
+    const yTicks = ticks(Math.min(...span), Math.max(...span), 6);
+    const yLow = yTicks[0], yHigh = yTicks[yTicks.length - 1];
+    const xAt = (k) => L + (total > 1 ? (plotW * (k - 1)) / (total - 1) : plotW / 2); // after k matches
+    const xOf = (i) => xAt(data.ks[i]);
+    const yOf = (v) => T + (plotH * (yHigh - v)) / (yHigh - yLow);
+    const figure = el("figure");
+    figure.id = "figure";
+    const plot = svg("svg", { id: "plot", viewBox: `0 0 ${W} ${H}`, role: "img", "aria-labelledby": "plot-title", "data-n": n }, figure);
+    svg("title", { id: "plot-title" }, plot, caption);
+    svg("rect", { x: L, y: T, width: plotW, height: plotH }, svg("clipPath", { id: "area" }, svg("defs", {}, plot)));
+    const grid = svg("g", { class: "grid" }, plot);
+    for (const tick of yTicks) {
+      const y = yOf(tick).toFixed(1);
+      const zero = Math.abs(tick) < 1e-9;
+      svg("line", { class: zero ? "tick zero" : "tick", x1: L, x2: W - R, y1: y, y2: y }, grid);
+      svg("text", { class: "ylabel", x: L - 6, y: (yOf(tick) + 4).toFixed(1) }, grid, zero ? "0" : signed(tick));
+    }
+    for (const tick of ticks(1, total, Math.min(10, Math.max(total - 1, 1)))) {
+      if (tick < 1 || tick > total || tick !== Math.round(tick)) continue;
+      const x = xAt(tick).toFixed(1);
+      svg("line", { class: "tick", x1: x, x2: x, y1: T, y2: T + plotH }, grid);
+      svg("text", { class: "xlabel", x, y: T + plotH + 16 }, grid, String(tick));
+    }
+    svg("text", { class: "axis", x: L + plotW / 2, y: H - 6 }, grid, "matches committed");
+    svg("text", { class: "axis", transform: `translate(14 ${T + plotH / 2}) rotate(-90)` }, grid, heading);
+    const area = svg("g", { "clip-path": "url(#area)" }, plot);
+    const groups = new Map();
+    data.series.forEach((s, index) => {
+      const group = svg("g", { class: "series", "data-bot": s.bot }, area);
+      group.style.setProperty("--c", PALETTE[index % PALETTE.length]);
+      groups.set(s.bot, group);
+      const band = svg("g", { class: "band" }, group);
+      const path = [];
+      const segments = [[]];
+      s.values.forEach((v, i) => {
+        if (v === null) {
+          if (segments[segments.length - 1].length) segments.push([]);
+          return;
+        }
+        const pen = segments[segments.length - 1].length ? "L" : "M";
+        path.push(`${pen}${xOf(i).toFixed(1)} ${yOf(v).toFixed(1)}`);
+        segments[segments.length - 1].push(i);
+      });
+      if (s.band) {
+        for (const seg of segments.filter((seg) => seg.length)) {
+          if (seg.length === 1) { // a band of one point draws nothing: its interval as a bar
+            const x = xOf(seg[0]).toFixed(1);
+            svg("line", { class: "band-bar", x1: x, x2: x, y1: yOf(s.low[seg[0]]).toFixed(1), y2: yOf(s.high[seg[0]]).toFixed(1) }, band);
+            continue;
+          }
+          const upper = seg.map((i) => `${xOf(i).toFixed(1)},${yOf(s.high[i]).toFixed(1)}`);
+          const lower = seg.slice().reverse().map((i) => `${xOf(i).toFixed(1)},${yOf(s.low[i]).toFixed(1)}`);
+          svg("polygon", { points: upper.concat(lower).join(" ") }, band);
+        }
+      }
+      const line = svg("path", { class: "line", d: path.join(" ") }, group);
+      const dash = DASHES[Math.floor(index / PALETTE.length) % DASHES.length];
+      if (dash) line.setAttribute("stroke-dasharray", dash);
+      const dots = svg("g", { class: "dots" }, group);
+      if (n <= 120) {
+        s.values.forEach((v, i) => {
+          if (v !== null) svg("circle", { class: "dot", cx: xOf(i).toFixed(1), cy: yOf(v).toFixed(1), r: 2.6 }, dots);
+        });
+      }
+    });
+    const cursor = svg("line", { id: "cursor", x1: 0, x2: 0, y1: T, y2: T + plotH }, plot);
+    const hit = svg("rect", { id: "hit", x: L, y: T, width: plotW, height: plotH }, plot);
+    const tip = el("div");
+    tip.id = "tip";
+    tip.hidden = true;
+    figure.append(tip, el("figcaption", `${caption}. Point k: the ratings over the first k matches committed, as the standings showed them then; hover for values` + (data.pages ? ", click for the match." : ".")));
+    const legend = el("div", undefined, "legend");
+    const off = new Set();
+    data.series.forEach((s, index) => {
+      const key = el("button", swatchOf(index), "key");
+      key.type = "button";
+      key.dataset.bot = s.bot;
+      key.setAttribute("aria-pressed", "true");
+      key.append(s.legend || s.bot);
+      const group = groups.get(s.bot);
+      key.addEventListener("click", () => {
+        const hide = key.getAttribute("aria-pressed") === "true";
+        key.setAttribute("aria-pressed", hide ? "false" : "true");
+        group.classList.toggle("off", hide);
+        if (hide) off.add(s.bot); else off.delete(s.bot);
+      });
+      key.addEventListener("mouseenter", () => { plot.classList.add("focus"); group.classList.add("focused"); });
+      key.addEventListener("mouseleave", () => { plot.classList.remove("focus"); group.classList.remove("focused"); });
+      legend.appendChild(key);
+    });
+    const bands = el("input");
+    bands.type = "checkbox";
+    bands.id = "bands";
+    bands.checked = data.series.length <= 2;
+    const sync = () => plot.classList.toggle("nobands", !bands.checked);
+    bands.addEventListener("change", sync);
+    sync();
+    const label = el("label", bands, "bands");
+    label.append(" 95% intervals");
+    if (data.series.some((s) => s.band)) legend.appendChild(label);
+    figure.appendChild(legend);
+
+    const fmt = (v) => (v === null ? "-" : (v > 0 ? "+" : "") + Math.round(v));
+    function indexAt(event) { // point i stands after ks[i] matches: past a thousand, not every one
+      const point = new DOMPoint(event.clientX, event.clientY).matrixTransform(plot.getScreenCTM().inverse());
+      let best = 0;
+      for (let i = 1; i < n; i++) if (Math.abs(xOf(i) - point.x) < Math.abs(xOf(best) - point.x)) best = i;
+      return best;
+    }
+    hit.addEventListener("mousemove", (event) => {
+      const i = indexAt(event);
+      const x = xOf(i);
+      cursor.setAttribute("x1", x);
+      cursor.setAttribute("x2", x);
+      cursor.style.visibility = "visible";
+      const which = data.numbers ? `: #${data.numbers[i]} ${data.matches[i]}` : "";
+      tip.replaceChildren(el("b", `after ${data.ks[i]} of ${total} matches${which}`));
+      const rows = data.series.map((s, index) => ({ s, index, v: s.values[i] }))
+        .sort((a, b) => (b.v === null ? -Infinity : b.v) - (a.v === null ? -Infinity : a.v));
+      for (const { s, index, v } of rows) {
+        const line = el("div", swatchOf(index), off.has(s.bot) ? "off" : "");
+        line.append(`${s.legend || s.bot} ${fmt(v)}` + (v !== null ? ` (${fmt(s.low[i])}..${fmt(s.high[i])})` : ""));
+        tip.appendChild(line);
+      }
+      tip.hidden = false;
+      const box = plot.getBoundingClientRect();
+      const left = (x * box.width) / W;
+      tip.style.top = "0.5rem";
+      tip.style.left = left + tip.offsetWidth + 16 > box.width ? `${left - tip.offsetWidth - 12}px` : `${left + 12}px`;
+    });
+    hit.addEventListener("mouseleave", () => { tip.hidden = true; cursor.style.visibility = "hidden"; });
+    if (data.pages) {
+      hit.addEventListener("click", (event) => {
+        const i = indexAt(event);
+        const hash = `#match-${data.numbers[i]}`;
+        if (data.pages[i] === onPage) location.hash = hash;
+        else location.href = indexName(data.pages[i]) + hash;
+      });
+    }
+    return figure;
+  }
+
+  // The report's page of committed matches: each one's viewer page, round, deal, seats (each a
+  // link to that seat's view), result, faults (each a link to the step it happened at, with its
+  // wall and CPU time: wall far above CPU is a starved bot, not a slow one) and time.
+  function showMatches(report) {
+    const list = report.matches;
+    $("matches-section").hidden = false;
+    const body = document.createDocumentFragment();
+    for (const m of list.matches) {
+      const replay = m.links.replay;
+      const name = replay ? link(replay, m.match, "viewer") : el("span", m.match, "missing");
+      if (!replay) name.title = "no viewer page";
+      const seats = el("td", undefined, "seats");
+      m.bots.forEach((bot, seat) => {
+        const who = replay ? link(`${replay}#seat=${seat}`, swatch(bot)) : el("span", swatch(bot));
+        if (replay) who.title = `seat ${seat}’s view`;
+        who.append(bot);
+        const span = el("span", who, m.ranks[seat] === 1 ? "win" : "");
+        span.append(` ${m.scores[seat]}`);
+        if (seat) seats.append(" ");
+        seats.appendChild(span);
+      });
+      const result = el("td", m.result);
+      if (m.termination !== "normal") result.append(" ", el("span", `(${m.termination})`, "quiet"));
+      const faults = el("td");
+      m.faults.forEach((f, i) => {
+        const [wall, cpu] = f.times[0] || [];
+        let text = f.reason + times(f.count);
+        if (wall !== undefined) text += ` (wall ${wall} ms${cpu >= 0 ? `, cpu ${cpu} ms` : ""})`;
+        const span = el("span", `${f.bot || `seat ${f.seat}`}: `, "fault");
+        span.appendChild(replay && f.step !== null ? link(`${replay}#step=${f.step}`, text) : document.createTextNode(text));
+        span.title = (f.details.filter(Boolean).join("; ") || f.reason)
+          + (f.times.length ? " · " + f.times.map(([w, c]) => `wall ${w} ms` + (c >= 0 ? `, cpu ${c} ms` : "")).join("; ") : "");
+        if (i) faults.append(" ");
+        faults.appendChild(span);
+      });
+      const tr = row([num(m.number, 0), el("td", name), num(m.round, 0), num(m.deal, 0), seats, result, faults, num(m.seconds, 1)]);
+      tr.id = `match-${m.number}`;
+      tr.dataset.match = m.match;
+      body.appendChild(tr);
+    }
+    $("matches").tBodies[0].replaceChildren(body);
+    if (!list.matches.length) $("matches").replaceWith(el("p", "No match is committed yet.", "note"));
+    const where = {
+      page: report.page, pages: report.pages, first: list.offset + 1,
+      last: list.offset + list.matches.length, total: list.total, href: indexName,
+      words: ["", "« first", "‹ previous", "next ›", "last »"],
+    };
+    const above = el("nav", undefined, "pager");
+    $("matches-section").querySelector("h2").after(above);
+    pager(above, where);
+    if (list.matches.length > 20) {
+      const below = el("nav", undefined, "pager");
+      $("matches-section").appendChild(below);
+      pager(below, where);
+    }
+    for (const nav of document.querySelectorAll("nav.pager:empty")) nav.remove();
+    const input = $("filter");
+    const rows = [...$("matches-section").querySelectorAll("tbody tr")];
+    const texts = rows.map((tr) => tr.textContent.toLowerCase());
+    input.addEventListener("input", () => {
+      const words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+      let count = 0;
+      rows.forEach((tr, i) => {
+        tr.hidden = !words.every((word) => texts[i].includes(word));
+        count += !tr.hidden;
+      });
+      $("shown").textContent = words.length ? `${count} of ${plural(rows.length, "match", "matches")}` : "";
+    });
+  }
+
+  // A list's pager: where this page's matches stand among all, then links to the first,
+  // previous, next and last pages and to the pages around this one by number (a bot's page, newest
+  // first; a report's index pages, oldest first).
+  function pager(nav, where) {
+    const { page: at, pages, first, last, total, href, words } = where;
+    nav.replaceChildren();
+    if (pages <= 1) return;
+    const go = (n, text, rel) => {
+      if (n < 1 || n > pages || n === at) return el("span", text, "off");
+      const a = link(href(n), text);
+      if (rel) a.rel = rel;
+      return a;
+    };
+    const numbers = [...new Set([1, pages, ...Array.from({ length: 7 }, (_, i) => at - 3 + i)])]
+      .filter((n) => n >= 1 && n <= pages).sort((a, b) => a - b);
+    nav.append(`matches ${first}–${last} of ${total}${words[0]} · `, go(1, words[1]), " ", go(at - 1, words[2], "prev"), " ");
+    for (const n of numbers) nav.append(n === at ? el("b", String(n)) : go(n, String(n)), " ");
+    nav.append(go(at + 1, words[3], "next"), " ", go(pages, words[4]));
   }
 
   // What every bot gets (the contest's terms, from the public API): read once, they never change
@@ -273,73 +676,34 @@
     section.querySelector("tbody").replaceChildren(body);
     section.hidden = false;
   }
-  if (page === "index") {
-    showTerms();
-    $("retired-table").tHead.replaceWith($("standings").tHead.cloneNode(true));
-  }
+  if (page === "index" && !embedded) showTerms();
 
   function followLink() {
     const bot = $("follow-bot").value;
     $("follow-link").href = bot ? `/follow?bot=${encodeURIComponent(bot)}` : "/follow";
     $("follow-link").textContent = bot ? `follow ${bot}` : "follow every match";
   }
-  if (page === "index") $("follow-bot").addEventListener("change", followLink);
+  if (page === "index" && !embedded) $("follow-bot").addEventListener("change", followLink);
 
   // --- a bot's page --------------------------------------------------------------------------
 
   const botName = page === "bot" ? decodeURIComponent(location.pathname.split("/").pop()) : "";
 
-  // Ratings over time, one line per series ({label, legend, points: [[k, rating, low, high], ...]}):
-  // a bot's own, or each of an account's versions, named in a legend. A lone series shows its
-  // interval too.
-  function plot(series, label) {
+  // A bot's ratings over time (its own, and each of an account's versions, named in the legend):
+  // series of [after k matches, rating, low, high] drawn by the one ratings plot; a lone series
+  // shows its interval too.
+  function botRatings(series, label) {
     series = series.filter((s) => s.points.length);
-    if (!series.length) return el("p", "no rating yet", "note");
-    const all = series.flatMap((s) => s.points);
-    const W = 640, H = 220, L = 48, R = 10, T = 10, B = 28;
-    const xs = all.map((p) => p[0]);
-    const band = series.length === 1;
-    let lo = Math.min(...all.map((p) => (band ? p[2] : p[1])));
-    let hi = Math.max(...all.map((p) => (band ? p[3] : p[1])));
-    if (hi - lo < 1e-9) { lo -= 1; hi += 1; }
-    const x0 = Math.min(...xs), x1 = Math.max(...xs);
-    const x = (v) => L + (x1 > x0 ? ((v - x0) / (x1 - x0)) * (W - L - R) : (W - L - R) / 2);
-    const y = (v) => T + ((hi - v) / (hi - lo)) * (H - T - B);
-    const ns = "http://www.w3.org/2000/svg";
-    const svg = document.createElementNS(ns, "svg");
-    svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
-    svg.setAttribute("class", "rating");
-    svg.setAttribute("role", "img");
-    const add = (tag, attrs, content) => {
-      const node = document.createElementNS(ns, tag);
-      for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-      if (content !== undefined) node.textContent = content;
-      svg.appendChild(node);
-      return node;
+    const ks = [...new Set(series.flatMap((s) => s.points.map((p) => p[0])))].sort((a, b) => a - b);
+    const at = (s, i) => {
+      const byK = new Map(s.points.map((p) => [p[0], p[i]]));
+      return ks.map((k) => (byK.has(k) ? byK.get(k) : null));
     };
-    const at = (p, i) => `${x(p[0]).toFixed(1)},${y(p[i]).toFixed(1)}`;
-    if (band) {
-      const points = series[0].points;
-      const lower = points.slice().reverse().map((p) => at(p, 2));
-      add("polygon", { class: "band", points: points.map((p) => at(p, 3)).concat(lower).join(" ") });
-    }
-    series.forEach((s, i) => {
-      const line = add("polyline", { class: `line series-${i % 6}`, points: s.points.map((p) => at(p, 1)).join(" ") });
-      line.dataset.series = s.label;
-      if (s.points.length === 1) { // a line of one point draws nothing: a dot, and its interval
-        const [p] = s.points;
-        if (band) add("line", { class: "band-bar", x1: x(p[0]), x2: x(p[0]), y1: y(p[2]), y2: y(p[3]) });
-        add("circle", { class: `dot series-${i % 6}`, cx: x(p[0]), cy: y(p[1]), r: 4 });
-      }
-      if (!band) add("text", { class: `legend series-${i % 6}`, x: L + 8 + i * 150, y: T + 12 }, `— ${s.legend}`);
-    });
-    add("line", { class: "axis", x1: L, x2: W - R, y1: H - B, y2: H - B });
-    add("text", { x: 4, y: y(hi) + 10 }, hi.toFixed(0));
-    add("text", { x: 4, y: y(lo) }, lo.toFixed(0));
-    add("text", { x: L, y: H - 8 }, `after match ${x0}`);
-    add("text", { x: W - R - 120, y: H - 8 }, `after match ${x1}`);
-    add("title", {}, `${botName}: ${label} after each committed match`);
-    return svg;
+    const data = {
+      ks,
+      series: series.map((s) => ({ bot: s.label, legend: s.legend, values: at(s, 1), low: at(s, 2), high: at(s, 3), band: series.length === 1 })),
+    };
+    return ratingsFigure(data, label, `${botName}: ${label} after each committed match`);
   }
 
   // The bot's matches a page at a time, newest first: ?page=N (and ?size=M, 100 unless said).
@@ -349,25 +713,12 @@
   const PAGE_SIZE = Math.min(whole(query.get("size"), 100), 1000);
   const pageHref = (n) => `?page=${n}` + (query.has("size") ? `&size=${PAGE_SIZE}` : "");
 
-  function pager(data) {
-    const nav = $("pager");
-    nav.replaceChildren();
-    const pages = Math.max(1, Math.ceil(data.total / PAGE_SIZE));
-    if (pages === 1) return;
-    const first = data.offset + 1;
-    const last = data.offset + data.matches.length;
-    const go = (n, text, rel) => {
-      if (n < 1 || n > pages || n === shownPage) return el("span", text, "off");
-      const a = link(pageHref(n), text);
-      if (rel) a.rel = rel;
-      return a;
-    };
-    nav.append(
-      `matches ${first}–${last} of ${data.total} (newest first) · `,
-      go(1, "« newest"), " ", go(shownPage - 1, "‹ newer", "prev"), " ",
-      `page ${shownPage} of ${pages}`, " ",
-      go(shownPage + 1, "older ›", "next"), " ", go(pages, "oldest »"),
-    );
+  function showPager(data) {
+    pager($("pager"), {
+      page: shownPage, pages: Math.max(1, Math.ceil(data.total / PAGE_SIZE)), first: data.offset + 1,
+      last: data.offset + data.matches.length, total: data.total, href: pageHref,
+      words: [" (newest first)", "« newest", "‹ newer", "older ›", "oldest »"],
+    });
   }
 
   // A hosted account's versions: status and its one-line reason (never a build log), and each
@@ -445,7 +796,7 @@
       const legend = v.id.slice(0, 12) + (v.active ? " (active)" : "");
       series.push({ label: v.entrant, legend, points: v.history });
     }
-    $("plot").replaceChildren(plot(series, data.rating_label));
+    $("ratings").replaceChildren(botRatings(series, data.rating_label));
     showAccount(data);
     const body = document.createDocumentFragment();
     for (const m of data.matches) {
@@ -466,19 +817,28 @@
       body.appendChild(tr);
     }
     $("matches").tBodies[0].replaceChildren(body);
-    pager(data);
+    showPager(data);
     showVersions(data.versions);
     document.body.dataset.version = String(Number(document.body.dataset.version || 0) + 1);
   }
 
-  // --- live updates --------------------------------------------------------------------------
+  // --- the data -------------------------------------------------------------------------------
+
+  // Every snapshot of the contest, to `show`: the one embedded in a written report, or the
+  // site's as they come (/events/contest; the same JSON as /api/contest).
+  function snapshots(show) {
+    if (embedded) {
+      show(JSON.parse(embedded.textContent));
+      return;
+    }
+    const events = new EventSource("/events/contest");
+    events.addEventListener("open", () => { $("connection").textContent = "live"; });
+    events.addEventListener("error", () => { $("connection").textContent = "reconnecting…"; });
+    events.addEventListener("snapshot", (event) => show(JSON.parse(event.data)));
+  }
 
   let shownMatches = null;
-  const events = new EventSource("/events/contest");
-  events.addEventListener("open", () => { $("connection").textContent = "live"; });
-  events.addEventListener("error", () => { $("connection").textContent = "reconnecting…"; });
-  events.addEventListener("snapshot", (event) => {
-    const snap = JSON.parse(event.data);
+  snapshots((snap) => {
     if (page === "index") showSnapshot(snap);
     else if (page === "bot" && snap.contest.matches_done !== shownMatches) {
       shownMatches = snap.contest.matches_done;

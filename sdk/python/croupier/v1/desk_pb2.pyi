@@ -22,6 +22,7 @@ class DeskEventKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     DESK_EVENT_KIND_ACTIVE: _ClassVar[DeskEventKind]
     DESK_EVENT_KIND_FIRST_MATCH: _ClassVar[DeskEventKind]
     DESK_EVENT_KIND_RETIRED: _ClassVar[DeskEventKind]
+    DESK_EVENT_KIND_CHALLENGE_DECIDED: _ClassVar[DeskEventKind]
 DESK_EVENT_KIND_UNSPECIFIED: DeskEventKind
 DESK_EVENT_KIND_RECEIVED: DeskEventKind
 DESK_EVENT_KIND_QUEUED: DeskEventKind
@@ -35,6 +36,7 @@ DESK_EVENT_KIND_WITHDRAWN: DeskEventKind
 DESK_EVENT_KIND_ACTIVE: DeskEventKind
 DESK_EVENT_KIND_FIRST_MATCH: DeskEventKind
 DESK_EVENT_KIND_RETIRED: DeskEventKind
+DESK_EVENT_KIND_CHALLENGE_DECIDED: DeskEventKind
 
 class GetTeamRequest(_message.Message):
     __slots__ = ()
@@ -105,7 +107,7 @@ class FollowEventsRequest(_message.Message):
     def __init__(self, after_event: _Optional[int] = ...) -> None: ...
 
 class FollowEventsResponse(_message.Message):
-    __slots__ = ("event_id", "version_id", "kind", "reason", "at", "log_tail", "match_id")
+    __slots__ = ("event_id", "version_id", "kind", "reason", "at", "log_tail", "match_id", "challenge_id")
     EVENT_ID_FIELD_NUMBER: _ClassVar[int]
     VERSION_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -113,6 +115,7 @@ class FollowEventsResponse(_message.Message):
     AT_FIELD_NUMBER: _ClassVar[int]
     LOG_TAIL_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    CHALLENGE_ID_FIELD_NUMBER: _ClassVar[int]
     event_id: int
     version_id: str
     kind: DeskEventKind
@@ -120,7 +123,8 @@ class FollowEventsResponse(_message.Message):
     at: str
     log_tail: _containers.RepeatedScalarFieldContainer[str]
     match_id: str
-    def __init__(self, event_id: _Optional[int] = ..., version_id: _Optional[str] = ..., kind: _Optional[_Union[DeskEventKind, str]] = ..., reason: _Optional[str] = ..., at: _Optional[str] = ..., log_tail: _Optional[_Iterable[str]] = ..., match_id: _Optional[str] = ...) -> None: ...
+    challenge_id: int
+    def __init__(self, event_id: _Optional[int] = ..., version_id: _Optional[str] = ..., kind: _Optional[_Union[DeskEventKind, str]] = ..., reason: _Optional[str] = ..., at: _Optional[str] = ..., log_tail: _Optional[_Iterable[str]] = ..., match_id: _Optional[str] = ..., challenge_id: _Optional[int] = ...) -> None: ...
 
 class GetDecisionLogRequest(_message.Message):
     __slots__ = ("match_id", "decision")

@@ -1,8 +1,9 @@
 """`croupier ladder report DB --html OUT_DIR`: a ladder as a folder of web pages to publish.
 
-`OUT_DIR/index.html` holds the ladder (name, game, options, the seed commitment and, once
-revealed, the seed), its standings (the very numbers of `croupier ladder standings`), a plot of
-every bot's rating after each committed match, and every match with a link to its replay viewer,
+`OUT_DIR/index.html` is the web site's standings page with the ladder's data embedded
+(`report_index`): the ladder (name, game, options, the seed commitment and, once revealed, the
+seed), its standings (the very numbers of `croupier ladder standings`), a plot of every bot's
+rating after each committed match, and every match with a link to its replay viewer,
 `OUT_DIR/matches/<match id>.html` (the replay viewer, its code and style shared from
 `OUT_DIR/matches/draw.js`, `viewer.js` and `viewer.css`, its match gzipped inside the page).
 The folder opens from disk, or from any static web server, with no network.
@@ -32,16 +33,6 @@ from typing import Any
 
 from referee.errors import CroupierError
 from referee.ladder.pool import process_pool
-from referee.ladder.report_index import (
-    PAGE_SIZE,
-    PAGES,
-    PLOT_POINTS,
-    History,
-    LadderData,
-    Point,
-    page_name,
-    render_index,
-)
 from referee.machine import cores
 from referee.ratings.fits import Rating
 from referee.ratings.standings import (
@@ -53,6 +44,16 @@ from referee.results.database import Played, Store, StoreError, fault_name
 from referee.results.matches import MatchResult
 from referee.version import VERSION
 from referee.viewer import load, write_assets, write_html
+from referee.web.report_index import (
+    PAGE_SIZE,
+    PAGES,
+    PLOT_POINTS,
+    History,
+    LadderData,
+    Point,
+    page_name,
+    render_index,
+)
 
 #: What the last report into OUT_DIR built from what (see the module's docstring).
 CACHE = ".croupier-report.json"

@@ -1,8 +1,8 @@
 """The venue of several referee processes on this machine (`croupier ladder run --workers N`).
 
-One referee process uses at most one core, however many matches it plays at once; `WorkerVenue`
+One referee process uses at most one core, however many matches it plays at once; `ProcessVenue`
 splits the ladder's `concurrency` over N worker processes (referee.local.workers), each a whole
-`LocalSlots` referee (`play_matches`: its own loopback server, socket folder and launch of every
+`LocalVenue` referee (`play_matches`: its own loopback server, socket folder and launch of every
 bot, persistent over its matches) playing slots of its own: worker w's slots are numbered after
 the workers' before it, so bot logs (`<bot>-<slot>.log`), restarts and `cpus` pinning are those
 of one referee with as many slots. Each worker writes its records into the ladder's records
@@ -25,7 +25,7 @@ from typing import Any
 
 from referee.games import get_game
 from referee.ladder.config import LadderConfig
-from referee.ladder.slots import play_matches
+from referee.ladder.local_venue import play_matches
 from referee.ladder.venue import LadderError, LadderObserver, Work
 from referee.ladder.view import Presence
 from referee.local import workers as pool
@@ -35,7 +35,7 @@ from referee.results.database import Finished
 from referee.results.matches import ScheduledMatch
 
 
-class WorkerVenue:
+class ProcessVenue:
     """`config.concurrency` matches at once, played by `workers` referee processes."""
 
     def __init__(self, workers: int) -> None:
@@ -147,4 +147,4 @@ async def play_here(link: pool.Link, config: LadderConfig, first_slot: int, rela
         await play()
 
 
-__all__ = ["WorkerVenue"]
+__all__ = ["ProcessVenue"]

@@ -1,8 +1,8 @@
 """The local venue: a loopback referee and the ladder's bot processes on this machine.
 
-`play_matches` serves on a loopback port and launches each bot once per slot (a worker that plays
-one match at a time), once in all with as many sessions (`launch = "shared"`), or once per match
-(`launch = "per-match"`); processes play match after match over their sessions, and one that
+`play_matches` serves on a loopback port and launches each bot once per slot (a lane of play:
+one match at a time), once in all with as many sessions (`launch = "shared"`), or once per
+match (`launch = "per-match"`); processes play match after match over their sessions, and one that
 exits is restarted, its exit counted against its bot. A cluster worker plays its batches with the
 same function (referee.cluster.batch).
 
@@ -34,9 +34,9 @@ from referee.ladder.venue import (
     record_path,
 )
 from referee.ladder.view import Presence, RefereeView
+from referee.local.bot_root import bot_folder
 from referee.local.launcher import BotProcess, LaunchError, launch_problem, supervise
 from referee.local.sandbox import Sandbox, check_bwrap, socket_folder
-from referee.local.view import bot_folder
 from referee.match.lobby import Lobby
 from referee.match.records import partial_path
 from referee.match.seating import play_match, seated, take_sessions
@@ -46,7 +46,7 @@ from referee.results.matches import ScheduledMatch
 from referee.transport import ServerSettings, serve
 
 
-class LocalSlots:
+class LocalVenue:
     """The venue on this machine: `config.placement.concurrency` matches at once (see
     `play_matches`)."""
 
@@ -56,7 +56,7 @@ class LocalSlots:
 
 @dataclass
 class _Slot:
-    """The processes one worker plays with: a bot's process (and token) per bot."""
+    """The processes one slot plays with: a bot's process (and token) per bot."""
 
     number: int
     processes: dict[str, BotProcess]
@@ -64,7 +64,7 @@ class _Slot:
     reported: dict[int, int]
 
 
-class _Referee:
+class _LoopbackReferee:
     """A loopback referee and its bot processes: what plays matches, here or on a cluster
     worker. `play_matches` is its only entry point."""
 
@@ -78,7 +78,7 @@ class _Referee:
     ) -> None:
         self.config = config
         #: The number of this referee's first slot: its slots are the ladder's from here on
-        #: (a referee worker process plays some of the ladder's slots, referee.ladder.workers).
+        #: (a referee worker process plays some of the ladder's slots: ladder.process_venue).
         self.first_slot = first_slot
         self.lobby = Lobby(games=frozenset({config.game.id}))
         self.address = ""
@@ -294,7 +294,7 @@ async def _play_matches(
     first_slot: int = 0,
     live: LiveMatches | None = None,
 ) -> None:
-    referee = _Referee(config, sandbox, view, first_slot, live)
+    referee = _LoopbackReferee(config, sandbox, view, first_slot, live)
     if view is not None:
         view.connected = referee.presence
     slots = referee.slots()
