@@ -1,5 +1,5 @@
 """A real `croupier serve --db` of XIX on loopback, with teams alice and bob (each its leader
-alone), for the tests of the author's desk (issue 46)."""
+alone), for the tests of the author's desk (issue 46), with its web site if asked."""
 
 from __future__ import annotations
 
@@ -18,11 +18,13 @@ CROUPIER = str(Path(sys.executable).parent / "croupier")
 
 @dataclass
 class Referee:
-    """The running referee: its address, its database and each team leader's token."""
+    """The running referee: its address, its database and each team leader's token; with
+    `web`, its site's URL."""
 
     address: str
     db: Path
     tokens: dict[str, str]
+    web: str = ""
 
     def cli(self, *args: str, token: str) -> subprocess.CompletedProcess[str]:
         """`croupier ARGS --to the referee --token TOKEN`, run to its end (a build and a
@@ -33,22 +35,33 @@ class Referee:
 
 @contextmanager
 def running(
-    tmp_path: Path, port: int = 0, tokens: dict[str, str] | None = None
+    tmp_path: Path,
+    port: int = 0,
+    tokens: dict[str, str] | None = None,
+    web: bool = False,
+    extra: tuple[str, ...] = (),
 ) -> Iterator[Referee]:
     """The referee, a team at most three members (`--max-team-size 3`), moves of 2 s; with
-    `tokens`, the contest in `tmp_path` served again (its teams made already)."""
+    `tokens`, the contest in `tmp_path` served again (its teams made already); with `web`, its
+    site on a free port; `extra`: more of `croupier serve`'s flags."""
     db = tmp_path / "contest.db"
     if tokens is None:
         tokens = {name: TokenStore(db).add(name) for name in ("alice", "bob")}
     command = [CROUPIER, "serve", "--db", str(db), "--port", str(port), "--game", "xix"]
-    command += ["--move-ms", "2000"]
-    serve = subprocess.Popen([*command, "--max-team-size", "3"], stdout=subprocess.PIPE)
+    command += ["--move-ms", "2000", "--max-team-size", "3", *extra]
+    if web:
+        command += ["--web", "127.0.0.1:0"]
+    serve = subprocess.Popen(command, stdout=subprocess.PIPE)
     assert serve.stdout is not None
+    site = ""
     while b"croupier referee" not in (line := serve.stdout.readline()):
         assert line, "the referee stopped before it listened"
+        if b"web site on " in line:  # the site starts before the referee listens
+            site = line.decode().split("web site on ")[1].strip()
     drain(serve.stdout)
+    address = f"127.0.0.1:{line.decode().split(':')[-1].split()[0]}"
     try:
-        yield Referee(f"127.0.0.1:{line.decode().split(':')[-1].split()[0]}", db, tokens)
+        yield Referee(address, db, tokens, site)
     finally:
         serve.terminate()
         serve.wait(timeout=60)

@@ -133,6 +133,32 @@ def test_wait_exits_with_the_verdict_and_a_refusal_names_its_limit(tmp_path: Pat
             fetch(f"{site}/api/v1/challenges", "not a token")
 
 
+def test_the_site_s_challenges_page_lists_a_decided_ranked_challenge(
+    tmp_path: Path, page: Any
+) -> None:
+    """Issue 45: the public HTML list. Bob asks a ranked challenge of the stronger alice (upward:
+    no consent needed); once decided, /challenges shows it, names linking to the bots' pages,
+    and the standings page links there."""
+    tokens = prepared(tmp_path, {"alice": None, "bob": 0.6})
+    with serving(tmp_path) as (address, _):
+        auth = ["--to", address, "--token", tokens["bob"]]
+        decided = croupier("challenge", "alice", *auth, "--ranked", "--wait")
+        assert decided.returncode in (0, 1), decided.stdout + decided.stderr  # H1 or H0
+        site = (tmp_path / "site").read_text()
+        page.goto(f"{site}/challenges")
+        page.wait_for_selector("body[data-challenges='1']")
+        cells = page.locator("#challenges tbody tr td").all_text_contents()
+        assert cells[0] == "#1" and cells[1].startswith("bob@"), cells
+        assert cells[2].startswith("alice@") and cells[3] in ("better", "not-better"), cells
+        assert "accepted after" in cells[7], cells
+        hrefs = page.locator("#challenges tbody a").evaluate_all("a => a.map((x) => x.pathname)")
+        assert hrefs == ["/bots/bob", "/bots/alice"], hrefs
+        page.goto(f"{site}/")
+        page.wait_for_selector("#challenges-link:not([hidden])")
+        page.click("#challenges-link")
+        page.wait_for_selector("body[data-challenges='1']")
+
+
 def fetch(url: str, token: str | None = None) -> Any:
     """A JSON answer of the site (with an account's token, if given)."""
     headers = {"Authorization": f"Bearer {token}"} if token is not None else {}

@@ -7,6 +7,7 @@
 - `file`: a contest's settings read from a TOML file; `settings`: every serve setting, laid
   over each other (defaults, file, flags) and checked together;
 - `tokens`: bot accounts (a name and the SHA-256 of its secret token);
+- `sessions`: the site's desk's signed-in sessions, beside the accounts;
 - `slots`: cores of their own for each match with hosted bots; `starts`: the matches a contest
   may still start, shared with `on_cluster` (hosted versions' matches on a Dask cluster);
 - `final`: a final round made from a contest's active versions.

@@ -81,8 +81,9 @@ async def serve_matches(
 ) -> None:
     """Serve until `config.matches` were played, or `stop` is set, or a SIGINT/SIGTERM.
 
-    `companion(view, task_status=...)`, if given, runs beside the referee on its loop (the web
-    site) with a `RefereeView`; the referee waits for it to start before it listens for bots, and
+    `companion(view, wing, task_status=...)`, if given, runs beside the referee on its loop (the
+    web site) with a `RefereeView` and, in a contest with accounts, its hosted wing (the site's
+    desk for authors; else None); the referee waits for it to start before it listens for bots, and
     cancels it when it stops (a contest that played its `config.matches` keeps it up until a
     SIGINT or SIGTERM, to show the final standings and the revealed seed)."""
     open_files = raise_open_files()
@@ -101,7 +102,7 @@ async def serve_matches(
     stop = stop if stop is not None else trio.Event()
     async with trio.open_nursery() as beside:
         if companion is not None:
-            await beside.start(companion, referee.view)
+            await beside.start(companion, referee.view, referee.wing)
         try:
             await referee.serve(on_listening, stop)
         finally:

@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from types import TracebackType
 
 import referee
 from referee.errors import ConflictError, CroupierError, FrozenError, NotFoundError, QuotaError
@@ -56,6 +57,12 @@ LOG_BYTES = 1024 * 1024
 #: An upload's file in its spool folder (VersionStore.incoming's parent).
 _UPLOAD = "upload"
 _HOUR = 3600.0
+#: The most lines of a failed build's log its event carries, to a follower or the site's desk.
+LOG_TAIL_LINES = 20
+
+
+class TooLargeError(QuotaError):
+    """An upload over the contest's size cap (the site answers it with 413)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +112,10 @@ class Submitting:
         self._lock = threading.Lock()
         self._begun: dict[str, collections.deque[float]] = {}
 
+    def receive(self, account: str, declared_bytes: int = 0) -> Upload:
+        """A new upload of `account`'s, to be fed its bytes as they arrive (`begin`'s errors)."""
+        return Upload(self, account, declared_bytes)
+
     def begin(self, account: str, declared_bytes: int = 0) -> Path:
         """Count an upload against the account's hourly quota and give it a fresh folder to
         write its file into (`upload_path`), in the store's `incoming/` so that `recover` removes
@@ -113,7 +124,7 @@ class Submitting:
         size over the limit."""
         self._check_open()
         if declared_bytes > self.quotas.upload_bytes:
-            raise QuotaError(self._too_large(declared_bytes))
+            raise TooLargeError(self._too_large(declared_bytes))
         now = self._clock()
         limit = self.quotas.submissions_per_hour
         with self._lock:
@@ -134,9 +145,9 @@ class Submitting:
         return spool / _UPLOAD
 
     def check_size(self, size: int) -> None:
-        """QuotaError once an upload's bytes pass the limit (called as they arrive)."""
+        """TooLargeError once an upload's bytes pass the limit (called as they arrive)."""
         if size > self.quotas.upload_bytes:
-            raise QuotaError(self._too_large(size))
+            raise TooLargeError(self._too_large(size))
 
     def end(self, spool: Path) -> None:
         """Remove an upload's spool folder, whatever became of it."""
@@ -175,6 +186,11 @@ class Submitting:
                 f"quota: at most {limit} versions kept per account; withdraw one first "
                 "(croupier submissions list, then withdraw VERSION)"
             )
+
+    def log_tail(self, account: str, id: str) -> list[str]:
+        """The last LOG_TAIL_LINES lines of a version's build log (`log`), as a failed build's
+        event shows them."""
+        return self.log(account, id).splitlines()[-LOG_TAIL_LINES:]
 
     def versions(self, account: str) -> list[Version]:
         """The account's versions, oldest first."""
@@ -287,6 +303,51 @@ class Submitting:
             f"quota: the upload is {size:,} bytes, more than the {self.quotas.upload_bytes:,} "
             f"allowed: {LEAVE_OUT}"
         )
+
+
+class Upload:
+    """One upload as its bytes arrive, whoever receives them (the Submissions service, the
+    site's desk): counted against the hourly quota when it begins, each chunk counted against
+    the size cap before it is written (so no more than the cap is ever on disk, and nothing is
+    held in memory), then submitted whole. Closing it removes its spool, whatever became of it."""
+
+    def __init__(self, desk: Submitting, account: str, declared_bytes: int = 0) -> None:
+        self._desk = desk
+        self.account = account
+        self.spool = desk.begin(account, declared_bytes)
+        self.size = 0
+        self._path = desk.upload_path(self.spool)
+        try:
+            self._file = self._path.open("wb")
+        except OSError:
+            desk.end(self.spool)
+            raise
+
+    def add(self, chunk: bytes) -> None:
+        """Write the upload's next bytes; TooLargeError (nothing written) past the cap."""
+        self.size += len(chunk)
+        self._desk.check_size(self.size)
+        self._file.write(chunk)
+
+    def submit(self) -> Version:
+        """Submit what arrived (Submitting.submit's errors)."""
+        self._file.close()
+        return self._desk.submit(self.account, self._path)
+
+    def close(self) -> None:
+        self._file.close()
+        self._desk.end(self.spool)
+
+    def __enter__(self) -> Upload:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
 
 
 def build_log(folder: Path) -> Path:

@@ -27,8 +27,6 @@ SERVICE = "croupier.v1.Desk"
 FOLLOW_POLL_SECONDS = 0.25
 #: How often it checks its token again (seconds): a revoked one's stream ends within this.
 TOKEN_CHECK_SECONDS = 1.0
-#: The most lines of a failed build's log an event carries.
-LOG_TAIL_LINES = 20
 _Context = grpc.aio.ServicerContext[object, object]
 _T = TypeVar("_T")
 
@@ -83,6 +81,7 @@ class Events(Protocol):
 
     def events(self, account: str, after: int) -> Sequence[StoredEvent]: ...
     def log(self, account: str, id: str) -> str: ...
+    def log_tail(self, account: str, id: str) -> list[str]: ...
     def decision_log(
         self, account: str, match_id: str, decision: int | None
     ) -> tuple[str, list[tuple[int, str]]]: ...
@@ -200,8 +199,7 @@ class DeskService:
     async def _event(self, team: str, event: StoredEvent) -> pb.FollowEventsResponse:
         tail: list[str] = []
         if event.kind == "build-failed":
-            log = await asyncio.to_thread(self.events.log, team, event.version)
-            tail = log.splitlines()[-LOG_TAIL_LINES:]
+            tail = await asyncio.to_thread(self.events.log_tail, team, event.version)
         return pb.FollowEventsResponse(
             event_id=event.id,
             version_id=event.version,

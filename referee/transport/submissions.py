@@ -13,8 +13,8 @@ removed; a message that is no UploadRequest ends it too, with INVALID_ARGUMENT.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Callable, Sequence
-from pathlib import Path
 from typing import Protocol, TypeVar
 
 import grpc
@@ -52,15 +52,20 @@ class StoredVersion(Protocol):
     def queued(self) -> bool: ...
 
 
+class Receiving(Protocol):
+    """An upload being received (referee.hosted.submitting.Upload): fed its chunks as they
+    arrive, each counted against the size cap before it is written; closed whatever happens."""
+
+    def add(self, chunk: bytes) -> None: ...
+    def submit(self) -> StoredVersion: ...
+    def close(self) -> None: ...
+
+
 class Desk(Events, Protocol):
     """What the service calls (referee.hosted.submitting.Submitting), blocking calls run off the
     event loop; its events and build logs are the Desk service's too."""
 
-    def begin(self, account: str, declared_bytes: int = 0) -> Path: ...
-    def upload_path(self, spool: Path) -> Path: ...
-    def check_size(self, size: int) -> None: ...
-    def end(self, spool: Path) -> None: ...
-    def submit(self, account: str, upload: Path) -> StoredVersion: ...
+    def receive(self, account: str, declared_bytes: int = 0) -> Receiving: ...
     def versions(self, account: str) -> Sequence[StoredVersion]: ...
     def match_log(self, account: str, match_id: str) -> tuple[str, str]: ...
     def active(self, account: str) -> StoredVersion | None: ...
@@ -97,23 +102,16 @@ class SubmissionsService:
             )
         assert first is not None
         metadata = first.metadata
-        spool = await self._call(context, self.desk.begin, account, metadata.size_bytes)
-        try:
-            path = self.desk.upload_path(spool)
-            with path.open("wb") as file:
-                size = 0
-                while (message := await self._next(requests, context, ends)) is not None:
-                    if message.WhichOneof("kind") != "chunk":
-                        await context.abort(
-                            grpc.StatusCode.INVALID_ARGUMENT,
-                            "after its metadata an upload sends only chunks",
-                        )
-                    size += len(message.chunk)
-                    await self._call(context, self.desk.check_size, size)
-                    file.write(message.chunk)
-            version = await self._call(context, self.desk.submit, account, path, thread=True)
-        finally:
-            self.desk.end(spool)
+        upload = await self._call(context, self.desk.receive, account, metadata.size_bytes)
+        with contextlib.closing(upload):
+            while (message := await self._next(requests, context, ends)) is not None:
+                if message.WhichOneof("kind") != "chunk":
+                    await context.abort(
+                        grpc.StatusCode.INVALID_ARGUMENT,
+                        "after its metadata an upload sends only chunks",
+                    )
+                await self._call(context, upload.add, message.chunk)
+            version = await self._call(context, upload.submit, thread=True)
         active = await self._call(context, self.desk.active, account)
         return pb.UploadResponse(version=_version(version, active), new_version=version.new)
 

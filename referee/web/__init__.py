@@ -16,7 +16,8 @@ Hypercorn, not gRPC), the contest server or the CLI.
   `ladders`: a ladder run with its site beside it; `challenges`: the decided ranked challenges,
   and an author's own; `report`: `croupier ladder report`, a ladder's pages written to a
   folder (the replay viewer's, and `report_index`: the site's standings page with the data
-  embedded, which works from disk).
+  embedded, which works from disk); `desk`: a contest's author's page of
+  their own (/desk), signed in.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import trio
 from hypercorn.config import Config
@@ -20,6 +21,9 @@ from hypercorn.trio import serve
 from referee.errors import CroupierError
 from referee.ladder.view import RefereeView
 from referee.web.site import Site
+
+if TYPE_CHECKING:
+    from referee.contest.hosted_wing import HostedWing
 
 log = logging.getLogger("croupier.web")
 
@@ -41,11 +45,12 @@ async def serve_site(
     settings: WebSettings,
     on_listening: Callable[[str], None],
     view: RefereeView,
+    wing: HostedWing | None = None,
     *,
     task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve the site until cancelled; `on_listening` and `task_status.started` get its URL
-    (with the port bound, for port 0)."""
+    (with the port bound, for port 0). With a contest's hosted `wing`, its desk too."""
     config = Config()
     config.accesslog = None
     config.errorlog = log
@@ -53,7 +58,7 @@ async def serve_site(
     if settings.tls_cert is not None and settings.tls_key is not None:
         config.certfile = str(settings.tls_cert)
         config.keyfile = str(settings.tls_key)
-    site = Site(view)
+    site = Site(view, wing)
     never = trio.Event()  # the referee cancels the site; a trigger keeps signals the referee's
     async with trio.open_nursery() as nursery:
         nursery.start_soon(site.run)

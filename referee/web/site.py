@@ -9,8 +9,10 @@ are woken on shared beats that slow down as more come, and the runner does nothi
 viewers cost the referee little. Records are served only once their match is committed: a live
 match's record holds every hand. Everything comes through one `RefereeView`
 (referee.ladder.view), which `croupier serve` and `croupier ladder run` both fill in; the site
-only reads (GET and HEAD; any other method is 405). Scripts read the same through the public
-JSON API (referee.web.api, /api/v1); /api/contest and /api/bots/NAME are the pages' own.
+only reads (GET and HEAD; any other method is 405), but for a contest's desk (referee.web.desk,
+under /desk, served with the hosted wing): an author's page of their own, signed in, whose forms
+post. Scripts read the same through the public JSON API (referee.web.api, /api/v1);
+/api/contest and /api/bots/NAME are the pages' own.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import asdict
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import trio
@@ -48,8 +50,12 @@ from referee.viewer.html import ASSETS
 from referee.web.api import PublicApi, newest_first, summary, window
 from referee.web.caching import cached, tagged
 from referee.web.challenges import asked_by
+from referee.web.desk import DESK, DeskSite
 from referee.web.live import LiveStreams, seat_names
 from referee.web.snapshot import Snapshots
+
+if TYPE_CHECKING:
+    from referee.contest.hosted_wing import HostedWing
 
 #: Replay pages kept rendered.
 PAGE_CACHE = 32
@@ -63,6 +69,9 @@ _PAGES = {
     "live.js": "text/javascript",
     "favicon.svg": "image/svg+xml",
     "missing.html": "text/html",
+    "challenges.html": "text/html",
+    "desk.html": "text/html",
+    "desk.js": "text/javascript",
 }
 
 
@@ -80,6 +89,11 @@ HEADERS = [
         b"default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
         b"frame-ancestors 'none'",
     ),
+]
+#: The desk's responses: the same, but a referrer within the site, since a no-referrer page
+#: makes chromium send `Origin: null` on its forms' posts, which the desk refuses.
+DESK_HEADERS = [
+    (name, b"same-origin" if name == b"referrer-policy" else value) for name, value in HEADERS
 ]
 
 
@@ -129,9 +143,12 @@ class _Headers:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        added = DESK_HEADERS if path == DESK or path.startswith(DESK + "/") else HEADERS
+
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), *HEADERS]
+                message["headers"] = [*message.get("headers", []), *added]
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
@@ -139,19 +156,22 @@ class _Headers:
 
 class Site:
     """The site of one running contest or ladder; `run` keeps its snapshot fresh while it is
-    served."""
+    served. With a contest's hosted `wing`, its authors' desk too (referee.web.desk)."""
 
-    def __init__(self, view: RefereeView) -> None:
+    def __init__(self, view: RefereeView, wing: HostedWing | None = None) -> None:
         self.view = view
         self.snapshots = Snapshots(view)
         self.live = LiveStreams(view)
         self._pages: OrderedDict[str, str] = OrderedDict()
         self.api = PublicApi(view, self.snapshots, self.knows)
+        self.desk = DeskSite(wing, self.snapshots) if wing else None
+        desk = self.desk.routes(self.page("desk.html")) if self.desk is not None else []
         self.app = Starlette(
             routes=[
                 Route("/", self.page("index.html")),
                 Route("/live/{match}", self.page("live.html")),
                 Route("/follow", self.page("live.html")),
+                Route("/challenges", self.page("challenges.html")),
                 Route("/bots/{bot}", self.bot_page),
                 Route("/favicon.ico", self.favicon),
                 Route("/static/{name}", self.static),
@@ -163,6 +183,7 @@ class Site:
                 Route("/matches/{name}", self.replay),
                 Route("/records/{name}", self.record),
                 *self.api.routes(),
+                *desk,
             ],
             middleware=[
                 Middleware(GZipMiddleware, minimum_size=GZIP_FROM, compresslevel=GZIP_LEVEL),

@@ -212,6 +212,7 @@
     const c = snap.contest;
     const kind = c.kind || "contest";
     const report = snap.report;
+    $("challenges-link").hidden = kind !== "contest" || Boolean(embedded);
     $("title").textContent = kind === "ladder" ? `${c.title} ladder ${c.name}` : `${c.title} contest`;
     document.title = `croupier ${kind}` + (c.name ? ` · ${c.name}` : "") + (report && report.page > 1 ? ` · page ${report.page}` : "");
     const options = Object.entries(c.options || {}).map(([k, v]) => `${k}=${v}`).join(", ");
@@ -822,6 +823,38 @@
     document.body.dataset.version = String(Number(document.body.dataset.version || 0) + 1);
   }
 
+  // --- the challenges page -------------------------------------------------------------------
+
+  // The decided ranked challenges (/api/v1/challenges), newest first; read again as the
+  // contest moves on, at most every CHALLENGES_MS.
+  const CHALLENGES_MS = 10_000;
+  let challengesRead = 0;
+  async function showChallenges() {
+    if (Date.now() - challengesRead < CHALLENGES_MS) return;
+    challengesRead = Date.now();
+    const answer = await fetch("/api/v1/challenges");
+    if (!answer.ok) return;
+    const decided = (await answer.json()).decided_ranked.slice().reverse();
+    const account = (entrant) => entrant.split("@")[0];
+    const rows = decided.map((c) => {
+      const tr = row([
+        `#${c.id}`,
+        el("td", link(botHref(account(c.challenger)), c.challenger)),
+        el("td", link(botHref(account(c.opponent)), c.opponent)),
+        c.outcome,
+        num(c.deals_played, 0),
+        num(c.llr, 2),
+        el("td", when(c.ended_at)),
+        c.summary,
+      ]);
+      tr.dataset.challenge = String(c.id);
+      return tr;
+    });
+    $("challenges").querySelector("tbody").replaceChildren(...rows);
+    $("none").hidden = rows.length > 0;
+    document.body.dataset.challenges = String(rows.length);
+  }
+
   // --- the data -------------------------------------------------------------------------------
 
   // Every snapshot of the contest, to `show`: the one embedded in a written report, or the
@@ -840,6 +873,7 @@
   let shownMatches = null;
   snapshots((snap) => {
     if (page === "index") showSnapshot(snap);
+    else if (page === "challenges") showChallenges();
     else if (page === "bot" && snap.contest.matches_done !== shownMatches) {
       shownMatches = snap.contest.matches_done;
       showBot();

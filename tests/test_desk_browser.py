@@ -1,0 +1,184 @@
+"""The author's desk in Debian's chromium (issue 46.3), driven by Playwright against a real
+`croupier serve --db --web`: a team of two, the leader uploading in the page while the other
+member follows the events on `croupier submissions follow`; the first build fails and the page
+shows why, with its log's end in the feed; the second qualifies, goes active and plays, and the
+page shows the team's own output of its match beside it; signing out leaves nothing readable.
+Names, reasons and log lines with markup in them are shown as text and run nothing."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.contest.tokens import TokenStore
+from referee.hosted.submitting import pack
+from tests.desk_helpers import CROUPIER, Referee, running
+from tests.hosted_helpers import network_bot
+
+pytest.importorskip("playwright.sync_api")
+
+#: Markup where an author's words go: a member's name, a build's output, a bot's lines.
+MARKUP = '<img src=x onerror="pwned=1"><script>pwned=2</script>'
+#: A bot that says each choice on stderr, with markup, before it answers.
+SAYING_BOT = """
+import random
+import sys
+
+import croupier
+
+
+class Saying(croupier.Bot):
+    def act(self, request):
+        index = random.randrange(len(request.legal_actions))
+        print(f"<b>chose {index}</b>", file=sys.stderr, flush=True)
+        return index
+
+
+croupier.run(Saying)
+"""
+#: How long a build, a qualification or a first match may take on a loaded machine (ms).
+SLOW_MS = 300_000
+
+
+@pytest.fixture
+def referee(tmp_path: Path) -> Iterator[Referee]:
+    with running(tmp_path, web=True) as started:
+        yield started
+
+
+def _sign_in(page: Any, referee: Referee, token: str) -> None:
+    page.goto(referee.web + "/desk")
+    page.locator("#token").fill(token)
+    page.locator("#sign-in-form button").click()
+    page.locator("#desk").wait_for(state="visible", timeout=60_000)
+
+
+def _upload(page: Any, archive: Path) -> str:
+    """Upload `archive` in the page; the version's id as the page names it."""
+    page.locator("#upload-file").set_input_files(str(archive))
+    page.locator("#upload-button").click()
+    result = page.locator("#upload-result[data-version]")
+    result.wait_for(timeout=60_000)
+    return str(result.get_attribute("data-version"))
+
+
+def _packed(folder: Path, into: Path) -> Path:
+    pack(folder, into)
+    return into
+
+
+@pytest.mark.usefixtures("bubblewrap")
+@pytest.mark.timeout(900)  # two builds, a qualification and a match, on a loaded machine
+def test_a_team_uploads_in_the_page_and_follows_its_version_to_play(
+    referee: Referee, page: Any, tmp_path: Path
+) -> None:
+    leader = referee.tokens["alice"]
+    added = referee.cli("team", "add", "carol", token=leader)
+    assert added.returncode == 0, added.stderr
+    carol = added.stdout.strip()
+    command = [CROUPIER, "submissions", "follow", "--until", "active", "--to", referee.address]
+    follow = subprocess.Popen(
+        [*command, "--token", carol], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        _sign_in(page, referee, leader)
+        assert page.locator("#title").text_content() == "alice"
+        # A build that fails, saying markup: the page shows why, and the log's end as text.
+        broken = tmp_path / "broken"
+        broken.mkdir()
+        (broken / "bot.toml").write_text('games = ["xix"]\nbuild = "sh build.sh"\nrun = "./bot"\n')
+        (broken / "build.sh").write_text(f"echo compiling\necho '{MARKUP}'\nexit 3\n")
+        broken_id = _upload(page, _packed(broken, tmp_path / "broken.tar.gz"))
+        failed = page.locator(
+            f"#versions tr[data-version='{broken_id}'][data-status='build-failed']"
+        )
+        failed.wait_for(timeout=SLOW_MS)
+        assert "build failed (exit 3)" in (failed.locator(".reason").text_content() or "")
+        tail = page.locator(f"#events li[data-kind='build-failed'][data-version='{broken_id}'] pre")
+        tail.wait_for(timeout=60_000)
+        assert MARKUP in (tail.text_content() or "")
+        # Its build log, opened in the page: the same lines, as text.
+        failed.locator("button").click()
+        page.wait_for_function(
+            "document.getElementById('version-log').textContent.includes('compiling')"
+        )
+        assert MARKUP in (page.locator("#version-log").text_content() or "")
+        # A version that qualifies and goes active; the member on the CLI saw it all.
+        good = tmp_path / "saying"
+        good.mkdir()
+        (good / "bot.toml").write_text('games = ["xix"]\nrun = "{python} bot.py"\n')
+        (good / "bot.py").write_text(SAYING_BOT)
+        good_id = _upload(page, _packed(good, tmp_path / "saying.tar.gz"))
+        active = page.locator(f"#versions tr[data-version='{good_id}'][data-active='1']")
+        active.wait_for(timeout=SLOW_MS)
+        out, err = follow.communicate(timeout=SLOW_MS / 1000)
+    finally:
+        follow.kill()
+    assert follow.returncode == 0, err
+    followed = [line.split() for line in out.splitlines() if line.startswith("#")]
+    assert [w[3].rstrip(":") for w in followed if w[2] == broken_id[:12]][-1] == "build-failed"
+    assert [w[3].rstrip(":") for w in followed if w[2] == good_id[:12]][-1] == "active"
+    # It plays a network bot of another team: its first match comes to the feed, and the team's
+    # own output of it opens beside the match.
+    bob = network_bot(referee.address, referee.tokens["bob"])
+    try:
+        first = page.locator(f"#events li[data-kind='first-match'][data-version='{good_id}']")
+        first.wait_for(timeout=SLOW_MS)
+    finally:
+        bob.terminate()
+        bob.wait(timeout=30)
+    match = page.locator("#matches tbody tr").first
+    match.wait_for(timeout=60_000)
+    match.locator("button").click()
+    page.wait_for_function("document.getElementById('match-log').textContent.includes('<b>chose')")
+    assert page.locator("#match-log b, #events img, #version-log img").count() == 0
+    assert page.evaluate("typeof window.pwned") == "undefined"
+    # Signing out: the page asks to sign in again, and its data is refused.
+    page.locator("#sign-out-form button").click()
+    page.locator("#sign-in").wait_for(state="visible")
+    assert page.locator("#desk").is_hidden()
+    assert page.evaluate("fetch('/desk/data').then((r) => r.status)") == 401
+    assert page.evaluate("fetch('/desk/events?after=0').then((r) => r.status)") == 401
+
+
+def test_markup_in_a_member_s_name_is_shown_as_text(referee: Referee, page: Any) -> None:
+    accounts = TokenStore(referee.db, create=False)
+    token = accounts.add_member("alice", MARKUP)
+    _sign_in(page, referee, token)
+    members = page.locator("#members")
+    assert MARKUP in (members.text_content() or "")
+    assert MARKUP in (page.locator("#you").text_content() or "")
+    assert page.locator("#members img, #members script, #you img").count() == 0
+    assert page.evaluate("typeof window.pwned") == "undefined"
+    # A refused sign-in's reason (a removed member's) is text too.
+    accounts.remove_member("alice", MARKUP)
+    page.reload()
+    page.locator("#sign-in").wait_for(state="visible")
+    page.locator("#token").fill(token)
+    page.locator("#sign-in-form button").click()
+    page.wait_for_function(
+        "document.getElementById('sign-in-refusal').textContent.includes('was removed')"
+    )
+    assert MARKUP in (page.locator("#sign-in-refusal").text_content() or "")
+    assert page.locator("#sign-in-refusal img").count() == 0
+    assert page.evaluate("typeof window.pwned") == "undefined"
+
+
+def test_the_page_works_under_its_content_security_policy(referee: Referee, browser: Any) -> None:
+    """The desk's script runs under the site's policy (no inline script), signing in and
+    reading the team's data."""
+    page = browser.new_page()
+    messages: list[str] = []
+    page.on("console", lambda message: messages.append(message.text))
+    page.on("pageerror", lambda error: messages.append(str(error)))
+    try:
+        _sign_in(page, referee, referee.tokens["bob"])
+        assert page.locator("#title").text_content() == "bob"
+    finally:
+        page.close()
+    assert [m for m in messages if "Content Security Policy" in m] == []
+    assert not [m for m in messages if "Error" in m and "status of 401" not in m], messages
