@@ -5,13 +5,13 @@ and a client that reconnects after an event id misses nothing and sees nothing t
 
 from __future__ import annotations
 
-import itertools
 import json
 import shutil
 import socket
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -161,6 +161,11 @@ croupier.run(Saying)
 """
 
 
+def _triples(steps: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], ...]]:
+    """Each step with the one before and the one after it."""
+    return zip(steps, steps[1:], steps[2:], strict=False)
+
+
 def test_a_version_s_lines_are_read_beside_each_of_its_decisions(
     referee: Referee, tmp_path: Path
 ) -> None:
@@ -188,11 +193,16 @@ def test_a_version_s_lines_are_read_beside_each_of_its_decisions(
     seats = [seat["name"] for seat in lines[0]["header"]["seats"]]
     ours = next(i for i, name in enumerate(seats) if name.startswith("alice@"))
     actions = [line["action"] for line in lines if "action" in line]
-    # Each of its decisions that another seat's follows (its next request then comes after a
-    # round trip of the other bot's, so what it printed has arrived): the line it printed.
+    # Each of its decisions between two of another seat's (its request then comes after a
+    # round trip of the other bot's, as does its next: what it printed before has arrived, and
+    # what it prints now arrives before its next request): the line it printed. Two of its own
+    # in a row may not be told apart: a line is tagged as it is read, and the pipe is read
+    # beside the reply, not before it.
     checked = 0
-    for number, (action, after) in enumerate(itertools.pairwise(actions), start=1):
-        if action.get("seat", 0) != ours or after.get("seat", 0) == ours:
+    around = [{"seat": -1}, *actions, {"seat": -1}]
+    for number, (before, action, after) in enumerate(_triples(around), start=1):
+        mine = [step.get("seat", 0) == ours for step in (before, action, after)]
+        if mine != [False, True, False]:
             continue
         shown = referee.cli(
             "submissions", "log", "--match", match, "--decision", str(number), token=leader
