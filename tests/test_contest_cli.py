@@ -408,8 +408,11 @@ def test_serve_stopped_by_ctrl_c_or_sigterm_exits_0_and_reveals_its_seed(
     assert hashlib.sha256(revealed.encode()).hexdigest() == committed.split()[-1]
 
 
-def test_the_report_of_a_contest_marks_its_revoked_accounts(tmp_path: Path) -> None:
-    """As `ladder standings` does (issue 24.10)."""
+def test_the_report_of_a_contest_marks_its_revoked_accounts(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """As `ladder standings` does (issue 24.10), in the report's page as chromium draws it
+    (the site's own script, issue 43.4)."""
     tokens = accounts(tmp_path, "alice", "bob")
 
     async def scenario(contest: Contest, stop: trio.Event) -> None:
@@ -422,7 +425,16 @@ def test_the_report_of_a_contest_marks_its_revoked_accounts(tmp_path: Path) -> N
     TokenStore(database).revoke("bob")
     result = runner.invoke(app, ["ladder", "report", str(database), "--html", str(tmp_path / "r")])
     assert result.exit_code == 0, result.output
-    page = (tmp_path / "r" / "index.html").read_text()
-    rows = dict(re.findall("<tr data-bot='([^']+)'([^>]*)>", page))
-    assert "class='revoked'" in rows["bob"] and "bob (revoked)</td>" in page
-    assert "revoked" not in rows["alice"] and "alice (revoked)" not in page
+    browser = request.getfixturevalue("browser")  # after the contest: trio, then chromium
+    page = browser.new_page()
+    try:
+        page.goto((tmp_path / "r" / "index.html").as_uri())
+        page.wait_for_selector("body[data-version]")
+        rows = page.locator("#standings tbody tr").evaluate_all(
+            "rows => rows.map((row) => [row.dataset.bot, row.className, row.cells[1].textContent])"
+        )
+    finally:
+        page.close()
+    drawn = {bot: (classes.split(), name) for bot, classes, name in rows}
+    assert "revoked" in drawn["bob"][0] and drawn["bob"][1].endswith("bob (revoked)"), drawn
+    assert "revoked" not in drawn["alice"][0] and "revoked" not in drawn["alice"][1], drawn
