@@ -32,6 +32,21 @@
     td.className = "num";
     return td;
   }
+  // A JSON answer of the site as {ok, data}, or null when the request never got one (the page
+  // is being left, the server restarts): the caller shows nothing new and a later snapshot asks
+  // again; no error reaches the page.
+  async function getJson(url) {
+    let response;
+    try {
+      response = await fetch(url);
+    } catch (error) {
+      if (!(error instanceof TypeError)) throw error;
+      const connection = $("connection");
+      if (connection) connection.textContent = "reconnecting…";
+      return null;
+    }
+    return { ok: response.ok, data: await response.json() };
+  }
   // "1 match", "2 matches": as the CLI prints counts (referee/text.py, plural).
   const plural = (count, noun, nouns) => `${count} ${Math.abs(count) === 1 ? noun : nouns || noun + "s"}`;
   const botHref = (bot) => `/bots/${encodeURIComponent(bot)}`;
@@ -663,9 +678,9 @@
     return rows;
   }
   async function showTerms() {
-    const response = await fetch("/api/v1/contest");
-    const c = await response.json();
-    if (!response.ok || !c.every_bot_gets) return;
+    const answer = await getJson("/api/v1/contest");
+    if (!answer || !answer.ok || !answer.data.every_bot_gets) return;
+    const c = answer.data;
     const body = document.createDocumentFragment();
     for (const [key, name, text] of termRows(c)) {
       const tr = el("tr");
@@ -759,11 +774,15 @@
 
   async function showBot() {
     const offset = (shownPage - 1) * PAGE_SIZE;
-    const response = await fetch(`/api/bots/${encodeURIComponent(botName)}?offset=${offset}&limit=${PAGE_SIZE}`);
-    const data = await response.json();
+    const answer = await getJson(`/api/bots/${encodeURIComponent(botName)}?offset=${offset}&limit=${PAGE_SIZE}`);
+    if (!answer) {
+      shownMatches = null; // the next snapshot asks again
+      return;
+    }
+    const data = answer.data;
     $("title").textContent = botName;
     document.title = `croupier ${data.kind || "contest"} · ${botName}`;
-    if (!response.ok) {
+    if (!answer.ok) {
       $("meta").textContent = data.error;
       return;
     }
@@ -832,9 +851,12 @@
   async function showChallenges() {
     if (Date.now() - challengesRead < CHALLENGES_MS) return;
     challengesRead = Date.now();
-    const answer = await fetch("/api/v1/challenges");
-    if (!answer.ok) return;
-    const decided = (await answer.json()).decided_ranked.slice().reverse();
+    const answer = await getJson("/api/v1/challenges");
+    if (!answer || !answer.ok) {
+      challengesRead = 0; // asked again at the next snapshot
+      return;
+    }
+    const decided = answer.data.decided_ranked.slice().reverse();
     const account = (entrant) => entrant.split("@")[0];
     const rows = decided.map((c) => {
       const tr = row([
