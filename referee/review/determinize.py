@@ -96,7 +96,7 @@ def _attempt(
                 walk = _backtrack(view, walk, rng)
                 continue
             return None if outcome is None else (outcome, walk.steps)
-        for steps in _repairs(view.game.id, walk.steps, outcome):
+        for steps in _repairs(view, walk.steps, outcome, rng):
             repaired = _replay(view, steps)
             if repaired is not None:
                 repaired.hidden = walk.hidden
@@ -119,11 +119,15 @@ def _backtrack(view: SeatView, walk: _Walk, rng: random.Random) -> _Walk:
     return again
 
 
-def _repairs(game: str, steps: list[Step], repair: _Repair) -> list[list[Step]]:
-    """The histories to try, in order: the cards relabelled throughout the deal (a card the seat
-    had never seen); the last action naming each sampled card made to name the shown one; and
-    that with the last earlier action naming the shown card made to name the sampled one (a
-    hidden choice of another seat, such as the card a XIX seat trades into the strike row)."""
+def _repairs(
+    view: SeatView, steps: list[Step], repair: _Repair, rng: random.Random
+) -> list[list[Step]]:
+    """The histories to try, in order: the cards relabelled from a shuffle on (a card the seat
+    had never seen, `_relabelled`); the last action naming each sampled card made to name the
+    shown one; and that with the last earlier action naming the shown card made to name the
+    sampled one (a hidden choice of another seat, such as the card a XIX seat trades into the
+    strike row)."""
+    game = view.game.id
     rewritten, swapped = list(steps), list(steps)
     for sampled, shown in repair.pairs:
         last = _last_naming(game, rewritten, sampled)
@@ -135,7 +139,7 @@ def _repairs(game: str, steps: list[Step], repair: _Repair) -> list[list[Step]]:
             swap = {sampled: shown, shown: sampled}
             swapped[last] = _relabelled_step(game, swapped[last], swap)
             swapped[earlier] = _relabelled_step(game, swapped[earlier], swap)
-    return [_relabelled(game, steps, repair.sigma), rewritten, swapped]
+    return [*_relabelled(view, steps, repair, rng), rewritten, swapped]
 
 
 def _last_naming(game: str, steps: list[Step], card: str) -> int | None:
@@ -145,14 +149,83 @@ def _last_naming(game: str, steps: list[Step], card: str) -> int | None:
     return None
 
 
-def _relabelled(game: str, steps: list[Step], sigma: dict[str, str]) -> list[Step]:
-    """The history with the current deal's cards relabelled: from its shuffle of the whole deck
-    on, since an earlier deal's cards are other cards (the seat's view of them is left as it
-    was); a reshuffle of part of the cards (Xeri's stock) is relabelled with its deal."""
-    sizes = {i: len(value) for i, (kind, value) in enumerate(steps) if kind == "shuffle"}  # type: ignore[arg-type]
-    whole = max(sizes.values(), default=0)  # a deal shuffles every card; a reshuffle, the stock
-    deals = [i for i, size in sizes.items() if size == whole]
-    start = deals[-1] if deals else 0
+def _relabelled(
+    view: SeatView, steps: list[Step], repair: _Repair, rng: random.Random
+) -> list[list[Step]]:
+    """The history with the cards relabelled, as candidates. A deal shuffles every card; a
+    reshuffle (Xeri's stock after a rejected pile, XERI-R4) shuffles part of them, and a card
+    it placed can be relabelled only within it, since the pile it rejected was shown. So: the
+    repair from the latest reshuffle holding every card it moves; else the repair split, a
+    card placed by the deal relabelled from the deal, one placed by the reshuffle from the
+    reshuffle (a shown card that the sample holds outside the reshuffle first swapped into it
+    from the deal, for a card of it the seat never saw); and the repair from the deal. An
+    earlier deal's cards are other cards: the seat's view of them is left as it was."""
+    game = view.game.id
+    shuffles = [i for i, (kind, _) in enumerate(steps) if kind == "shuffle"]
+    decks = {i: steps[i][1] for i in shuffles}
+    whole = max((len(deck) for deck in decks.values()), default=0)  # type: ignore[arg-type]
+    deal = max((i for i in shuffles if len(decks[i]) == whole), default=0)  # type: ignore[arg-type]
+    reshuffles = [i for i in shuffles if i > deal]
+    sigma = repair.sigma
+    candidates: list[list[Step]] = []
+    if reshuffles:
+        latest = reshuffles[-1]
+        part = set(decks[latest])  # type: ignore[arg-type]
+        if set(sigma) | set(sigma.values()) <= part:
+            return [
+                _relabelled_from(game, steps, latest, sigma),
+                _relabelled_from(game, steps, deal, sigma),
+            ]
+        split = _split(view, part, repair.pairs, rng)
+        if split is not None:
+            early, late = split
+            candidates.append(
+                _relabelled_from(game, _relabelled_from(game, steps, deal, early), latest, late)
+            )
+    return [*candidates, _relabelled_from(game, steps, deal, sigma)]
+
+
+def _split(
+    view: SeatView, part: set[str], pairs: list[Pair], rng: random.Random
+) -> tuple[dict[str, str], dict[str, str]] | None:
+    """The repair as a relabelling from the deal and one within the reshuffle of `part`."""
+    unseen = sorted(part - _seen(view) - {card for pair in pairs for card in pair})
+    early_pairs = [(a, b) for a, b in pairs if a not in part]
+    for a, b in pairs:
+        if a in part and b not in part:  # b must come into the reshuffle in an unseen card's place
+            if not unseen:
+                return None
+            early_pairs.append((unseen.pop(rng.randrange(len(unseen))), b))
+    early = relabelling(early_pairs, rng)
+    if early is None:
+        return None
+    moved = {early.get(card, card) for card in part}
+    late_pairs = [(early.get(a, a), b) for a, b in pairs if a in part]
+    if any(a not in moved or b not in moved for a, b in late_pairs):
+        return None
+    late = relabelling(late_pairs, rng)
+    return None if late is None else (early, late)
+
+
+def _seen(view: SeatView) -> frozenset[str]:
+    """Every string the seat was shown (its cards among them), kept for the view last asked."""
+    cached = _SEEN.get(id(view))
+    if cached is not None and cached[0] is view:
+        return cached[1]
+    game = view.game.id
+    seen: set[str] = set()
+    for decision in view.decisions:
+        for message in (*(getattr(e, game) for e in decision.events), decision.observation):
+            seen.update(a for a, _ in card_pairs(game, message, message) or [])
+    _SEEN.clear()
+    _SEEN[id(view)] = (view, frozenset(seen))
+    return _SEEN[id(view)][1]
+
+
+_SEEN: dict[int, tuple[SeatView, frozenset[str]]] = {}
+
+
+def _relabelled_from(game: str, steps: list[Step], start: int, sigma: dict[str, str]) -> list[Step]:
     return steps[:start] + [_relabelled_step(game, step, sigma) for step in steps[start:]]
 
 
@@ -214,22 +287,21 @@ def _visible(walk: _Walk, state: State) -> list[game_pb2.Event]:
 
 
 def _match_events(walk: _Walk, after: State) -> bool | list[Pair] | None:
-    """True if the transition's visible events are the view's next ones (then consumed); the
-    card pairs to relabel if they differ only in cards; None if they cannot be made to fit."""
+    """True if the transition's visible events are the view's next ones (then consumed); else
+    the card pairs to relabel where they differ in cards before they differ otherwise (other
+    cards can change what follows: a capture, a rejected pile), None where no card differs."""
     seen = _visible(walk, after)
     if not seen:
         return True
     if walk.decision >= len(walk.view.decisions):
         return None
     expected = walk.view.decisions[walk.decision].events[walk.event : walk.event + len(seen)]
-    if len(expected) != len(seen):
-        return None
     if list(expected) == seen:
         walk.event += len(seen)
         return True
     pairs: list[Pair] = []
     game = walk.view.game.id
-    for got, want in zip(seen, expected, strict=True):
+    for got, want in zip(seen, expected, strict=False):
         found = card_pairs(game, getattr(got, game), getattr(want, game))
         if found is None:  # a consequence of the cards before (who took the trick)
             break
@@ -327,7 +399,8 @@ def _repair(walk: _Walk, pairs: list[Pair] | None, rng: random.Random) -> _Repai
     if pairs is None:
         return None
     cards = {card for kind, value in walk.steps if kind == "shuffle" for card in value}  # type: ignore[union-attr]
-    if any(a != b and not (a in cards and b in cards) for a, b in pairs):
-        return None  # a string field that is not a card (a rank's name) differs
-    sigma = relabelling([(a, b) for a, b in pairs if a in cards], rng)
+    # A string that is not a card (a rank's name, why a pile was rejected) follows from the
+    # cards: the relabelled history's replay checks it.
+    pairs = [(a, b) for a, b in pairs if a in cards and b in cards]
+    sigma = relabelling(pairs, rng)
     return None if not sigma else _Repair(sigma, [(a, b) for a, b in pairs if a != b])
