@@ -48,6 +48,14 @@ class _Walk:
     event: int = 0
     #: The steps that were another seat's choice among several that fit the view.
     hidden: list[int] = field(default_factory=list)
+    #: After each step that fitted the view: the state, decision and event reached (a replay
+    #: of a history that shares a prefix with this one starts after the prefix).
+    trail: list[tuple[State, int, int]] = field(default_factory=list)
+
+    def push(self, step: Step, after: State) -> None:
+        self.state = after
+        self.steps.append(step)
+        self.trail.append((after, self.decision, self.event))
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +105,7 @@ def _attempt(
                 continue
             return None if outcome is None else (outcome, walk.steps)
         for steps in _repairs(view, walk.steps, outcome, rng):
-            repaired = _replay(view, steps)
+            repaired = _replay(view, steps, walk)
             if repaired is not None:
                 repaired.hidden = walk.hidden
                 walk = repaired
@@ -113,7 +121,7 @@ def _backtrack(view: SeatView, walk: _Walk, rng: random.Random) -> _Walk:
     """The walk cut back to before one of its hidden choices (another seat's action that the
     seat saw nothing of, or not all of), drawn at random, to be chosen again."""
     cut = rng.choice(walk.hidden)
-    again = _replay(view, walk.steps[:cut])
+    again = _replay(view, walk.steps[:cut], walk)
     assert again is not None  # a prefix of a history that fitted
     again.hidden = [i for i in walk.hidden if i < cut]
     return again
@@ -240,9 +248,20 @@ def _relabelled_step(game: str, step: Step, sigma: dict[str, str]) -> Step:
     return step
 
 
-def _replay(view: SeatView, steps: list[Step]) -> _Walk | None:
-    """The walk after `steps`, or None where they no longer fit the view."""
+def _replay(view: SeatView, steps: list[Step], base: _Walk | None = None) -> _Walk | None:
+    """The walk after `steps`, or None where they no longer fit the view; from the end of the
+    prefix they share with `base`'s fitted steps, if given."""
     walk = _Walk(view, view.game.new_game(view.options))
+    if base is not None:
+        n = 0
+        for old, new in zip(base.steps[: len(base.trail)], steps, strict=False):
+            if old is not new and old != new:
+                break
+            n += 1
+        if n:
+            walk.steps, walk.trail = list(steps[:n]), base.trail[:n]
+            walk.state, walk.decision, walk.event = walk.trail[-1]
+        steps = steps[n:]
     for kind, value in steps:
         state = walk.state
         if kind == "act":
@@ -260,8 +279,7 @@ def _replay(view: SeatView, steps: list[Step]) -> _Walk | None:
             after = state.apply_chance(value)
         if _match_events(walk, after) is not True:
             return None
-        walk.state = after
-        walk.steps.append((kind, value))
+        walk.push((kind, value), after)
     return walk
 
 
@@ -286,10 +304,11 @@ def _visible(walk: _Walk, state: State) -> list[game_pb2.Event]:
     return [protocol.event(game, e) for e in state.events if e.visible_to(walk.view.seat)]
 
 
-def _match_events(walk: _Walk, after: State) -> bool | list[Pair] | None:
+def _match_events(walk: _Walk, after: State, near: bool = True) -> bool | list[Pair] | None:
     """True if the transition's visible events are the view's next ones (then consumed); else
-    the card pairs to relabel where they differ in cards before they differ otherwise (other
-    cards can change what follows: a capture, a rejected pile), None where no card differs."""
+    (if `near`) the card pairs to relabel where they differ in cards before they differ
+    otherwise (other cards can change what follows: a capture, a rejected pile), None where no
+    card differs."""
     seen = _visible(walk, after)
     if not seen:
         return True
@@ -299,6 +318,8 @@ def _match_events(walk: _Walk, after: State) -> bool | list[Pair] | None:
     if list(expected) == seen:
         walk.event += len(seen)
         return True
+    if not near:
+        return None
     pairs: list[Pair] = []
     game = walk.view.game.id
     for got, want in zip(seen, expected, strict=False):
@@ -371,20 +392,20 @@ def _apply(state: State, step: Step) -> State | None:
 def _choose(walk: _Walk, steps: list[Step], rng: random.Random) -> Step | _Repair | None:
     """Take the first step whose visible events fit the view; failing that, repair the cards of
     one that fits but for its cards, drawn at random."""
-    near: list[tuple[Step, State, list[Pair]]] = []
+    tried: list[tuple[Step, State]] = []
     for n, step in enumerate(steps):
         after = _apply(walk.state, step)
         if after is None:
             continue
-        saved = walk.event
-        fit = _match_events(walk, after)
-        if fit is True:
+        if _match_events(walk, after, near=False) is True:
             if n + 1 < len(steps):
                 walk.hidden.append(len(walk.steps))
-            walk.state = after
-            walk.steps.append(step)
+            walk.push(step, after)
             return step
-        walk.event = saved
+        tried.append((step, after))
+    near: list[tuple[Step, State, list[Pair]]] = []
+    for step, after in tried:  # none fits: those that fit but for their cards
+        fit = _match_events(walk, after)
         if isinstance(fit, list):
             near.append((step, after, fit))
     if not near:
