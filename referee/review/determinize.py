@@ -48,6 +48,14 @@ class _Walk:
     event: int = 0
     #: The steps that were another seat's choice among several that fit the view.
     hidden: list[int] = field(default_factory=list)
+    #: After each step that fitted the view: the state, decision and event reached (a replay
+    #: of a history that shares a prefix with this one starts after the prefix).
+    trail: list[tuple[State, int, int]] = field(default_factory=list)
+
+    def push(self, step: Step, after: State) -> None:
+        self.state = after
+        self.steps.append(step)
+        self.trail.append((after, self.decision, self.event))
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,8 +104,8 @@ def _attempt(
                 walk = _backtrack(view, walk, rng)
                 continue
             return None if outcome is None else (outcome, walk.steps)
-        for steps in _repairs(view.game.id, walk.steps, outcome):
-            repaired = _replay(view, steps)
+        for steps in _repairs(view, walk.steps, outcome, rng):
+            repaired = _replay(view, steps, walk)
             if repaired is not None:
                 repaired.hidden = walk.hidden
                 walk = repaired
@@ -113,17 +121,21 @@ def _backtrack(view: SeatView, walk: _Walk, rng: random.Random) -> _Walk:
     """The walk cut back to before one of its hidden choices (another seat's action that the
     seat saw nothing of, or not all of), drawn at random, to be chosen again."""
     cut = rng.choice(walk.hidden)
-    again = _replay(view, walk.steps[:cut])
+    again = _replay(view, walk.steps[:cut], walk)
     assert again is not None  # a prefix of a history that fitted
     again.hidden = [i for i in walk.hidden if i < cut]
     return again
 
 
-def _repairs(game: str, steps: list[Step], repair: _Repair) -> list[list[Step]]:
-    """The histories to try, in order: the cards relabelled throughout the deal (a card the seat
-    had never seen); the last action naming each sampled card made to name the shown one; and
-    that with the last earlier action naming the shown card made to name the sampled one (a
-    hidden choice of another seat, such as the card a XIX seat trades into the strike row)."""
+def _repairs(
+    view: SeatView, steps: list[Step], repair: _Repair, rng: random.Random
+) -> list[list[Step]]:
+    """The histories to try, in order: the cards relabelled from a shuffle on (a card the seat
+    had never seen, `_relabelled`); the last action naming each sampled card made to name the
+    shown one; and that with the last earlier action naming the shown card made to name the
+    sampled one (a hidden choice of another seat, such as the card a XIX seat trades into the
+    strike row)."""
+    game = view.game.id
     rewritten, swapped = list(steps), list(steps)
     for sampled, shown in repair.pairs:
         last = _last_naming(game, rewritten, sampled)
@@ -135,7 +147,7 @@ def _repairs(game: str, steps: list[Step], repair: _Repair) -> list[list[Step]]:
             swap = {sampled: shown, shown: sampled}
             swapped[last] = _relabelled_step(game, swapped[last], swap)
             swapped[earlier] = _relabelled_step(game, swapped[earlier], swap)
-    return [_relabelled(game, steps, repair.sigma), rewritten, swapped]
+    return [*_relabelled(view, steps, repair, rng), rewritten, swapped]
 
 
 def _last_naming(game: str, steps: list[Step], card: str) -> int | None:
@@ -145,14 +157,83 @@ def _last_naming(game: str, steps: list[Step], card: str) -> int | None:
     return None
 
 
-def _relabelled(game: str, steps: list[Step], sigma: dict[str, str]) -> list[Step]:
-    """The history with the current deal's cards relabelled: from its shuffle of the whole deck
-    on, since an earlier deal's cards are other cards (the seat's view of them is left as it
-    was); a reshuffle of part of the cards (Xeri's stock) is relabelled with its deal."""
-    sizes = {i: len(value) for i, (kind, value) in enumerate(steps) if kind == "shuffle"}  # type: ignore[arg-type]
-    whole = max(sizes.values(), default=0)  # a deal shuffles every card; a reshuffle, the stock
-    deals = [i for i, size in sizes.items() if size == whole]
-    start = deals[-1] if deals else 0
+def _relabelled(
+    view: SeatView, steps: list[Step], repair: _Repair, rng: random.Random
+) -> list[list[Step]]:
+    """The history with the cards relabelled, as candidates. A deal shuffles every card; a
+    reshuffle (Xeri's stock after a rejected pile, XERI-R4) shuffles part of them, and a card
+    it placed can be relabelled only within it, since the pile it rejected was shown. So: the
+    repair from the latest reshuffle holding every card it moves; else the repair split, a
+    card placed by the deal relabelled from the deal, one placed by the reshuffle from the
+    reshuffle (a shown card that the sample holds outside the reshuffle first swapped into it
+    from the deal, for a card of it the seat never saw); and the repair from the deal. An
+    earlier deal's cards are other cards: the seat's view of them is left as it was."""
+    game = view.game.id
+    shuffles = [i for i, (kind, _) in enumerate(steps) if kind == "shuffle"]
+    decks = {i: steps[i][1] for i in shuffles}
+    whole = max((len(deck) for deck in decks.values()), default=0)  # type: ignore[arg-type]
+    deal = max((i for i in shuffles if len(decks[i]) == whole), default=0)  # type: ignore[arg-type]
+    reshuffles = [i for i in shuffles if i > deal]
+    sigma = repair.sigma
+    candidates: list[list[Step]] = []
+    if reshuffles:
+        latest = reshuffles[-1]
+        part = set(decks[latest])  # type: ignore[arg-type]
+        if set(sigma) | set(sigma.values()) <= part:
+            return [
+                _relabelled_from(game, steps, latest, sigma),
+                _relabelled_from(game, steps, deal, sigma),
+            ]
+        split = _split(view, part, repair.pairs, rng)
+        if split is not None:
+            early, late = split
+            candidates.append(
+                _relabelled_from(game, _relabelled_from(game, steps, deal, early), latest, late)
+            )
+    return [*candidates, _relabelled_from(game, steps, deal, sigma)]
+
+
+def _split(
+    view: SeatView, part: set[str], pairs: list[Pair], rng: random.Random
+) -> tuple[dict[str, str], dict[str, str]] | None:
+    """The repair as a relabelling from the deal and one within the reshuffle of `part`."""
+    unseen = sorted(part - _seen(view) - {card for pair in pairs for card in pair})
+    early_pairs = [(a, b) for a, b in pairs if a not in part]
+    for a, b in pairs:
+        if a in part and b not in part:  # b must come into the reshuffle in an unseen card's place
+            if not unseen:
+                return None
+            early_pairs.append((unseen.pop(rng.randrange(len(unseen))), b))
+    early = relabelling(early_pairs, rng)
+    if early is None:
+        return None
+    moved = {early.get(card, card) for card in part}
+    late_pairs = [(early.get(a, a), b) for a, b in pairs if a in part]
+    if any(a not in moved or b not in moved for a, b in late_pairs):
+        return None
+    late = relabelling(late_pairs, rng)
+    return None if late is None else (early, late)
+
+
+def _seen(view: SeatView) -> frozenset[str]:
+    """Every string the seat was shown (its cards among them), kept for the view last asked."""
+    cached = _SEEN.get(id(view))
+    if cached is not None and cached[0] is view:
+        return cached[1]
+    game = view.game.id
+    seen: set[str] = set()
+    for decision in view.decisions:
+        for message in (*(getattr(e, game) for e in decision.events), decision.observation):
+            seen.update(a for a, _ in card_pairs(game, message, message) or [])
+    _SEEN.clear()
+    _SEEN[id(view)] = (view, frozenset(seen))
+    return _SEEN[id(view)][1]
+
+
+_SEEN: dict[int, tuple[SeatView, frozenset[str]]] = {}
+
+
+def _relabelled_from(game: str, steps: list[Step], start: int, sigma: dict[str, str]) -> list[Step]:
     return steps[:start] + [_relabelled_step(game, step, sigma) for step in steps[start:]]
 
 
@@ -167,9 +248,20 @@ def _relabelled_step(game: str, step: Step, sigma: dict[str, str]) -> Step:
     return step
 
 
-def _replay(view: SeatView, steps: list[Step]) -> _Walk | None:
-    """The walk after `steps`, or None where they no longer fit the view."""
+def _replay(view: SeatView, steps: list[Step], base: _Walk | None = None) -> _Walk | None:
+    """The walk after `steps`, or None where they no longer fit the view; from the end of the
+    prefix they share with `base`'s fitted steps, if given."""
     walk = _Walk(view, view.game.new_game(view.options))
+    if base is not None:
+        n = 0
+        for old, new in zip(base.steps[: len(base.trail)], steps, strict=False):
+            if old is not new and old != new:
+                break
+            n += 1
+        if n:
+            walk.steps, walk.trail = list(steps[:n]), base.trail[:n]
+            walk.state, walk.decision, walk.event = walk.trail[-1]
+        steps = steps[n:]
     for kind, value in steps:
         state = walk.state
         if kind == "act":
@@ -187,8 +279,7 @@ def _replay(view: SeatView, steps: list[Step]) -> _Walk | None:
             after = state.apply_chance(value)
         if _match_events(walk, after) is not True:
             return None
-        walk.state = after
-        walk.steps.append((kind, value))
+        walk.push((kind, value), after)
     return walk
 
 
@@ -213,23 +304,25 @@ def _visible(walk: _Walk, state: State) -> list[game_pb2.Event]:
     return [protocol.event(game, e) for e in state.events if e.visible_to(walk.view.seat)]
 
 
-def _match_events(walk: _Walk, after: State) -> bool | list[Pair] | None:
-    """True if the transition's visible events are the view's next ones (then consumed); the
-    card pairs to relabel if they differ only in cards; None if they cannot be made to fit."""
+def _match_events(walk: _Walk, after: State, near: bool = True) -> bool | list[Pair] | None:
+    """True if the transition's visible events are the view's next ones (then consumed); else
+    (if `near`) the card pairs to relabel where they differ in cards before they differ
+    otherwise (other cards can change what follows: a capture, a rejected pile), None where no
+    card differs."""
     seen = _visible(walk, after)
     if not seen:
         return True
     if walk.decision >= len(walk.view.decisions):
         return None
     expected = walk.view.decisions[walk.decision].events[walk.event : walk.event + len(seen)]
-    if len(expected) != len(seen):
-        return None
     if list(expected) == seen:
         walk.event += len(seen)
         return True
+    if not near:
+        return None
     pairs: list[Pair] = []
     game = walk.view.game.id
-    for got, want in zip(seen, expected, strict=True):
+    for got, want in zip(seen, expected, strict=False):
         found = card_pairs(game, getattr(got, game), getattr(want, game))
         if found is None:  # a consequence of the cards before (who took the trick)
             break
@@ -299,20 +392,20 @@ def _apply(state: State, step: Step) -> State | None:
 def _choose(walk: _Walk, steps: list[Step], rng: random.Random) -> Step | _Repair | None:
     """Take the first step whose visible events fit the view; failing that, repair the cards of
     one that fits but for its cards, drawn at random."""
-    near: list[tuple[Step, State, list[Pair]]] = []
+    tried: list[tuple[Step, State]] = []
     for n, step in enumerate(steps):
         after = _apply(walk.state, step)
         if after is None:
             continue
-        saved = walk.event
-        fit = _match_events(walk, after)
-        if fit is True:
+        if _match_events(walk, after, near=False) is True:
             if n + 1 < len(steps):
                 walk.hidden.append(len(walk.steps))
-            walk.state = after
-            walk.steps.append(step)
+            walk.push(step, after)
             return step
-        walk.event = saved
+        tried.append((step, after))
+    near: list[tuple[Step, State, list[Pair]]] = []
+    for step, after in tried:  # none fits: those that fit but for their cards
+        fit = _match_events(walk, after)
         if isinstance(fit, list):
             near.append((step, after, fit))
     if not near:
@@ -327,7 +420,8 @@ def _repair(walk: _Walk, pairs: list[Pair] | None, rng: random.Random) -> _Repai
     if pairs is None:
         return None
     cards = {card for kind, value in walk.steps if kind == "shuffle" for card in value}  # type: ignore[union-attr]
-    if any(a != b and not (a in cards and b in cards) for a, b in pairs):
-        return None  # a string field that is not a card (a rank's name) differs
-    sigma = relabelling([(a, b) for a, b in pairs if a in cards], rng)
+    # A string that is not a card (a rank's name, why a pile was rejected) follows from the
+    # cards: the relabelled history's replay checks it.
+    pairs = [(a, b) for a, b in pairs if a in cards and b in cards]
+    sigma = relabelling(pairs, rng)
     return None if not sigma else _Repair(sigma, [(a, b) for a, b in pairs if a != b])
