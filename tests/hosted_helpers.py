@@ -82,3 +82,23 @@ def previous_submissions_stubs(folder: Path) -> Path:
     for package in (folder / "croupier", folder / "croupier" / "v1"):
         (package / "__init__.py").write_text("")
     return folder
+
+
+#: A hosted bot's source (bot.py) that says each choice on stderr, `<markup>` and all, before it
+#: answers: its lines, tagged by decision, shown as text wherever an author reads them.
+SAYING_BOT = """
+import random
+import sys
+
+import croupier
+
+
+class Saying(croupier.Bot):
+    def act(self, request):
+        index = random.randrange(len(request.legal_actions))
+        print(f"<b>chose {index} of {len(request.legal_actions)}</b>", file=sys.stderr, flush=True)
+        return index
+
+
+croupier.run(Saying)
+"""

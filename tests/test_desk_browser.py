@@ -17,29 +17,12 @@ import pytest
 from referee.contest.tokens import TokenStore
 from referee.hosted.submitting import pack
 from tests.desk_helpers import CROUPIER, Referee, running
-from tests.hosted_helpers import network_bot
+from tests.hosted_helpers import SAYING_BOT, network_bot
 
 pytest.importorskip("playwright.sync_api")
 
 #: Markup where an author's words go: a member's name, a build's output, a bot's lines.
 MARKUP = '<img src=x onerror="pwned=1"><script>pwned=2</script>'
-#: A bot that says each choice on stderr, with markup, before it answers.
-SAYING_BOT = """
-import random
-import sys
-
-import croupier
-
-
-class Saying(croupier.Bot):
-    def act(self, request):
-        index = random.randrange(len(request.legal_actions))
-        print(f"<b>chose {index}</b>", file=sys.stderr, flush=True)
-        return index
-
-
-croupier.run(Saying)
-"""
 #: How long a build, a qualification or a first match may take on a loaded machine (ms).
 SLOW_MS = 300_000
 

@@ -18,7 +18,7 @@ import pytest
 
 from croupier.v1 import desk_pb2, desk_pb2_grpc
 from tests.desk_helpers import CROUPIER, Referee, running
-from tests.hosted_helpers import EXAMPLE, network_bot
+from tests.hosted_helpers import EXAMPLE, SAYING_BOT, network_bot
 
 pytestmark = pytest.mark.usefixtures("bubblewrap")
 
@@ -140,25 +140,6 @@ def test_a_team_follows_its_versions_from_a_failed_build_to_retirement(
         bob.wait(timeout=30)
     assert retired[-1].version_id == good_id
     assert retired[-1].reason == f"replaced by the newer version {newer_id[:12]}"
-
-
-#: A random bot that says each choice on stderr, `<markup>` and all, before it answers.
-SAYING_BOT = """
-import random
-import sys
-
-import croupier
-
-
-class Saying(croupier.Bot):
-    def act(self, request):
-        index = random.randrange(len(request.legal_actions))
-        print(f"<b>chose {index} of {len(request.legal_actions)}</b>", file=sys.stderr, flush=True)
-        return index
-
-
-croupier.run(Saying)
-"""
 
 
 def _triples(steps: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], ...]]:
