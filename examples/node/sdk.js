@@ -9,4 +9,4 @@ const runtime = process.env.CROUPIER_RUNTIME;
 const sdk =
   existsSync(checkout) || !runtime ? checkout : pathToFileURL(`${runtime}/sdk/node/index.js`);
 
-export const { Bot, run } = await import(sdk);
+export const { Bot, decisionLog, run } = await import(sdk);

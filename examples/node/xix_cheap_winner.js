@@ -3,10 +3,16 @@
 // lower one does), else its lowest card; everything else (leads, strikes, drafts, trades) it
 // picks at random. The shapes are the .proto's: request.observation.xix is an XixObservation,
 // each legal action's `xix` an XixAction whose `kind` names the oneof case that is set.
+// Given a file, it logs why it played each card there, tagged by decision (the SDK's
+// decisionLog), for `croupier replay RECORD --seat S --log FILE` to show beside each.
 //
-//   croupier match xix --bot "node examples/node/xix_cheap_winner.js" \
-//       --bot "python examples/python/random_bot.py"
-import { Bot, run } from "./sdk.js";
+//   croupier match xix --bot "node examples/node/xix_cheap_winner.js cheap.jsonl" \
+//       --bot "python examples/python/random_bot.py" --records records
+//   croupier replay records/*.jsonl --seat 0 --log cheap.jsonl
+import { Bot, decisionLog, run } from "./sdk.js";
+
+const [logFile] = process.argv.slice(2);
+const log = logFile ? decisionLog(logFile) : () => {};
 
 const TARGET = 19;
 
@@ -27,6 +33,8 @@ class XixCheapWinner extends Bot {
       const cards = actions.map((action) => action.play);
       const winners = cards.filter((card) => takes(lead, card));
       const card = Math.min(...(winners.length > 0 ? winners : cards));
+      const why = winners.length > 0 ? "the cheapest that takes it" : "none takes it: my lowest";
+      log("following %d: %s, %d", lead, why, card);
       return cards.indexOf(card);
     }
     return Math.floor(Math.random() * actions.length);

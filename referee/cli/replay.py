@@ -42,8 +42,8 @@ def replay(
         typer.Option(
             metavar="FILE",
             help="With --seat: show the lines that seat's bot logged beside each of its "
-            'decisions. FILE: JSON Lines {"decision": N, "line": ...}, as the Python SDK\'s '
-            "DecisionLog or `croupier submissions log --match ID --by-decision` write them. "
+            'decisions. FILE: JSON Lines {"decision": N, "line": ...}, as the SDKs\' decision '
+            "logs or `croupier submissions log --match ID --by-decision` write them. "
             "The terminal replay is then printed (as --plain).",
         ),
     ] = None,

@@ -1,12 +1,13 @@
 """A bot's log lines by decision, for `croupier replay RECORD --seat S --log FILE`.
 
 FILE is JSON Lines, one logged line each: `{"match": M, "decision": N, "line": "..."}` as the
-Python SDK's DecisionLog writes them (a file of many matches: other matches' lines are left
-out), or `{"decision": N, "line": "..."}` as a hosted match keeps them (`croupier submissions log
---match ID --by-decision`), whose lines are all the match's. Decision N counts the match's
-decisions from 1, as the record's action lines do; 0 is before the seat's first. The file is the
-bot's, so it is distrusted: a line that is not such an entry, or longer than MAX_LINE_BYTES,
-refuses the whole file in one sentence, and what is kept of one match is capped.
+Python SDK's DecisionLog and the Node SDK's decisionLog write them (a file of many matches:
+other matches' lines are left out), or `{"decision": N, "line": "..."}` as a hosted match keeps
+them (`croupier submissions log --match ID --by-decision`), whose lines are all the match's.
+Decision N counts the match's decisions from 1, as the record's action lines do; 0 is before the
+seat's first. The file is the bot's, so it is distrusted: a line that is not such an entry, or
+longer than MAX_LINE_BYTES, refuses the whole file in one sentence, and what is kept of one match
+is capped.
 """
 
 from __future__ import annotations

@@ -23,6 +23,9 @@
  * A proto3 `optional` field that is unset is absent (`undefined`), never a zero: "no value" in
  * every message is an unset `optional` (`request.clock.deadline_ms` without a time limit, a seat's
  * `bids[s].bid` before it bids); when set, the object also names it in `_<field>`.
+ *
+ * `decisionLog(path)` is a logger that tags each line with the decision it came during, for
+ * `croupier replay --seat S --log FILE` to show beside it (decision_log.js).
  */
 
 import { existsSync, readFileSync } from "node:fs";
@@ -35,6 +38,10 @@ import { fileURLToPath } from "node:url";
 
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
+
+import { Place, places } from "./decision_log.js";
+
+export { MAX_LINE_CHARS, currentDecision, decisionLog } from "./decision_log.js";
 
 /** Time kept back from each deadline for the network and the referee's own measurement (ms). */
 export const DEFAULT_SLACK_MS = 50;
@@ -222,16 +229,20 @@ export async function runAsync(bot, options = {}) {
   }
   try {
     await Promise.all(
-      Array.from({ length: sessions }, () =>
-        keepPlaying(client, make(), token, {
-          leaving,
-          reconnectMs: options.reconnectMs ?? DEFAULT_RECONNECT_MS,
-          slackMs: options.slackMs ?? DEFAULT_SLACK_MS,
-          log,
-          address,
-          tls: secure.tls,
-        }),
-      ),
+      Array.from({ length: sessions }, () => {
+        const place = new Place(); // what this session's code is doing, for decisionLog
+        return places.run(place, () =>
+          keepPlaying(client, make(), token, {
+            leaving,
+            reconnectMs: options.reconnectMs ?? DEFAULT_RECONNECT_MS,
+            slackMs: options.slackMs ?? DEFAULT_SLACK_MS,
+            log,
+            address,
+            tls: secure.tls,
+            place,
+          }),
+        );
+      }),
     );
   } finally {
     process.removeListener("SIGTERM", onTerm);
@@ -418,6 +429,7 @@ function checkedBot(bot) {
  * @property {Leaving} leaving set by SIGTERM
  * @property {string} address the referee, for telling a TLS mismatch
  * @property {boolean} tls whether the bot speaks TLS
+ * @property {Place} place the session's match and decision, set as messages arrive
  */
 
 /**
@@ -487,7 +499,7 @@ async function keepPlaying(client, bot, token, settings) {
  * @returns {Promise<"goodbye" | "ended">}
  */
 async function playSession(client, bot, token, settings, onWelcome) {
-  const { slackMs, leaving } = settings;
+  const { slackMs, leaving, place } = settings;
   const metadata = new grpc.Metadata();
   metadata.set("authorization", `Bearer ${token}`);
   const call = client.Play(metadata);
@@ -512,6 +524,8 @@ async function playSession(client, bot, token, settings, onWelcome) {
           break;
         case "match_start":
           leaving.idle.delete(call);
+          place.match = message.match_start.match_id;
+          place.decision = 0;
           await bot.onMatchStart?.(message.match_start);
           break;
         case "action_request": {
@@ -519,6 +533,8 @@ async function playSession(client, bot, token, settings, onWelcome) {
             break; // seated as it left: it can no longer answer
           }
           const request = message.action_request;
+          place.match = request.match_id;
+          place.decision = request.decision;
           for (const event of request.events) {
             await bot.onEvent?.(event);
           }
@@ -537,6 +553,7 @@ async function playSession(client, bot, token, settings, onWelcome) {
             await bot.onEvent?.(event);
           }
           await bot.onMatchEnd?.(message.match_end);
+          place.match = undefined; // between matches: decisionLog writes nothing
           if (leaving.requested) {
             leaving.close(call);
           } else {
