@@ -3,7 +3,8 @@
 lines name the decisions the record counts for its seat, hostile text (markup, quotes, line
 breaks of every kind, control characters, lone surrogates, lines of megabytes) is written as
 the Python SDK's DecisionLog writes it, byte for byte, and `croupier replay --seat S --log FILE`
-shows each line under its decision. Two sessions at once each tag their own lines.
+shows each line under its decision. Two sessions at once each tag their own lines; a file that
+cannot be written (/dev/full) never stops the bot; the XIX example logs beside its plays.
 
 Skipped (with the reason) on a machine without `node`; see tests/node_support.py.
 """
@@ -297,3 +298,23 @@ def test_the_xix_example_logs_why_it_played_each_card_beside_it(tmp_path: Path) 
         logged_under(replayed.output, "seat 0 xix-cheap-winner: "), played.ours(), strict=True
     ):
         assert under == [f"  log | {e['line']}" for e in entries if e["decision"] == decision]
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full on this machine")
+def test_a_log_that_cannot_be_written_never_stops_the_bot(tmp_path: Path) -> None:
+    """Every write to /dev/full fails (ENOSPC): the bot plays on, and says so once."""
+    result = runner.invoke(
+        app,
+        [
+            *("match", "textactoe", "--no-sandbox", "--games", "1", "--move-ms", "5000"),
+            *("--bot", f"{node_or_skip()} {NODE_LOGGING_BOT} /dev/full", "--bot", RANDOM),
+            *("--records", str(tmp_path / "records")),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    (record,) = (tmp_path / "records").glob("*.jsonl")
+    assert not any("fault" in json.loads(line) for line in record.read_text().splitlines())
+    (said,) = (tmp_path / "records" / "logs").glob("*-bot0.log")
+    complaints = [line for line in said.read_text().splitlines() if "decision log" in line]
+    said_once = 'croupier: cannot write the decision log "/dev/full": ENOSPC: no space left'
+    assert len(complaints) == 1 and complaints[0].startswith(said_once), complaints
