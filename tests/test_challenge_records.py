@@ -6,6 +6,7 @@ files; the contest's challenges and `ladder verify` on them are tests/test_chall
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from referee.match.replay import verify
 from referee.match.runner import MatchConfig, run_match
 from referee.match.seats import InProcessSeat
 from referee.viewer import load, viewer_data
+from referee.viewer.stepper import Stepper
 
 ROOT = Path(__file__).resolve().parent.parent
 OLD_RECORDS = [
@@ -63,6 +65,18 @@ def test_a_challenge_s_match_names_it_and_replays_saying_so(tmp_path: Path, rank
     said = f"challenge 7 ({'ranked' if ranked else 'unranked'})"
     assert f"match challenge-00007-0001-0, {said}, " in first_line(path)
     assert viewer_data(load(path))["challenge"] == said
+    assert stepper_title(path) == f"xix · challenge-00007-0001-0 · {said}"
+
+
+def stepper_title(path: Path) -> str:
+    """The title `croupier replay` gives the match in a terminal (the stepper's)."""
+
+    async def run() -> str:
+        app = Stepper(load(path))
+        async with app.run_test(size=(120, 45)):
+            return app.title
+
+    return asyncio.run(run())
 
 
 def test_a_match_of_no_challenge_says_none(tmp_path: Path) -> None:
@@ -71,6 +85,7 @@ def test_a_match_of_no_challenge_says_none(tmp_path: Path) -> None:
     (header, *_), _ = read_all(path, strict=True)
     assert ChallengeMark.of(header.header) is None
     assert "challenge 7" not in first_line(path)
+    assert stepper_title(path) == "xix · challenge-00007-0001-0"
 
 
 @pytest.mark.parametrize("old", OLD_RECORDS, ids=[p.name for p in OLD_RECORDS])
