@@ -234,18 +234,26 @@ def marks(database: Path, table: str) -> dict[str, ChallengeMark | None]:
     return found
 
 
+def copied(folder: Path, into: Path) -> Path:
+    """The contest's database and records copied to `into` (the database names its records
+    relatively); the copy's database."""
+    into.mkdir()
+    database = into / "contest.db"
+    with sqlite3.connect(folder / "contest.db") as source, sqlite3.connect(database) as copy:
+        source.backup(copy)
+    source.close()
+    copy.close()
+    shutil.copytree(folder / "records", into / "records")
+    return database
+
+
 def tampered(
     folder: Path, into: Path, table: str, match_id: str, change: Callable[[dict[str, Any]], None]
 ) -> Path:
     """The contest's database and records copied to `into`, match `match_id`'s record's header
     line rewritten by `change` (every other line kept byte for byte) and its hash in `table`
     made the new one's: a tamper that hashing cannot see."""
-    into.mkdir()
-    database = into / "contest.db"
-    with sqlite3.connect(folder / "contest.db") as source, sqlite3.connect(database) as copy:
-        source.backup(copy)
-    source.close()
-    shutil.copytree(folder / "records", into / "records")
+    database = copied(folder, into)
     with sqlite3.connect(database) as db:
         (record,) = db.execute(
             f"SELECT record FROM {table} WHERE match_id = ?", (match_id,)
@@ -262,11 +270,13 @@ def tampered(
     return database
 
 
-def refused_by_verify(database: Path) -> list[str]:
-    """The problems `croupier ladder verify` prints (it must fail)."""
+def refused_by_verify(database: Path, problems: int = 1) -> list[str]:
+    """The problems `croupier ladder verify` prints of challenges (it must fail, finding
+    `problems`)."""
     result = CliRunner().invoke(app, ["ladder", "verify", str(database), "--no-cache"])
-    assert result.exit_code == 1 and "; 1 problem" in result.output, result.output
-    return [line for line in result.output.splitlines() if "the record says" in line]
+    assert result.exit_code == 1, result.output
+    assert f"; {problems} problem" in result.output, result.output
+    return [line for line in result.output.splitlines() if "challenge" in line.split(": ", 1)[-1]]
 
 
 def test_a_tampered_challenge_header_fails_verify_naming_its_match(tmp_path: Path) -> None:
@@ -319,6 +329,20 @@ def test_a_tampered_challenge_header_fails_verify_naming_its_match(tmp_path: Pat
         assert refused_by_verify(copy) == [
             f"{victim}: the record says {says}, the database {mark}"
         ], name
+    # The database made to say the challenge was ranked: each of its records says otherwise,
+    # and none of its matches is the contest's.
+    copy = copied(folder, tmp_path / "ranked")
+    with sqlite3.connect(copy) as db:
+        db.execute("UPDATE challenges SET ranked = 1 WHERE id = ?", (mark.id,))
+    db.close()
+    claimed = ChallengeMark(mark.id, True)
+    assert sorted(refused_by_verify(copy, 2 * len(played))) == sorted(
+        [
+            f"{m}: {claimed} in the database, but its match is not one of the contest's"
+            for m in played
+        ]
+        + [f"{m}: the record says {mark}, the database {claimed}" for m in played]
+    )
 
 
 async def refused(
