@@ -2,13 +2,20 @@
 hosted versions in the sandbox), real gRPC calls with the generated stubs, real bot processes:
 the heuristic against its noisy copy decides H1 within its budget, an equal-strength challenge
 does not decide H1, unranked challenges leave the standings alone, a ranked one downward waits
-for consent, and the limits refuse with their named status."""
+for consent, and the limits refuse with their named status. Each challenge match's record names
+its challenge, ranked or not, and `croupier ladder verify` refuses a record whose header says
+otherwise than the database (issue 45.5)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import shutil
+import sqlite3
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -29,6 +36,7 @@ from referee.games.base import parse_options
 from referee.hosted.store import VersionId, VersionStore, beside
 from referee.ladder.verify import standings_of
 from referee.match.clock import TimeControl
+from referee.match.records import ChallengeMark, read_all
 from referee.results.database import Store
 from tests.challenge_helpers import CRASHES, add_bot
 
@@ -213,6 +221,130 @@ def ranked_after(contest: Contest) -> list[str]:
     return contest.ranked_matches()
 
 
+def marks(database: Path, table: str) -> dict[str, ChallengeMark | None]:
+    """What the header of each committed record in `table` (challenge_matches, or the
+    contest's matches) says its match was played for, by match id."""
+    with sqlite3.connect(database) as db:
+        rows = db.execute(f"SELECT match_id, record FROM {table} WHERE record IS NOT NULL")
+        found = {}
+        for match_id, record in rows.fetchall():
+            (header, *_), _ = read_all(database.parent / record, strict=True)
+            found[match_id] = ChallengeMark.of(header.header)
+    db.close()
+    return found
+
+
+def copied(folder: Path, into: Path) -> Path:
+    """The contest's database and records copied to `into` (the database names its records
+    relatively); the copy's database."""
+    into.mkdir()
+    database = into / "contest.db"
+    with sqlite3.connect(folder / "contest.db") as source, sqlite3.connect(database) as copy:
+        source.backup(copy)
+    source.close()
+    copy.close()
+    shutil.copytree(folder / "records", into / "records")
+    return database
+
+
+def tampered(
+    folder: Path, into: Path, table: str, match_id: str, change: Callable[[dict[str, Any]], None]
+) -> Path:
+    """The contest's database and records copied to `into`, match `match_id`'s record's header
+    line rewritten by `change` (every other line kept byte for byte) and its hash in `table`
+    made the new one's: a tamper that hashing cannot see."""
+    database = copied(folder, into)
+    with sqlite3.connect(database) as db:
+        (record,) = db.execute(
+            f"SELECT record FROM {table} WHERE match_id = ?", (match_id,)
+        ).fetchone()
+        path = database.parent / record
+        first, rest = path.read_bytes().split(b"\n", 1)
+        line = json.loads(first)
+        change(line["header"])
+        data = json.dumps(line, separators=(",", ":")).encode() + b"\n" + rest
+        path.write_bytes(data)
+        digest = hashlib.sha256(data).hexdigest()
+        db.execute(f"UPDATE {table} SET record_sha256 = ? WHERE match_id = ?", (digest, match_id))
+    db.close()
+    return database
+
+
+def refused_by_verify(database: Path, problems: int = 1) -> list[str]:
+    """The problems `croupier ladder verify` prints of challenges (it must fail, finding
+    `problems`)."""
+    result = CliRunner().invoke(app, ["ladder", "verify", str(database), "--no-cache"])
+    assert result.exit_code == 1, result.output
+    assert f"; {problems} problem" in result.output, result.output
+    return [line for line in result.output.splitlines() if "challenge" in line.split(": ", 1)[-1]]
+
+
+def test_a_tampered_challenge_header_fails_verify_naming_its_match(tmp_path: Path) -> None:
+    """Unranked: every challenge match's record names challenge 1 (unranked), the contest's
+    own none; `croupier replay` says so; a header flipped to ranked, naming another challenge,
+    or naming none fails `ladder verify`, naming that match."""
+    seen: dict[str, int] = {}
+
+    async def scenario(contest: Contest) -> None:
+        asked = await contest.call(
+            "alice", "CreateChallenge", pb.CreateChallengeRequest(opponent="bob", deals=2)
+        )
+        assert isinstance(asked, pb.CreateChallengeResponse)
+        seen["id"] = asked.challenge.id
+        await contest.until_ended("alice", asked.challenge.id)
+
+    folder = tmp_path / "contest"
+    folder.mkdir()
+    contest = run_contest(folder, scenario, {"alice": None, "bob": 0.6}, QUICK)
+    database = contest.folder / "contest.db"
+    mark = ChallengeMark(seen["id"], False)
+    played = marks(database, "challenge_matches")
+    assert played and set(played.values()) == {mark}, played
+    assert set(marks(database, "matches").values()) <= {None}
+    verified(database)
+    victim = sorted(played)[-1]
+    with sqlite3.connect(database) as db:
+        (record,) = db.execute(
+            "SELECT record FROM challenge_matches WHERE match_id = ?", (victim,)
+        ).fetchone()
+    db.close()
+    shown = CliRunner().invoke(app, ["replay", str(database.parent / record), "--plain"])
+    assert f"match {victim}, challenge {mark.id} (unranked), " in shown.output, shown.output
+
+    def flipped(header: dict[str, Any]) -> None:
+        header["challenge"]["ranked"] = True
+
+    def another(header: dict[str, Any]) -> None:
+        header["challenge"]["id"] = str(mark.id + 1)
+
+    def dropped(header: dict[str, Any]) -> None:
+        del header["challenge"]
+
+    for name, change, says in (
+        ("flipped", flipped, f"challenge {mark.id} (ranked)"),
+        ("another", another, f"challenge {mark.id + 1} (unranked)"),
+        ("dropped", dropped, "no challenge"),
+    ):
+        copy = tampered(folder, tmp_path / name, "challenge_matches", victim, change)
+        assert refused_by_verify(copy) == [
+            f"{victim}: the record says {says}, the database {mark}"
+        ], name
+    # The database made to say the challenge was ranked: each of its records says otherwise,
+    # and none of its matches is the contest's.
+    copy = copied(folder, tmp_path / "ranked")
+    with sqlite3.connect(copy) as db:
+        db.execute("UPDATE challenges SET ranked = 1 WHERE id = ?", (mark.id,))
+    db.close()
+    claimed = ChallengeMark(mark.id, True)
+    assert sorted(refused_by_verify(copy, 2 * len(played))) == sorted(
+        [
+            f"{m}: {claimed} in the database, but its match is not one of the contest's"
+            for m in played
+        ]
+        + [f"{m}: the record says {mark}, the database {claimed}" for m in played]
+    )
+
+
 async def refused(
     contest: Contest, account: str, request: pb.CreateChallengeRequest
 ) -> grpc.RpcError:
@@ -301,7 +433,34 @@ def test_limits_equal_strength_and_a_ranked_challenge_downward(tmp_path: Path) -
     assert isinstance(contest_matches, list)
     assert set(ranked.match_ids) <= set(contest_matches)  # ranked: counted in the standings
     assert not set(equal.match_ids) & set(contest_matches)
-    verified(run.folder / "contest.db")
+    database = run.folder / "contest.db"
+    verified(database)
+    # Issue 45.5: the contest's matches name the ranked challenge they were played for, and
+    # no other; the unranked ones name theirs, unranked.
+    in_contest = marks(database, "matches")
+    mark = ChallengeMark(ranked.id, True)
+    assert {in_contest[m] for m in ranked.match_ids} == {mark}, in_contest
+    assert {v for m, v in in_contest.items() if m not in ranked.match_ids} == {None}
+    assert {marks(database, "challenge_matches")[m] for m in equal.match_ids} == {
+        ChallengeMark(equal.id, False)
+    }
+
+    def dropped(header: dict[str, Any]) -> None:
+        del header["challenge"]
+
+    def claimed(header: dict[str, Any]) -> None:
+        header["challenge"] = {"id": str(ranked.id), "ranked": True}
+
+    victim = ranked.match_ids[0]
+    copy = tampered(run.folder, tmp_path / "dropped", "matches", victim, dropped)
+    assert refused_by_verify(copy) == [
+        f"{victim}: the record says no challenge, the database {mark}"
+    ]
+    ordinary = next(m for m, v in in_contest.items() if v is None)
+    copy = tampered(run.folder, tmp_path / "claimed", "matches", ordinary, claimed)
+    assert refused_by_verify(copy) == [
+        f"{ordinary}: the record says {mark}, the database no challenge"
+    ]
 
 
 def test_a_crashing_version_and_a_withdrawn_one_end_their_challenges_with_the_reason(

@@ -174,3 +174,23 @@ def test_a_problem_quoting_a_huge_line_stays_one_short_line(played: Path, tmp_pa
     found = problems(database)
     assert found and all(len(problem) < 1000 for problem in found), [len(p) for p in found]
     assert any("20,000,000 characters" in problem for problem in found), found
+
+
+def test_a_ladder_match_s_record_claiming_a_challenge_is_refused(
+    played: Path, tmp_path: Path
+) -> None:
+    """Issue 45.5: a record names the challenge its match was played for, and a ladder's match
+    was played for none; rewritten to claim one (its hash made the new one's), it is caught."""
+    database = copied(played, tmp_path)
+
+    def claim(lines: list[dict]) -> None:  # type: ignore[type-arg]
+        lines[0]["header"]["challenge"] = {"id": "3", "ranked": True}
+
+    rewritten(database, 2, claim)
+    with sqlite3.connect(database) as db:
+        (match_id,) = db.execute("SELECT match_id FROM matches WHERE number = 2").fetchone()
+    db.close()
+    found = problems(database)
+    assert found == [
+        f"{match_id}: the record says challenge 3 (ranked), the database no challenge"
+    ], found

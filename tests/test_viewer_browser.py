@@ -17,7 +17,9 @@ from typing import Any
 import pytest
 
 from referee.match.computer import played_on
+from referee.match.records import ChallengeMark
 from referee.viewer import Timeline, load, write_html
+from tests.test_challenge_records import played
 from tests.viewer_helpers import MATCHES, play
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -215,3 +217,17 @@ def test_move_list_banner_legend_links_and_layout(browser: Any, tmp_path: Path) 
         fresh.goto(html.as_uri() + address)
         fresh.wait_for_selector(f"body[data-view='{view}']")
         fresh.close()
+
+
+def test_a_challenge_s_match_says_so_under_its_title(browser: Any, tmp_path: Path) -> None:
+    """Issue 45.5: the line under the title starts with the challenge the match was played
+    for; a match of none says nothing of challenges."""
+    marked = played(tmp_path / "c.jsonl", ChallengeMark(7, True))
+    page = browser.new_page()
+    page.goto(write_html(load(marked), tmp_path / "c.html").as_uri())
+    page.wait_for_selector("body[data-step='0']")
+    assert page.text_content("#meta").startswith("challenge 7 (ranked) · rules xix-")
+    plain = played(tmp_path / "p.jsonl", None)
+    page.goto(write_html(load(plain), tmp_path / "p.html").as_uri())
+    page.wait_for_selector("body[data-step='0']")
+    assert page.text_content("#meta").startswith("rules xix-")

@@ -58,7 +58,7 @@ from referee.local.bot_log import tapped
 from referee.local.launcher import BotProcess, LaunchError, supervise
 from referee.local.sandbox import Sandbox, socket_folder
 from referee.match.lobby import Lobby
-from referee.match.records import commit_record, partial_path
+from referee.match.records import ChallengeMark, commit_record, partial_path
 from referee.match.runner import MatchOutcome
 from referee.match.seating import MatchRules, play_match, seated, take_sessions
 from referee.match.session import Session
@@ -413,7 +413,13 @@ class ChallengeRunner:
             ):
                 began = trio.current_time()  # its slot's time, not its wait for one
                 outcome = await play_match(
-                    venue.rules, seats, seed=seed, match_id=mid, record=partial, live=venue.live
+                    venue.rules,
+                    seats,
+                    seed=seed,
+                    match_id=mid,
+                    record=partial,
+                    live=venue.live,
+                    challenge=ChallengeMark(challenge.id, challenge.ranked),
                 )
                 seconds = trio.current_time() - began
         except RecordWriteError as error:

@@ -6,7 +6,8 @@ hashes it committed and the engine): each match's seats (bot, side, score, rank,
 retirement, luck), faults, result text and termination are computed again from its record
 (`Rows.of`, the function the commit used) and each difference is a problem, as is a row of no
 committed match, a committed record of another match, and a complete record of a scheduled
-match with no row.
+match with no row. A record's header names the challenge its match was played for, and none
+for any other (issue 45.5): each record's is held against the database's.
 
 Replaying is what costs (~8 ms a XIX match), so it runs on every CPU (`workers`), and with a
 `cache` (`Replayed`) a record whose exact bytes this croupier version already replayed without
@@ -36,7 +37,7 @@ from referee.databases import Durability, open_database
 from referee.ladder.pool import process_pool
 from referee.ladder.schedule import commitment, derive_seed
 from referee.machine import cores
-from referee.match.records import read_all
+from referee.match.records import ChallengeMark, read_all
 from referee.match.replay import clipped, verify
 from referee.ratings.standings import Standings, from_store
 from referee.results.database import Rows, Store
@@ -82,6 +83,21 @@ class RecordCheck:
     #: the record.
     match: ScheduledMatch | None = None
     rows: Rows | None = None
+    #: The challenge the database says the match was played for (None: no challenge), as the
+    #: record's header must name it.
+    challenge: ChallengeMark | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Beside:
+    """What a contest's database keeps beside its schedule (its challenges:
+    referee.challenges.verify): the checks of records outside the schedule, the problems found
+    reading them, and the scheduled matches played for a challenge (a ranked one's), by
+    number."""
+
+    checks: list[RecordCheck] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    challenges: dict[int, ChallengeMark] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,16 +173,15 @@ def verify_ladder(
     on_record: Callable[[int, int], None] | None = None,
     workers: int | None = None,
     cache: Path | None = None,
-    beside: Callable[[bool], tuple[list[RecordCheck], list[str]]] | None = None,
+    beside: Callable[[bool], Beside] | None = None,
 ) -> LadderCheck:
     """Check seeds, record hashes and (with `replay`) every record against the engine, on
     `workers` processes (default: one per CPU, once there are POOL_FROM records to replay);
     `on_record(done, total)` follows the records as they are checked. With `cache` (see
     `default_cache`), records replayed before are hashed and checked but not replayed again,
     and those replayed now are added to it as they are (an interrupted run keeps them).
-    `beside(replay)` gives the checks of records the database keeps outside its schedule (a
-    contest's unranked challenges: referee.challenges.verify) and the problems found reading
-    them."""
+    `beside(replay)` gives what the database keeps beside its schedule (a contest's
+    challenges: `Beside`)."""
     store = Store(database, create=False)
     try:
         check = LadderCheck()
@@ -188,8 +203,9 @@ def verify_ladder(
     for number in sorted(set(rows) - numbers):
         check.problems.append(f"match {number}: seats or faults rows of no committed match")
     check.problems += _unlisted(committed, schedule)
-    more, found_beside = beside(replay) if beside is not None else ([], [])
-    check.problems += found_beside
+    found_beside = beside(replay) if beside is not None else Beside()
+    more = found_beside.checks
+    check.problems += found_beside.problems
     replayed = Replayed(cache) if cache is not None and replay else None
     try:
         digests = [digest for *_, digest in committed] + [c.sha256 for c in more]
@@ -204,6 +220,7 @@ def verify_ladder(
                 digest in known,
                 schedule[number],
                 rows.get(number),
+                found_beside.challenges.get(number),
             )
             for number, match_id, path, digest in committed
         ]
@@ -264,9 +281,14 @@ def _check(check: RecordCheck) -> RecordFound:
     if hashlib.sha256(data).hexdigest() != check.sha256:
         return RecordFound(check.sha256, (f"{where} is not the one committed",))
     problems = []
-    seed = _header_seed(data)
-    if seed is not None and seed != check.seed:
+    header = _header(data)
+    if header is not None and header.seed != check.seed:
         problems.append(f"{check.match_id}: record seed differs from the schedule's")
+    if header is not None and ChallengeMark.of(header) != check.challenge:
+        problems.append(
+            f"{check.match_id}: the record says {_played_for(ChallengeMark.of(header))}, the "
+            f"database {_played_for(check.challenge)}"
+        )
     problems += _rows_problems(check)
     if not check.replay or check.cached:
         return RecordFound(check.sha256, tuple(problems), check.replay)
@@ -275,15 +297,19 @@ def _check(check: RecordCheck) -> RecordFound:
     return RecordFound(check.sha256, tuple(problems), report.ok, report.ok)
 
 
-def _header_seed(data: bytes) -> str | None:
-    """The seed in a record's header line, or None when its first line is no header (the
-    replay says what is wrong with it)."""
+def _header(data: bytes) -> record_pb2.RecordHeader | None:
+    """A record's header line, or None when its first line is no header (the replay says what
+    is wrong with it)."""
     first = data.split(b"\n", 1)[0]
     try:
         line = json_format.Parse(first, record_pb2.Record())
     except (json_format.ParseError, UnicodeDecodeError):
         return None
-    return line.header.seed if line.WhichOneof("line") == "header" else None
+    return line.header if line.WhichOneof("line") == "header" else None
+
+
+def _played_for(challenge: ChallengeMark | None) -> str:
+    return "no challenge" if challenge is None else str(challenge)
 
 
 def _rows_problems(check: RecordCheck) -> list[str]:

@@ -50,6 +50,29 @@ def _quoted(text: str) -> str:
     return f"{text[:QUOTED_CHARS]}... ({len(text) - QUOTED_CHARS} more characters)"
 
 
+@dataclass(frozen=True, slots=True)
+class ChallengeMark:
+    """The challenge a match was played for, as its record's header names it (issue 45.5):
+    what `croupier ladder verify` holds against the contest database, and viewers show."""
+
+    id: int
+    ranked: bool
+
+    def __str__(self) -> str:
+        return f"challenge {self.id} ({'ranked' if self.ranked else 'unranked'})"
+
+    def to_proto(self) -> record_pb2.RecordChallenge:
+        return record_pb2.RecordChallenge(id=self.id, ranked=self.ranked)
+
+    @classmethod
+    def of(cls, header: record_pb2.RecordHeader) -> ChallengeMark | None:
+        """The header's challenge; None for any other match, and in records written before
+        challenges were recorded (which read, replay and verify as before)."""
+        if not header.HasField("challenge"):
+            return None
+        return cls(header.challenge.id, header.challenge.ranked)
+
+
 def to_json_line(record: record_pb2.Record) -> str:
     """One record as a compact JSON line (no trailing newline)."""
     return message_to_json(record)

@@ -30,7 +30,13 @@ from referee.match.clock import DecisionTime, DecisionTimer, SeatClock, TimeCont
 from referee.match.computer import this_computer
 from referee.match.luck import LuckMeter
 from referee.match.public import public_observation
-from referee.match.records import SCHEMA_VERSION, RecordWriter, action_line, event_line
+from referee.match.records import (
+    SCHEMA_VERSION,
+    ChallengeMark,
+    RecordWriter,
+    action_line,
+    event_line,
+)
 from referee.match.seats import Seat, SeatFault, cause_of_silence, metered, pinned_cores
 from referee.match.spectators import LiveMatch, LiveMatches
 from referee.match.wire import WireRequest
@@ -48,6 +54,8 @@ class MatchConfig:
     deck: tuple[str, ...] | None = None
     time_control: TimeControl = field(default_factory=TimeControl)
     max_faults: int = 3
+    #: The challenge the match is played for (referee.challenges.runner), named in its record.
+    challenge: ChallengeMark | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +225,7 @@ class _Match:
                 software_version=VERSION,
                 started_at=datetime.now(UTC).isoformat(timespec="seconds"),
                 computer=this_computer().to_proto(),
+                challenge=config.challenge.to_proto() if config.challenge is not None else None,
             )
         )
 

@@ -20,6 +20,7 @@ from referee.games.base import Game
 from referee.games.options import Options
 from referee.match.clock import TimeControl
 from referee.match.lobby import Lobby
+from referee.match.records import ChallengeMark
 from referee.match.remote_seat import RemoteSeat
 from referee.match.runner import MatchConfig, MatchOutcome, run_match
 from referee.match.seats import Seat
@@ -97,9 +98,11 @@ async def play_match(
     live: LiveMatches | None = None,
     deck: tuple[str, ...] | None = None,
     time_control: TimeControl | None = None,
+    challenge: ChallengeMark | None = None,
 ) -> MatchOutcome:
     """Play one match under `rules` (with another `time_control` if given) and return how it
-    ended; writes its record at `record` and shows it to spectators in `live` if given."""
+    ended; writes its record at `record` (naming the `challenge` it is played for, if any) and
+    shows it to spectators in `live` if given."""
     config = MatchConfig(
         game=rules.game,
         options=rules.options,
@@ -108,5 +111,6 @@ async def play_match(
         deck=deck,
         time_control=time_control or rules.time_control,
         max_faults=rules.max_faults,
+        challenge=challenge,
     )
     return await run_match(config, seats, record, live)

@@ -23,6 +23,7 @@ import orjson
 from referee.errors import CroupierError
 from referee.games.catalog import CATALOG
 from referee.match.computer import played_on
+from referee.match.records import ChallengeMark
 from referee.version import VERSION
 from referee.viewer.decision_log import DecisionLog
 from referee.viewer.glyphs import readable
@@ -80,6 +81,7 @@ def viewer_data(timeline: Timeline, log: DecisionLog | None = None) -> dict[str,
         "game": header.game,
         "title": CATALOG[header.game].title if header.game in CATALOG else header.game,
         "match": header.match_id,
+        "challenge": str(mark) if (mark := ChallengeMark.of(header)) is not None else "",
         "rules": header.rules_version,
         "options": dict(sorted(header.options.items())),
         "started": header.started_at,

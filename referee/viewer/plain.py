@@ -10,7 +10,7 @@ from pathlib import Path
 from croupier.v1 import common_pb2, record_pb2
 from referee.errors import CroupierError
 from referee.match.computer import played_on
-from referee.match.records import read_to_show
+from referee.match.records import ChallengeMark, read_to_show
 from referee.text import printable
 from referee.viewer.decision_log import read_decision_log
 from referee.viewer.glyphs import readable
@@ -64,7 +64,9 @@ def render(
         if warn is not None:
             warn(problem)
     options = ", ".join(f"{k}={v}" for k, v in sorted(header.options.items())) or "default options"
-    yield f"{header.game} ({header.rules_version}), match {header.match_id}, {options}"
+    mark = ChallengeMark.of(header)
+    played_for = f", {mark}" if mark is not None else ""  # issue 45.5
+    yield f"{header.game} ({header.rules_version}), match {header.match_id}{played_for}, {options}"
     yield "seats: " + ", ".join(f"{i}={name}" for i, name in enumerate(names))
     where = played_on(header)
     if where:

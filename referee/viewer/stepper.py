@@ -15,6 +15,7 @@ from textual.containers import VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static
 
+from referee.match.records import ChallengeMark
 from referee.viewer.terminal import table_renderable
 from referee.viewer.timeline import Timeline
 
@@ -106,7 +107,8 @@ class Stepper(App[None]):
 
     def on_mount(self) -> None:
         header = self.timeline.header
-        self.title = f"{header.game} · {header.match_id}"
+        mark = ChallengeMark.of(header)
+        self.title = f"{header.game} · {header.match_id}" + (f" · {mark}" if mark else "")
         self.refresh_view()
 
     # --- drawing --------------------------------------------------------------------------------

@@ -238,6 +238,7 @@
     const options = Object.entries(data.options).map(([k, v]) => `${k}=${v}`).join(", ");
     $("title").textContent = `${data.title} · ${data.match}`;
     $("meta").textContent = [
+      data.challenge || "",
       `rules ${data.rules}`,
       options || "default options",
       data.names.map((name, seat) => `${seat} ${name}`).join(", "),

@@ -47,7 +47,7 @@ class Computer(_message.Message):
     def __init__(self, host: _Optional[str] = ..., cpu_model: _Optional[str] = ..., cpus: _Optional[int] = ...) -> None: ...
 
 class RecordHeader(_message.Message):
-    __slots__ = ("schema_version", "match_id", "game", "rules_version", "options", "seats", "time_control", "seed", "deck", "software_version", "started_at", "computer")
+    __slots__ = ("schema_version", "match_id", "game", "rules_version", "options", "seats", "time_control", "seed", "deck", "software_version", "started_at", "computer", "challenge")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -67,6 +67,7 @@ class RecordHeader(_message.Message):
     SOFTWARE_VERSION_FIELD_NUMBER: _ClassVar[int]
     STARTED_AT_FIELD_NUMBER: _ClassVar[int]
     COMPUTER_FIELD_NUMBER: _ClassVar[int]
+    CHALLENGE_FIELD_NUMBER: _ClassVar[int]
     schema_version: int
     match_id: str
     game: str
@@ -79,7 +80,16 @@ class RecordHeader(_message.Message):
     software_version: str
     started_at: str
     computer: Computer
-    def __init__(self, schema_version: _Optional[int] = ..., match_id: _Optional[str] = ..., game: _Optional[str] = ..., rules_version: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., seats: _Optional[_Iterable[_Union[RecordSeat, _Mapping]]] = ..., time_control: _Optional[_Union[_common_pb2.TimeControl, _Mapping]] = ..., seed: _Optional[str] = ..., deck: _Optional[_Iterable[str]] = ..., software_version: _Optional[str] = ..., started_at: _Optional[str] = ..., computer: _Optional[_Union[Computer, _Mapping]] = ...) -> None: ...
+    challenge: RecordChallenge
+    def __init__(self, schema_version: _Optional[int] = ..., match_id: _Optional[str] = ..., game: _Optional[str] = ..., rules_version: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., seats: _Optional[_Iterable[_Union[RecordSeat, _Mapping]]] = ..., time_control: _Optional[_Union[_common_pb2.TimeControl, _Mapping]] = ..., seed: _Optional[str] = ..., deck: _Optional[_Iterable[str]] = ..., software_version: _Optional[str] = ..., started_at: _Optional[str] = ..., computer: _Optional[_Union[Computer, _Mapping]] = ..., challenge: _Optional[_Union[RecordChallenge, _Mapping]] = ...) -> None: ...
+
+class RecordChallenge(_message.Message):
+    __slots__ = ("id", "ranked")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    RANKED_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    ranked: bool
+    def __init__(self, id: _Optional[int] = ..., ranked: _Optional[bool] = ...) -> None: ...
 
 class ChanceRecord(_message.Message):
     __slots__ = ("deck", "pick", "label")
