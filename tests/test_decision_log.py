@@ -143,6 +143,9 @@ def test_the_html_replay_shows_the_lines_beside_the_step_as_text(
     data = json.loads(
         out.read_text().split('type="application/json">', 1)[1].split("</script>", 1)[0]
     )
+    # A seat replay: seat 0's view alone (the desk serves the same page, issue 46.4).
+    assert data["views"] == [f"seat 0 ({data['names'][0]})"]
+    assert {move[1] for move in data["moves"]} == {0}
     steps = data["steps"]
     action_steps = [i for i, step in enumerate(steps) if step["seat"] is not None]
     page = browser.new_page(viewport={"width": 1280, "height": 900})

@@ -7,6 +7,7 @@ Names, reasons and log lines with markup in them are shown as text and run nothi
 
 from __future__ import annotations
 
+import json
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,8 +17,10 @@ import pytest
 
 from referee.contest.tokens import TokenStore
 from referee.hosted.submitting import pack
+from referee.viewer import load
 from tests.desk_helpers import CROUPIER, Referee, running
 from tests.hosted_helpers import SAYING_BOT, network_bot
+from tests.viewer_helpers import page_data, unseen_faces
 
 pytest.importorskip("playwright.sync_api")
 
@@ -57,7 +60,7 @@ def _packed(folder: Path, into: Path) -> Path:
 @pytest.mark.usefixtures("bubblewrap")
 @pytest.mark.timeout(900)  # two builds, a qualification and a match, on a loaded machine
 def test_a_team_uploads_in_the_page_and_follows_its_version_to_play(
-    referee: Referee, page: Any, tmp_path: Path
+    referee: Referee, page: Any, browser: Any, tmp_path: Path
 ) -> None:
     leader = referee.tokens["alice"]
     added = referee.cli("team", "add", "carol", token=leader)
@@ -120,12 +123,72 @@ def test_a_team_uploads_in_the_page_and_follows_its_version_to_play(
     page.wait_for_function("document.getElementById('match-log').textContent.includes('<b>chose')")
     assert page.locator("#match-log b, #events img, #version-log img").count() == 0
     assert page.evaluate("typeof window.pwned") == "undefined"
+    rows = page.locator("#matches tbody tr")
+    assert page.locator("#matches tbody tr a.seat-replay").count() == rows.count()
+    _seat_replay(browser, referee, str(match.get_attribute("data-match")), tmp_path)
     # Signing out: the page asks to sign in again, and its data is refused.
     page.locator("#sign-out-form button").click()
     page.locator("#sign-in").wait_for(state="visible")
     assert page.locator("#desk").is_hidden()
     assert page.evaluate("fetch('/desk/data').then((r) => r.status)") == 401
     assert page.evaluate("fetch('/desk/events?after=0').then((r) => r.status)") == 401
+
+
+def _seat_replay(browser: Any, referee: Referee, match: str, tmp_path: Path) -> None:
+    """Issue 46.4: the match's seat replay, opened from the desk in a page that keeps the
+    site's Content-Security-Policy: alice's seat alone, no card it could not see, and at a
+    decision of hers what her bot printed then (`croupier submissions log --by-decision`'s
+    lines), its markup as text. Another team's session and an anonymous visitor get none."""
+    leader = referee.tokens["alice"]
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    messages: list[str] = []
+    page.on("console", lambda message: messages.append(message.text))
+    page.on("pageerror", lambda error: messages.append(str(error)))
+    try:
+        _sign_in(page, referee, leader)
+        page.locator(f"#matches tr[data-match='{match}'] a.seat-replay").click()
+        page.wait_for_selector("body[data-step='0']", timeout=60_000)
+        data = page_data(page.request.get(page.url).text())
+        (view,) = data["views"]
+        seat = data["log_seat"]
+        assert view.startswith(f"seat {seat} (alice@")
+        record = tmp_path / "match.jsonl"
+        record.write_bytes(page.request.get(f"{referee.web}/records/{match}.jsonl").body())
+        assert unseen_faces(data, load(record), seat) == []
+        said = referee.cli("submissions", "log", "--match", match, "--by-decision", token=leader)
+        assert said.returncode == 0, said.stderr
+        entries = [json.loads(line) for line in said.stdout.splitlines()]
+        decision = next(e["decision"] for e in entries if e["decision"] > 0)
+        lines = [e["line"] for e in entries if e["decision"] == decision]
+        assert lines and all(line.startswith("<b>chose ") for line in lines)
+        step = [i for i, s in enumerate(data["steps"]) if s["seat"] is not None][decision - 1]
+        page.goto(f"{page.url.split('#')[0]}#step={step}")
+        page.wait_for_selector(f"body[data-step='{step}']")
+        assert page.locator("#bot-log-title").text_content() == f"seat {seat} logged"
+        assert page.locator("#bot-log-lines li").all_text_contents() == lines
+        assert page.locator("#bot-log-lines b, #log b").count() == 0
+        theirs = next(i for i, s in enumerate(data["steps"]) if s["seat"] not in (None, seat))
+        page.goto(f"{page.url.split('#')[0]}#step={theirs}")
+        page.wait_for_selector(f"body[data-step='{theirs}']")
+        assert page.locator("#bot-log-lines li").all_text_contents() == [
+            "nothing logged at this step"
+        ]
+    finally:
+        page.close()
+    assert [m for m in messages if "Content Security Policy" in m] == [], messages
+    assert not [m for m in messages if "Error" in m], messages
+    erin = TokenStore(referee.db, create=False).add("erin")
+    other = browser.new_page()
+    try:
+        _sign_in(other, referee, erin)
+        assert other.request.get(f"{referee.web}/desk/replay/{match}").status == 404
+    finally:
+        other.close()
+    anonymous = browser.new_page()
+    try:
+        assert anonymous.request.get(f"{referee.web}/desk/replay/{match}").status == 401
+    finally:
+        anonymous.close()
 
 
 def test_markup_in_a_member_s_name_is_shown_as_text(referee: Referee, page: Any) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
+import re
 import socket
 import sqlite3
 import ssl
@@ -36,9 +37,11 @@ from referee.contest.tokens import TokenStore
 from referee.games import get_game
 from referee.games.base import parse_options
 from referee.hosted.submitting import pack
+from referee.viewer import load
 from tests.desk_helpers import Referee, running
 from tests.hosted_helpers import EXAMPLE, network_bot
 from tests.tls_helpers import make_ca_and_server_cert
+from tests.viewer_helpers import page_data, unseen_faces
 
 #: The upload cap the contest below sets (`--max-upload-mb 1`).
 CAP = 1024 * 1024
@@ -379,7 +382,7 @@ def test_the_hourly_quota_is_refused_in_the_cli_s_words(tmp_path: Path, archive:
 
 
 def test_another_team_and_an_anonymous_visitor_see_none_of_a_team_s_own(
-    referee: Referee, archive: bytes
+    referee: Referee, archive: bytes, tmp_path: Path
 ) -> None:
     alice = _signed_in(referee, referee.tokens["alice"])
     uploaded = alice.upload(archive)
@@ -414,18 +417,58 @@ def test_another_team_and_an_anonymous_visitor_see_none_of_a_team_s_own(
     assert alice.send("GET", f"/desk/versions/{version}/log").status == 200
     # A network bot's match has no hosted output: none for anyone, in the same words.
     assert alice.send("GET", f"/desk/matches/{match}/log").status == 404
+    _seat_replays_are_each_team_s_own(referee, match, (alice, bob, other), tmp_path)
     anonymous = Visitor(referee.web)
     for path in (
         "/desk/data",
         "/desk/events?after=0",
         f"/desk/versions/{version}/log",
         f"/desk/matches/{match}/log",
+        f"/desk/replay/{match}",
     ):
         answer = anonymous.send("GET", path)
         assert answer.status == 401 and version.encode() not in answer.body
     page = anonymous.send("GET", "/desk")
     assert page.status == 200 and b"alice" not in page.body and version.encode() not in page.body
     assert anonymous.upload(archive, "").status == 401
+
+
+def _seat_replays_are_each_team_s_own(
+    referee: Referee, match: str, visitors: tuple[Visitor, Visitor, Visitor], tmp_path: Path
+) -> None:
+    """Issue 46.4: alice's and bob's seat replays of their match, each from its own seat and
+    with no card that seat could not see (the record, read from the site, says which);
+    another team's, another seat's and an unknown match's are refused in the same words."""
+    alice, bob, other = visitors
+    record = tmp_path / "match.jsonl"
+    record.write_bytes(Visitor(referee.web).send("GET", f"/records/{match}.jsonl").body)
+    timeline = load(record)
+    seats = {}
+    for name, visitor in (("alice", alice), ("bob", bob)):
+        answer = visitor.send("GET", f"/desk/replay/{match}")
+        assert answer.status == 200, answer.body
+        assert answer.headers["content-type"].startswith("text/html")
+        assert answer.headers["cache-control"] == "no-store"
+        assert (
+            "unsafe-inline" not in answer.headers["content-security-policy"].split("style-src")[0]
+        )
+        text = answer.body.decode()
+        # No inline script: the viewer's code from the site's files, the match as data.
+        for tag in re.findall(r"<script[^>]*>", text):
+            assert " src=" in tag or 'type="application/gzip+base64"' in tag, tag
+        data = page_data(text)
+        # The record names each seat's bot as its account and its own name: `alice (random)`.
+        (seats[name],) = [s for s, who in enumerate(timeline.names) if who.startswith(name)]
+        assert data["views"] == [f"seat {seats[name]} ({timeline.names[seats[name]]})"]
+        assert data["log_seat"] is None  # a network bot: no hosted output
+        assert unseen_faces(data, timeline, seats[name]) == []
+    refused = other.send("GET", f"/desk/replay/{match}")
+    assert refused.status == 404 and b"seat" not in refused.body
+    assert bob.send("GET", f"/desk/replay/{match}?seat={seats['alice']}").body == refused.body
+    unknown = alice.send("GET", "/desk/replay/no-such-match")
+    assert unknown.status == 404
+    assert unknown.json()["error"] == refused.json()["error"].replace(match, "no-such-match")
+    assert alice.send("GET", f"/desk/replay/{match}?seat=zero").status == 400
 
 
 def test_a_contest_database_made_before_sessions_opens_and_signs_in(tmp_path: Path) -> None:

@@ -35,7 +35,7 @@ from referee.viewer.games import GenericView, view_for
 from referee.viewer.plain import render
 from referee.viewer.stepper import Stepper
 from referee.viewer.terminal import table_renderable
-from tests.viewer_helpers import MATCHES, PlayedMatch, cards_in, play
+from tests.viewer_helpers import MATCHES, PlayedMatch, cards_in, play, unseen_faces
 
 GAMES = sorted(MATCHES)
 runner = CliRunner()
@@ -364,6 +364,42 @@ def test_html_holds_every_view_of_every_step(game: str, timelines: dict[str, Tim
             assert [parts[i] for i in seats] == expected["seats"]
             assert [parts[i] for i in piles] == expected["piles"]
             assert parts[step["caption"][number]] == timeline.caption(index, viewer)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_seat_replay_holds_that_seat_s_view_alone(
+    game: str, timelines: dict[str, Timeline]
+) -> None:
+    """Issue 46.4: a seat replay's data is its seat's tables, captions and moves and nothing
+    else: no face the seat could not see at that step, no chance outcome, no other seat's
+    action but as the events it was sent."""
+    timeline = timelines[game]
+    everything = json.loads(json.dumps(viewer_data(timeline)))
+    for seat in range(timeline.seats):
+        assert unseen_faces(everything, timeline, seat)  # the check sees a leak
+        data = json.loads(json.dumps(viewer_data(timeline, only=seat)))
+        assert data["views"] == [timeline.view_name(seat)]
+        assert {move[1] for move in data["moves"]} == {seat}
+        assert unseen_faces(data, timeline, seat) == []
+        for index, step in enumerate(data["steps"]):
+            assert len(step["table"]) == len(step["caption"]) == 1
+            caption = data["parts"][step["caption"][0]]
+            assert caption == timeline.caption(index, seat)
+            assert not any(line.startswith("chance") for line in caption)
+
+
+def test_a_seat_replay_of_a_tampered_record_does_not_repeat_its_action(tmp_path: Path) -> None:
+    """The replay's problem names the recorded action, which may be another seat's."""
+    played = play("xix", tmp_path / "m.jsonl")
+    first_play = re.search(r'"text":"play (\d+)"', played.path.read_text())
+    assert first_play is not None
+    played.path.write_text(played.path.read_text().replace(first_play.group(0), '"text":"play 99"'))
+    timeline = load(played.path)
+    assert "play 99" in timeline.problems[0]
+    page = render_html(timeline, 0, seat_only=True)
+    assert "play 99" not in page and "could not be replayed to its end" in page
+    with pytest.raises(CroupierError, match="one seat's"):
+        render_html(timeline, seat_only=True)
 
 
 def test_html_page_is_self_contained(timelines: dict[str, Timeline]) -> None:

@@ -129,9 +129,10 @@ def cards_in(message: Message, game: str) -> set[str]:
     return found
 
 
-def page_data(page: Path) -> dict[str, Any]:
-    """The match a viewer page carries: inline JSON, or (a report's pages) gzipped base64."""
-    text = page.read_text("utf-8")
+def page_data(page: Path | str) -> dict[str, Any]:
+    """The match a viewer page (a file, or its text) carries: inline JSON, or (a report's and
+    the site's pages) gzipped base64."""
+    text = page.read_text("utf-8") if isinstance(page, Path) else page
     kind, rest = text.split('<script id="match-data" type="', 1)[1].split('">', 1)
     payload = rest.split("</script>", 1)[0]
     if kind == "application/json":
@@ -140,3 +141,33 @@ def page_data(page: Path) -> dict[str, Any]:
         assert kind == "application/gzip+base64", kind
         data = json.loads(gzip.decompress(base64.b64decode(payload)))
     return data
+
+
+def faces_shown(data: dict[str, Any], index: int, view: int = 0) -> set[str]:
+    """Every card face a page's data draws at step `index` in its view `view` (backs left out):
+    its seats' hands and piles and the middle piles."""
+    parts = data["parts"]
+    _, seats, piles = parts[data["steps"][index]["table"][view]]
+    boxes = [parts[i] for i in seats]
+    every = [parts[i] for i in piles] + [pile for box in boxes for pile in box.get("piles", [])]
+    cards = [card for box in boxes for card in box["hand"]]
+    for pile in every:
+        cards += pile.get("cards", []) + [
+            card for stack in pile.get("stacks", []) for card in stack
+        ]
+    return {card["t"] for card in cards if card["t"]}
+
+
+def unseen_faces(data: dict[str, Any], timeline: Any, seat: int) -> list[tuple[int, set[str]]]:
+    """The steps at which a seat replay's data (`page_data`) draws a face `seat` could not see
+    then, by the record (`timeline`, referee.viewer's): one in no observation of the seat and
+    no event it was sent. Empty for a page that leaks nothing."""
+    game = timeline.game
+    found = []
+    for index in range(len(timeline.steps)):
+        known = cards_in(timeline.observation(index, seat), game)
+        for event in timeline.events(index, seat):
+            known |= cards_in(event.payload, game)
+        if extra := faces_shown(data, index) - known:
+            found.append((index, extra))
+    return found

@@ -44,7 +44,8 @@ def replay(
             help="With --seat: show the lines that seat's bot logged beside each of its "
             'decisions. FILE: JSON Lines {"decision": N, "line": ...}, as the SDKs\' decision '
             "logs or `croupier submissions log --match ID --by-decision` write them. "
-            "The terminal replay is then printed (as --plain).",
+            "The terminal replay is then printed (as --plain); an --html page is then that "
+            "seat's replay, its view alone.",
         ),
     ] = None,
 ) -> None:
@@ -80,7 +81,7 @@ def replay(
                 movers = [s.seat for s in timeline.steps if s.seat is not None]  # the actions
                 logged = read_decision_log(log, timeline.header.match_id, seat, movers)
             _warn(records[0], timeline.problems + (logged.problems() if logged else []))
-            out = viewer.write_html(timeline, html, seat, log=logged)
+            out = viewer.write_html(timeline, html, seat, log=logged, seat_only=logged is not None)
             console.print(f"wrote {out}", markup=False, highlight=False, soft_wrap=True)
             return
         if not plain and log is None and sys.stdin.isatty() and sys.stdout.isatty():

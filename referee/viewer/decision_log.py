@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import stat
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,7 +49,13 @@ def read_decision_log(path: Path, match_id: str, seat: int, movers: Sequence[int
     """`path`'s lines of match `match_id`, kept for `seat`'s decisions: `movers[N - 1]` is the
     seat that made decision N (the record's action lines, in order). CroupierError, one
     sentence, for a file that is not a decision log."""
-    entries = _entries(path, match_id)
+    return seat_log(_entries(path, match_id), seat, movers)
+
+
+def seat_log(entries: Iterable[tuple[int, str]], seat: int, movers: Sequence[int]) -> DecisionLog:
+    """`entries` (decision, line) of one match, kept for `seat`'s decisions as
+    read_decision_log keeps a file's: how a hosted match's lines (the store's, capped when
+    kept) and a file's are shown alike."""
     log = DecisionLog(seat)
     for decision, line in entries:
         if decision == 0 or (decision <= len(movers) and movers[decision - 1] == seat):

@@ -49,16 +49,21 @@ class _Parts:
         return number
 
 
-def viewer_data(timeline: Timeline, log: DecisionLog | None = None) -> dict[str, Any]:
+def viewer_data(
+    timeline: Timeline, log: DecisionLog | None = None, only: int | None = None
+) -> dict[str, Any]:
     """The match as the page reads it (documented in docs/records.md, "Looking at a record"),
-    with a seat's `log` beside its decisions (the page inserts each line as text)."""
+    with a seat's `log` beside its decisions (the page inserts each line as text). With `only`
+    a seat, that seat's view alone: its tables, its captions, its own moves and nothing else
+    (a seat replay, issue 46.4), so that no card it could not see is in the page at all."""
     parts = _Parts()
-    views = timeline.views()
+    views = timeline.views() if only is None else [only]
     steps: list[dict[str, Any]] = []
     logged = _logged_steps(timeline, log)
     for index, step in enumerate(timeline.steps):
         tables, captions = [], []
-        for viewer, table in zip(views, timeline.tables(index), strict=True):
+        drawn = timeline.tables(index) if only is None else [timeline.table(index, only)]
+        for viewer, table in zip(views, drawn, strict=True):
             status = parts.add(table.status)
             seats = tuple(parts.add(box, box.to_json) for box in table.seats)
             piles = tuple(parts.add(pile, pile.to_json) for pile in table.piles)
@@ -94,8 +99,8 @@ def viewer_data(timeline: Timeline, log: DecisionLog | None = None) -> dict[str,
         "views": [timeline.view_name(viewer) for viewer in views],
         "result": timeline.result.text if timeline.result is not None else "",
         "ranking": _ranking(timeline),
-        "moves": _moves(timeline),
-        "problems": timeline.problems,
+        "moves": _moves(timeline, only),
+        "problems": _problems(timeline, only),
         "parts": parts.values,
         "steps": steps,
         "log_seat": None if log is None else log.seat,
@@ -115,14 +120,26 @@ def _logged_steps(timeline: Timeline, log: DecisionLog | None) -> dict[int, list
     return found
 
 
-def _moves(timeline: Timeline) -> list[list[Any]]:
-    """The move list: [step, seat, action text with cards as glyphs, elapsed ms, defaulted]."""
+def _moves(timeline: Timeline, only: int | None) -> list[list[Any]]:
+    """The move list: [step, seat, action text with cards as glyphs, elapsed ms, defaulted];
+    `only` a seat's own (another's action reaches a seat as the events it was sent, if any)."""
     game = timeline.header.game
     return [
         [step.index, step.seat, readable(game, step.text), step.elapsed_ms, step.defaulted]
         for step in timeline.steps
-        if step.kind is StepKind.ACTION
+        if step.kind is StepKind.ACTION and only in (None, step.seat)
     ]
+
+
+#: What a seat replay says of a record that stops early: the replay's own words can name an
+#: action of another seat.
+STOPPED_EARLY = "the record could not be replayed to its end: it is shown as far as it goes"
+
+
+def _problems(timeline: Timeline, only: int | None) -> list[str]:
+    if only is None or not timeline.problems:
+        return timeline.problems
+    return [STOPPED_EARLY]
 
 
 def _ranking(timeline: Timeline) -> list[list[Any]]:
@@ -150,16 +167,22 @@ def render_html(
     shared: bool = False,
     links: Sequence[tuple[str, str]] = (),
     log: DecisionLog | None = None,
+    seat_only: bool = False,
+    assets: str = "",
 ) -> str:
     """The page as text; it opens on `viewer`'s view (None: everything). A page stands alone
     (style, code and match inline), or with `shared` links the viewer's code and style from
-    files beside it (`write_assets`) and carries its match gzipped: what a report of thousands
-    of matches needs. Either opens from disk with no network. `links` (href, text) go in a bar
-    above the match: the way back to the site that serves the page. `log`: a seat's lines
-    beside its decisions (referee.viewer.decision_log)."""
+    files beside it (`write_assets`), or under the URL `assets` (a site's), and carries its
+    match gzipped: what a report of thousands of matches needs. Either opens from disk with no
+    network. `links` (href, text) go in a bar above the match: the way back to the site that
+    serves the page. `log`: a seat's lines beside its decisions
+    (referee.viewer.decision_log). `seat_only`: `viewer`'s view and nothing else, a seat
+    replay (what `croupier replay --seat S --log FILE --html` and the contest desk serve)."""
     timeline.check_viewer(viewer)
-    data = viewer_data(timeline, log)
-    data["start_view"] = 0 if viewer is None else viewer + 1
+    if seat_only and viewer is None:
+        raise CroupierError("a seat replay is one seat's: give its seat")
+    data = viewer_data(timeline, log, viewer if seat_only else None)
+    data["start_view"] = 0 if viewer is None or seat_only else viewer + 1
     # orjson: a report encodes thousands of pages of ~130 KB, five times faster than json.
     encoded = orjson.dumps(data)
     text = encoded.decode()
@@ -168,8 +191,9 @@ def render_html(
         # Level 6: 3% bigger than 9 for a third of its time (a report packs thousands).
         packed = gzip.compress(encoded, compresslevel=6, mtime=0)
         payload = base64.b64encode(packed).decode()
-        style = '<link rel="stylesheet" href="viewer.css">'
-        code = '<script src="draw.js"></script>\n<script src="viewer.js"></script>'
+        where = _escape(assets, quote=True)
+        style = f'<link rel="stylesheet" href="{where}viewer.css">'
+        code = f'<script src="{where}draw.js"></script>\n<script src="{where}viewer.js"></script>'
     else:
         kind = "application/json"
         # Inside <script>, "</" could end the element early; "<\/" means the same to JSON.
@@ -218,9 +242,10 @@ def write_html(
     *,
     shared: bool = False,
     log: DecisionLog | None = None,
+    seat_only: bool = False,
 ) -> Path:
     """Write the viewer page for this match to `out` (folders are created); returns `out`."""
-    page = render_html(timeline, viewer, shared=shared, log=log)
+    page = render_html(timeline, viewer, shared=shared, log=log, seat_only=seat_only)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(page, encoding="utf-8")

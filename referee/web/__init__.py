@@ -17,7 +17,8 @@ Hypercorn, not gRPC), the contest server or the CLI.
   and an author's own; `report`: `croupier ladder report`, a ladder's pages written to a
   folder (the replay viewer's, and `report_index`: the site's standings page with the data
   embedded, which works from disk); `desk`: a contest's author's page of
-  their own (/desk), signed in.
+  their own (/desk), signed in; `desk_replay`: a team's seat replay of its match there, its
+  bot's lines beside its decisions.
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ Secure whenever the site is served over HTTPS (a site on plain HTTP, which only 
 `--insecure` allows, would otherwise never get it back). The token is never stored by the site,
 echoed or put in a page. Signed in, the page (assets/desk.html and desk.js) reads the team's
 own: its members, its versions with their status, build log and qualification report, its
-challenges, its matches with the team's own output of each, and a feed of its events, the
+challenges, its matches with the team's own output of each and its seat replay
+(referee.web.desk_replay), and a feed of its events, the
 same as FollowEvents sends, polled from /desk/events. Every request checks the session again,
 so a removed member's or a rotated token's session is refused at its next request.
 
@@ -34,7 +35,7 @@ from urllib.parse import parse_qs
 
 import trio
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from referee.challenges.book import read_challenges
@@ -58,7 +59,8 @@ from referee.hosted.store import Event, Moment, Version, VersionStatus
 from referee.hosted.submitting import TooLargeError
 from referee.web.api import newest_first, summary
 from referee.web.challenges import challenge_json
-from referee.web.snapshot import Snapshots
+from referee.web.desk_replay import no_match, seat_replay
+from referee.web.snapshot import Snapshots, intact
 
 if TYPE_CHECKING:
     from referee.contest.hosted_wing import HostedWing
@@ -159,6 +161,7 @@ class DeskSite:
             Route(f"{DESK}/events", self.events),
             Route(f"{DESK}/versions/{{version}}/log", self.version_log),
             Route(f"{DESK}/matches/{{match}}/log", self.match_log),
+            Route(f"{DESK}/replay/{{match}}", self.seat_replay),
             Route(f"{DESK}/sign-in", self.sign_in, methods=["POST"]),
             Route(f"{DESK}/sign-out", self.sign_out, methods=["POST"]),
             Route(f"{DESK}/upload", self.upload, methods=["POST"]),
@@ -311,6 +314,35 @@ class DeskSite:
     def _match_log(self, team: str, match_id: str) -> dict[str, Any]:
         version, log = self.submitting.match_log(team, match_id)
         return {"match": match_id, "version": version, "log": log}
+
+    @_answering
+    async def seat_replay(self, request: Request) -> Response:
+        """One of the team's finished matches replayed from its seat (`?seat=N`, one it held),
+        its version's lines beside its decisions (referee.web.desk_replay); 404 for any other
+        match or seat."""
+        signed = await self._signed(request)
+        match_id = request.path_params["match"]
+        seat_text = request.query_params.get("seat")
+        if seat_text is not None and not (
+            seat_text.isascii() and seat_text.isdigit() and len(seat_text) <= 6
+        ):
+            raise _Refusal(400, f"seat must be a seat's number, got {seat_text!r}")
+        seat = None if seat_text is None else int(seat_text)
+        played = await self.snapshots.committed(match_id)
+        contest = self.snapshots.contest
+        result = contest.results.get(played.number) if played and contest else None
+        if played is None or result is None or await intact(played) is None:
+            raise no_match(match_id)
+        team, submitting, bots = signed.member.team, self.submitting, result.match.bots
+        try:
+            page = await trio.to_thread.run_sync(
+                seat_replay, played.record, match_id, bots, team, seat, submitting
+            )
+        except NotFoundError:
+            raise
+        except CroupierError:  # its reason names the site's files: not for a visitor
+            raise _Refusal(500, "cannot show this match") from None
+        return HTMLResponse(page, headers={"cache-control": "no-store"})
 
     async def _own(
         self, request: Request, read: Callable[[str, str], dict[str, Any]], name: str

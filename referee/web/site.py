@@ -18,7 +18,6 @@ post. Scripts read the same through the public JSON API (referee.web.api, /api/v
 from __future__ import annotations
 
 import functools
-import hashlib
 import html
 import re
 from collections import OrderedDict
@@ -44,7 +43,6 @@ from referee.hosted.store import Listing, Version, entrant, read_listing
 from referee.ladder.view import RefereeView
 from referee.ratings.fits import Rating
 from referee.ratings.standings import Row, row_text
-from referee.results.database import Played
 from referee.viewer import load, render_html
 from referee.viewer.html import ASSETS
 from referee.web.api import PublicApi, newest_first, summary, window
@@ -52,7 +50,7 @@ from referee.web.caching import cached, tagged
 from referee.web.challenges import asked_by
 from referee.web.desk import DESK, DeskSite
 from referee.web.live import LiveStreams, seat_names
-from referee.web.snapshot import Snapshots
+from referee.web.snapshot import ALTERED, Snapshots, intact
 
 if TYPE_CHECKING:
     from referee.contest.hosted_wing import HostedWing
@@ -360,7 +358,7 @@ class Site:
         played = await self.snapshots.committed(name.removesuffix(".html"))
         if played is None or not name.endswith(".html"):
             return Response("no such finished match", status_code=404)
-        if await _intact(played) is None:
+        if await intact(played) is None:
             return Response(ALTERED, status_code=404)
         page = self._pages.get(played.match_id)
         if page is None:
@@ -395,7 +393,7 @@ class Site:
         played = await self.snapshots.committed(name.removesuffix(".jsonl"))
         if played is None or not name.endswith(".jsonl"):
             return Response("no such finished match", status_code=404)
-        data = await _intact(played)
+        data = await intact(played)
         if data is None:
             return Response(ALTERED, status_code=404)
         attachment = {"content-disposition": f'attachment; filename="{played.match_id}.jsonl"'}
@@ -414,21 +412,3 @@ def _points(history: list[tuple[int, dict[str, Rating]]], bot: str) -> list[list
         for k, rated in history
         if (r := rated.get(bot)) is not None and r.low is not None and r.high is not None
     ]
-
-
-#: Why a committed match's record or replay is not served (never the site's file paths).
-ALTERED = "this match's record is missing or was changed since it was committed"
-
-
-async def _intact(played: Played) -> bytes | None:
-    """The committed match's record, if it is still what was committed (its SHA-256 as the
-    database holds it): a replaced record is not served as the ladder's (issue 24.1)."""
-
-    def read() -> bytes | None:
-        try:
-            data = played.record.read_bytes()
-        except OSError:
-            return None
-        return data if hashlib.sha256(data).hexdigest() == played.record_sha256 else None
-
-    return await trio.to_thread.run_sync(read)

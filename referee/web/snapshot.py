@@ -7,6 +7,7 @@ when readings are slow (`Spacing`); commits and new matches ask for one sooner.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import AsyncGenerator, Collection
 from dataclasses import asdict, dataclass, field
@@ -402,3 +403,21 @@ class Snapshots:
         if self.contest is None:
             return None
         return next((p for p in self.contest.played if p.match_id == match_id), None)
+
+
+#: Why a committed match's record or replay is not served (never the site's file paths).
+ALTERED = "this match's record is missing or was changed since it was committed"
+
+
+async def intact(played: Played) -> bytes | None:
+    """The committed match's record, if it is still what was committed (its SHA-256 as the
+    database holds it): a replaced record is not served as the ladder's (issue 24.1)."""
+
+    def read() -> bytes | None:
+        try:
+            data = played.record.read_bytes()
+        except OSError:
+            return None
+        return data if hashlib.sha256(data).hexdigest() == played.record_sha256 else None
+
+    return await trio.to_thread.run_sync(read)

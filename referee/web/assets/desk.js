@@ -21,8 +21,8 @@
     else if (content !== undefined && content !== null) node.textContent = String(content);
     return node;
   }
-  function link(href, content) {
-    const a = el("a", content);
+  function link(href, content, className) {
+    const a = el("a", content, className);
     a.href = href;
     return a;
   }
@@ -97,10 +97,12 @@
     const matches = document.createDocumentFragment();
     for (const m of d.matches) {
       const replay = el("td", link(`/matches/${encodeURIComponent(m.match)}.html`, "replay"));
+      // The match from the team's seat, its bot's lines beside each of its decisions.
+      const seat = el("td", link(`/desk/replay/${encodeURIComponent(m.match)}`, "seat replay", "seat-replay"));
       const ours = el("td", button("our output", () =>
         showLog($("match-log"), `/desk/matches/${encodeURIComponent(m.match)}/log`, (x) => x.log || "(it printed nothing)"),
       ));
-      const tr = row([m.match, m.finished_at, m.bots.join(", "), el("td", m.result, "result"), ours, replay]);
+      const tr = row([m.match, m.finished_at, m.bots.join(", "), el("td", m.result, "result"), ours, seat, replay]);
       tr.dataset.match = m.match;
       matches.appendChild(tr);
     }

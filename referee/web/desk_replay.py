@@ -1,0 +1,82 @@
+"""A team's seat replay on its desk (issues 46.4 and 45.4): /desk/replay/<match>.
+
+One of the team's committed matches replayed from a seat the team held (`?seat=N` among them;
+the first by default), with what its hosted version printed during each of that seat's
+decisions beside it: the same page as `croupier replay RECORD --seat S --log FILE --html`
+(referee.viewer's seat replay, which holds that seat's view alone, so no card the seat could
+not see is in the page), its code and style from the site's /static/ files, since the desk's
+Content-Security-Policy runs no inline script. The lines are the store's, kept per decision
+and capped when the match was played (referee.hosted.roster), redacted as `croupier
+submissions log` shows them; the page puts each in as text. A match the team did not play, one
+not committed yet and one that does not exist are refused in the same words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from referee.errors import NotFoundError
+from referee.hosted.store import entrant, plays_as
+from referee.hosted.submitting import Submitting
+from referee.viewer import Timeline, load, render_html
+from referee.viewer.decision_log import DecisionLog, seat_log
+from referee.viewer.timeline import StepKind
+
+#: Where the page takes the viewer's code and style: the site's static files.
+STATIC = "/static/"
+#: The page's way back.
+BACK = ("/desk", "your desk")
+
+
+def no_match(match_id: str) -> NotFoundError:
+    """The one refusal for a match that is not the team's to replay, whatever the reason."""
+    return NotFoundError(f"no finished match {match_id!r} of your team")
+
+
+def seat_replay(
+    record: Path,
+    match_id: str,
+    bots: Sequence[str],
+    team: str,
+    seat: int | None,
+    submitting: Submitting,
+) -> str:
+    """The page of `team`'s `seat` (None: its first) in the committed match at `record`, whose
+    seats `bots` held (the results' names: an account, or a hosted version's entrant, where
+    the record has each bot's own name too); NotFoundError for a seat the team did not hold,
+    or a match it did not play."""
+    held = [s for s, name in enumerate(bots) if plays_as(name, team)]
+    if not held or (seat is not None and seat not in held):
+        raise no_match(match_id)
+    shown = held[0] if seat is None else seat
+    timeline = load(record)
+    return render_html(
+        timeline,
+        shown,
+        shared=True,
+        assets=STATIC,
+        links=[BACK, *_other_seats(held, shown)],
+        log=_log(timeline, bots[shown], team, shown, submitting),
+        seat_only=True,
+    )
+
+
+def _other_seats(held: Sequence[int], shown: int) -> list[tuple[str, str]]:
+    return [(f"?seat={s}", f"seat {s}") for s in held if s != shown]
+
+
+def _log(
+    timeline: Timeline, bot: str, team: str, seat: int, submitting: Submitting
+) -> DecisionLog | None:
+    """What the team's hosted version in `seat` printed, by decision; None when the seat was
+    no hosted version's (a network bot's), or the match was played before lines were kept by
+    decision."""
+    try:
+        version, lines = submitting.decision_log(team, timeline.header.match_id, None)
+    except NotFoundError:
+        return None
+    if entrant(submitting.version(team, version)) != bot:
+        return None  # another of the team's versions, in another seat
+    movers = [s.seat for s in timeline.steps if s.kind is StepKind.ACTION and s.seat is not None]
+    return seat_log(lines, seat, movers)
