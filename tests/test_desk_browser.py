@@ -2,7 +2,9 @@
 `croupier serve --db --web`: a team of two, the leader uploading in the page while the other
 member follows the events on `croupier submissions follow`; the first build fails and the page
 shows why, with its log's end in the feed; the second qualifies, goes active and plays, and the
-page shows the team's own output of its match beside it; signing out leaves nothing readable.
+page shows the team's own output of its match beside it, and its seat replay (issue 46.4):
+the team's seat alone, under the site's policy, with no card that seat could not see and its
+bot's lines beside each decision it printed them during; signing out leaves nothing readable.
 Names, reasons and log lines with markup in them are shown as text and run nothing."""
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ pytest.importorskip("playwright.sync_api")
 
 #: Markup where an author's words go: a member's name, a build's output, a bot's lines.
 MARKUP = '<img src=x onerror="pwned=1"><script>pwned=2</script>'
+#: SAYING_BOT printing MARKUP on stdout too, at each of its decisions.
+SAYING_MARKUP = SAYING_BOT.replace(
+    "        return index\n", f"        print({MARKUP!r}, flush=True)\n        return index\n"
+)
 #: How long a build, a qualification or a first match may take on a loaded machine (ms).
 SLOW_MS = 300_000
 
@@ -97,7 +103,7 @@ def test_a_team_uploads_in_the_page_and_follows_its_version_to_play(
         good = tmp_path / "saying"
         good.mkdir()
         (good / "bot.toml").write_text('games = ["xix"]\nrun = "{python} bot.py"\n')
-        (good / "bot.py").write_text(SAYING_BOT)
+        (good / "bot.py").write_text(SAYING_MARKUP)
         good_id = _upload(page, _packed(good, tmp_path / "saying.tar.gz"))
         active = page.locator(f"#versions tr[data-version='{good_id}'][data-active='1']")
         active.wait_for(timeout=SLOW_MS)
@@ -121,11 +127,21 @@ def test_a_team_uploads_in_the_page_and_follows_its_version_to_play(
     match.wait_for(timeout=60_000)
     match.locator("button").click()
     page.wait_for_function("document.getElementById('match-log').textContent.includes('<b>chose')")
-    assert page.locator("#match-log b, #events img, #version-log img").count() == 0
+    assert page.locator("#match-log b, #match-log img, #events img, #version-log img").count() == 0
     assert page.evaluate("typeof window.pwned") == "undefined"
     rows = page.locator("#matches tbody tr")
     assert page.locator("#matches tbody tr a.seat-replay").count() == rows.count()
-    _seat_replay(browser, referee, str(match.get_attribute("data-match")), tmp_path)
+    replayed = _seat_replay(browser, referee, str(match.get_attribute("data-match")), tmp_path)
+    # In this page (its policy bypassed, so only the page's own care stops it), the bot's
+    # markup beside its decision is text, and runs nothing.
+    page.goto(replayed)
+    page.wait_for_selector(f"body[data-step='{replayed.split('=')[-1]}']")
+    assert MARKUP in page.locator("#bot-log-lines li").all_text_contents()
+    assert page.locator("#bot-log-lines li > *").count() == 0
+    assert page.locator("#log img, #log script, #log b").count() == 0
+    assert page.evaluate("typeof window.pwned") == "undefined"
+    page.goto(referee.web + "/desk")
+    page.locator("#desk").wait_for(state="visible", timeout=60_000)
     # Signing out: the page asks to sign in again, and its data is refused.
     page.locator("#sign-out-form button").click()
     page.locator("#sign-in").wait_for(state="visible")
@@ -134,11 +150,12 @@ def test_a_team_uploads_in_the_page_and_follows_its_version_to_play(
     assert page.evaluate("fetch('/desk/events?after=0').then((r) => r.status)") == 401
 
 
-def _seat_replay(browser: Any, referee: Referee, match: str, tmp_path: Path) -> None:
+def _seat_replay(browser: Any, referee: Referee, match: str, tmp_path: Path) -> str:
     """Issue 46.4: the match's seat replay, opened from the desk in a page that keeps the
-    site's Content-Security-Policy: alice's seat alone, no card it could not see, and at a
+    site's Content-Security-Policy: alice's seat alone, no card it could not see, and at each
     decision of hers what her bot printed then (`croupier submissions log --by-decision`'s
-    lines), its markup as text. Another team's session and an anonymous visitor get none."""
+    lines). Another team's session and an anonymous visitor get none. The address of the
+    page at a decision of hers."""
     leader = referee.tokens["alice"]
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     messages: list[str] = []
@@ -160,9 +177,16 @@ def _seat_replay(browser: Any, referee: Referee, match: str, tmp_path: Path) -> 
         entries = [json.loads(line) for line in said.stdout.splitlines()]
         decision = next(e["decision"] for e in entries if e["decision"] > 0)
         lines = [e["line"] for e in entries if e["decision"] == decision]
-        assert lines and all(line.startswith("<b>chose ") for line in lines)
-        step = [i for i, s in enumerate(data["steps"]) if s["seat"] is not None][decision - 1]
-        page.goto(f"{page.url.split('#')[0]}#step={step}")
+        assert MARKUP in lines and any(line.startswith("<b>chose ") for line in lines)
+        actions = [i for i, s in enumerate(data["steps"]) if s["seat"] is not None]
+        logged: dict[int, list[str]] = {}
+        for entry in entries:  # every line beside its decision's step (decision 0: the start)
+            at = actions[entry["decision"] - 1] if entry["decision"] else 0
+            logged.setdefault(at, []).append(entry["line"])
+        assert {i: s["log"] for i, s in enumerate(data["steps"]) if "log" in s} == logged
+        step = actions[decision - 1]
+        address = f"{page.url.split('#')[0]}#step={step}"
+        page.goto(address)
         page.wait_for_selector(f"body[data-step='{step}']")
         assert page.locator("#bot-log-title").text_content() == f"seat {seat} logged"
         assert page.locator("#bot-log-lines li").all_text_contents() == lines
@@ -189,6 +213,7 @@ def _seat_replay(browser: Any, referee: Referee, match: str, tmp_path: Path) -> 
         assert anonymous.request.get(f"{referee.web}/desk/replay/{match}").status == 401
     finally:
         anonymous.close()
+    return address
 
 
 def test_markup_in_a_member_s_name_is_shown_as_text(referee: Referee, page: Any) -> None:

@@ -7,7 +7,9 @@ database. A cookie replayed after its sign-out, a removed member's session and a
 token's are refused; so are forms without the session's CSRF token or from another origin. A
 10 GiB upload is refused at the cap having been read no further than about the cap, quickly,
 in `croupier submit`'s words, as are its other refusals; one that stops sending is ended.
-Another team and an anonymous visitor see none of a team's versions, logs, matches or events.
+Another team and an anonymous visitor see none of a team's versions, logs, matches, events or
+seat replays; each team's seat replay of a match holds its own seat's view and no card hidden
+from it.
 A contest database made before the desk's sessions table opens and serves as before; over
 HTTPS the cookie is Secure.
 """
