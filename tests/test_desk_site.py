@@ -471,6 +471,19 @@ def _seat_replays_are_each_team_s_own(
     assert unknown.status == 404
     assert unknown.json()["error"] == refused.json()["error"].replace(match, "no-such-match")
     assert alice.send("GET", f"/desk/replay/{match}?seat=zero").status == 400
+    # A record changed since its commit is not replayed as the match's (issue 24.1).
+    with contextlib.closing(sqlite3.connect(referee.db)) as db:
+        (kept,) = db.execute("SELECT record FROM matches WHERE match_id = ?", (match,)).fetchone()
+    kept_path = Path(kept) if Path(kept).is_absolute() else referee.db.parent / kept
+    original = kept_path.read_bytes()
+    kept_path.write_bytes(original.replace(b"alice", b"alicf", 1))
+    try:
+        assert alice.send("GET", f"/desk/replay/{match}").body == unknown.body.replace(
+            b"no-such-match", match.encode()
+        )
+    finally:
+        kept_path.write_bytes(original)
+    assert alice.send("GET", f"/desk/replay/{match}").status == 200
 
 
 def test_a_contest_database_made_before_sessions_opens_and_signs_in(tmp_path: Path) -> None:
