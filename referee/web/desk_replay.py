@@ -74,9 +74,10 @@ def _log(
     decision."""
     try:
         version, lines = submitting.decision_log(team, timeline.header.match_id, None)
+        played_by = entrant(submitting.version(team, version))
     except NotFoundError:
         return None
-    if entrant(submitting.version(team, version)) != bot:
+    if played_by != bot:
         return None  # another of the team's versions, in another seat
     movers = [s.seat for s in timeline.steps if s.kind is StepKind.ACTION and s.seat is not None]
     return seat_log(lines, seat, movers)
