@@ -20,29 +20,13 @@ import croupier
 from croupier.decision_log import MAX_LINE_CHARS, Decision, current
 from referee.cli import app
 from referee.viewer.decision_log import MAX_LINE_BYTES
+from tests.decision_log_helpers import Played
 
 ROOT = Path(__file__).resolve().parent.parent
 LOGGING_BOT = ROOT / "tests" / "bots" / "logging_bot.py"
 RANDOM = f"{sys.executable} {ROOT / 'examples' / 'python' / 'random_bot.py'}"
 MARKUP = "<script>alert(1)</script>"
 runner = CliRunner()
-
-
-class Played:
-    def __init__(self, record: Path, log: Path) -> None:
-        self.record = record
-        self.log = log
-        lines = [json.loads(line) for line in record.read_text().splitlines()]
-        self.match = lines[0]["header"]["matchId"]
-        #: Decision N's action line (N from 1), as the record counts them.
-        self.actions = {
-            n: line["action"]
-            for n, line in enumerate((line for line in lines if "action" in line), start=1)
-        }
-
-    def ours(self) -> list[int]:
-        """Seat 0's decisions (the record leaves seat 0 out of its action lines)."""
-        return [n for n, action in self.actions.items() if action.get("seat", 0) == 0]
 
 
 @pytest.fixture(scope="module")

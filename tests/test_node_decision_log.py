@@ -18,7 +18,6 @@ import sys
 from collections.abc import Iterator
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
 
 import pytest
 import trio
@@ -37,6 +36,7 @@ from referee.match.runner import MatchConfig, run_match
 from referee.match.seats import InProcessSeat, Seat
 from referee.text import printable
 from referee.viewer.decision_log import MAX_LINE_BYTES
+from tests.decision_log_helpers import Played
 from tests.node_support import ROOT, node_or_skip
 
 NODE_LOGGING_BOT = ROOT / "tests" / "bots" / "node_logging_bot.js"
@@ -58,30 +58,6 @@ HOSTILE = [
 #: A lone surrogate is no character: the Node writer writes U+FFFD (Python's would drop it).
 LONE = "\ud800 alone \udfff"
 runner = CliRunner()
-
-
-class Played:
-    """A record and the bot's log of it."""
-
-    def __init__(self, record: Path, log: Path) -> None:
-        self.record = record
-        self.log = log
-        lines = [json.loads(line) for line in record.read_text().splitlines()]
-        self.match: str = lines[0]["header"]["matchId"]
-        #: Decision N's action line (N from 1), as the record counts them.
-        self.actions = {
-            n: line["action"]
-            for n, line in enumerate((line for line in lines if "action" in line), start=1)
-        }
-
-    def ours(self) -> list[int]:
-        """Seat 0's decisions (the record leaves seat 0 out of its action lines)."""
-        return [n for n, action in self.actions.items() if action.get("seat", 0) == 0]
-
-    def entries(self) -> list[dict[str, Any]]:
-        """The log's entries of this match."""
-        entries = [json.loads(line) for line in self.log.read_text("utf-8").splitlines()]
-        return [entry for entry in entries if entry["match"] == self.match]
 
 
 @pytest.fixture(scope="module")
