@@ -6,6 +6,7 @@ chromium, as text, never markup). A file that is no decision log is refused in o
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -14,12 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widgets import Static
 from typer.testing import CliRunner
 
 import croupier
 from croupier.decision_log import MAX_LINE_CHARS, Decision, current
 from referee.cli import app
-from referee.viewer.decision_log import MAX_LINE_BYTES
+from referee.viewer import StepKind, load
+from referee.viewer.decision_log import MAX_LINE_BYTES, read_decision_log
+from referee.viewer.stepper import Stepper
 from tests.decision_log_helpers import Played
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,6 +84,39 @@ def test_the_printed_replay_shows_each_line_under_its_decision(played: Played) -
         assert lines[at + 2] == f"  log | {MARKUP}"
     assert lines[ours[-1] + 3] == "  log | over"
     assert sum(line.startswith("  log | ") for line in lines) == 2 + 2 * len(ours)
+
+
+def test_the_stepper_shows_each_line_under_its_decision_in_the_seat_s_view(
+    played: Played,
+) -> None:
+    """The terminal stepper (`croupier replay --seat 0 --log FILE` on a terminal) shows a
+    decision's lines under its caption in seat 0's view, as text, and none in another view."""
+    timeline = load(played.record)
+    movers = [step.seat for step in timeline.steps if step.seat is not None]
+    log = read_decision_log(played.log, played.match, 0, movers)
+    actions = [step.index for step in timeline.steps if step.kind is StepKind.ACTION]
+    decision = played.ours()[1]
+    step = actions[decision - 1]
+    text = played.actions[decision]["text"]
+
+    async def run() -> tuple[str, str, str]:
+        app = Stepper(timeline, 0, log)
+        async with app.run_test(size=(120, 60)) as pilot:
+            start = _caption(app)
+            app.go(step)
+            await pilot.pause()
+            ours = _caption(app)
+            await pilot.press("1")  # seat 1's view: its lines are seat 0's, not shown
+            return start, ours, _caption(app)
+
+    start, ours, theirs = asyncio.run(run())
+    assert start.endswith("log | seated at 0")
+    assert ours.endswith(f"log | decision {decision}: {text}\nlog | {MARKUP}")
+    assert "log |" not in theirs
+
+
+def _caption(app: Stepper) -> str:
+    return str(app.query_one("#caption", Static).content)
 
 
 def test_another_seat_s_view_leaves_the_lines_out_and_says_so(played: Played) -> None:

@@ -139,6 +139,15 @@ def actions(path: Path, seat: int) -> list[dict[str, object]]:
     ]
 
 
+def stalled_decisions(path: Path, seat: int, count: int) -> dict[int, dict[str, object]]:
+    """`seat`'s first `count` action lines by their decision's number in the match (1-based:
+    the record's action lines in order, as MatchOutcome.decisions counts them)."""
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    moves = [line["action"] for line in lines if "action" in line]
+    own = {n: a for n, a in enumerate(moves, start=1) if a.get("seat", 0) == seat}
+    return dict(list(own.items())[:count])
+
+
 def test_the_referees_own_lag_is_not_charged(tmp_path: Path) -> None:
     # Each of seat 0's first 4 requests waits 600 ms in the referee: twice the move time, so
     # charging it would make 4 timeouts; the bot itself answers in a few ms.
@@ -166,14 +175,23 @@ def test_a_reply_is_not_charged_for_the_loop_being_busy_when_it_came(tmp_path: P
     )
     # The referee can only credit a reply its gRPC poller thread noticed during the stall; on a
     # machine loaded far past its cores that thread may itself be late, once in a while.
-    stalled = actions(tmp_path / "fair.jsonl", 0)[:4]
-    credited = [
-        a
-        for a in stalled
+    stalled = stalled_decisions(tmp_path / "fair.jsonl", 0, 4)
+    credited = {
+        n
+        for n, a in stalled.items()
         if int(a.get("elapsedMs", 0)) < 300 and int(a.get("lagMs", 0)) >= 300  # type: ignore[call-overload]
-    ]
+    }
     assert len(credited) >= 3, stalled
-    assert len(outcome.faults) <= 4 - len(credited), outcome.faults
+    # No credited decision is a fault. A fault of another decision is the machine's, not the
+    # stall's: a bot that thinks 50 ms of a 300 ms move can miss it at a load far past the cores
+    # (once at load 14-20, issue 50); the message says the load it was.
+    faulted = {outcome.decisions[fault.request_id] for fault in outcome.faults}
+    load = os.getloadavg()[0]
+    assert not faulted & credited, (outcome.faults, f"load average {load:.1f}")
+    assert len(faulted & set(stalled)) <= 4 - len(credited), (outcome.faults, stalled)
+    assert not faulted - set(stalled) or load > (os.cpu_count() or 1), (
+        f"decisions {sorted(faulted - set(stalled))} timed out at load average {load:.1f}"
+    )
 
 
 def test_a_stuck_referee_still_ends_the_decision(tmp_path: Path) -> None:

@@ -44,8 +44,8 @@ def replay(
             help="With --seat: show the lines that seat's bot logged beside each of its "
             'decisions. FILE: JSON Lines {"decision": N, "line": ...}, as the SDKs\' decision '
             "logs or `croupier submissions log --match ID --by-decision` write them. "
-            "The terminal replay is then printed (as --plain); an --html page is then that "
-            "seat's replay, its view alone.",
+            "The stepper shows a decision's lines under its caption in that seat's view; an "
+            "--html page is then that seat's replay, its view alone.",
         ),
     ] = None,
 ) -> None:
@@ -73,19 +73,20 @@ def replay(
             raise CroupierError(f"give one record to show, not {len(records)} (or use --verify)")
         if log is not None and seat is None:
             raise CroupierError("--log is one seat's log: give --seat too")
-        if html is not None:
+        stepping = not plain and sys.stdin.isatty() and sys.stdout.isatty()
+        if html is not None or stepping:
             timeline = viewer.load(records[0])
             timeline.check_viewer(seat)
             logged = None
             if log is not None and seat is not None:
                 movers = [s.seat for s in timeline.steps if s.seat is not None]  # the actions
                 logged = read_decision_log(log, timeline.header.match_id, seat, movers)
+            if html is None:
+                viewer.step_through(timeline, seat, logged)
+                return
             _warn(records[0], timeline.problems + (logged.problems() if logged else []))
             out = viewer.write_html(timeline, html, seat, log=logged, seat_only=logged is not None)
             console.print(f"wrote {out}", markup=False, highlight=False, soft_wrap=True)
-            return
-        if not plain and log is None and sys.stdin.isatty() and sys.stdout.isatty():
-            viewer.step_through(records[0], seat)
             return
         problems: list[str] = []
         for line in render(records[0], seat, problems.append, log):

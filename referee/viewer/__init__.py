@@ -18,6 +18,7 @@ from pathlib import Path
 
 from google.protobuf.message import Message
 
+from referee.viewer.decision_log import DecisionLog
 from referee.viewer.games import Context, view_for
 from referee.viewer.games.base import SPECTATOR
 from referee.viewer.html import render_html, viewer_data, write_assets, write_html
@@ -60,10 +61,12 @@ def spectator_table(game: str, names: Sequence[str], public: Message) -> Table:
     return view_for(game).table(context)
 
 
-def step_through(record: Path, seat: int | None = None) -> None:
-    """Open the terminal stepper on `record` until the user quits (needs a terminal)."""
-    timeline = load(record)
+def step_through(
+    timeline: Timeline, seat: int | None = None, log: DecisionLog | None = None
+) -> None:
+    """Open the terminal stepper on `timeline` until the user quits (needs a terminal), with
+    `seat`'s own `log` lines under the caption of its decisions."""
     timeline.check_viewer(seat)
     from referee.viewer.stepper import run_stepper  # Textual loads only when a stepper opens
 
-    run_stepper(timeline, seat)
+    run_stepper(timeline, seat, log)

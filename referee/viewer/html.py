@@ -59,7 +59,7 @@ def viewer_data(
     parts = _Parts()
     views = timeline.views() if only is None else [only]
     steps: list[dict[str, Any]] = []
-    logged = _logged_steps(timeline, log)
+    logged = timeline.log_steps(log)
     for index, step in enumerate(timeline.steps):
         tables, captions = [], []
         drawn = timeline.tables(index) if only is None else [timeline.table(index, only)]
@@ -105,19 +105,6 @@ def viewer_data(
         "steps": steps,
         "log_seat": None if log is None else log.seat,
     }
-
-
-def _logged_steps(timeline: Timeline, log: DecisionLog | None) -> dict[int, list[str]]:
-    """The log's lines by step: decision N is the Nth action step; 0, before the first, the
-    match's start."""
-    if log is None:
-        return {}
-    actions = [step.index for step in timeline.steps if step.kind is StepKind.ACTION]
-    found = {0: log.lines[0]} if 0 in log.lines else {}
-    for decision, lines in log.lines.items():
-        if 0 < decision <= len(actions):
-            found[actions[decision - 1]] = lines
-    return found
 
 
 def _moves(timeline: Timeline, only: int | None) -> list[list[Any]]:

@@ -16,6 +16,9 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static
 
 from referee.match.records import ChallengeMark
+from referee.text import printable
+from referee.viewer.decision_log import DecisionLog
+from referee.viewer.plain import LOG_MARK
 from referee.viewer.terminal import table_renderable
 from referee.viewer.timeline import Timeline
 
@@ -80,7 +83,9 @@ class Stepper(App[None]):
     #goto.open { display: block; }
     """
 
-    def __init__(self, timeline: Timeline, viewer: int | None = None) -> None:
+    def __init__(
+        self, timeline: Timeline, viewer: int | None = None, log: DecisionLog | None = None
+    ) -> None:
         super().__init__()
         timeline.check_viewer(viewer)
         major, minor = timeline.view.major, timeline.view.minor
@@ -91,6 +96,10 @@ class Stepper(App[None]):
         self.index = 0
         self.viewer = viewer
         self.player: Timer | None = None
+        #: The seat's own log lines by step (`croupier replay --seat S --log FILE`), shown under
+        #: the caption in that seat's view (issue 46.4).
+        self.seat_log = log
+        self.logged = timeline.log_steps(log)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -129,6 +138,11 @@ class Stepper(App[None]):
             caption.append(f"record problem: {problem}\n", style="bold red")
         lines = timeline.caption(index, viewer) or ["(nothing this view could see)"]
         caption.append("\n".join(lines))
+        if self.seat_log is not None and viewer == self.seat_log.seat:
+            for problem in self.seat_log.problems() if index == 0 else []:
+                caption.append(f"\nlog problem: {problem}", style="bold red")
+            for line in self.logged.get(index, []):
+                caption.append("\n" + LOG_MARK.strip() + " " + printable(line), style="cyan")
         self.query_one("#caption", Static).update(caption)
 
     def go(self, index: int) -> None:
@@ -216,6 +230,8 @@ class Stepper(App[None]):
             return None
 
 
-def run_stepper(timeline: Timeline, viewer: int | None = None) -> None:
+def run_stepper(
+    timeline: Timeline, viewer: int | None = None, log: DecisionLog | None = None
+) -> None:
     """Open the stepper in this terminal until the user quits."""
-    Stepper(timeline, viewer).run()
+    Stepper(timeline, viewer, log).run()

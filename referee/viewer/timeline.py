@@ -20,6 +20,7 @@ from referee.errors import CroupierError
 from referee.games.base import State
 from referee.match.records import read_to_show
 from referee.match.replay import Replayer
+from referee.viewer.decision_log import DecisionLog
 from referee.viewer.games import Context, GameView, Position, view_for
 from referee.viewer.glyphs import readable
 from referee.viewer.model import SeatBox, Table
@@ -94,6 +95,18 @@ class Timeline:
         if viewer is None:
             return "everything"
         return f"seat {viewer} ({self.names[viewer]})"
+
+    def log_steps(self, log: DecisionLog | None) -> dict[int, list[str]]:
+        """A seat's log lines by step: decision N is the Nth action step; 0, before the first,
+        the match's start (step 0). The one mapping of the HTML replay and the stepper."""
+        if log is None:
+            return {}
+        actions = [step.index for step in self.steps if step.kind is StepKind.ACTION]
+        found = {0: log.lines[0]} if 0 in log.lines else {}
+        for decision, lines in log.lines.items():
+            if 0 < decision <= len(actions):
+                found[actions[decision - 1]] = lines
+        return found
 
     def check_viewer(self, viewer: int | None) -> None:
         if viewer is not None and not 0 <= viewer < self.seats:
