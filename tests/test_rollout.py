@@ -17,7 +17,7 @@ from referee.games import get_game
 from referee.games.base import Pick, State, parse_options
 from referee.games.xeri import CARD_OF, XeriState
 from referee.review import xeri_rollout
-from referee.review.rollout import policy_for, redeal_for, uniform
+from referee.review.rollout import heuristic_prior, policy_for, redeal_for, uniform
 
 XERI_OPTIONS = st.fixed_dictionaries(
     {
@@ -99,6 +99,7 @@ def test_every_game_has_a_policy_that_plays_legally(game_id: str, seed: int) -> 
 def test_games_without_their_own_policy_play_uniformly() -> None:
     assert policy_for("xix") is uniform and policy_for("no-such-game") is uniform
     assert redeal_for("xix") is None and redeal_for("xeri") is xeri_rollout.redeal
+    assert heuristic_prior("xeri") and not heuristic_prior("xix")
 
 
 def test_the_greedy_xeri_policy_takes_a_xeri() -> None:

@@ -16,7 +16,7 @@ a heuristic counts the odds exactly. Where a game's hidden cards are only where 
 (every Xeri card played is shown, XERI-R5), dealing the cards the seat has not seen again at
 random gives another state it cannot tell from the true one, at the cost of a shuffle: such a
 game's module has a `redeal`, and its search plays each playout on a fresh redeal of one
-determinization.
+determinization. A module may also set `PRIOR` (see `heuristic_prior`).
 """
 
 from __future__ import annotations
@@ -59,6 +59,17 @@ def redeal_for(game_id: str) -> Redeal | None:
     module = _module(game_id)
     redeal: Redeal | None = None if module is None else getattr(module, "redeal", None)
     return redeal
+
+
+@cache
+def heuristic_prior(game_id: str) -> bool:
+    """Whether the reference bot keeps the game's heuristic's choice unless its search confirms
+    a better one (`PRIOR` in the game's module; search.Values.confirmed). Xeri's does: its
+    playouts see a few points of difference through many of noise. XIX's search, unaided, wins
+    96.7% of its matches against the heuristic at budget 400 (docs/review.md); under the prior
+    it won 68.3% (issue 48.1), so a game without the word searches alone."""
+    module = _module(game_id)
+    return bool(module is not None and getattr(module, "PRIOR", False))
 
 
 def _module(game_id: str) -> ModuleType | None:

@@ -1,5 +1,5 @@
-"""Xeri's playouts (referee.review.rollout): a greedy policy that sees every hand, and the
-redeal of the cards a seat has not seen."""
+"""Xeri's playouts (referee.review.rollout): a greedy policy that sees every hand, the redeal
+of the cards a seat has not seen, and the heuristic as the search's prior."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from referee.games.base import Action, State
 from referee.games.xeri import CARD_POINTS, IS_JACK, RANK_OF, XERI_POINTS, XeriAction, XeriState
 from referee.review.rollout import EXPLORE
 
+#: The reference bot keeps the heuristic's card unless its search confirms a better one.
+PRIOR: Final = True
 #: A captured card's share of the 3 points for most cards (XERI-R9), as the heuristic counts.
 CARD_WEIGHT: Final = 0.12
 #: What a jack held back for a bigger pile is worth while its round has cards to come.

@@ -4,12 +4,13 @@ Each decision samples the cards the seat has not seen consistently with everythi
 (referee.review.determinize), plays every legal action out with the game's default policy (a
 greedy one for Xeri, where random playouts misjudge every capture; on fresh redeals of the
 sample where the game allows: referee.review.rollout), within a playout budget and the
-decision's deadline, seeded for repeatability: the same matches, the same choices. The game's
-heuristic proposes an action and the search must beat it: the best action is taken only where
-its paired margin over the heuristic's has a 95% interval above zero, on playouts other than
-those that chose it (`Values.confirmed`; a few noisy playouts otherwise override good card
-sense, issue 48.1). Where no determinization fits in time, the heuristic decides. These import
-the referee (the `croupier` distribution has it); `croupier.bots` itself does not.
+decision's deadline, seeded for repeatability: the same matches, the same choices. In Xeri the
+game's heuristic proposes an action and the search must beat it (`rollout.heuristic_prior`):
+the best action is taken only where its paired margin over the heuristic's has a 95% interval
+above zero, on playouts other than those that chose it (`Values.confirmed`; a few noisy
+playouts otherwise override good card sense, issue 48.1). Where no determinization fits in
+time, the heuristic decides. These import the referee (the `croupier` distribution has it);
+`croupier.bots` itself does not.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from croupier.v1 import game_pb2, referee_pb2
 from referee.games import get_game
 from referee.games.base import parse_options
 from referee.review.determinize import Step
-from referee.review.rollout import policy_for, redeal_for
+from referee.review.rollout import heuristic_prior, policy_for, redeal_for
 from referee.review.search import Unsampled, evaluate
 from referee.review.view import SeatDecision, SeatView, from_request
 
@@ -94,7 +95,10 @@ class ReferenceBot(Bot):
                 policy_for(view.game.id),
                 redeal_for(view.game.id),
             )
-            index = values.confirmed(self._fallback.act(request))
+            if heuristic_prior(view.game.id):
+                index = values.confirmed(self._fallback.act(request))
+            else:
+                index = values.best
         except Unsampled:
             self.fallbacks += 1
             index = self._fallback.act(request)
