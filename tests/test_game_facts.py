@@ -15,6 +15,7 @@ from referee.games.base import parse_options
 from referee.games.catalog import CATALOG
 from referee.games.values import value_function
 from referee.ladder.config import team_game
+from referee.review.rollout import policy_for
 from referee.viewer.games import VIEWS
 from tests.playouts import seeded_playout
 
@@ -113,6 +114,7 @@ def test_a_game_s_parts_are_found_by_its_catalogue_entry_alone(game_id: str) -> 
     value = value_function(game_id)
     assert value is not None and value.module.__name__ == parts.value
     assert f"{type(VIEWS[game_id]).__module__}:{type(VIEWS[game_id]).__name__}" == parts.view
+    assert parts.rollout is None or policy_for(game_id).__module__ == parts.rollout
     spelled = [
         f"{path.relative_to(PACKAGE)}"
         for path in PACKAGE.rglob("*.py")

@@ -13,6 +13,7 @@ from croupier.bots import RandomBot
 from croupier.bots.reference import XixReferenceBot
 from referee.cli import app
 from referee.match.replay import verify
+from referee.review.search import ActionValue, Values
 from tests.test_review import played
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,3 +44,15 @@ def test_a_seeded_reference_bot_repeats_its_choices(tmp_path: Path) -> None:
     ]
     assert actions[0] == actions[1]
     assert bots[0].fallbacks == 0  # every decision was searched, none left to the heuristic
+
+
+def test_the_search_overrules_the_heuristic_only_on_playouts_that_did_not_choose() -> None:
+    """Issue 48.1: an action lucky on the rows that chose it (the even ones) but no better on
+    the others keeps the heuristic's choice; one better on both is taken; a single row proves
+    nothing."""
+    actions = tuple(ActionValue(f"play {c}", 0.0, 0.0) for c in "AB")
+    lucky = Values(actions, tuple((0.0, 9.0) if k % 2 == 0 else (1.0, 1.0) for k in range(40)))
+    assert lucky.confirmed(0) == 0
+    better = Values(actions, tuple((0.0, 3.0 + k % 3) for k in range(40)))
+    assert better.confirmed(0) == 1 and better.confirmed(1) == 1
+    assert Values(actions, ((0.0, 9.0),)).confirmed(0) == 0

@@ -40,12 +40,15 @@ class Teams:
 class Parts:
     """Where a game's parts live, each `module:attribute` (imported only when first used, so a
     command that plays one game loads one engine): its engine class, its luck value module
-    (referee.games.values), and its view (referee.viewer.games). The one place the code around
-    a game finds them (docs/adding-a-game.md)."""
+    (referee.games.values), its view (referee.viewer.games), and its playouts' default policy
+    for the reference bots' search (a module with `policy` and, where the game allows, `redeal`:
+    referee.review.rollout). The one place the code around a game finds them
+    (docs/adding-a-game.md)."""
 
     engine: str
     value: str | None = None
     view: str | None = None
+    rollout: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +122,7 @@ XERI: Final = GameInfo(
         engine="referee.games.xeri:Xeri",
         value="referee.games.xeri_value",
         view="referee.viewer.games.xeri:XeriView",
+        rollout="referee.review.xeri_rollout",
     ),
     earlier_values=frozenset(
         {"xeri-deal-1:9b52db21d7fa4d5aeaa8ddebeedd2057aaf231da88ba09965e0fde2929929032"}

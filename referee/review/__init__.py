@@ -5,7 +5,8 @@
 - `determinize`: a full history sampled to fit a view, through the engine; `cards`: where two
   messages differ only in cards, and the relabelling that mends a sample;
 - `search`: determinized Monte Carlo, each legal action's mean final margin; `budgets`: the
-  playouts a decision may spend;
+  playouts a decision may spend; `rollout`: the playouts' default policy and redeal, found
+  per game by its catalogue entry; `xeri_rollout`: Xeri's;
 - `review`: every decision of a seat reviewed, on a process pool; `grades`: inaccuracy,
   mistake, blunder by points lost, per game;
 - `positions`: decisions as a positions file, read back and checked against the engine;

@@ -1,8 +1,9 @@
 """Determinized Monte Carlo: the value of each legal action of the seat to move, from its view.
 
 Each determinization (referee.review.determinize) is played out a few times after every legal
-action with the same seeded random default policy (common random numbers: the actions of one
-sample are compared on the same luck), to the end of the match. An action's value is its mean
+action with the same seeded default policy (common random numbers: the actions of one sample
+are compared on the same luck; uniformly random unless the caller names one of
+referee.review.rollout's), to the end of the match. An action's value is its mean
 final margin (the seat's score less the best other side's), with a 95% interval.
 """
 
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from referee.games.base import Pick, Result, State
 from referee.review.budgets import check_budget
 from referee.review.determinize import Step, Unsampled, history
+from referee.review.rollout import Policy, Redeal, uniform
 
 __all__ = ["ActionValue", "Unsampled", "Values", "check_budget", "evaluate", "margin"]
 from referee.review.view import SeatView
@@ -47,6 +49,17 @@ class Values:
         diffs = [row[best] - row[chosen] for row in self.margins]
         return _mean(diffs), _half_width(diffs)
 
+    def confirmed(self, prior: int) -> int:
+        """The action best on the even rows if the odd rows confirm that it beats `prior` (the
+        95% interval of their paired difference lies above zero), else `prior`. Testing on the
+        rows that chose it would favour the luckiest of several actions (issue 48.1)."""
+        choose, test = self.margins[::2], self.margins[1::2]
+        if not test:
+            return prior
+        best = max(range(len(self.actions)), key=lambda i: _mean([row[i] for row in choose]))
+        diffs = [row[best] - row[prior] for row in test]
+        return best if _mean(diffs) > _half_width(diffs) else prior
+
 
 #: Playouts per action on one determinization: a sample costs some hundred playouts (it replays
 #: the match, repairing it), so each is played out several times (their mean is one row).
@@ -59,36 +72,45 @@ def evaluate(
     seed: int,
     deadline: float | None = None,
     particles: list[list[Step]] | None = None,
+    policy: Policy = uniform,
+    redeal: Redeal | None = None,
 ) -> Values:
     """The values of the legal actions at the view's last decision, within `budget` playouts
     divided among the actions, all drawn from `seed` and the view alone. With a `deadline`
     (time.monotonic()), no sample is begun after it (one at least is made). With `particles`
     (a bot's, kept from its previous decision), sample k continues history k and leaves its new
-    history there. Raises Unsampled where no determinization fits the view."""
+    history there. `policy` moves every seat in the playouts; with a `redeal`, one
+    determinization is enough and each row is one playout of every action on a fresh redeal of
+    it (referee.review.rollout). Raises Unsampled where no determinization fits the view."""
     check_budget(budget)
     legal = view.decisions[-1].legal
     per_action = max(1, budget // len(legal))
     repeats = min(PLAYOUTS_PER_SAMPLE, per_action)
     count = max(1, per_action // repeats)
+    if redeal is not None:
+        repeats, count = 1, per_action
     rows: list[tuple[float, ...]] = []
+    sampled: State | None = None
     for k in range(count):
         if rows and deadline is not None and time.monotonic() > deadline:
             break
         rng = random.Random(f"{seed}:{len(view.decisions)}:{k}")
-        start = particles[k] if particles is not None and k < len(particles) else None
-        try:
-            state, steps = history(view, rng, start)
-        except Unsampled:
-            continue
-        if particles is not None:
-            particles[k : k + 1] = [steps]
+        if sampled is None or redeal is None:
+            start = particles[k] if particles is not None and k < len(particles) else None
+            try:
+                sampled, steps = history(view, rng, start)
+            except Unsampled:
+                continue
+            if particles is not None:
+                particles[k : k + 1] = [steps]
+        state = sampled if redeal is None else redeal(sampled, view.seat, rng)
         actions = {action.text: action for action in state.legal_actions()}
         lucks = [rng.randrange(1 << 62) for _ in range(repeats)]
         rows.append(
             tuple(
                 _mean(
                     [
-                        _playout(state.apply(actions[t]), view.seat, random.Random(luck))
+                        _playout(state.apply(actions[t]), view.seat, policy, random.Random(luck))
                         for luck in lucks
                     ]
                 )
@@ -105,11 +127,11 @@ def evaluate(
     return Values(values, tuple(rows))
 
 
-def _playout(state: State, seat: int, rng: random.Random) -> float:
+def _playout(state: State, seat: int, policy: Policy, rng: random.Random) -> float:
     while not state.is_terminal():
         node = state.chance()
         if node is None:
-            state = state.apply(rng.choice(state.legal_actions()))
+            state = state.apply(policy(state, rng))
         elif isinstance(node, Pick):
             state = state.apply_chance(rng.randrange(node.count))
         else:

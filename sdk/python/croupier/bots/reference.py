@@ -1,11 +1,16 @@
 """Reference bots that search (issue 48): determinized Monte Carlo at every decision.
 
 Each decision samples the cards the seat has not seen consistently with everything it was sent
-(referee.review.determinize), plays every legal action out with a random default policy, and
-takes the action of best mean final margin (referee.review.search), within a playout budget and
-the decision's deadline, seeded for repeatability: the same matches, the same choices. Where no
-determinization fits in time, the game's heuristic decides. These import the referee (the
-`croupier` distribution has it); `croupier.bots` itself does not.
+(referee.review.determinize), plays every legal action out with the game's default policy (a
+greedy one for Xeri, where random playouts misjudge every capture; on fresh redeals of the
+sample where the game allows: referee.review.rollout), within a playout budget and the
+decision's deadline, seeded for repeatability: the same matches, the same choices. In Xeri the
+game's heuristic proposes an action and the search must beat it (`rollout.heuristic_prior`):
+the best action is taken only where its paired margin over the heuristic's has a 95% interval
+above zero, on playouts other than those that chose it (`Values.confirmed`; a few noisy
+playouts otherwise override good card sense, issue 48.1). Where no determinization fits in
+time, the heuristic decides. These import the referee (the `croupier` distribution has it);
+`croupier.bots` itself does not.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from croupier.v1 import game_pb2, referee_pb2
 from referee.games import get_game
 from referee.games.base import parse_options
 from referee.review.determinize import Step
+from referee.review.rollout import heuristic_prior, policy_for, redeal_for
 from referee.review.search import Unsampled, evaluate
 from referee.review.view import SeatDecision, SeatView, from_request
 
@@ -80,8 +86,19 @@ class ReferenceBot(Bot):
         left = self.time_left()
         deadline = None if left == float("inf") else time.monotonic() + (left - SLACK) / 2
         try:
-            values = evaluate(view, self.budget, self.seed, deadline, self._particles)
-            index = values.best
+            values = evaluate(
+                view,
+                self.budget,
+                self.seed,
+                deadline,
+                self._particles,
+                policy_for(view.game.id),
+                redeal_for(view.game.id),
+            )
+            if heuristic_prior(view.game.id):
+                index = values.confirmed(self._fallback.act(request))
+            else:
+                index = values.best
         except Unsampled:
             self.fallbacks += 1
             index = self._fallback.act(request)

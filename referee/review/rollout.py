@@ -1,0 +1,79 @@
+"""Default policies for playouts (issue 48.1): the move a playout makes for every seat, and
+the redeal that turns one determinization into many.
+
+A uniformly random playout values a Xeri card by luck alone: the capture, the Xeri and the
+card handed to the next seat are what a round's points hang on, and a random opponent takes
+them by chance, so every action looks alike (the reference lost to the heuristic, 48.1). A
+playout runs on a determinized state, a full deal, so a game's greedy policy may read every
+hand: it is the perfect-information opponent that playout search assumes. Games without a
+policy of their own play uniformly; the engines stay as they are, the policies live beside the
+search, each in the module its catalogue entry names (`Parts.rollout`, with `policy` and maybe
+`redeal`).
+
+A determinization costs some hundred playouts (referee.review.determinize replays the match),
+so a few per decision leave the search guessing the other hands from a handful of deals, while
+a heuristic counts the odds exactly. Where a game's hidden cards are only where they lie now
+(every Xeri card played is shown, XERI-R5), dealing the cards the seat has not seen again at
+random gives another state it cannot tell from the true one, at the cost of a shuffle: such a
+game's module has a `redeal`, and its search plays each playout on a fresh redeal of one
+determinization. A module may also set `PRIOR` (see `heuristic_prior`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from collections.abc import Callable
+from functools import cache
+from types import ModuleType
+from typing import Final
+
+from referee.games.base import Action, State
+from referee.games.catalog import CATALOG
+
+#: A default policy: the action the seat to move takes in a playout (a legal one).
+Policy = Callable[[State, random.Random], Action]
+#: A redeal: the state with the cards `seat` has not seen dealt again, where they may lie.
+Redeal = Callable[[State, int, random.Random], State]
+
+#: The share of a greedy policy's moves that are uniformly random instead, so that the
+#: playouts of one state differ.
+EXPLORE: Final = 0.1
+
+
+def uniform(state: State, rng: random.Random) -> Action:
+    return rng.choice(state.legal_actions())
+
+
+@cache
+def policy_for(game_id: str) -> Policy:
+    """The game's default policy for playouts (uniform where it has none)."""
+    module = _module(game_id)
+    policy: Policy = uniform if module is None else module.policy
+    return policy
+
+
+@cache
+def redeal_for(game_id: str) -> Redeal | None:
+    """The game's redeal of what a seat has not seen, or None where it has none."""
+    module = _module(game_id)
+    redeal: Redeal | None = None if module is None else getattr(module, "redeal", None)
+    return redeal
+
+
+@cache
+def heuristic_prior(game_id: str) -> bool:
+    """Whether the reference bot keeps the game's heuristic's choice unless its search confirms
+    a better one (`PRIOR` in the game's module; search.Values.confirmed). Xeri's does: its
+    playouts see a few points of difference through many of noise. XIX's search, unaided, wins
+    96.7% of its matches against the heuristic at budget 400 (docs/review.md); under the prior
+    it won 68.3% (issue 48.1), so a game without the word searches alone."""
+    module = _module(game_id)
+    return bool(module is not None and getattr(module, "PRIOR", False))
+
+
+def _module(game_id: str) -> ModuleType | None:
+    info = CATALOG.get(game_id)
+    if info is None or info.parts.rollout is None:
+        return None
+    return importlib.import_module(info.parts.rollout)
