@@ -8,6 +8,7 @@ import json
 import random
 from itertools import islice
 from pathlib import Path
+from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -21,6 +22,7 @@ from referee.cli.app import app
 from referee.review.review import DecisionReview, review, reviews
 
 BUDGET = 24
+runner = CliRunner()
 
 
 def played(path: Path, seed: int, bots: list[Bot]) -> Path:
@@ -88,7 +90,6 @@ def test_the_review_is_unchanged_by_what_the_seat_cannot_see(tmp_path: Path, see
 
 def test_bad_input_is_refused(tmp_path: Path) -> None:
     record = played(tmp_path / "m.jsonl", 2, [XixHeuristicBot(), RandomBot(1)])
-    runner = CliRunner()
     for args, code, words in [
         (["--seat", "2"], 2, "seat 2 is out of range 0..1"),
         (["--seat", "0", "--budget", "0"], 2, "budget 0 is out of range"),
@@ -115,3 +116,54 @@ def test_bad_input_is_refused(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["seat"] == 0 and data["decisions"][0]["values"]
+
+
+def test_the_html_review_marks_each_decision_and_charts_the_seat_s_margin(
+    tmp_path: Path, page: Any
+) -> None:
+    """`croupier review --html`: the seat's replay (its view alone) with each decision's values
+    as bars beside its step, the chosen and the best marked, the grade said as the table says
+    it; the chart has a point per sampled decision, and a point opens its decision."""
+    record = played(tmp_path / "m.jsonl", 11, [XixHeuristicBot(), RandomBot(3)])
+    out = tmp_path / "review.html"
+    result = runner.invoke(
+        app,
+        [
+            *("review", str(record), "--seat", "1", "--budget", str(BUDGET)),
+            *("--json", "--html", str(out)),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    decisions = json.loads(result.stdout)["decisions"]
+    data = json.loads(
+        out.read_text().split('type="application/json">', 1)[1].split("</script>", 1)[0]
+    )
+    assert data["views"] == [f"seat 1 ({data['names'][1]})"] and data["review_seat"] == 1
+    marked = [i for i, step in enumerate(data["steps"]) if "review" in step]
+    assert marked == [i for i, step in enumerate(data["steps"]) if step["seat"] == 1]
+    assert len(marked) == len(decisions)
+    page.goto(out.as_uri())
+    page.wait_for_selector("body[data-step='0']")
+    assert page.locator("#review").is_visible()
+    assert page.locator("#review-chart circle").count() == sum(
+        not d["unsampled"] for d in decisions
+    )
+    graded = [k for k, d in enumerate(decisions) if d["grade"]]
+    assert graded  # the random bot's seat: some choices lose significantly (the test above)
+    for k in {0, graded[0], len(decisions) - 1}:
+        d = decisions[k]
+        page.evaluate(f"location.hash = 'step={marked[k]}'")
+        page.wait_for_selector(f"body[data-step='{marked[k]}']")
+        rows = page.locator("#review-values li")
+        assert rows.evaluate_all("rows => rows.map((r) => r.dataset.action)") == [
+            v["text"] for v in d["values"]
+        ]
+        assert page.locator("#review-values li.chosen").get_attribute("data-action") == d["chosen"]
+        assert page.locator("#review-values li.best").get_attribute("data-action") == d["best"]
+        verdict = page.text_content("#review-verdict") or ""
+        assert verdict.startswith(f"decision {k + 1}: ")
+        assert (d["grade"] or "no grade" if d["chosen"] != d["best"] else "the best") in verdict
+        assert page.locator("#review-chart circle.now").get_attribute("data-step") == str(marked[k])
+    # A point of the chart opens its decision's step.
+    page.locator(f"#review-chart circle[data-step='{marked[graded[0]]}']").dispatch_event("click")
+    page.wait_for_selector(f"body[data-step='{marked[graded[0]]}']")

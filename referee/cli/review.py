@@ -33,6 +33,13 @@ def review_command(
     workers: Annotated[
         int | None, typer.Option(help="Processes sharing the decisions (default: one per core).")
     ] = None,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            help="Also write the seat's replay with the review on it: each decision's values as "
+            "bars beside its step, the seat's expected margin along the match as a chart."
+        ),
+    ] = None,
 ) -> None:
     """Value each legal action of every decision of seat SEAT (mean final margin over sampled
     deals and random playouts, with a 95% interval), from what the seat saw only; the chosen
@@ -52,6 +59,8 @@ def review_command(
         except Unverified as error:
             errors.print(f"error: {error}", markup=False, highlight=False)
             raise typer.Exit(EXIT_CHECK_FAILED) from None
+        if html is not None:
+            _write_page(record, seat, reviewed, html)
     if as_json:
         print(
             json.dumps(
@@ -67,6 +76,16 @@ def review_command(
         )
         return
     console.print(_table(reviewed))
+
+
+def _write_page(record: Path, seat: int, reviewed: list[DecisionReview], out: Path) -> None:
+    from referee import viewer
+    from referee.review.marks import page_marks
+
+    timeline = viewer.load(record)
+    marks = page_marks(timeline, seat, reviewed)
+    viewer.write_html(timeline, out, seat, seat_only=True, marks=marks)
+    errors.print(f"wrote {out}", markup=False, highlight=False, soft_wrap=True)
 
 
 def _table(reviewed: list[DecisionReview]) -> Table:

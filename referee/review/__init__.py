@@ -8,7 +8,8 @@
   playouts a decision may spend; `rollout`: the playouts' default policy and redeal, found
   per game by its catalogue entry; `xeri_rollout`: Xeri's;
 - `review`: every decision of a seat reviewed, on a process pool; `grades`: inaccuracy,
-  mistake, blunder by points lost, per game;
+  mistake, blunder by points lost, per game; `marks`: a review as marks on the seat's replay
+  page (value bars, the margin chart);
 - `positions`: decisions as a positions file, read back and checked against the engine;
   `position_game`: a position as a one-decision match; `position_runs`: a bot run on each.
 """

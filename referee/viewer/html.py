@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import functools
 import gzip
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -50,12 +50,18 @@ class _Parts:
 
 
 def viewer_data(
-    timeline: Timeline, log: DecisionLog | None = None, only: int | None = None
+    timeline: Timeline,
+    log: DecisionLog | None = None,
+    only: int | None = None,
+    marks: Mapping[int, Mapping[str, object]] | None = None,
 ) -> dict[str, Any]:
     """The match as the page reads it (documented in docs/records.md, "Looking at a record"),
     with a seat's `log` beside its decisions (the page inserts each line as text). With `only`
     a seat, that seat's view alone: its tables, its captions, its own moves and nothing else
-    (a seat replay, issue 46.4), so that no card it could not see is in the page at all."""
+    (a seat replay, issue 46.4), so that no card it could not see is in the page at all. `marks`:
+    a review of `only`'s decisions by step (referee.review.marks), shown beside each."""
+    if marks is not None and only is None:
+        raise CroupierError("a review's marks go on its seat's replay: give its seat")
     parts = _Parts()
     views = timeline.views() if only is None else [only]
     steps: list[dict[str, Any]] = []
@@ -80,6 +86,8 @@ def viewer_data(
         )
         if index in logged:
             steps[-1]["log"] = logged[index]
+        if marks is not None and index in marks:
+            steps[-1]["review"] = marks[index]
     header = timeline.header
     return {
         "format": 1,
@@ -104,6 +112,7 @@ def viewer_data(
         "parts": parts.values,
         "steps": steps,
         "log_seat": None if log is None else log.seat,
+        "review_seat": None if marks is None else only,
     }
 
 
@@ -156,6 +165,7 @@ def render_html(
     log: DecisionLog | None = None,
     seat_only: bool = False,
     assets: str = "",
+    marks: Mapping[int, Mapping[str, object]] | None = None,
 ) -> str:
     """The page as text; it opens on `viewer`'s view (None: everything). A page stands alone
     (style, code and match inline), or with `shared` links the viewer's code and style from
@@ -164,11 +174,12 @@ def render_html(
     network. `links` (href, text) go in a bar above the match: the way back to the site that
     serves the page. `log`: a seat's lines beside its decisions
     (referee.viewer.decision_log). `seat_only`: `viewer`'s view and nothing else, a seat
-    replay (what `croupier replay --seat S --log FILE --html` and the contest desk serve)."""
+    replay (what `croupier replay --seat S --log FILE --html` and the contest desk serve);
+    `marks`, a review of that seat's decisions on it (`croupier review --html`)."""
     timeline.check_viewer(viewer)
     if seat_only and viewer is None:
         raise CroupierError("a seat replay is one seat's: give its seat")
-    data = viewer_data(timeline, log, viewer if seat_only else None)
+    data = viewer_data(timeline, log, viewer if seat_only else None, marks)
     data["start_view"] = 0 if viewer is None or seat_only else viewer + 1
     # orjson: a report encodes thousands of pages of ~130 KB, five times faster than json.
     encoded = orjson.dumps(data)
@@ -230,9 +241,10 @@ def write_html(
     shared: bool = False,
     log: DecisionLog | None = None,
     seat_only: bool = False,
+    marks: Mapping[int, Mapping[str, object]] | None = None,
 ) -> Path:
     """Write the viewer page for this match to `out` (folders are created); returns `out`."""
-    page = render_html(timeline, viewer, shared=shared, log=log, seat_only=seat_only)
+    page = render_html(timeline, viewer, shared=shared, log=log, seat_only=seat_only, marks=marks)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(page, encoding="utf-8")

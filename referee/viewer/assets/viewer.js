@@ -29,6 +29,7 @@
     if (!lines.length) caption.appendChild(text("li", "quiet", "nothing this view could see"));
     $("caption").replaceChildren(caption);
     showLog(step);
+    showReview(step);
     $("result").textContent = index === last && data.result ? `result: ${data.result}` : "";
     showBanner(index === last);
     markMove();
@@ -56,6 +57,82 @@
     for (const line of lines) list.appendChild(text("li", "", line));
     if (!lines.length) list.appendChild(text("li", "quiet", "nothing logged at this step"));
     $("bot-log-lines").replaceChildren(list);
+  }
+
+  // `croupier review --html`: beside each of the seat's decisions its actions' values (mean
+  // final margin, 95% interval) as bars, the chosen and the best marked and the grade said; and
+  // the seat's expected margin along the match (the chosen action's value) as a chart whose
+  // points open their decision.
+  const SVG = $("review-chart").namespaceURI; // the page's own <svg>: no address in the page
+  const reviewed = steps.map((step, i) => [i, step.review]).filter(([, r]) => r && !r.unsampled);
+  const chosenValue = (r) => (r.values.find((v) => v[0] === r.chosen) || [null, 0])[1] || 0;
+  // A value and its 95% half-width as the review prints them; null (one sample): no interval.
+  const points = (mean, half, signed) =>
+    (mean === null ? "?" : (signed && mean >= 0 ? "+" : "") + mean.toFixed(2)) +
+    (half === null ? "" : ` ±${half.toFixed(2)}`);
+  function showReview(step) {
+    const shown = data.review_seat !== null && data.review_seat !== undefined;
+    $("review").hidden = !shown;
+    if (!shown) return;
+    const r = step.review;
+    const values = document.createDocumentFragment();
+    let verdict = "not a decision of this seat";
+    if (r && r.unsampled) verdict = `decision ${r.decision}: no deal fitted what the seat saw`;
+    else if (r) {
+      verdict = `decision ${r.decision}: ` + (r.grade
+        ? `${r.grade}, ${points(r.loss, r.half, false)} points below ${r.best}`
+        : r.chosen === r.best ? "the best action" : `${points(r.loss, r.half, false)} below the best, no grade`);
+      const low = Math.min(...r.values.map((v) => (v[1] || 0) - (v[2] || 0)));
+      const high = Math.max(...r.values.map((v) => (v[1] || 0) + (v[2] || 0)));
+      const span = high - low || 1;
+      for (const [what, mean, half] of r.values) {
+        const item = text("li", "", "");
+        item.dataset.action = what;
+        if (what === r.chosen) item.classList.add("chosen");
+        if (what === r.best) item.classList.add("best");
+        item.appendChild(text("span", "what", what));
+        const bar = text("span", "bar", "");
+        bar.style.width = `${Math.max(2, (100 * ((mean || 0) - low)) / span)}%`;
+        item.appendChild(bar);
+        item.appendChild(text("span", "value", points(mean, half, true)));
+        values.appendChild(item);
+      }
+    }
+    $("review-verdict").textContent = verdict;
+    $("review-verdict").dataset.grade = (r && r.grade) || "";
+    $("review-values").replaceChildren(values);
+    const at = reviewed.filter(([i]) => i <= index).pop();
+    for (const point of $("review-chart").querySelectorAll("circle")) {
+      point.classList.toggle("now", at !== undefined && Number(point.dataset.step) === at[0]);
+    }
+  }
+
+  function fillChart() {
+    const chart = $("review-chart");
+    if (!reviewed.length) return;
+    const ys = reviewed.map(([, r]) => chosenValue(r));
+    const top = Math.max(1, ...ys.map(Math.abs));
+    const x = (k) => 6 + (288 * k) / Math.max(1, reviewed.length - 1);
+    const y = (v) => 40 - (34 * v) / top;
+    const axis = document.createElementNS(SVG, "line");
+    for (const [key, value] of [["x1", 0], ["x2", 300], ["y1", 40], ["y2", 40], ["class", "axis"]]) axis.setAttribute(key, value);
+    chart.appendChild(axis);
+    const line = document.createElementNS(SVG, "polyline");
+    line.setAttribute("points", ys.map((v, k) => `${x(k).toFixed(1)},${y(v).toFixed(1)}`).join(" "));
+    chart.appendChild(line);
+    reviewed.forEach(([i, r], k) => {
+      const point = document.createElementNS(SVG, "circle");
+      point.setAttribute("cx", x(k).toFixed(1));
+      point.setAttribute("cy", y(ys[k]).toFixed(1));
+      point.setAttribute("r", r.grade ? "3" : "1.8");
+      point.dataset.step = i;
+      point.dataset.grade = r.grade || "";
+      const title = document.createElementNS(SVG, "title");
+      title.textContent = `decision ${r.decision}: ${r.chosen}, ${ys[k].toFixed(2)}` + (r.grade ? ` (${r.grade})` : "");
+      point.appendChild(title);
+      point.addEventListener("click", () => go(i));
+      chart.appendChild(point);
+    });
   }
 
   function writeAddress() {
@@ -256,6 +333,7 @@
     for (const problem of data.problems) $("problems").appendChild(text("li", "", problem));
     fillMajor();
     fillMoves();
+    fillChart();
     const slider = $("slider");
     slider.max = last;
     slider.addEventListener("input", () => go(Number(slider.value)));
