@@ -114,8 +114,12 @@ def test_bad_input_is_refused(tmp_path: Path) -> None:
     assert result.exit_code == 1 and "differs from the engine's" in result.output, result.output
     result = runner.invoke(app, ["review", str(record), "--seat", "0", "--budget", "6", "--json"])
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = json.loads(result.output, parse_constant=_not_json)  # no NaN, no Infinity
     assert data["seat"] == 0 and data["decisions"][0]["values"]
+
+
+def _not_json(constant: str) -> None:
+    raise AssertionError(f"{constant} is no JSON")
 
 
 def test_the_html_review_marks_each_decision_and_charts_the_seat_s_margin(

@@ -3,6 +3,7 @@ in a process pool (one task per decision)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
@@ -30,8 +31,12 @@ class DecisionReview:
     unsampled: bool = False
 
     def to_json(self) -> dict[str, object]:
+        """As `--json` prints it: an interval of fewer than two samples (infinite) is null, since
+        JSON has no Infinity."""
         data = asdict(self)
         data["grade"] = self.grade.value if self.grade else None
+        data["loss_half_width"] = _finite(self.loss_half_width)
+        data["values"] = [{**v, "half_width": _finite(v["half_width"])} for v in data["values"]]
         return data
 
 
@@ -83,3 +88,7 @@ def _review_one(task: _Task) -> DecisionReview:
     return DecisionReview(
         k, chosen, values.actions, best, loss, half, grade(view.game.info, loss, half)
     )
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
