@@ -11,7 +11,8 @@ Another team and an anonymous visitor see none of a team's versions, logs, match
 seat replays; each team's seat replay of a match holds its own seat's view and no card hidden
 from it. A challenge's matches (an unranked one's too, in no snapshot) are listed on the desks
 of its two teams alone and replayed from each one's seat with its own version's lines by
-decision, never the other's (issue 45.4).
+decision, never the other's, and in a challenge of two of a team's versions each seat with its
+own version's (issue 45.4).
 A contest database made before the desk's sessions table opens and serves as before; over
 HTTPS the cookie is Secure.
 """
@@ -40,8 +41,10 @@ from referee.contest.sessions import SessionStore
 from referee.contest.tokens import TokenStore
 from referee.games import get_game
 from referee.games.base import parse_options
+from referee.hosted.store import VersionStore, beside
 from referee.hosted.submitting import pack
 from referee.viewer import load
+from tests.challenge_helpers import add_bot
 from tests.desk_helpers import Referee, challenged, running
 from tests.hosted_helpers import EXAMPLE, network_bot
 from tests.tls_helpers import make_ca_and_server_cert
@@ -601,3 +604,42 @@ def _a_challenge_match_s_seat_replays(
     finally:
         record.write_bytes(original)
     assert alice.send("GET", f"/desk/replay/{match}").status == 200
+
+
+@pytest.mark.usefixtures("bubblewrap")
+def test_a_challenge_of_two_of_a_team_s_versions_shows_each_seat_its_own_version_s_lines(
+    tmp_path: Path,
+) -> None:
+    """Issue 45.4: alice's new version challenges her old one. Both seats are hers; each seat's
+    replay has the lines of the version in that seat and none of the other's."""
+    db = tmp_path / "contest.db"
+    tokens = {"alice": TokenStore(db).add("alice")}
+    store = VersionStore(beside(db))
+    try:
+        old = add_bot(store, "alice", 0.6, "alice-old", says="old says")
+        add_bot(store, "alice", 0.0, "alice-new", says="new says")
+    finally:
+        store.close()
+    with running(tmp_path, tokens=tokens, web=True) as referee:
+        asked = referee.cli(
+            "challenge", f"alice@{old[:12]}", "--deals", "2", "--wait", token=tokens["alice"]
+        )
+        assert asked.returncode != 2, asked.stdout + asked.stderr
+        alice = _signed_in(referee, tokens["alice"])
+        (challenge,) = alice.data().json()["challenges"]
+        first = alice.send("GET", f"/desk/challenges/{challenge['id']}/matches").json()["matches"][
+            0
+        ]
+        assert len(first["seats"]) == 1  # the challenger's side, the team's result
+        for seat in (0, 1):
+            answer = alice.send("GET", f"{first['replay']}?seat={seat}")
+            assert answer.status == 200, answer.body
+            data = page_data(answer.body.decode())
+            said, never = (
+                ("old says", "new says")
+                if f"@{old[:12]}" in first["bots"][seat]
+                else ("new says", "old says")
+            )
+            lines = [line for step in data["steps"] for line in step.get("log", [])]
+            assert data["log_seat"] == seat and any(line.startswith(said) for line in lines)
+            assert never not in json.dumps(data), (seat, lines)
