@@ -55,16 +55,28 @@ if __name__ == "__main__":
 #: The `noise` of a version that crashes at its first decision.
 CRASHES = -1.0
 
+#: What a noisy version that `says` something prints at each of its decisions (on stderr, its
+#: log): the words and the decision's number among its own.
+SAYING = """    def act(self, request):
+        self.said = getattr(self, "said", 0) + 1
+        print({says!r}, self.said, file=__import__("sys").stderr, flush=True)
+"""
 
-def add_bot(store: VersionStore, account: str, noise: float | None, tag: str) -> VersionId:
+
+def add_bot(
+    store: VersionStore, account: str, noise: float | None, tag: str, says: str = ""
+) -> VersionId:
     """A qualified, active version of `account`: the heuristic (`noise` None), its noisy copy,
     or with CRASHES one that crashes at its first decision; `tag` makes its contents, so its
-    id, its own."""
+    id, its own. A noisy copy that `says` words prints them at each decision."""
     into = store.incoming()
     unpack(EXAMPLE, into, ArchiveLimits())
     run = "{python} xix_heuristic.py" if noise is None else "{python} noisy.py"
     if noise is not None:
-        (into / "noisy.py").write_text(NOISY.replace("{noise}", repr(noise)))
+        noisy = NOISY.replace("{noise}", repr(noise))
+        if says:
+            noisy = noisy.replace("    def act(self, request):\n", SAYING.format(says=says))
+        (into / "noisy.py").write_text(noisy)
     if noise is not None and noise < 0:  # CRASHES
         (into / "noisy.py").write_text(CRASHER)
     (into / "bot.toml").write_text(

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from referee.contest.tokens import TokenStore
+from referee.hosted.store import VersionStore, beside
+from tests.challenge_helpers import add_bot
 from tests.pipes import drain
 
 CROUPIER = str(Path(sys.executable).parent / "croupier")
@@ -65,3 +67,22 @@ def running(
     finally:
         serve.terminate()
         serve.wait(timeout=60)
+
+
+@contextmanager
+def challenged(tmp_path: Path) -> Iterator[Referee]:
+    """The referee with its site once alice's unranked challenge of bob (2 deals: 4 matches)
+    has ended: alice's version the heuristic, bob's its noisy copy, each printing `NAME says`
+    at each of its decisions; erin a team with no version (issue 45.4)."""
+    db = tmp_path / "contest.db"
+    tokens = {name: TokenStore(db).add(name) for name in ("alice", "bob", "erin")}
+    store = VersionStore(beside(db))
+    try:
+        for name, noise in (("alice", 0.0), ("bob", 0.6)):
+            add_bot(store, name, noise, f"{name}-bot", says=f"{name} says")
+    finally:
+        store.close()
+    with running(tmp_path, tokens=tokens, web=True) as referee:
+        asked = referee.cli("challenge", "bob", "--deals", "2", "--wait", token=tokens["alice"])
+        assert asked.returncode != 2, asked.stdout + asked.stderr  # 2: refused
+        yield referee

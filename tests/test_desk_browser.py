@@ -5,6 +5,7 @@ shows why, with its log's end in the feed; the second qualifies, goes active and
 page shows the team's own output of its match beside it, and its seat replay (issue 46.4):
 the team's seat alone, under the site's policy, with no card that seat could not see and its
 bot's lines beside each decision it printed them during; signing out leaves nothing readable.
+A challenge's matches are listed at its row and open in the seat replay too (issue 45.4).
 Names, reasons and log lines with markup in them are shown as text and run nothing."""
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import pytest
 from referee.contest.tokens import TokenStore
 from referee.hosted.submitting import pack
 from referee.viewer import load
-from tests.desk_helpers import CROUPIER, Referee, running
+from tests.desk_helpers import CROUPIER, Referee, challenged, running
 from tests.hosted_helpers import SAYING_BOT, network_bot
 from tests.viewer_helpers import page_data, unseen_faces
 
@@ -253,3 +254,36 @@ def test_the_page_works_under_its_content_security_policy(referee: Referee, brow
         page.close()
     assert [m for m in messages if "Content Security Policy" in m] == []
     assert not [m for m in messages if "Error" in m and "status of 401" not in m], messages
+
+
+@pytest.mark.usefixtures("bubblewrap")
+def test_a_challenge_s_matches_open_in_the_seat_replay_from_the_desk(
+    tmp_path: Path, browser: Any
+) -> None:
+    """Issue 45.4: the desk lists an ended challenge's matches at its button, and each opens
+    the team's seat replay under the site's policy (bob, the opponent, from his seat)."""
+    with challenged(tmp_path) as referee:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        messages: list[str] = []
+        page.on("console", lambda message: messages.append(message.text))
+        page.on("pageerror", lambda error: messages.append(str(error)))
+        try:
+            _sign_in(page, referee, referee.tokens["bob"])
+            page.locator("#challenges tr[data-challenge='1'] button").click()
+            rows = page.locator("#challenge-matches tbody tr")
+            rows.nth(3).wait_for(timeout=60_000)
+            assert rows.count() == 4
+            assert "challenge #1: 4 matches played" in (
+                page.locator("#challenge-matches-of").text_content() or ""
+            )
+            match = str(rows.first.get_attribute("data-match"))
+            assert match.startswith("challenge-00001-0001-")
+            rows.first.locator("a.seat-replay").click()
+            page.wait_for_selector("body[data-step='0']", timeout=60_000)
+            data = page_data(page.request.get(page.url).text())
+            (view,) = data["views"]
+            assert view.startswith(f"seat {data['log_seat']} (bob@"), view
+        finally:
+            page.close()
+    assert [m for m in messages if "Content Security Policy" in m] == [], messages
+    assert not [m for m in messages if "Error" in m], messages

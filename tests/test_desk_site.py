@@ -9,7 +9,10 @@ token's are refused; so are forms without the session's CSRF token or from anoth
 in `croupier submit`'s words, as are its other refusals; one that stops sending is ended.
 Another team and an anonymous visitor see none of a team's versions, logs, matches, events or
 seat replays; each team's seat replay of a match holds its own seat's view and no card hidden
-from it.
+from it. A challenge's matches (an unranked one's too, in no snapshot) are listed on the desks
+of its two teams alone and replayed from each one's seat with its own version's lines by
+decision, never the other's, and in a challenge of two of a team's versions each seat with its
+own version's (issue 45.4).
 A contest database made before the desk's sessions table opens and serves as before; over
 HTTPS the cookie is Secure.
 """
@@ -38,9 +41,11 @@ from referee.contest.sessions import SessionStore
 from referee.contest.tokens import TokenStore
 from referee.games import get_game
 from referee.games.base import parse_options
+from referee.hosted.store import VersionStore, beside
 from referee.hosted.submitting import pack
 from referee.viewer import load
-from tests.desk_helpers import Referee, running
+from tests.challenge_helpers import add_bot
+from tests.desk_helpers import Referee, challenged, running
 from tests.hosted_helpers import EXAMPLE, network_bot
 from tests.tls_helpers import make_ca_and_server_cert
 from tests.viewer_helpers import page_data, unseen_faces
@@ -500,3 +505,141 @@ def test_a_contest_database_made_before_sessions_opens_and_signs_in(tmp_path: Pa
         visitor = _signed_in(referee, tokens["alice"])
         assert visitor.data().json()["team"] == "alice"
     assert SessionStore(TokenStore(db, create=False)).member(visitor.cookie) is not None
+
+
+@pytest.mark.usefixtures("bubblewrap")
+def test_a_challenge_s_matches_replay_from_each_team_s_seat_with_its_own_lines_alone(
+    tmp_path: Path,
+) -> None:
+    """Issue 45.4: alice challenges bob (unranked, 2 deals: in no snapshot of the contest).
+    Each of the two teams lists the challenge's matches on its desk, each with its own seats and
+    result, and opens each match's seat replay from its own seat with its own version's lines
+    by decision and none of the other's, and no card its seat could not see. A third team, an
+    anonymous visitor, another seat and a record changed since its commit are refused as for
+    any contest match."""
+    with challenged(tmp_path) as referee:
+        tokens = referee.tokens
+        alice, bob, erin = (_signed_in(referee, tokens[name]) for name in ("alice", "bob", "erin"))
+        (challenge,) = alice.data().json()["challenges"]
+        assert challenge["state"] == "ended" and not challenge["ranked"], challenge
+        assert bob.data().json()["challenges"] == [challenge]
+        assert erin.data().json()["challenges"] == []
+        listing = f"/desk/challenges/{challenge['id']}/matches"
+        theirs = {}
+        for name, visitor in (("alice", alice), ("bob", bob)):
+            answer = visitor.send("GET", listing)
+            assert answer.status == 200 and answer.headers["cache-control"] == "no-store"
+            theirs[name] = answer.json()["matches"]
+        places = [(m["deal"], m["rotation"]) for m in theirs["alice"]]
+        assert places == [(1, 0), (1, 1), (2, 0), (2, 1)], theirs
+        for ours, other in zip(theirs["alice"], theirs["bob"], strict=True):
+            assert ours["match"] == other["match"] and ours["match"].startswith("challenge-")
+            assert ours["seats"] + other["seats"] in ([0, 1], [1, 0]), (ours, other)
+            assert ours["score"] == other["score"][::-1]
+            mirrored = {"won": "lost", "lost": "won", "drew": "drew"}
+            assert mirrored[ours["outcome"]] == other["outcome"]
+        # A team in neither side, and an unknown challenge: refused alike; anonymous: 401.
+        refused = erin.send("GET", listing)
+        assert refused.status == 404
+        unknown = alice.send("GET", "/desk/challenges/999/matches")
+        assert unknown.json()["error"] == refused.json()["error"].replace(
+            f"'{challenge['id']}'", "'999'"
+        )
+        assert Visitor(referee.web).send("GET", listing).status == 401
+        for ours, other in zip(theirs["alice"], theirs["bob"], strict=True):
+            _a_challenge_match_s_seat_replays(referee, ours, other, (alice, bob, erin))
+
+
+def _a_challenge_match_s_seat_replays(
+    referee: Referee,
+    ours: dict[str, Any],
+    other: dict[str, Any],
+    visitors: tuple[Visitor, Visitor, Visitor],
+) -> None:
+    """One challenge match's seat replays: alice's and bob's each from its seat with its own
+    lines alone; erin's, another seat's, an anonymous visitor's and a changed record's refused
+    (a match of no team answers in the same words)."""
+    alice, bob, erin = visitors
+    match = ours["match"]
+    with contextlib.closing(sqlite3.connect(referee.db)) as db:
+        (kept,) = db.execute(
+            "SELECT record FROM challenge_matches WHERE match_id = ?", (match,)
+        ).fetchone()
+    record = referee.db.parent / kept
+    timeline = load(record)
+    for name, visitor, listed, says, never in (
+        ("alice", alice, ours, "alice says", "bob says"),
+        ("bob", bob, other, "bob says", "alice says"),
+    ):
+        assert listed["replay"] == f"/desk/replay/{match}"
+        answer = visitor.send("GET", listed["replay"])
+        assert answer.status == 200, answer.body
+        assert answer.headers["cache-control"] == "no-store"
+        data = page_data(answer.body.decode())
+        (seat,) = listed["seats"]
+        assert timeline.names[seat].startswith(f"{name}@"), timeline.names
+        assert data["views"] == [f"seat {seat} ({timeline.names[seat]})"]
+        assert data["challenge"].startswith("challenge ") and data["challenge"].endswith(
+            "(unranked)"
+        )
+        assert data["log_seat"] == seat, name
+        lines = [line for step in data["steps"] for line in step.get("log", [])]
+        assert any(line.startswith(says) for line in lines), (name, lines)
+        # The other team's lines are nowhere: not beside a step, not in the page.
+        assert never not in json.dumps(data) and never.encode() not in answer.body
+        assert unseen_faces(data, timeline, seat) == []
+        log = visitor.send("GET", f"/desk/matches/{match}/log").json()["log"]
+        assert says in log and never not in log
+    nobody = alice.send("GET", "/desk/replay/no-such-match")
+    assert nobody.status == 404
+    refusal = nobody.body.replace(b"no-such-match", match.encode())
+    assert erin.send("GET", f"/desk/replay/{match}").body == refusal
+    assert bob.send("GET", f"/desk/replay/{match}?seat={ours['seats'][0]}").body == refusal
+    assert Visitor(referee.web).send("GET", f"/desk/replay/{match}").status == 401
+    # A record changed since its commit is refused as a contest match's is (issue 24.1).
+    original = record.read_bytes()
+    record.write_bytes(original.replace(b"alice", b"alicf", 1))
+    try:
+        assert alice.send("GET", f"/desk/replay/{match}").body == refusal
+    finally:
+        record.write_bytes(original)
+    assert alice.send("GET", f"/desk/replay/{match}").status == 200
+
+
+@pytest.mark.usefixtures("bubblewrap")
+def test_a_challenge_of_two_of_a_team_s_versions_shows_each_seat_its_own_version_s_lines(
+    tmp_path: Path,
+) -> None:
+    """Issue 45.4: alice's new version challenges her old one. Both seats are hers; each seat's
+    replay has the lines of the version in that seat and none of the other's."""
+    db = tmp_path / "contest.db"
+    tokens = {"alice": TokenStore(db).add("alice")}
+    store = VersionStore(beside(db))
+    try:
+        old = add_bot(store, "alice", 0.6, "alice-old", says="old says")
+        add_bot(store, "alice", 0.0, "alice-new", says="new says")
+    finally:
+        store.close()
+    with running(tmp_path, tokens=tokens, web=True) as referee:
+        asked = referee.cli(
+            "challenge", f"alice@{old[:12]}", "--deals", "2", "--wait", token=tokens["alice"]
+        )
+        assert asked.returncode != 2, asked.stdout + asked.stderr
+        alice = _signed_in(referee, tokens["alice"])
+        (challenge,) = alice.data().json()["challenges"]
+        first = alice.send("GET", f"/desk/challenges/{challenge['id']}/matches").json()["matches"][
+            0
+        ]
+        assert len(first["seats"]) == 1  # the challenger's side, the team's result
+        for seat in (0, 1):
+            answer = alice.send("GET", f"{first['replay']}?seat={seat}")
+            assert answer.status == 200, answer.body
+            data = page_data(answer.body.decode())
+            said, never = (
+                ("old says", "new says")
+                if f"@{old[:12]}" in first["bots"][seat]
+                else ("new says", "old says")
+            )
+            lines = [line for step in data["steps"] for line in step.get("log", [])]
+            assert data["log_seat"] == seat and any(line.startswith(said) for line in lines)
+            assert never not in json.dumps(data), (seat, lines)

@@ -418,30 +418,7 @@ class ChallengeBook:
     def matches(self, challenge: Challenge) -> list[ChallengeMatch]:
         """The challenge's matches seated so far, in deal and rotation order."""
         with self._lock:
-            rows = self._db.execute(
-                "SELECT deal, rotation, number, match_id, seed, bots, sides, record, "
-                "record_sha256, rows FROM challenge_matches WHERE challenge = ? "
-                "ORDER BY deal, rotation",
-                (challenge.id,),
-            ).fetchall()
-        found = []
-        entrants = (challenge_entrant(challenge), opponent_entrant(challenge))
-        for deal, rotation, number, id, seed, bots, sides, record, digest, held in rows:
-            match = scheduled(
-                challenge.id, deal, rotation, seed, json.loads(bots), json.loads(sides), entrants
-            )
-            found.append(
-                ChallengeMatch(
-                    challenge.id,
-                    match,
-                    id,
-                    number,
-                    self.path.parent / record if record is not None else None,
-                    digest,
-                    rows_of(held) if held is not None else None,
-                )
-            )
-        return found
+            return _matches(self._db, self.path, challenge)
 
     def adopt(self, challenge: Challenge) -> int:
         """A ranked challenge's matches the contest committed but this table did not (the
@@ -481,6 +458,40 @@ class ChallengeBook:
         return adopted
 
 
+_MATCH_COLUMNS = "deal, rotation, number, match_id, seed, bots, sides, record, record_sha256, rows"
+
+
+def _matches(
+    db: sqlite3.Connection, database: Path, challenge: Challenge, match_id: str | None = None
+) -> list[ChallengeMatch]:
+    """`challenge`'s matches (only `match_id`, if given) in deal and rotation order, their
+    records' paths resolved beside `database`."""
+    only = "" if match_id is None else " AND match_id = :match"
+    rows = db.execute(
+        f"SELECT {_MATCH_COLUMNS} FROM challenge_matches WHERE challenge = :challenge{only} "
+        "ORDER BY deal, rotation",
+        {"challenge": challenge.id, "match": match_id},
+    ).fetchall()
+    found = []
+    entrants = (challenge_entrant(challenge), opponent_entrant(challenge))
+    for deal, rotation, number, id, seed, bots, sides, record, digest, held in rows:
+        match = scheduled(
+            challenge.id, deal, rotation, seed, json.loads(bots), json.loads(sides), entrants
+        )
+        found.append(
+            ChallengeMatch(
+                challenge.id,
+                match,
+                id,
+                number,
+                database.parent / record if record is not None else None,
+                digest,
+                rows_of(held) if held is not None else None,
+            )
+        )
+    return found
+
+
 def challenge_entrant(challenge: Challenge) -> str:
     """The challenger's name in its matches: its version as the contest names it."""
     return f"{challenge.account}@{challenge.version[:SHORT_ID]}"
@@ -503,3 +514,37 @@ def read_challenges(database: Path) -> list[Challenge]:
     finally:
         db.close()
     return [_challenge(row) for row in rows]
+
+
+def read_matches(database: Path, challenge: Challenge) -> list[ChallengeMatch]:
+    """`challenge`'s matches seated so far, read-only, as `read_challenges` reads (the desk's
+    list of a team's challenge's matches)."""
+    db = open_read_only(database)
+    try:
+        return _matches(db, database, challenge)
+    finally:
+        db.close()
+
+
+def read_match(database: Path, match_id: str) -> tuple[Challenge, ChallengeMatch] | None:
+    """The challenge match `match_id` and its challenge, read-only; None for no challenge's
+    (a contest's own match, or none; a database without the tables)."""
+    if not database.is_file():
+        return None
+    db = open_read_only(database)
+    try:
+        found = db.execute(
+            f"SELECT {', '.join(f'c.{name}' for name in _COLUMNS.split(', '))} "
+            "FROM challenge_matches m JOIN challenges c ON c.id = m.challenge "
+            "WHERE m.match_id = ?",
+            (match_id,),
+        ).fetchone()
+        if found is None:
+            return None
+        challenge = _challenge(found)
+        (match,) = _matches(db, database, challenge, match_id)
+    except sqlite3.OperationalError:  # no challenge table yet
+        return None
+    finally:
+        db.close()
+    return challenge, match

@@ -50,11 +50,9 @@ from referee.games.base import Game
 from referee.games.options import Options
 from referee.hosted.manifest import ManifestError, load_manifest
 from referee.hosted.pipeline import PipelineSettings, VersionFiles
-from referee.hosted.roster import OutputTail
+from referee.hosted.roster import kept_output
 from referee.hosted.store import SHORT_ID, VersionId, VersionStatus, VersionStore
-from referee.hosted.submitting import MATCH_LOGS
 from referee.ladder.schedule import Entrant, Layout, derive_seed
-from referee.local.bot_log import tapped
 from referee.local.launcher import BotProcess, LaunchError, supervise
 from referee.local.sandbox import Sandbox, socket_folder
 from referee.match.lobby import Lobby
@@ -408,7 +406,7 @@ class ChallengeRunner:
             async with (
                 self.share.turn(),
                 venue.slots.pinned(sessions, set(seats_of)),
-                self._output(challenge, mid),
+                self._output(challenge, mid, bots, names),
                 seated(sessions, self.lobby, names=bots) as seats,
             ):
                 began = trio.current_time()  # its slot's time, not its wait for one
@@ -440,20 +438,20 @@ class ChallengeRunner:
             lambda: self.book.commit(challenge.id, deal, rotation, record, digest, rows, seconds)
         )
 
-    @asynccontextmanager
-    async def _output(self, challenge: Challenge, mid: str) -> AsyncIterator[None]:
-        """The challenger's version's output during the match, as its author's log of it (the
-        opponent's is kept for its own author alone, as in a ranked match)."""
-        tails = [(vid, OutputTail()) for vid in (challenge.version, challenge.opponent_version)]
-        folders = {vid: self.store.folder(VersionId(vid)) for vid, _ in tails}
-        mine, theirs = tails
-        with (
-            tapped(folders[mine[0]] / CHALLENGE_LOG, mine[1].add),
-            tapped(folders[theirs[0]] / CHALLENGE_LOG, theirs[1].add),
-        ):
-            yield
-        for vid, tail in tails:
-            await trio.to_thread.run_sync(tail.save, folders[vid] / MATCH_LOGS / f"{mid}.log")
+    def _output(
+        self, challenge: Challenge, mid: str, bots: Sequence[str], names: tuple[str, str]
+    ) -> AbstractAsyncContextManager[None]:
+        """Each version's output during the match, kept in its own folder as a contest match's
+        is (its log, and its lines by decision for its seat replay on the desk): the
+        challenger's for its author, the opponent's for its own author alone, as in a ranked
+        match (issue 45.4)."""
+        versions = (VersionId(challenge.version), VersionId(challenge.opponent_version))
+        players = [
+            (vid, CHALLENGE_LOG, [seat for seat, bot in enumerate(bots) if bot == name])
+            for vid, name in zip(versions, names, strict=True)
+        ]
+        live = self.venue.live
+        return kept_output(self.store, players, mid, lambda: live.get(mid) if live else None)
 
 
 def _digest(path: Path) -> str:

@@ -24,7 +24,7 @@ import json
 import logging
 import secrets
 import shlex
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -182,36 +182,56 @@ class Roster:
         live: Callable[[], LiveMatch | None] = lambda: None,
     ) -> AsyncIterator[None]:
         """Keep what each hosted version among `identities` (in seat order) prints while the
-        block (its match `match_id`) runs: the last MATCH_LOG_BYTES, in its folder, for its
-        author, and each line with the decision `live()` (the match as it is played) was at
-        when the line arrived (DecisionLines). A version that plays several matches at once
-        prints into each of their logs."""
-        hosted = [
-            (self.launched[name], OutputTail(), DecisionLines(seat, live))
-            for seat, name in enumerate(identities)
-            if name in self.launched
-        ]
-        async with contextlib.AsyncExitStack() as taps:
-            for version, tail, lines in hosted:
-                log = self.store.folder(version.id) / PLAY_LOG
-                taps.enter_context(tapped(log, tail.add))
-                taps.enter_context(tapped(log, lines.add))
+        block (its match `match_id`) runs, as `kept_output` keeps it. A version that plays
+        several matches at once prints into each of their logs."""
+        seats: dict[str, list[int]] = {}
+        for seat, name in enumerate(identities):
+            if name in self.launched:
+                seats.setdefault(name, []).append(seat)
+        versions = [(self.launched[name], held) for name, held in seats.items()]
+        players = [(version.id, PLAY_LOG, held) for version, held in versions]
+        async with kept_output(self.store, players, match_id, live):
             yield
-        for version, tail, lines in hosted:
-            folder = self.store.folder(version.id) / MATCH_LOGS
-            await trio.to_thread.run_sync(tail.save, folder / f"{match_id}.log")
-            await trio.to_thread.run_sync(lines.save, folder / f"{match_id}{DECISION_LINES}")
+        for version, _ in versions:
             await trio.to_thread.run_sync(self.store.played, version.id, match_id)
 
 
+@asynccontextmanager
+async def kept_output(
+    store: VersionStore,
+    players: Sequence[tuple[VersionId, str, Sequence[int]]],
+    match_id: str,
+    live: Callable[[], LiveMatch | None],
+) -> AsyncIterator[None]:
+    """Keep what each of `players` (a version, the log in its folder its process prints to,
+    the seats it holds) prints while the block (its match `match_id`) runs: the last
+    MATCH_LOG_BYTES, in its folder, for its author, and each line with the decision `live()`
+    (the match as it is played) was at when the line arrived (DecisionLines). The one way a
+    contest's match and a challenge's keep their hosted versions' output (issue 45.4)."""
+    kept = [
+        (vid, store.folder(vid), log, OutputTail(), DecisionLines(seats, live))
+        for vid, log, seats in players
+    ]
+    async with contextlib.AsyncExitStack() as taps:
+        for _, folder, log, tail, lines in kept:
+            taps.enter_context(tapped(folder / log, tail.add))
+            taps.enter_context(tapped(folder / log, lines.add))
+        yield
+    for _, folder, _, tail, lines in kept:
+        await trio.to_thread.run_sync(tail.save, folder / MATCH_LOGS / f"{match_id}.log")
+        path = folder / MATCH_LOGS / f"{match_id}{DECISION_LINES}"
+        await trio.to_thread.run_sync(lines.save, path)
+
+
 class DecisionLines:
-    """A hosted version's output during one match, a line at a time, each tagged with its seat's
-    latest decision when the line arrived: a hosted bot is stopped outside its turns (`ponder =
-    false`), so what it prints belongs to its own decisions. The last MATCH_LOG_BYTES of lines
+    """A hosted version's output during one match, a line at a time, each tagged with the
+    latest decision of its seats (all of a side's, in a team game) when the line arrived: a
+    hosted bot is stopped outside its turns (`ponder = false`), so what it prints belongs to its
+    own decisions. The last MATCH_LOG_BYTES of lines
     are kept, as the match's log keeps its bytes; a line unfinished at the end is kept too."""
 
-    def __init__(self, seat: int, live: Callable[[], LiveMatch | None]) -> None:
-        self.seat = seat
+    def __init__(self, seats: Sequence[int], live: Callable[[], LiveMatch | None]) -> None:
+        self.seats = tuple(seats)
         self.live = live
         self.lines: collections.deque[tuple[int, str]] = collections.deque()
         self.bytes = 0
@@ -222,7 +242,8 @@ class DecisionLines:
         *done, rest = self._partial.split(b"\n")
         if done:
             match = self.live()
-            decision = match.decisions.get(self.seat, 0) if match is not None else 0
+            said = match.decisions if match is not None else {}
+            decision = max((said.get(seat, 0) for seat in self.seats), default=0)
             for line in done:
                 self._keep(decision, line)
             self._partial = rest

@@ -35,6 +35,7 @@ from referee.hosted.store import (
     VersionStatus,
     VersionStore,
     by_prefix,
+    entrant,
     read_listing,
     version_folder,
     version_id,
@@ -250,14 +251,15 @@ class Submitting:
         return version, redacted(said, self._places(path.parent.parent))
 
     def decision_log(
-        self, account: str, match_id: str, decision: int | None
+        self, account: str, match_id: str, decision: int | None, played_by: str | None = None
     ) -> tuple[str, list[tuple[int, str]]]:
-        """The version of the account that played `match_id`, and the lines it printed while the
-        match's decision `decision` (1-based, as the record counts actions; None: every
-        decision) was pending, each with its decision, redacted as `log` is (none for another
-        seat's decision). NotFoundError for a match none of its versions played, or one played
-        before lines were kept by decision."""
-        found = self._match_file(account, match_id, DECISION_LINES)
+        """The version of the account that played `match_id` (the one named `played_by`, an
+        entrant, if given: a challenge of two of the account's versions has both), and the
+        lines it printed while the match's decision `decision` (1-based, as the record counts
+        actions; None: every decision) was pending, each with its decision, redacted as `log`
+        is (none for another seat's decision). NotFoundError for a match none of its versions
+        played, or one played before lines were kept by decision."""
+        found = self._match_file(account, match_id, DECISION_LINES, played_by)
         if found is None:
             raise NotFoundError(
                 f"no output by decision of account {account!r} in match {match_id!r} (a match "
@@ -270,12 +272,17 @@ class Submitting:
         said = [e for e in entries if decision is None or e["decision"] == decision]
         return version, [(e["decision"], redacted(e["line"], places)) for e in said]
 
-    def _match_file(self, account: str, match_id: str, suffix: str) -> tuple[str, Path] | None:
-        """The account's version that played `match_id`, and its file of that match with
-        `suffix` (in MATCH_LOGS), newest version first; None when none has one."""
+    def _match_file(
+        self, account: str, match_id: str, suffix: str, played_by: str | None = None
+    ) -> tuple[str, Path] | None:
+        """The account's version that played `match_id` (the entrant `played_by`, if given),
+        and its file of that match with `suffix` (in MATCH_LOGS), newest version first; None
+        when none has one."""
         if not MATCH_ID.fullmatch(match_id):
             raise NotFoundError(f"no match {match_id!r}")
         for version in reversed(self.store.versions(account)):
+            if played_by is not None and entrant(version) != played_by:
+                continue
             path = self.store.folder(version.id) / MATCH_LOGS / f"{match_id}{suffix}"
             if path.is_file():
                 return version.id, path

@@ -14,11 +14,11 @@ Hypercorn, not gRPC), the contest server or the CLI.
   (/api/v1); `snapshot`: the database read into what the pages show, and the standings stream;
   `live`: live and followed matches' event streams, paced; `server`: Hypercorn and TLS;
   `ladders`: a ladder run with its site beside it; `challenges`: the decided ranked challenges,
-  and an author's own; `report`: `croupier ladder report`, a ladder's pages written to a
-  folder (the replay viewer's, and `report_index`: the site's standings page with the data
-  embedded, which works from disk); `desk`: a contest's author's page of
-  their own (/desk), signed in; `desk_replay`: a team's seat replay of its match there, its
-  bot's lines beside its decisions.
+  and an author's own (with their matches, on the desk); `report`: `croupier ladder report`, a
+  ladder's pages written to a folder (the replay viewer's, and `report_index`: the site's
+  standings page with the data embedded, which works from disk); `desk`: a contest's author's
+  page of their own (/desk), signed in; `desk_replay`: a team's seat replay of its match there (a
+  contest's, or one of its challenges'), its bot's lines beside its decisions.
 """
 
 from __future__ import annotations

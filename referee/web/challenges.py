@@ -10,12 +10,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import trio
 from starlette.requests import Request
 
 from referee.challenges.book import (
     Challenge,
+    ChallengeMatch,
     Outcome,
     State,
     challenge_entrant,
@@ -23,6 +25,7 @@ from referee.challenges.book import (
     read_challenges,
 )
 from referee.contest.tokens import TokenStore
+from referee.text import named
 
 DECIDED = (str(Outcome.BETTER), str(Outcome.NOT_BETTER))
 
@@ -56,6 +59,31 @@ def challenge_json(challenge: Challenge) -> dict[str, Any]:
         },
         "created_at": _when(challenge.created_at),
         "ended_at": _when(challenge.ended_at),
+    }
+
+
+def challenge_match_json(challenge: Challenge, match: ChallengeMatch, team: str) -> dict[str, Any]:
+    """A committed match of `challenge` as `team` (its challenger's or its opponent's) sees it
+    on its desk (issue 45.4): the deal, the rotation, the seats its version held, the result
+    for it (the challenger's side when the team holds both) and where its seat replay is."""
+    assert match.rows is not None
+    ours = (
+        challenge_entrant(challenge) if team == challenge.account else opponent_entrant(challenge)
+    )
+    bots = list(match.match.bots)
+    seats = [row for row in sorted(match.rows.seats) if row.bot == ours]
+    others = [row for row in match.rows.seats if row.bot != ours]
+    rank = min(row.rank for row in seats) - min(row.rank for row in others)
+    return {
+        "match": match.match_id,
+        "deal": match.match.deal,
+        "rotation": match.match.rotation,
+        "bots": bots,
+        "seats": [row.seat for row in seats],
+        "outcome": "won" if rank < 0 else "lost" if rank > 0 else "drew",
+        "score": [seats[0].score, max(row.score for row in others)],
+        "result": named(match.rows.result, bots),
+        "replay": f"/desk/replay/{quote(match.match_id, safe='')}",
     }
 
 

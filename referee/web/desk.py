@@ -6,8 +6,9 @@ Secure whenever the site is served over HTTPS (a site on plain HTTP, which only 
 `--insecure` allows, would otherwise never get it back). The token is never stored by the site,
 echoed or put in a page. Signed in, the page (assets/desk.html and desk.js) reads the team's
 own: its members, its versions with their status, build log and qualification report, its
-challenges, its matches with the team's own output of each and its seat replay
-(referee.web.desk_replay), and a feed of its events, the
+challenges with their played matches (`/desk/challenges/N/matches`, issue 45.4), its matches
+with the team's own output of each, a seat replay of each of them and of its challenges'
+matches (referee.web.desk_replay), and a feed of its events, the
 same as FollowEvents sends, polled from /desk/events. Every request checks the session again,
 so a removed member's or a rotated token's session is refused at its next request.
 
@@ -28,8 +29,10 @@ team's alone, found by the session, never by a name in the request.
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
@@ -38,7 +41,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from referee.challenges.book import read_challenges
+from referee.challenges.book import read_challenges, read_match, read_matches
 from referee.contest.sessions import (
     SESSION_SECONDS,
     SessionStore,
@@ -58,7 +61,7 @@ from referee.errors import (
 from referee.hosted.store import Event, Moment, Version, VersionStatus
 from referee.hosted.submitting import TooLargeError
 from referee.web.api import newest_first, summary
-from referee.web.challenges import challenge_json
+from referee.web.challenges import challenge_json, challenge_match_json
 from referee.web.desk_replay import no_match, seat_replay
 from referee.web.snapshot import Snapshots, intact
 
@@ -162,6 +165,7 @@ class DeskSite:
             Route(f"{DESK}/versions/{{version}}/log", self.version_log),
             Route(f"{DESK}/matches/{{match}}/log", self.match_log),
             Route(f"{DESK}/replay/{{match}}", self.seat_replay),
+            Route(f"{DESK}/challenges/{{challenge}}/matches", self.challenge_matches),
             Route(f"{DESK}/sign-in", self.sign_in, methods=["POST"]),
             Route(f"{DESK}/sign-out", self.sign_out, methods=["POST"]),
             Route(f"{DESK}/upload", self.upload, methods=["POST"]),
@@ -316,10 +320,34 @@ class DeskSite:
         return {"match": match_id, "version": version, "log": log}
 
     @_answering
+    async def challenge_matches(self, request: Request) -> Response:
+        """The played matches of one of the team's challenges (asked or asked of it), each with
+        the team's result and its seat replay (issue 45.4); 404 for any other challenge, in the
+        same words as for none."""
+        signed = await self._signed(request)
+        text = request.path_params["challenge"]
+        if not (text.isascii() and text.isdigit() and len(text) <= 18):
+            raise _Refusal(404, _no_challenge(text))
+        team, database = signed.member.team, self.wing.accounts.path
+
+        def read() -> list[dict[str, Any]]:
+            found = next((c for c in read_challenges(database) if c.id == int(text)), None)
+            if found is None or team not in (found.account, found.opponent):
+                raise _Refusal(404, _no_challenge(text))
+            return [
+                challenge_match_json(found, m, team)
+                for m in read_matches(database, found)
+                if m.rows is not None
+            ]
+
+        return _private({"challenge": int(text), "matches": await trio.to_thread.run_sync(read)})
+
+    @_answering
     async def seat_replay(self, request: Request) -> Response:
-        """One of the team's finished matches replayed from its seat (`?seat=N`, one it held),
-        its version's lines beside its decisions (referee.web.desk_replay); 404 for any other
-        match or seat."""
+        """One of the team's finished matches, a contest's or a challenge's, replayed from its
+        seat (`?seat=N`, one it held), its version's lines beside its decisions
+        (referee.web.desk_replay); 404 for any other match or seat, or a record that changed
+        since its commit."""
         signed = await self._signed(request)
         match_id = request.path_params["match"]
         seat_text = request.query_params.get("seat")
@@ -328,21 +356,42 @@ class DeskSite:
         ):
             raise _Refusal(400, f"seat must be a seat's number, got {seat_text!r}")
         seat = None if seat_text is None else int(seat_text)
-        played = await self.snapshots.committed(match_id)
-        contest = self.snapshots.contest
-        result = contest.results.get(played.number) if played and contest else None
-        if played is None or result is None or await intact(played) is None:
+        found = await self._committed(match_id, signed.member.team)
+        if found is None:
             raise no_match(match_id)
-        team, submitting, bots = signed.member.team, self.submitting, result.match.bots
+        record, bots = found
+        team, submitting = signed.member.team, self.submitting
         try:
             page = await trio.to_thread.run_sync(
-                seat_replay, played.record, match_id, bots, team, seat, submitting
+                seat_replay, record, match_id, bots, team, seat, submitting
             )
         except NotFoundError:
             raise
         except CroupierError:  # its reason names the site's files: not for a visitor
             raise _Refusal(500, "cannot show this match") from None
         return HTMLResponse(page, headers={"cache-control": "no-store"})
+
+    async def _committed(self, match_id: str, team: str) -> tuple[Path, tuple[str, ...]] | None:
+        """The record of `match_id` as committed (checked against its SHA-256) and the names
+        of its seats: a challenge's match of one of the team's challenges, by the challenge
+        book (an unranked one is in no snapshot), else the contest's, by the snapshot; None
+        for any other match."""
+        database = self.wing.accounts.path
+        challenged = await trio.to_thread.run_sync(read_match, database, match_id)
+        if challenged is not None:
+            challenge, match = challenged
+            record, digest = match.record, match.record_sha256
+            if team not in (challenge.account, challenge.opponent) or record is None:
+                return None
+            if digest is None or await trio.to_thread.run_sync(_sha256, record) != digest:
+                return None
+            return record, match.match.bots
+        played = await self.snapshots.committed(match_id)
+        contest = self.snapshots.contest
+        result = contest.results.get(played.number) if played and contest else None
+        if played is None or result is None or await intact(played) is None:
+            return None
+        return played.record, result.match.bots
 
     async def _own(
         self, request: Request, read: Callable[[str, str], dict[str, Any]], name: str
@@ -373,6 +422,18 @@ class DeskSite:
             return Response(status_code=400)
         active = await trio.to_thread.run_sync(self.submitting.active, team)
         return _private({"version": _version_json(version, active), "new": version.new})
+
+
+def _no_challenge(id: str) -> str:
+    return f"no challenge {id!r} of your team"
+
+
+def _sha256(path: Path) -> str | None:
+    """The file's SHA-256, or None if it cannot be read."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 def _too_slow(idle: float, total: float) -> str:

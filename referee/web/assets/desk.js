@@ -109,9 +109,33 @@
     $("matches").tBodies[0].replaceChildren(matches);
     const challenges = document.createDocumentFragment();
     for (const c of d.challenges) {
-      challenges.appendChild(row([c.id, c.challenger, c.opponent, c.ranked ? "ranked" : "unranked", c.state, c.outcome || "-", c.reason || c.summary || "-"]));
+      const played = el("td", button("matches", () => showChallengeMatches(c.id)));
+      const tr = row([c.id, c.challenger, c.opponent, c.ranked ? "ranked" : "unranked", c.state, c.outcome || "-", c.reason || c.summary || "-", played]);
+      tr.dataset.challenge = c.id;
+      challenges.appendChild(tr);
     }
     $("challenges").tBodies[0].replaceChildren(challenges);
+  }
+
+  // A challenge's played matches (issue 45.4), each opening the team's seat replay of it.
+  async function showChallengeMatches(id) {
+    const got = await json(`/desk/challenges/${encodeURIComponent(id)}/matches`);
+    const table = $("challenge-matches");
+    table.hidden = false;
+    table.dataset.challenge = id;
+    $("challenge-matches-of").textContent = got.ok
+      ? `challenge #${id}: ${got.data.matches.length} matches played`
+      : got.data.error;
+    const rows = document.createDocumentFragment();
+    for (const m of got.ok ? got.data.matches : []) {
+      const seat = el("td", link(m.replay, "seat replay", "seat-replay"));
+      const result = el("td", `${m.outcome} ${m.score.join("-")}`, "result");
+      const tr = row([m.deal, m.rotation, m.match, m.seats.join(", "), result, seat]);
+      tr.dataset.match = m.match;
+      rows.appendChild(tr);
+    }
+    table.tBodies[0].replaceChildren(rows);
+    table.scrollIntoView({ block: "nearest" });
   }
 
   async function refresh() {
