@@ -1,4 +1,5 @@
-"""Hosted versions for the challenge tests: the XIX heuristic and its noisy copy, put straight
+"""Hosted versions for the challenge tests: the XIX heuristic and its noisy copy, or any example
+program of examples/python (issue 45.1: the Xeri heuristic and the random bot), put straight
 into a real store as qualified, active versions (as tests/hosted_helpers.py does)."""
 
 from __future__ import annotations
@@ -64,23 +65,32 @@ SAYING = """    def act(self, request):
 
 
 def add_bot(
-    store: VersionStore, account: str, noise: float | None, tag: str, says: str = ""
+    store: VersionStore,
+    account: str,
+    noise: float | str | None,
+    tag: str,
+    says: str = "",
+    game: str = "xix",
 ) -> VersionId:
-    """A qualified, active version of `account`: the heuristic (`noise` None), its noisy copy,
-    or with CRASHES one that crashes at its first decision; `tag` makes its contents, so its
-    id, its own. A noisy copy that `says` words prints them at each decision."""
+    """A qualified, active version of `account` for `game`: the heuristic (`noise` None), its
+    noisy copy, with CRASHES one that crashes at its first decision, or (`noise` a file name)
+    that example program as it is; `tag` makes its contents, so its id, its own. A noisy copy
+    that `says` words prints them at each decision."""
     into = store.incoming()
     unpack(EXAMPLE, into, ArchiveLimits())
-    run = "{python} xix_heuristic.py" if noise is None else "{python} noisy.py"
-    if noise is not None:
+    if isinstance(noise, str):
+        run = f"{{python}} {noise}"
+    else:
+        run = "{python} xix_heuristic.py" if noise is None else "{python} noisy.py"
+    if noise is not None and not isinstance(noise, str):
         noisy = NOISY.replace("{noise}", repr(noise))
         if says:
             noisy = noisy.replace("    def act(self, request):\n", SAYING.format(says=says))
         (into / "noisy.py").write_text(noisy)
-    if noise is not None and noise < 0:  # CRASHES
+    if noise is not None and not isinstance(noise, str) and noise < 0:  # CRASHES
         (into / "noisy.py").write_text(CRASHER)
     (into / "bot.toml").write_text(
-        f'name = "{tag}"\nlanguage = "python"\ngames = ["xix"]\nrun = "{run}"\n# {tag}\n'
+        f'name = "{tag}"\nlanguage = "python"\ngames = ["{game}"]\nrun = "{run}"\n# {tag}\n'
     )
     version = store.add(account, into)
     store.activate(version.id, "every check passed")

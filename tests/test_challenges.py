@@ -42,8 +42,6 @@ from tests.challenge_helpers import CRASHES, add_bot
 
 pytestmark = pytest.mark.usefixtures("bubblewrap")
 
-XIX = get_game("xix")
-
 
 @dataclass
 class Contest:
@@ -122,23 +120,27 @@ class Contest:
 def run_contest(
     tmp_path: Path,
     scenario: Callable[[Contest], Awaitable[None]],
-    versions: dict[str, float | None],
+    versions: dict[str, float | str | None],
     terms: ChallengeTerms,
+    game: str = "xix",
+    options: dict[str, str] | None = None,
 ) -> Contest:
-    """A XIX contest with each account of `versions` holding one active version (the
-    heuristic, or its noisy copy with that noise), running `scenario` against it."""
+    """A contest of `game` (XIX unless told) with each account of `versions` holding one
+    active version (the heuristic, its noisy copy with that noise, or that example program:
+    challenge_helpers.add_bot), running `scenario` against it."""
     database = tmp_path / "contest.db"
     store = TokenStore(database)
     contest = Contest(tmp_path, {name: store.add(name) for name in versions})
     hosted = VersionStore(beside(database))
     try:
         for name, noise in versions.items():
-            contest.versions[name] = add_bot(hosted, name, noise, f"{name}-bot")
+            contest.versions[name] = add_bot(hosted, name, noise, f"{name}-bot", game=game)
     finally:
         hosted.close()
+    played = get_game(game)
     config = ServeConfig(
-        game=XIX,
-        options=parse_options(XIX, {}),
+        game=played,
+        options=parse_options(played, options or {}),
         tokens=database,
         records=tmp_path / "records",
         time_control=TimeControl(move_ms=5000, bank_ms=0),

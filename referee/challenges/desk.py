@@ -24,6 +24,8 @@ from referee.challenges.book import (
 from referee.challenges.decision import bounds_problem, test_of
 from referee.challenges.terms import Ask, ChallengeError, ChallengeTerms, Consent, Ranked
 from referee.errors import FrozenError, NotFoundError, QuotaError, RefusedError
+from referee.games.base import Game
+from referee.games.options import Options
 from referee.hosted.store import (
     SHORT_ID,
     StoreError,
@@ -33,8 +35,23 @@ from referee.hosted.store import (
     by_prefix,
     entrant,
 )
+from referee.ladder.schedule import Layout
 
 HOUR = 3600.0
+
+
+def sides_problem(game: Game, options: Options) -> str | None:
+    """Why no challenge can be played in this game, or None: a challenge's duplicate deals put
+    the challenger on one side and its opponent on the other (issue 45.1: a team game's usual
+    seat plan, Xeri's two teams), so a free-for-all (Xactika with more than 2 players) has no
+    other side to give the opponent."""
+    sides = len(Layout.of(game, options).sides)
+    if sides == 2:
+        return None
+    return (
+        f"challenges need a game of two sides, and this contest's {game.id} has {sides} with "
+        "its options (a free-for-all): challenge in a contest of two players or two teams"
+    )
 
 
 class ChallengeDesk:
@@ -49,6 +66,7 @@ class ChallengeDesk:
         revoked: Callable[[], set[str]] = set,
         frozen: Callable[[], bool] = lambda: False,
         clock: Callable[[], float] = time.time,
+        unplayable: str | None = None,
     ) -> None:
         self.book = book
         self.store = store
@@ -58,11 +76,15 @@ class ChallengeDesk:
         self.revoked = revoked
         self.frozen = frozen
         self.clock = clock
+        #: Why no challenge can be played in this contest (sides_problem), or None.
+        self.unplayable = unplayable
 
     # -- asking --------------------------------------------------------------------------
 
     def challenge(self, account: str, ask: Ask) -> Challenge:
         """Store `account`'s challenge as asked, or refuse it (nothing stored)."""
+        if self.unplayable is not None:
+            raise RefusedError(self.unplayable)
         terms = self.terms
         elo0 = terms.elo0 if ask.elo0 is None else ask.elo0
         elo1 = terms.elo1 if ask.elo1 is None else ask.elo1

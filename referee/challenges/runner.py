@@ -44,7 +44,7 @@ from referee.challenges.book import (
     scheduled,
 )
 from referee.challenges.decision import Decision, decide, summary
-from referee.challenges.desk import ChallengeCounter
+from referee.challenges.desk import ChallengeCounter, sides_problem
 from referee.errors import RecordWriteError
 from referee.games.base import Game
 from referee.games.options import Options
@@ -231,11 +231,11 @@ class ChallengeRunner:
         return decide(challenge, results)
 
     async def _play(self, challenge: Challenge) -> tuple[Outcome, str]:
-        if len(self.layout.sides) != 2:
-            raise _Ended(
-                f"a challenge needs a game of two sides, and {self.venue.game.id} has "
-                f"{len(self.layout.sides)} with these options"
-            )
+        # Refused when asked (ChallengeDesk.unplayable); one stored before the contest's game
+        # or options changed ends here.
+        problem = sides_problem(self.venue.game, self.venue.options)
+        if problem is not None:
+            raise _Ended(problem)
         if challenge.state is State.QUEUED:
             await trio.to_thread.run_sync(
                 lambda: self.book.set_state(challenge.id, State.PLAYING, reason="playing")

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import trio
 
 from referee.challenges.book import ChallengeBook
-from referee.challenges.desk import ChallengeCounter
+from referee.challenges.desk import ChallengeCounter, sides_problem
 from referee.challenges.runner import ChallengeRunner, Share, Venue
 from referee.contest.book import ContestBook
 from referee.contest.config import ServeConfig
@@ -131,6 +131,7 @@ class HostedWing:
             rating=lambda bot: book.ratings.get(bot),
             revoked=self.accounts.revoked,
             frozen=lambda: config.freeze_submissions or book.frozen is not None,
+            unplayable=sides_problem(config.game, config.options),
         )
         venue = Venue(
             config,
