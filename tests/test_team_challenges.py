@@ -3,15 +3,18 @@ them (a real contest referee, hosted versions in the sandbox, real SQLite): in 4
 challenger's version holds both seats of one team and its opponent's the other (XERI-R1: seats
 0+2 against 1+3), each deal is played in every rotation of the seat plan (Layout), the odd ones
 swapping the teams, and the SPRT counts each deal once; a free-for-all (Xactika at 3 players) has
-no other side to give an opponent, so it is refused when asked, naming why."""
+no other side to give an opponent, so it is refused when asked (the RPC's status, and
+`croupier challenge`'s exit 2), naming why."""
 
 from __future__ import annotations
 
+import subprocess
 from collections import defaultdict
 from pathlib import Path
 
 import grpc
 import pytest
+import trio
 
 from croupier.v1 import challenges_pb2 as pb
 from referee.challenges.book import ChallengeBook, challenge_entrant, opponent_entrant
@@ -20,6 +23,7 @@ from referee.games import get_game
 from referee.games.base import parse_options
 from referee.ladder.schedule import Layout
 from referee.match.records import ChallengeMark, read_all
+from tests.test_challenge_cli import CROUPIER
 from tests.test_challenges import Contest, refused, run_contest, verified
 
 pytestmark = pytest.mark.usefixtures("bubblewrap")
@@ -99,14 +103,29 @@ def test_a_xeri_team_challenge_seats_each_version_as_a_team_in_every_rotation(
     assert f"{len(contest.ranked_matches()) + len(matches)} matches" in output, output
 
 
+#: What a free-for-all's refusal says (referee.challenges.desk.sides_problem).
+FREE_FOR_ALL = (
+    "challenges need a game of two sides, and this contest's xactika has 3 with its options (a "
+    "free-for-all): challenge in a contest of two players or two teams"
+)
+
+
 def test_a_free_for_all_challenge_is_refused_when_asked(tmp_path: Path) -> None:
     """Xactika at 3 players: every seat its own side, so no side for the opponent; the
-    refusal is FAILED_PRECONDITION naming why, and nothing is stored."""
-    seen: dict[str, grpc.RpcError | list[object]] = {}
+    refusal is FAILED_PRECONDITION naming why, `croupier challenge` exits 2 saying so, and
+    nothing is stored."""
+    seen: dict[str, object] = {}
 
     async def scenario(contest: Contest) -> None:
         ask = pb.CreateChallengeRequest(opponent="bob", deals=2)
         seen["error"] = await refused(contest, "alice", ask)
+        address, token = f"127.0.0.1:{contest.port}", contest.tokens["alice"]
+        seen["cli"] = await trio.run_process(
+            [CROUPIER, "challenge", "bob", "--to", address, "--token", token, "--wait"],
+            capture_stdout=True,
+            capture_stderr=True,
+            check=False,
+        )
         listed = await contest.call("alice", "ListChallenges", pb.ListChallengesRequest())
         assert isinstance(listed, pb.ListChallengesResponse)
         seen["listed"] = list(listed.challenges)
@@ -116,8 +135,11 @@ def test_a_free_for_all_challenge_is_refused_when_asked(tmp_path: Path) -> None:
     error = seen["error"]
     assert isinstance(error, grpc.RpcError)
     assert error.code() == grpc.StatusCode.FAILED_PRECONDITION, error
-    assert error.details() == (
-        "challenges need a game of two sides, and this contest's xactika has 3 with its "
-        "options (a free-for-all): challenge in a contest of two players or two teams"
-    ), error
+    assert error.details() == FREE_FOR_ALL, error
+    cli = seen["cli"]
+    assert isinstance(cli, subprocess.CompletedProcess)
+    stderr = cli.stderr.decode()
+    assert cli.returncode == 2, cli.stdout.decode() + stderr
+    assert f"FAILED_PRECONDITION: {FREE_FOR_ALL}" in " ".join(stderr.split()), stderr
+    assert "Traceback" not in stderr, stderr
     assert seen["listed"] == []
