@@ -30,3 +30,14 @@ class Played:
         """The log's entries of this match."""
         entries = [json.loads(line) for line in self.log.read_text("utf-8").splitlines()]
         return [entry for entry in entries if entry["match"] == self.match]
+
+    def check_told(self, entries: list[dict[str, Any]]) -> None:
+        """What the logging bot (either SDK's) says of its decisions, checked against the
+        record: the first entry is its seating, and a line for each decision of its seat, in
+        the record's order, names the action the record gives it."""
+        assert entries[0] == {"match": self.match, "decision": 0, "line": "seated at 0"}
+        told = [e for e in entries if e["line"].startswith("decision ")]
+        assert [e["decision"] for e in told] == self.ours()
+        for entry in told:  # the bot says its decision's number and its action: the record's
+            action = self.actions[entry["decision"]]
+            assert entry["line"] == f"decision {entry['decision']}: {action['text']}"

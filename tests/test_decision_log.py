@@ -55,12 +55,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Played:
 def test_the_bot_s_lines_name_its_decisions_as_the_record_counts_them(played: Played) -> None:
     entries = [json.loads(line) for line in played.log.read_text().splitlines()]
     assert {entry["match"] for entry in entries} == {played.match}
-    assert entries[0] == {"match": played.match, "decision": 0, "line": "seated at 0"}
-    told = [e for e in entries if e["line"].startswith("decision ")]
-    assert [e["decision"] for e in told] == played.ours()
-    for entry in told:  # the bot says its decision's number and its action: the record's
-        action = played.actions[entry["decision"]]
-        assert entry["line"] == f"decision {entry['decision']}: {action['text']}"
+    played.check_told(entries)
     # A message of two lines is two entries of one decision; after the last reply, the end.
     markup = [e["decision"] for e in entries if e["line"] == MARKUP]
     assert markup == played.ours()

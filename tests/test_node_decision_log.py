@@ -103,12 +103,7 @@ def test_the_bot_s_lines_name_its_decisions_as_the_record_counts_them(played: Pl
     raw = played.log.read_text("utf-8").splitlines()
     assert {json.loads(line)["match"] for line in raw} == {played.match}
     entries = played.entries()
-    assert entries[0] == {"match": played.match, "decision": 0, "line": "seated at 0"}
-    told = [e for e in entries if e["line"].startswith("decision ")]
-    assert [e["decision"] for e in told] == played.ours()
-    for entry in told:  # the bot says its decision's number and its action: the record's
-        action = played.actions[entry["decision"]]
-        assert entry["line"] == f"decision {entry['decision']}: {action['text']}"
+    played.check_told(entries)
     # A message of two lines is two entries of one decision; after an await, the same one.
     assert [e["decision"] for e in entries if e["line"] == MARKUP] == played.ours()
     still = [e for e in entries if e["line"].startswith("still ")]

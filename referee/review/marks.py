@@ -33,9 +33,7 @@ def page_marks(
             "half": _number(d.loss_half_width),
             "grade": d.grade.value if d.grade else None,
             "unsampled": d.unsampled,
-            "values": [
-                [v.text, round(v.mean, PLACES), round(v.half_width, PLACES)] for v in d.values
-            ],
+            "values": [[v.text, _number(v.mean), _number(v.half_width)] for v in d.values],
         }
     return marks
 
