@@ -72,11 +72,21 @@ def add_bot(
     says: str = "",
     game: str = "xix",
 ) -> VersionId:
-    """A qualified, active version of `account` for `game`: the heuristic (`noise` None), its
-    noisy copy, with CRASHES one that crashes at its first decision, or (`noise` a file name)
-    that example program as it is; `tag` makes its contents, so its id, its own. A noisy copy
-    that `says` words prints them at each decision."""
+    """A qualified, active version of `account` for `game` (`bot_folder`'s bot)."""
     into = store.incoming()
+    bot_folder(into, noise, tag, says, game)
+    version = store.add(account, into)
+    store.activate(version.id, "every check passed")
+    return version.id
+
+
+def bot_folder(
+    into: Path, noise: float | str | None, tag: str, says: str = "", game: str = "xix"
+) -> Path:
+    """A bot folder at `into` (which must not exist) for `game`: the heuristic (`noise` None),
+    its noisy copy, with CRASHES one that crashes at its first decision, or (`noise` a file
+    name) that example program as it is; `tag` makes its contents, so its id, its own. A noisy
+    copy that `says` words prints them at each decision."""
     unpack(EXAMPLE, into, ArchiveLimits())
     if isinstance(noise, str):
         run = f"{{python}} {noise}"
@@ -92,6 +102,4 @@ def add_bot(
     (into / "bot.toml").write_text(
         f'name = "{tag}"\nlanguage = "python"\ngames = ["{game}"]\nrun = "{run}"\n# {tag}\n'
     )
-    version = store.add(account, into)
-    store.activate(version.id, "every check passed")
-    return version.id
+    return into

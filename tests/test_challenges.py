@@ -124,10 +124,12 @@ def run_contest(
     terms: ChallengeTerms,
     game: str = "xix",
     options: dict[str, str] | None = None,
+    house: dict[str, Path] | None = None,
 ) -> Contest:
     """A contest of `game` (XIX unless told) with each account of `versions` holding one
     active version (the heuristic, its noisy copy with that noise, or that example program:
-    challenge_helpers.add_bot), running `scenario` against it."""
+    challenge_helpers.add_bot), and the organiser's `house` bots, running `scenario` against
+    it."""
     database = tmp_path / "contest.db"
     store = TokenStore(database)
     contest = Contest(tmp_path, {name: store.add(name) for name in versions})
@@ -146,6 +148,7 @@ def run_contest(
         time_control=TimeControl(move_ms=5000, bank_ms=0),
         drain_seconds=5,
         challenges=terms,
+        house=house or {},
     )
 
     async def main() -> None:

@@ -26,6 +26,7 @@ from referee.challenges.terms import Ask, ChallengeError, ChallengeTerms, Consen
 from referee.errors import FrozenError, NotFoundError, QuotaError, RefusedError
 from referee.games.base import Game
 from referee.games.options import Options
+from referee.hosted.house import is_house
 from referee.hosted.store import (
     SHORT_ID,
     StoreError,
@@ -115,6 +116,10 @@ class ChallengeDesk:
             )
         if ask.ranked and theirs.account == account:
             raise RefusedError("a ranked challenge is against another account, not your own")
+        if ask.ranked and is_house(theirs.account):
+            raise RefusedError(
+                f"{theirs.account} is a house bot, outside the standings: challenge it unranked"
+            )
         self._limits(account, theirs.account)
         now = self.clock()
         state, expires, consented = State.QUEUED, None, False
@@ -199,7 +204,11 @@ class ChallengeDesk:
             return self._own_version(account, prefix), False
         active = self.store.active(name)
         if active is None:
-            raise NotFoundError(f"no account {name!r} with an active version in this contest")
+            house = sorted(v.account for v in self.store.active_versions() if is_house(v.account))
+            listed = f" (its house bots: {', '.join(house)})" if house else ""
+            raise NotFoundError(
+                f"no account {name!r} with an active version in this contest{listed}"
+            )
         if prefix and not active.id.startswith(prefix):
             raise NotFoundError(
                 f"{named!r} is not {name}'s active version ({entrant(active)}): another "

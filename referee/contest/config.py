@@ -3,6 +3,7 @@ them from the command's options and a contest file, checked together."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,6 +61,9 @@ class ServeConfig:
     #: With hosted bots on this machine's slots: the organiser's rules for authors' challenges
     #: (referee.challenges).
     challenges: ChallengeTerms = field(default_factory=ChallengeTerms)
+    #: With `tokens`: the organiser's house bots (referee.hosted.house), a bot folder by name,
+    #: which authors may challenge and no ranked table seats.
+    house: Mapping[str, Path] = field(default_factory=dict)
 
     @property
     def version_store(self) -> Path | None:

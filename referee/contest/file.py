@@ -24,6 +24,9 @@
                                   # default_deals, share, elo0, elo1, alpha, beta, on,
                                   # consent_seconds: authors' challenges (the file only;
                                   # referee.challenges.terms)
+    [house]                       # NAME = "bot folder": the organiser's house bots, which
+                                  # authors challenge as house.NAME (the file only;
+                                  # referee.hosted.house)
 
 Relative paths start from the file's folder. A mistake names the file, the line and the key, as
 in a ladder file (referee.tomlfile reads both).
@@ -37,7 +40,9 @@ from typing import Any
 
 from referee import tomlfile
 from referee.clock_kind import ClockKind
+from referee.contest.tokens import BOT_NAME
 from referee.errors import CroupierError
+from referee.hosted.house import account_of
 from referee.match.bounds import time_problem
 from referee.text import tidy_path
 from referee.tomlfile import TomlReader
@@ -147,9 +152,11 @@ def load(path: Path) -> dict[str, Any]:
         value = reader.value(table, where, key, expected, check=_BOUNDS.get(option))
         settings[option] = tidy_path(path.parent / str(value)) if option in _PATHS else value
 
-    reader.check_keys(data, sorted([*_TOP, *_TABLES, "options", "challenges"]), ())
+    reader.check_keys(data, sorted([*_TOP, *_TABLES, "options", "challenges", "house"]), ())
     for key, value in data.items():
-        if key == "challenges":
+        if key == "house":
+            settings["house"] = _house(reader, value, path.parent)
+        elif key == "challenges":
             if not isinstance(value, dict):
                 raise reader.error((key,), "expected a table")
             reader.check_keys(value, sorted(_CHALLENGES), (key,))
@@ -172,6 +179,21 @@ def load(path: Path) -> dict[str, Any]:
         host = settings.pop("web_host", "127.0.0.1")
         settings["web"] = f"{host}:{settings.pop('web_port', 8080)}"
     return settings
+
+
+def _house(reader: TomlReader[ContestFileError], table: object, folder: Path) -> dict[str, Path]:
+    """`[house]`: each house bot's folder by its name, a name a token could have."""
+    if not isinstance(table, dict):
+        raise reader.error(("house",), 'expected a table: NAME = "bot folder"')
+    bots: dict[str, Path] = {}
+    for name in table:
+        if not BOT_NAME.fullmatch(account_of(name)):
+            raise reader.error(
+                ("house", name), "a house bot's name is 1 to 58 letters, digits, '_', '.' or '-'"
+            )
+        where = reader.value(table, ("house",), name, str)
+        bots[name] = tidy_path(folder / where)
+    return bots
 
 
 def _text(value: object) -> str:

@@ -29,6 +29,7 @@ from referee.contest.pairing import Pacing
 from referee.contest.slots import CoreSlots, default_count
 from referee.contest.starts import Starts
 from referee.contest.tokens import TokenStore
+from referee.hosted.house import stock
 from referee.hosted.pipeline import Pipeline, PipelineSettings
 from referee.hosted.qualify import QualifySettings
 from referee.hosted.roster import Roster
@@ -85,7 +86,7 @@ class HostedWing:
 
     def _desk(self) -> Submitting:
         """Authors' uploads: the store recovered first (an upload cut short by a kill is
-        removed)."""
+        removed), the organiser's house bots stored beside them."""
         config = self.config
         assert config.version_store is not None
         store = VersionStore(config.version_store)
@@ -94,9 +95,11 @@ class HostedWing:
         if frozen is None and config.freeze_submissions:
             frozen = FROZEN_BY_ORGANISER
         games = frozenset({config.game.id})
-        return Submitting(
+        desk = Submitting(
             store, Limits(), config.quotas, games, runtime=config.runtime, frozen=frozen
         )
+        stock(desk, config.house, config.seed)  # built and qualified as any upload
+        return desk
 
     def _pipeline(self) -> Pipeline | None:
         """What builds and qualifies the uploaded versions, on the contest's clock; none where

@@ -33,6 +33,7 @@ from referee.cluster.hosted import Entrant, HostedVersions
 from referee.contest.book import ContestBook
 from referee.contest.pairing import Pacing, choose_table, seat_order
 from referee.contest.starts import Starts
+from referee.hosted.house import ranked
 from referee.hosted.manifest import ManifestError, load_manifest
 from referee.hosted.pipeline import PipelineSettings, VersionFiles
 from referee.hosted.store import Version, VersionStore, entrant
@@ -152,7 +153,7 @@ class ClusterTables:
 
     async def _active(self) -> dict[str, Entrant]:
         """The active versions of accounts not revoked, by identity (but those resting)."""
-        versions = await trio.to_thread.run_sync(self.store.active_versions)
+        versions = ranked(await trio.to_thread.run_sync(self.store.active_versions))
         revoked = await trio.to_thread.run_sync(self.revoked)
         found: dict[str, Entrant] = {}
         now = trio.current_time()

@@ -26,8 +26,8 @@ from referee.hosted.submitting import Quotas
 from referee.match.clock import TimeControl, checked_time_control
 from referee.transport import ServerSettings
 
-#: Settings a contest file holds and no flag sets: a table of rules (`[challenges]`).
-FILE_ONLY = frozenset({"challenges"})
+#: Settings a contest file holds and no flag sets: tables (`[challenges]`, `[house]`).
+FILE_ONLY = frozenset({"challenges", "house"})
 #: The game a new contest plays when neither its database, its file nor the command names one.
 DEFAULT_GAME = "xix"
 
@@ -74,6 +74,8 @@ class ServeSettings:
     web: str | None = None
     #: A contest file's `[challenges]` (referee.challenges.terms.ChallengeTerms' fields).
     challenges: Mapping[str, Any] | None = None
+    #: A contest file's `[house]`: the organiser's house bots, a bot folder by name.
+    house: Mapping[str, Path] | None = None
 
     def over(self, settings: Mapping[str, Any]) -> ServeSettings:
         """These settings with `settings` (by name) laid over them; an unknown name is a bug of
@@ -144,6 +146,7 @@ class ServeSettings:
                 (self.freeze_submissions, "--freeze-submissions freezes a contest's uploads"),
                 (self.cluster is not None, "--cluster plays a contest's hosted bots"),
                 (self.runtime is not None, "--runtime is for hosted bots of a contest"),
+                (bool(self.house), "[house] bots are hosted bots of a contest"),
             ):
                 if given:
                     raise CroupierError(f"{what}: give --db too")
@@ -217,6 +220,7 @@ class ServeSettings:
             hosted_slots=self.hosted_slots,
             cluster=self.cluster,
             challenges=self.challenge_terms(),
+            house=dict(self.house or {}),
         )
 
 

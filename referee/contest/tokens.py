@@ -27,8 +27,11 @@ from pathlib import Path
 from referee import private
 from referee.databases import open_database, open_read_only
 from referee.errors import CroupierError, ForbiddenError, NotFoundError, QuotaError
+from referee.hosted.house import PREFIX as HOUSE_PREFIX
+from referee.hosted.house import is_house
 
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+#: An account's name (a house bot's too: referee.hosted.house).
+BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 #: A member's name is only shown (the team's name is the identity): any printable text.
 MAX_MEMBER_CHARS = 64
 _SCHEMA = """
@@ -152,9 +155,14 @@ class TokenStore:
         with its leader's token, in order. A revoked team may be given a new one: its old
         members stay removed."""
         for name in names:
-            if not _NAME.fullmatch(name):
+            if not BOT_NAME.fullmatch(name):
                 raise TokenError(
                     f"bad bot name {name!r}: use 1 to 64 letters, digits, '_', '.' or '-'"
+                )
+            if is_house(name):
+                raise TokenError(
+                    f"bad bot name {name!r}: names beginning {HOUSE_PREFIX!r} are the "
+                    "organiser's house bots (the contest file's [house]), which no token holds"
                 )
         twice = sorted({name for name in names if names.count(name) > 1})
         if twice:

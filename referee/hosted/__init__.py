@@ -12,7 +12,8 @@
 - `pipeline`: a received version built once and qualified once (`qualify`: the doctor's checks
   in the sandbox), taking fair `turns` with other accounts' versions;
 - `submitting`: an upload checked against the quotas, unpacked and stored; `roster`: the active
-  versions launched by the contest;
+  versions launched by the contest; `house`: the organiser's house bots, stored as uploads,
+  challenged by anyone, seated at no ranked table;
 - `current`: which rows of a contest's standings are current (each account's active version,
   the bots that connect by themselves), for the site and `croupier ladder standings`.
 

@@ -32,6 +32,7 @@ from pathlib import Path
 import trio
 
 from referee.clock_kind import ClockKind
+from referee.hosted.house import ranked
 from referee.hosted.manifest import ManifestError, load_manifest
 from referee.hosted.pipeline import PipelineSettings, VersionFiles
 from referee.hosted.store import Version, VersionId, VersionStore, entrant
@@ -104,7 +105,7 @@ class Roster:
         async with trio.open_nursery() as nursery:
             task_status.started()
             while True:
-                active = await trio.to_thread.run_sync(self.store.active_versions)
+                active = ranked(await trio.to_thread.run_sync(self.store.active_versions))
                 revoked = await trio.to_thread.run_sync(self.revoked)
                 self._update(nursery, active, revoked)
                 await trio.sleep(POLL_SECONDS)
