@@ -13,6 +13,7 @@ import pytest
 import trio
 
 from croupier.v1 import challenges_pb2 as pb
+from croupier.v1 import referee_pb2, referee_pb2_grpc
 from referee.contest import file as contest_file
 from referee.contest.file import ContestFileError
 from referee.contest.settings import ServeSettings
@@ -105,6 +106,7 @@ def test_anyone_challenges_a_house_bot_unranked_and_no_ranked_table_seats_it(
 ) -> None:
     house = {"noisy": bot_folder(tmp_path / "house-noisy", 0.6, "house-noisy")}
     seen: dict[str, object] = {}
+    listed: set[str] = set()
 
     async def scenario(contest: Contest) -> None:
         store = VersionStore(contest.folder / "versions")
@@ -125,7 +127,10 @@ def test_anyone_challenges_a_house_bot_unranked_and_no_ranked_table_seats_it(
         assert "house bot, outside the standings" in (error.details() or ""), error
         asked = await contest.call("alice", "CreateChallenge", ask(opponent="house.noisy"))
         assert isinstance(asked, pb.CreateChallengeResponse)
-        seen["decided"] = await contest.until_ended("alice", asked.challenge.id)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(watch_listed, contest, listed)
+            seen["decided"] = await contest.until_ended("alice", asked.challenge.id)
+            nursery.cancel_scope.cancel()
         seen["active"] = active.id
         with trio.fail_after(120):  # alice and bob meet in ranked matches meanwhile
             while not contest.ranked_matches():
@@ -136,6 +141,24 @@ def test_anyone_challenges_a_house_bot_unranked_and_no_ranked_table_seats_it(
     assert isinstance(decided, pb.Challenge)
     assert decided.outcome == pb.CHALLENGE_OUTCOME_BETTER, decided.reason
     assert decided.opponent == f"house.noisy@{str(seen['active'])[:12]}"
+    # Unranked challenges are an author's own testing: their matches are in no public list,
+    # while the contest's ranked ones, played meanwhile, are.
+    assert listed and not any("challenge" in m for m in listed), listed
     standings = standings_of(contest.folder / "contest.db")
     rows = {row.bot.split("@")[0]: row.matches for row in standings.rows}
     assert set(rows) == {"alice", "bob"} and all(rows.values()), rows
+
+
+async def watch_listed(contest: Contest, listed: set[str]) -> None:
+    """Add every match the public list shows (a spectator's ListMatches) to `listed`."""
+    channel = grpc.insecure_channel(f"127.0.0.1:{contest.port}")
+    stub = referee_pb2_grpc.RefereeStub(channel)
+    try:
+        while True:
+            answer = await trio.to_thread.run_sync(
+                lambda: stub.ListMatches(referee_pb2.ListMatchesRequest(), timeout=10)
+            )
+            listed.update(m.match_id for m in answer.matches)
+            await trio.sleep(0.05)
+    finally:
+        channel.close()

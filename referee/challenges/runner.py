@@ -140,6 +140,8 @@ class Venue:
     records: Path
     settings: PipelineSettings
     contest: RankedBook
+    #: The contest's live matches, which a ranked challenge's matches join (an unranked one's
+    #: are the runner's own: `ChallengeRunner.unlisted`).
     live: LiveMatches | None = None
     #: Called with each ranked match committed (the site's refresh, the referee's log).
     on_ranked: Callable[[MatchOutcome], None] = lambda _: None
@@ -166,6 +168,8 @@ class ChallengeRunner:
         self.lobby = Lobby(games=frozenset({venue.game.id}))
         self.layout = Layout.of(venue.game, venue.options)
         self.running: set[int] = set()
+        #: The unranked challenges' live matches: in no public list, watched by no spectator.
+        self.unlisted = LiveMatches()
         self._sandbox = Sandbox(enabled=True)
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
@@ -416,7 +420,7 @@ class ChallengeRunner:
                     seed=seed,
                     match_id=mid,
                     record=partial,
-                    live=venue.live,
+                    live=self._live(challenge),
                     challenge=ChallengeMark(challenge.id, challenge.ranked),
                 )
                 seconds = trio.current_time() - began
@@ -450,8 +454,14 @@ class ChallengeRunner:
             (vid, CHALLENGE_LOG, [seat for seat, bot in enumerate(bots) if bot == name])
             for vid, name in zip(versions, names, strict=True)
         ]
-        live = self.venue.live
+        live = self._live(challenge)
         return kept_output(self.store, players, mid, lambda: live.get(mid) if live else None)
+
+    def _live(self, challenge: Challenge) -> LiveMatches | None:
+        """Where the challenge's matches are live: a ranked one's among the contest's, which
+        anyone may watch; an unranked one's apart (`unlisted`), as an author's testing of a
+        version that may not be active yet is theirs alone (issue 45)."""
+        return self.venue.live if challenge.ranked else self.unlisted
 
 
 def _digest(path: Path) -> str:
