@@ -404,7 +404,7 @@ def test_limits_equal_strength_and_a_ranked_challenge_downward(tmp_path: Path) -
             while not contest.rated_above("alice", "bob"):
                 await trio.sleep(0.5)
         down = await contest.call(
-            "alice", "CreateChallenge", ask(opponent="bob", ranked=True, deals=3)
+            "alice", "CreateChallenge", ask(opponent="bob", ranked=True, deals=QUICK.max_deals)
         )
         assert isinstance(down, pb.CreateChallengeResponse)
         seen["waiting"] = down.challenge
@@ -414,9 +414,13 @@ def test_limits_equal_strength_and_a_ranked_challenge_downward(tmp_path: Path) -
         )
         assert isinstance(still, pb.GetChallengeResponse)
         assert still.challenge.state == pb.CHALLENGE_STATE_WAITING, still
-        await contest.call(
-            "bob", "AnswerChallenge", pb.AnswerChallengeRequest(id=down.challenge.id, accept=True)
-        )
+        answer = pb.AnswerChallengeRequest
+        await contest.call("bob", "AnswerChallenge", answer(id=down.challenge.id, accept=True))
+        # Bob withdraws his consent once it is playing: it ends after its current match.
+        with trio.fail_after(120):
+            while not contest.committed(down.challenge.id):
+                await trio.sleep(0.1)
+        await contest.call("bob", "AnswerChallenge", answer(id=down.challenge.id, accept=False))
         seen["ranked"] = await contest.until_ended("alice", down.challenge.id)
         seen["contest"] = contest.ranked_matches()
 
@@ -433,6 +437,8 @@ def test_limits_equal_strength_and_a_ranked_challenge_downward(tmp_path: Path) -
     assert waiting.state == pb.CHALLENGE_STATE_WAITING and "consent" in waiting.reason
     ranked = seen["ranked"]
     assert isinstance(ranked, pb.Challenge)
+    assert ranked.outcome == pb.CHALLENGE_OUTCOME_UNDECIDED, ranked
+    assert ranked.reason == "bob withdrew its consent", ranked.reason
     assert ranked.match_ids and all(m.startswith("ranked-challenge-") for m in ranked.match_ids)
     contest_matches = seen["contest"]
     assert isinstance(contest_matches, list)
