@@ -18,6 +18,7 @@ import contextlib
 import json
 import re
 import sqlite3
+import subprocess
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -33,7 +34,7 @@ from referee.errors import QuotaError
 from referee.review.view import view_of_record
 from referee.viewer import load
 from referee.web.desk_review import Reviews
-from tests.desk_helpers import Referee, running
+from tests.desk_helpers import CROUPIER, Referee, challenged, running
 from tests.hosted_helpers import network_bot
 from tests.test_desk_site import Answer, Visitor
 from tests.test_review import played
@@ -278,3 +279,58 @@ def test_the_desk_s_review_link_opens_the_review_in_chromium_under_the_site_s_po
         page.close()
     assert [m for m in messages if "Content Security Policy" in m] == [], messages
     assert not [m for m in messages if "Error" in m and "status of 4" not in m], messages
+
+
+@pytest.mark.usefixtures("bubblewrap")
+def test_a_challenge_match_is_reviewed_from_the_team_s_own_seat_alone(tmp_path: Path) -> None:
+    """Issue 45.4's challenge (alice's hosted version against bob's, unranked: in no snapshot):
+    alice reviews her seat of one of its matches, from the desk's list, with her own version's
+    lines beside it and nothing of bob's seat; bob and erin are refused her seat."""
+    with challenged(tmp_path, ("--review-budget", str(BUDGET))) as referee:
+        alice, bob, erin = (_signed_in(referee, name) for name in ("alice", "bob", "erin"))
+        (challenge,) = alice.data().json()["challenges"]
+        listing = f"/desk/challenges/{challenge['id']}/matches"
+        ours = alice.send("GET", listing).json()["matches"][0]
+        match, (seat,) = ours["match"], ours["seats"]
+        assert _ask(alice, match, seat).status == 303
+        data = page_data(_reviewed(alice, match, seat).body.decode())
+        with contextlib.closing(sqlite3.connect(referee.db)) as db:
+            (kept,) = db.execute(
+                "SELECT record FROM challenge_matches WHERE match_id = ?", (match,)
+            ).fetchone()
+        record = referee.db.parent / kept
+        timeline = load(record)
+        assert data["views"] == [f"seat {seat} ({timeline.names[seat]})"]
+        assert unseen_faces(data, timeline, seat) == []
+        marked = [step["review"] for step in data["steps"] if "review" in step]
+        decisions = view_of_record(record, seat).decisions
+        assert [m["chosen"] for m in marked] == [d.chosen for d in decisions]
+        assert "bob says" not in json.dumps(data)
+        refusal = alice.send("GET", "/desk/review/no-such-match").body
+        refusal = refusal.replace(b"no-such-match", match.encode())
+        for answer in (
+            erin.send("GET", f"/desk/review/{match}?seat={seat}"),
+            bob.send("GET", f"/desk/review/{match}?seat={seat}"),
+            _ask(bob, match, seat),
+        ):
+            assert answer.status == 404 and answer.body == refusal, answer.body
+
+
+def test_the_organiser_reviews_any_seat_of_the_contest_s_records_with_the_cli(
+    referee: Referee,
+) -> None:
+    """The site has no organiser's sign-in: the organiser, who holds the records, reviews any
+    seat with `croupier review` (docs/contest.md, "Reviews"), every seat of a contest match
+    alike, as an author's review on the desk reads it."""
+    match = _matches(_signed_in(referee, "alice"))[0]
+    record = _record(referee, match)
+    for seat in (0, 1):
+        command = [CROUPIER, "review", str(record), "--seat", str(seat), "--budget", str(BUDGET)]
+        done = subprocess.run(
+            [*command, "--json", "--workers", "1"], capture_output=True, text=True, timeout=300
+        )
+        assert done.returncode == 0, done.stderr
+        decisions = json.loads(done.stdout)["decisions"]
+        assert [d["chosen"] for d in decisions] == [
+            d.chosen for d in view_of_record(record, seat).decisions
+        ]
