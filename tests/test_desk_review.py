@@ -251,6 +251,47 @@ async def test_the_site_s_queue_is_bounded_and_a_review_that_fails_says_why(
     assert marks is not None and len(marks) == len(view_of_record(record, 0).decisions)
 
 
+def _sessions() -> dict[int, list[int]]:
+    """Every process's pid, by its session id (Linux's /proc)."""
+    found: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            # After the command's ")": state, ppid, pgrp, session.
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if fields[0] != "Z":
+                found.setdefault(int(fields[3]), []).append(int(stat.parent.name))
+    return found
+
+
+def _leader(record: Path) -> int | None:
+    """The pid of the review of `record` running, if any."""
+    for stat in Path("/proc").glob("[0-9]*/cmdline"):
+        with contextlib.suppress(OSError):
+            if str(record).encode() in stat.read_bytes() and b"review" in stat.read_bytes():
+                return int(stat.parent.name)
+    return None
+
+
+async def test_a_review_running_when_the_site_stops_is_killed_with_its_pool(
+    tmp_path: Path,
+) -> None:
+    """A long review (a budget no site would give) and its pool of processes end with the
+    site: nothing of it is left running, and the site stops at once."""
+    record = played(tmp_path / "long.jsonl", 4, [XixHeuristicBot(), RandomBot(5)])
+    reviews = Reviews(tmp_path / "reviews", 100_000)
+    reviews.ask("alice", reviews.key("long", 0), record)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(reviews.run)
+        with trio.fail_after(SLOW):  # the review and its pool are running
+            while (leader := _leader(record)) is None or len(_sessions().get(leader, [])) < 3:
+                await trio.sleep(0.1)
+        nursery.cancel_scope.cancel()
+    with trio.fail_after(5):  # SIGKILLed: gone once the kernel has ended them
+        while leader in _sessions():
+            await trio.sleep(0.05)
+    assert reviews.marks(reviews.key("long", 0)) is None
+
+
 def test_the_desk_s_review_link_opens_the_review_in_chromium_under_the_site_s_policy(
     referee: Referee, browser: Any
 ) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import html
 import json
+import logging
 import os
 import re
 import signal
@@ -27,7 +28,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import trio
 
@@ -35,6 +36,8 @@ from referee.errors import CroupierError, QuotaError
 from referee.review.marks import page_marks
 from referee.review.review import DecisionReview
 from referee.viewer import load
+
+log = logging.getLogger("croupier.web")
 
 #: Reviews waiting or running on the whole site; past it a new one is refused.
 QUEUED = 4
@@ -135,33 +138,52 @@ class Reviews:
                 del self._jobs[key]
 
     async def _review(self, key: Key, record: Path) -> None:
-        """`croupier review` of `key` in a process group of its own, its marks kept."""
+        """`croupier review` of `key` in a process group of its own, its marks kept; any
+        failure is a CroupierError in words for the team (never the site's paths): a review
+        never takes the site, or the contest beside it, down."""
         _, seat, budget = key
         out = self.path(key)
-        await trio.to_thread.run_sync(lambda: self.folder.mkdir(parents=True, exist_ok=True))
         part = out.with_suffix(".part")
         command = [sys.executable, "-m", "referee.cli", "review", str(record)]
         command += ["--seat", str(seat), "--budget", str(budget), "--json"]
         command += ["--workers", str(WORKERS)]
-        with part.open("wb") as stdout:
-            process = await trio.lowlevel.open_process(
-                command, stdout=stdout, stderr=subprocess.DEVNULL, start_new_session=True
-            )
-            with contextlib.suppress(OSError):
-                os.setpriority(os.PRIO_PROCESS, process.pid, NICENESS)
-            try:
-                with trio.move_on_after(REVIEW_SECONDS) as overran:
-                    code = await process.wait()
-            finally:
-                with trio.CancelScope(shield=True):
-                    with contextlib.suppress(ProcessLookupError):  # its pool too
-                        os.killpg(process.pid, signal.SIGKILL)
-                    await process.wait()
-        if overran.cancelled_caught:
+        try:
+            await trio.to_thread.run_sync(lambda: self.folder.mkdir(parents=True, exist_ok=True))
+            with part.open("wb") as stdout:
+                code = await _run(command, stdout)
+        except OSError as error:
+            raise CroupierError(f"the review could not be kept ({error.strerror})") from None
+        if code is None:
             raise CroupierError(f"the review ran out of its {REVIEW_SECONDS:g} s and was ended")
         if code != 0:
             raise CroupierError(f"the review could not be made (croupier review exit {code})")
-        await trio.to_thread.run_sync(_keep, record, key, part, out)
+        try:
+            await trio.to_thread.run_sync(_keep, record, key, part, out)
+        except (CroupierError, OSError, ValueError, LookupError, TypeError) as error:
+            # its reason may name the site's files: logged, not shown
+            log.exception("a review could not be kept", extra={"match": key[0]})
+            raise CroupierError("the review could not be kept") from error
+
+
+async def _run(command: list[str], stdout: BinaryIO) -> int | None:
+    """Run `command` niced, in a process group of its own, its output to `stdout`; its exit
+    code, or None once it overran REVIEW_SECONDS. Cancelled or overrun, the group is killed
+    (the review's pool with it) before this returns."""
+    process = await trio.lowlevel.open_process(
+        command, stdout=stdout, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    try:
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, process.pid, NICENESS)
+        with trio.move_on_after(REVIEW_SECONDS):
+            return await process.wait()
+        return None
+    finally:
+        with trio.CancelScope(shield=True):
+            if process.returncode is None:  # not reaped yet: its group is still its own
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+            await process.wait()
 
 
 def _keep(record: Path, key: Key, part: Path, out: Path) -> None:
