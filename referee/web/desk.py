@@ -8,7 +8,8 @@ echoed or put in a page. Signed in, the page (assets/desk.html and desk.js) read
 own: its members, its versions with their status, build log and qualification report, its
 challenges with their played matches (`/desk/challenges/N/matches`, issue 45.4), its matches
 with the team's own output of each, a seat replay of each of them and of its challenges'
-matches (referee.web.desk_replay), and a feed of its events, the
+matches (referee.web.desk_replay) and that seat's review, asked for and run off the request
+(referee.web.desk_review, issue 48.2), and a feed of its events, the
 same as FollowEvents sends, polled from /desk/events. Every request checks the session again,
 so a removed member's or a rotated token's session is refused at its next request.
 
