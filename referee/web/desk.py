@@ -181,7 +181,7 @@ class DeskSite:
         ]
 
     async def run(self) -> None:
-        """Run the reviews the team's ask for, until cancelled (referee.web.desk_review)."""
+        """Run the reviews the teams ask for, until cancelled (referee.web.desk_review)."""
         await self.reviews.run()
 
     # --- who is asking ---------------------------------------------------------------------------
@@ -387,13 +387,17 @@ class DeskSite:
         signed = await self._signed(request)
         match_id = request.path_params["match"]
         team = signed.member.team
-        record, bots, seat = await self._reviewable(match_id, team, request)
+        asked = request.query_params.get("seat")
+        record, bots, seat = await self._reviewable(match_id, team, asked)
         marks = await trio.to_thread.run_sync(self.reviews.marks, self.reviews.key(match_id, seat))
         if marks is None:
             return self._review_state(match_id, seat, signed)
-        page = await trio.to_thread.run_sync(
-            lambda: seat_replay(record, match_id, bots, team, seat, self.submitting, marks)
-        )
+        try:
+            page = await trio.to_thread.run_sync(
+                lambda: seat_replay(record, match_id, bots, team, seat, self.submitting, marks)
+            )
+        except CroupierError:  # its reason names the site's files: not for a visitor
+            raise _Refusal(500, "cannot show this match") from None
         return HTMLResponse(page, headers={"cache-control": "no-store"})
 
     @_answering
@@ -414,12 +418,12 @@ class DeskSite:
         return RedirectResponse(f"{DESK}/review/{match_id}?seat={seat}", status_code=303)
 
     async def _reviewable(
-        self, match_id: str, team: str, asked: Request | str | None
+        self, match_id: str, team: str, asked: str | None
     ) -> tuple[Path, tuple[str, ...], int]:
-        """The committed record of one of the team's matches and the seat of it asked for
-        (`?seat=N` of a request, or a form's field; None: the team's first); NotFoundError
-        as the seat replay's for any other."""
-        seat = _seat(asked.query_params.get("seat") if isinstance(asked, Request) else asked)
+        """The committed record of one of the team's matches, its seats' names and the seat
+        of it `asked` for (as `?seat=N` or a form's field says it; None: the team's first);
+        NotFoundError as the seat replay's for any other."""
+        seat = _seat(asked)
         found = await self._committed(match_id, team)
         if found is None:
             raise no_match(match_id)

@@ -64,12 +64,11 @@ Key = tuple[str, int, int]
 
 @dataclass
 class Job:
-    """A review asked for: the team that asked, the record, when (trio's clock), and once it
-    started, when; `failed` says why it ended without marks."""
+    """A review asked for: the team that asked, the record, and once it started, when (trio's
+    clock); `failed` says why it ended without marks."""
 
     team: str
     record: Path
-    asked: float
     started: float | None = None
     failed: str | None = None
 
@@ -122,7 +121,7 @@ class Reviews:
         if len(pending) >= self.queued:
             raise QuotaError(BUSY.format(queued=self.queued))
         self._jobs.pop(key, None)  # a failed one's place in the queue is not kept
-        self._jobs[key] = Job(team, record, trio.current_time())
+        self._jobs[key] = Job(team, record)
         self._send.send_nowait(key)
 
     async def run(self) -> None:
