@@ -70,10 +70,11 @@ def running(
 
 
 @contextmanager
-def challenged(tmp_path: Path) -> Iterator[Referee]:
+def challenged(tmp_path: Path, extra: tuple[str, ...] = ()) -> Iterator[Referee]:
     """The referee with its site once alice's unranked challenge of bob (2 deals: 4 matches)
     has ended: alice's version the heuristic, bob's its noisy copy, each printing `NAME says`
-    at each of its decisions; erin a team with no version (issue 45.4)."""
+    at each of its decisions; erin a team with no version (issue 45.4). `extra`: more of
+    `croupier serve`'s flags."""
     db = tmp_path / "contest.db"
     tokens = {name: TokenStore(db).add(name) for name in ("alice", "bob", "erin")}
     store = VersionStore(beside(db))
@@ -82,7 +83,7 @@ def challenged(tmp_path: Path) -> Iterator[Referee]:
             add_bot(store, name, noise, f"{name}-bot", says=f"{name} says")
     finally:
         store.close()
-    with running(tmp_path, tokens=tokens, web=True) as referee:
+    with running(tmp_path, tokens=tokens, web=True, extra=extra) as referee:
         asked = referee.cli("challenge", "bob", "--deals", "2", "--wait", token=tokens["alice"])
         assert asked.returncode != 2, asked.stdout + asked.stderr  # 2: refused
         yield referee

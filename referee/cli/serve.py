@@ -15,6 +15,7 @@ from referee.cli.consoles import console, user_errors
 from referee.cli.options import BankMs, CeilingFactor, Clock, MoveMs
 from referee.cli.seeds import announce_seed, reveal_seed
 from referee.clock_kind import ClockKind
+from referee.review.budgets import DEFAULT_BUDGET, MAX_BUDGET
 from referee.text import named
 
 if TYPE_CHECKING:
@@ -144,6 +145,16 @@ Web = Annotated[
     ),
 ]
 
+ReviewBudget = Annotated[
+    int,
+    typer.Option(
+        min=1,
+        max=MAX_BUDGET,
+        help="Playouts a decision of a review an author asks for on the site's desk "
+        "(the default reviews an XIX match in under a minute on 2 cores).",
+    ),
+]
+
 
 def serve_command(
     ctx: typer.Context,
@@ -182,6 +193,7 @@ def serve_command(
     max_team_size: TeamSize = 4,
     log_json: LogJson = False,
     web: Web = None,
+    review_budget: ReviewBudget = DEFAULT_BUDGET,
 ) -> None:
     """Listen for bots and play matches among whichever are idle, printing each result.
 
@@ -245,6 +257,7 @@ def _serve(settings: ServeSettings, config: ServeConfig) -> None:
     companion = None
     if settings.web is not None:
         site = web_settings(settings.web, settings.tls_cert, settings.tls_key, settings.insecure)
+        site = dataclasses.replace(site, review_budget=settings.review_budget)
         companion = functools.partial(serve_site, site, site_listening)
     # SIGINT, like SIGTERM, drains the matches and ends with exit 0 (serve_matches).
     run = functools.partial(transport.run, interruptible=False)

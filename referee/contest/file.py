@@ -15,7 +15,8 @@
                                   # max_matches_per_session, max_messages_per_second,
                                   # max_message_bytes, drain_seconds, max_lead,
                                   # max_team_size
-    [web]                         # host, port: the contest's web site (serve --web)
+    [web]                         # host, port: the contest's web site (serve --web);
+                                  # review_budget: its desk's reviews (--review-budget)
     [hosted]                      # versions, runtime, submissions_per_hour, max_upload_mb,
                                   # versions_kept, slots, freeze, cluster: hosted bots
                                   # (serve --versions, ..., --hosted-slots,
@@ -79,7 +80,11 @@ _TABLES: dict[str, dict[str, tuple[type, str]]] = {
         "max_team_size": (int, "max_team_size"),
     },
     # The web site (`serve --web HOST:PORT`): host defaults to loopback, port to 8080.
-    "web": {"host": (str, "web_host"), "port": (int, "web_port")},
+    "web": {
+        "host": (str, "web_host"),
+        "port": (int, "web_port"),
+        "review_budget": (int, "review_budget"),
+    },
     # Hosted bots (docs/contest.md, "Hosted bots"): where their versions are kept, the runtime
     # folder every build and bot sees, and the authors' quotas.
     "hosted": {

@@ -24,6 +24,7 @@ from referee.games.base import Game, parse_options
 from referee.games.options import Options, option_pairs
 from referee.hosted.submitting import Quotas
 from referee.match.clock import TimeControl, checked_time_control
+from referee.review.budgets import DEFAULT_BUDGET, check_budget
 from referee.transport import ServerSettings
 
 #: Settings a contest file holds and no flag sets: tables (`[challenges]`, `[house]`).
@@ -72,6 +73,8 @@ class ServeSettings:
     max_team_size: int = 4
     log_json: bool = False
     web: str | None = None
+    #: Playouts a decision of a review the site's desk runs (issue 48.2).
+    review_budget: int = DEFAULT_BUDGET
     #: A contest file's `[challenges]` (referee.challenges.terms.ChallengeTerms' fields).
     challenges: Mapping[str, Any] | None = None
     #: A contest file's `[house]`: the organiser's house bots, a bot folder by name.
@@ -154,6 +157,7 @@ class ServeSettings:
             _check_cluster(self.cluster)
         if self.runtime is not None:
             self._check_runtime(self.runtime)
+        check_budget(self.review_budget)  # a contest file's value is not checked by the option
         if self.max_lead < 1:  # a contest file's value is not checked by the option
             raise CroupierError(f"max_lead must be at least 1, got {self.max_lead!r}")
         if self.tokens is not None:

@@ -8,6 +8,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from referee.review.budgets import check_budget
 from referee.review.grades import Grade, grade
@@ -38,6 +39,25 @@ class DecisionReview:
         data["loss_half_width"] = _finite(self.loss_half_width)
         data["values"] = [{**v, "half_width": _finite(v["half_width"])} for v in data["values"]]
         return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> DecisionReview:
+        """One decision as `to_json` wrote it (`croupier review --json`'s), read back: what the
+        contest site reads of the review it ran in a process of its own (issue 48.2)."""
+        values = tuple(
+            ActionValue(str(v["text"]), float(v["mean"]), _infinite(v["half_width"]))
+            for v in data["values"]
+        )
+        return cls(
+            int(data["decision"]),
+            str(data["chosen"]),
+            values,
+            str(data["best"]),
+            float(data["loss"]),
+            _infinite(data["loss_half_width"]),
+            Grade(data["grade"]) if data["grade"] else None,
+            bool(data["unsampled"]),
+        )
 
 
 def review(
@@ -92,3 +112,8 @@ def _review_one(task: _Task) -> DecisionReview:
 
 def _finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
+
+
+def _infinite(value: float | None) -> float:
+    """`_finite` undone: null is an interval of fewer than two samples."""
+    return math.inf if value is None else float(value)

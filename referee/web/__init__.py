@@ -18,7 +18,8 @@ Hypercorn, not gRPC), the contest server or the CLI.
   ladder's pages written to a folder (the replay viewer's, and `report_index`: the site's
   standings page with the data embedded, which works from disk); `desk`: a contest's author's
   page of their own (/desk), signed in; `desk_replay`: a team's seat replay of its match there (a
-  contest's, or one of its challenges'), its bot's lines beside its decisions.
+  contest's, or one of its challenges'), its bot's lines beside its decisions; `desk_review`:
+  a team's review of its own seat there, queued and run off the request path, kept once made.
 """
 
 from __future__ import annotations

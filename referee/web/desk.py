@@ -8,7 +8,8 @@ echoed or put in a page. Signed in, the page (assets/desk.html and desk.js) read
 own: its members, its versions with their status, build log and qualification report, its
 challenges with their played matches (`/desk/challenges/N/matches`, issue 45.4), its matches
 with the team's own output of each, a seat replay of each of them and of its challenges'
-matches (referee.web.desk_replay), and a feed of its events, the
+matches (referee.web.desk_replay) and that seat's review, asked for and run off the request
+(referee.web.desk_review, issue 48.2), and a feed of its events, the
 same as FollowEvents sends, polled from /desk/events. Every request checks the session again,
 so a removed member's or a rotated token's session is refused at its next request.
 
@@ -60,14 +61,18 @@ from referee.errors import (
 )
 from referee.hosted.store import Event, Moment, Version, VersionStatus
 from referee.hosted.submitting import TooLargeError
+from referee.review.budgets import DEFAULT_BUDGET
 from referee.web.api import newest_first, summary
 from referee.web.challenges import challenge_json, challenge_match_json
-from referee.web.desk_replay import no_match, seat_replay
+from referee.web.desk_replay import held_seat, no_match, seat_replay
+from referee.web.desk_review import Reviews, status_page
 from referee.web.snapshot import Snapshots, intact
 
 if TYPE_CHECKING:
     from referee.contest.hosted_wing import HostedWing
 
+#: The folder beside the contest's database where its reviews are kept (issue 48.2).
+REVIEWS = "reviews"
 #: The session cookie's name.
 COOKIE = "croupier_desk"
 #: Where the desk lives: its cookie is sent there and nowhere else on the site.
@@ -146,8 +151,10 @@ class DeskSite:
         self,
         wing: HostedWing,
         snapshots: Snapshots,
+        review_budget: int = DEFAULT_BUDGET,
     ) -> None:
         self.wing = wing
+        self.reviews = Reviews(wing.accounts.path.parent / REVIEWS, review_budget)
         self.submitting = wing.desk
         self.sessions = SessionStore(wing.accounts)
         self.snapshots = snapshots
@@ -165,11 +172,17 @@ class DeskSite:
             Route(f"{DESK}/versions/{{version}}/log", self.version_log),
             Route(f"{DESK}/matches/{{match}}/log", self.match_log),
             Route(f"{DESK}/replay/{{match}}", self.seat_replay),
+            Route(f"{DESK}/review/{{match}}", self.review_page),
+            Route(f"{DESK}/review/{{match}}", self.ask_review, methods=["POST"]),
             Route(f"{DESK}/challenges/{{challenge}}/matches", self.challenge_matches),
             Route(f"{DESK}/sign-in", self.sign_in, methods=["POST"]),
             Route(f"{DESK}/sign-out", self.sign_out, methods=["POST"]),
             Route(f"{DESK}/upload", self.upload, methods=["POST"]),
         ]
+
+    async def run(self) -> None:
+        """Run the reviews the teams ask for, until cancelled (referee.web.desk_review)."""
+        await self.reviews.run()
 
     # --- who is asking ---------------------------------------------------------------------------
 
@@ -350,12 +363,7 @@ class DeskSite:
         since its commit."""
         signed = await self._signed(request)
         match_id = request.path_params["match"]
-        seat_text = request.query_params.get("seat")
-        if seat_text is not None and not (
-            seat_text.isascii() and seat_text.isdigit() and len(seat_text) <= 6
-        ):
-            raise _Refusal(400, f"seat must be a seat's number, got {seat_text!r}")
-        seat = None if seat_text is None else int(seat_text)
+        seat = _seat(request.query_params.get("seat"))
         found = await self._committed(match_id, signed.member.team)
         if found is None:
             raise no_match(match_id)
@@ -370,6 +378,72 @@ class DeskSite:
         except CroupierError:  # its reason names the site's files: not for a visitor
             raise _Refusal(500, "cannot show this match") from None
         return HTMLResponse(page, headers={"cache-control": "no-store"})
+
+    @_answering
+    async def review_page(self, request: Request) -> Response:
+        """The review of one of the team's seats (`?seat=N`, as the seat replay's) of one of
+        its matches: the seat replay with the review's marks once it is made, else its state
+        (waiting, running, failed) or a form that asks for it; 404 as for the seat replay."""
+        signed = await self._signed(request)
+        match_id = request.path_params["match"]
+        team = signed.member.team
+        asked = request.query_params.get("seat")
+        record, bots, seat = await self._reviewable(match_id, team, asked)
+        marks = await trio.to_thread.run_sync(self.reviews.marks, self.reviews.key(match_id, seat))
+        if marks is None:
+            return self._review_state(match_id, seat, signed)
+        try:
+            page = await trio.to_thread.run_sync(
+                lambda: seat_replay(record, match_id, bots, team, seat, self.submitting, marks)
+            )
+        except CroupierError:  # its reason names the site's files: not for a visitor
+            raise _Refusal(500, "cannot show this match") from None
+        return HTMLResponse(page, headers={"cache-control": "no-store"})
+
+    @_answering
+    async def ask_review(self, request: Request) -> Response:
+        """Ask for the review of one of the team's seats (the form's `seat`) of one of its
+        matches, at the site's budget; then its page. Refused (429) past one review at a time
+        per team or the site's queue, in the page; 404 as for the seat replay."""
+        form = await _form(request)
+        signed = await self._posted(request, form.get("csrf", ""))
+        match_id = request.path_params["match"]
+        record, _, seat = await self._reviewable(match_id, signed.member.team, form.get("seat"))
+        key = self.reviews.key(match_id, seat)
+        if await trio.to_thread.run_sync(self.reviews.marks, key) is None:
+            try:
+                self.reviews.ask(signed.member.team, key, record)
+            except QuotaError as error:
+                return self._review_state(match_id, seat, signed, str(error), 429)
+        return RedirectResponse(f"{DESK}/review/{match_id}?seat={seat}", status_code=303)
+
+    async def _reviewable(
+        self, match_id: str, team: str, asked: str | None
+    ) -> tuple[Path, tuple[str, ...], int]:
+        """The committed record of one of the team's matches, its seats' names and the seat
+        of it `asked` for (as `?seat=N` or a form's field says it; None: the team's first);
+        NotFoundError as the seat replay's for any other."""
+        seat = _seat(asked)
+        found = await self._committed(match_id, team)
+        if found is None:
+            raise no_match(match_id)
+        record, bots = found
+        return record, bots, held_seat(match_id, bots, team, seat)
+
+    def _review_state(
+        self, match_id: str, seat: int, signed: _Signed, said: str = "", status: int = 200
+    ) -> HTMLResponse:
+        key = self.reviews.key(match_id, seat)
+        page = status_page(
+            match_id,
+            seat,
+            self.reviews.job(key),
+            self.reviews.ahead(key),
+            trio.current_time(),
+            csrf_token(signed.session),
+            said,
+        )
+        return HTMLResponse(page, status_code=status, headers={"cache-control": "no-store"})
 
     async def _committed(self, match_id: str, team: str) -> tuple[Path, tuple[str, ...]] | None:
         """The record of `match_id` as committed (checked against its SHA-256) and the names
@@ -422,6 +496,15 @@ class DeskSite:
             return Response(status_code=400)
         active = await trio.to_thread.run_sync(self.submitting.active, team)
         return _private({"version": _version_json(version, active), "new": version.new})
+
+
+def _seat(text: str | None) -> int | None:
+    """A seat asked for by its number; None if not asked; _Refusal 400 for anything else."""
+    if text is None:
+        return None
+    if not (text.isascii() and text.isdigit() and len(text) <= 6):
+        raise _Refusal(400, f"seat must be a seat's number, got {text!r}")
+    return int(text)
 
 
 def _no_challenge(id: str) -> str:

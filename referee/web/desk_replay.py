@@ -15,7 +15,7 @@ are refused in the same words.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from referee.errors import NotFoundError
@@ -43,25 +43,39 @@ def seat_replay(
     team: str,
     seat: int | None,
     submitting: Submitting,
+    marks: Mapping[int, Mapping[str, object]] | None = None,
 ) -> str:
     """The page of `team`'s `seat` (None: its first) in the committed match at `record`, whose
     seats `bots` held (the results' or the challenge book's names: an account, or a hosted
     version's entrant, where the record has each bot's own name too); NotFoundError for a
-    seat the team did not hold, or a match it did not play."""
-    held = [s for s, name in enumerate(bots) if plays_as(name, team)]
-    if not held or (seat is not None and seat not in held):
-        raise no_match(match_id)
-    shown = held[0] if seat is None else seat
+    seat the team did not hold, or a match it did not play. `marks`: the seat's review on it
+    (referee.review.marks, issue 48.2)."""
+    shown = held_seat(match_id, bots, team, seat)
     timeline = load(record)
     return render_html(
         timeline,
         shown,
         shared=True,
         assets=STATIC,
-        links=[BACK, *_other_seats(held, shown)],
+        links=[BACK, *_other_seats(held_seats(bots, team), shown)],
         log=_log(timeline, bots[shown], team, shown, submitting),
         seat_only=True,
+        marks=marks,
     )
+
+
+def held_seats(bots: Sequence[str], team: str) -> list[int]:
+    """The seats `team` held among `bots` (a match's names of its seats)."""
+    return [s for s, name in enumerate(bots) if plays_as(name, team)]
+
+
+def held_seat(match_id: str, bots: Sequence[str], team: str, seat: int | None) -> int:
+    """`seat` if `team` held it (None: the team's first); NotFoundError, as for a match the
+    team did not play, otherwise."""
+    held = held_seats(bots, team)
+    if not held or (seat is not None and seat not in held):
+        raise no_match(match_id)
+    return held[0] if seat is None else seat
 
 
 def _other_seats(held: Sequence[int], shown: int) -> list[tuple[str, str]]:

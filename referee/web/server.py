@@ -20,6 +20,7 @@ from hypercorn.trio import serve
 
 from referee.errors import CroupierError
 from referee.ladder.view import RefereeView
+from referee.review.budgets import DEFAULT_BUDGET
 from referee.web.site import Site
 
 if TYPE_CHECKING:
@@ -33,12 +34,14 @@ STALL_SECONDS = 10.0
 
 @dataclass(frozen=True, slots=True)
 class WebSettings:
-    """Where the site listens; with both PEM files it speaks HTTPS only."""
+    """Where the site listens; with both PEM files it speaks HTTPS only. `review_budget`: the
+    playouts a decision of a review the desk runs may spend (issue 48.2)."""
 
     host: str = "127.0.0.1"
     port: int = 0
     tls_cert: Path | None = None
     tls_key: Path | None = None
+    review_budget: int = DEFAULT_BUDGET
 
 
 async def serve_site(
@@ -58,7 +61,7 @@ async def serve_site(
     if settings.tls_cert is not None and settings.tls_key is not None:
         config.certfile = str(settings.tls_cert)
         config.keyfile = str(settings.tls_key)
-    site = Site(view, wing)
+    site = Site(view, wing, settings.review_budget)
     never = trio.Event()  # the referee cancels the site; a trigger keeps signals the referee's
     async with trio.open_nursery() as nursery:
         nursery.start_soon(site.run)

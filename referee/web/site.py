@@ -43,6 +43,7 @@ from referee.hosted.store import Listing, Version, entrant, read_listing
 from referee.ladder.view import RefereeView
 from referee.ratings.fits import Rating
 from referee.ratings.standings import Row, row_text
+from referee.review.budgets import DEFAULT_BUDGET
 from referee.viewer import load, render_html
 from referee.viewer.html import ASSETS
 from referee.web.api import PublicApi, newest_first, summary, window
@@ -156,13 +157,15 @@ class Site:
     """The site of one running contest or ladder; `run` keeps its snapshot fresh while it is
     served. With a contest's hosted `wing`, its authors' desk too (referee.web.desk)."""
 
-    def __init__(self, view: RefereeView, wing: HostedWing | None = None) -> None:
+    def __init__(
+        self, view: RefereeView, wing: HostedWing | None = None, review_budget: int = DEFAULT_BUDGET
+    ) -> None:
         self.view = view
         self.snapshots = Snapshots(view)
         self.live = LiveStreams(view)
         self._pages: OrderedDict[str, str] = OrderedDict()
         self.api = PublicApi(view, self.snapshots, self.knows)
-        self.desk = DeskSite(wing, self.snapshots) if wing else None
+        self.desk = DeskSite(wing, self.snapshots, review_budget) if wing else None
         desk = self.desk.routes(self.page("desk.html")) if self.desk is not None else []
         self.app = Starlette(
             routes=[
@@ -194,6 +197,8 @@ class Site:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self.live.run)
             nursery.start_soon(self.snapshots.run)
+            if self.desk is not None:
+                nursery.start_soon(self.desk.run)
 
     # --- pages and JSON ------------------------------------------------------------------------
 

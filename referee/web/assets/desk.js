@@ -99,6 +99,9 @@
       const replay = el("td", link(`/matches/${encodeURIComponent(m.match)}.html`, "replay"));
       // The match from the team's seat, its bot's lines beside each of its decisions.
       const seat = el("td", link(`/desk/replay/${encodeURIComponent(m.match)}`, "seat replay", "seat-replay"));
+      // Where the team's seat lost points (issue 48.2): asked for, then run off the page.
+      seat.appendChild(document.createTextNode(" "));
+      seat.appendChild(link(`/desk/review/${encodeURIComponent(m.match)}`, "review", "review"));
       const ours = el("td", button("our output", () =>
         showLog($("match-log"), `/desk/matches/${encodeURIComponent(m.match)}/log`, (x) => x.log || "(it printed nothing)"),
       ));
@@ -129,6 +132,8 @@
     const rows = document.createDocumentFragment();
     for (const m of got.ok ? got.data.matches : []) {
       const seat = el("td", link(m.replay, "seat replay", "seat-replay"));
+      seat.appendChild(document.createTextNode(" "));
+      seat.appendChild(link(m.replay.replace("/desk/replay/", "/desk/review/"), "review", "review"));
       const result = el("td", `${m.outcome} ${m.score.join("-")}`, "result");
       const tr = row([m.deal, m.rotation, m.match, m.seats.join(", "), result, seat]);
       tr.dataset.match = m.match;
