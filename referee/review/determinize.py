@@ -22,11 +22,16 @@ from croupier.v1 import game_pb2
 from referee.games.base import Pick, Shuffle, State
 from referee.match import protocol
 from referee.review.cards import Pair, card_pairs, relabelling
+from referee.review.rollout import historian_for
 from referee.review.view import SeatView
 
 #: Fresh starts tried before a view is declared unsampled, and repairs allowed within one.
 ATTEMPTS = 40
 REPAIRS = 200
+
+#: Histories a game's own sampler (referee.review.rollout.historian_for) is asked for, each
+#: checked by a replay, before the generic walk's attempts.
+DIRECT_ATTEMPTS = 8
 
 #: A step of a history: a shuffle's deck, a pick's number, or an action's text.
 Step = tuple[str, tuple[str, ...] | int | str]
@@ -81,9 +86,17 @@ def history(
 ) -> tuple[State, list[Step]]:
     """A sampled state and the history that leads to it. With `start`, a history that fitted
     an earlier view of the same match (a bot's previous sample), the first attempt continues
-    it, which costs a replay instead of a new search; the rest start afresh."""
+    it, which costs a replay instead of a new search; the rest start afresh. A game with its
+    own sampler has its histories tried first (issue 48.1), each replayed to check it."""
     if not view.decisions or view.decisions[-1].chosen is not None:
         raise ValueError("a view to sample ends at a decision not yet made")
+    historian = historian_for(view.game.id)
+    for _ in range(DIRECT_ATTEMPTS if historian is not None else 0):
+        assert historian is not None
+        steps = historian(view, rng)
+        walk = None if steps is None else _replay(view, steps)
+        if walk is not None and _arrived(walk):
+            return walk.state, walk.steps
     for n in range(attempts):
         begun = _replay(view, start) if start is not None and n == 0 else None
         found = _attempt(view, rng, begun)
@@ -281,6 +294,18 @@ def _replay(view: SeatView, steps: list[Step], base: _Walk | None = None) -> _Wa
             return None
         walk.push((kind, value), after)
     return walk
+
+
+def _arrived(walk: _Walk) -> bool:
+    """The replayed walk stands at the view's last decision, showing the seat all it shows."""
+    view = walk.view
+    last = len(view.decisions) - 1
+    return (
+        walk.decision == last
+        and walk.state.to_move == view.seat
+        and not walk.state.is_terminal()
+        and _at_decision(walk)
+    )
 
 
 def _at_decision(walk: _Walk) -> bool:

@@ -1,0 +1,203 @@
+"""Xactika's playouts (referee.review.rollout): a history sampled from a seat's view by dealing
+each round's hands to fit it, and a greedy policy that sees every hand.
+
+Every Xactika action is public (a bid, a card led with its call, a card played: RULES.md 1.6),
+so a seat's view holds the whole sequence of actions and only the deals are hidden. A round's
+deal is known but for the cards nobody has played yet: the seat's own hand; each other seat's
+cards played so far, and the rest of its eight from the cards nobody was seen to hold, none of
+them matching a call it did not follow (it held none then, and every card it holds later it held
+then); the rest set aside (XAC-R2). The deck is that deal in dealing order. A random deal that
+the generic walk repairs card by card found no history in most of its attempts (issue 48.1).
+
+Random playouts bid at random and take tricks by chance, so every bid looks alike: the policy,
+which reads every hand of the determinized deal (the perfect-information opponent a playout
+search assumes), bids its cards that no other hand can beat on one of their calls, then takes
+tricks while it needs them and ducks once its bid is made; a tenth of its moves random.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Final
+
+from croupier.v1 import xactika_pb2 as pb
+from referee.games.base import Action, State
+from referee.games.xactika import (
+    CALL_TEXT,
+    CARD_BY_TEXT,
+    CARD_CALLS,
+    CARD_TEXT,
+    CARDS,
+    FACE,
+    HAND_SIZE,
+    MATCH_FACE,
+    MATCHES,
+    Kind,
+    XactikaAction,
+    XactikaState,
+)
+from referee.review.determinize import Step
+from referee.review.rollout import EXPLORE
+from referee.review.view import SeatView
+
+_SHAPE_INDEX: Final = {
+    pb.XACTIKA_SHAPE_BALL: 0,
+    pb.XACTIKA_SHAPE_CUBE: 1,
+    pb.XACTIKA_SHAPE_CONE: 2,
+    pb.XACTIKA_SHAPE_STAR: 3,
+}
+#: Deals tried for a round before the history is given up (a seat's voids may leave few cards).
+DEALS: Final = 20
+
+
+def policy(state: State, rng: random.Random) -> Action:
+    """Bid the cards no other hand beats; take a trick while the bid needs one (the cheapest
+    card that no later hand can beat), else duck (the dearest card that does not win)."""
+    assert isinstance(state, XactikaState)
+    legal = state.legal_actions()
+    if rng.random() < EXPLORE:
+        return rng.choice(legal)
+    seat = state.to_move_seat
+    hands = state.hands
+    if legal[0].kind is Kind.BID:
+        others = [c for s, hand in enumerate(hands) if s != seat for c in hand]
+        sure = sum(1 for card in hands[seat] if _unbeaten(card, CARD_CALLS[card], others))
+        return min(legal, key=lambda a: (abs(a.value - sure), a.value))
+    want = state.taken[seat] < state.bids[seat]
+    n = state.players
+    later = [c for k in range(len(state.trick) + 1, n) for c in hands[(seat + k) % n]]
+    if legal[0].kind is Kind.LEAD:
+        return _lead(legal, later, want)
+    return _follow(state, legal, later, want)
+
+
+def _unbeaten(card: int, calls: tuple[int, ...], others: list[int]) -> bool:
+    """Whether, on one of `calls`, no card of `others` matches with at least this face value."""
+    face = FACE[card]
+    return any(all(MATCH_FACE[call][c] < face for c in others) for call in calls)
+
+
+def _lead(legal: tuple[XactikaAction, ...], later: list[int], want: bool) -> XactikaAction:
+    def wins(lead: XactikaAction) -> bool:
+        return _unbeaten(lead.value, (lead.call,), later)
+
+    if want:  # a sure winner, the cheapest; else the dearest card
+        return min(legal, key=lambda a: (not wins(a), FACE[a.value] if wins(a) else -FACE[a.value]))
+    return min(legal, key=lambda a: (wins(a), -FACE[a.value]))  # a sure loser, the dearest
+
+
+def _follow(
+    state: XactikaState, legal: tuple[XactikaAction, ...], later: list[int], want: bool
+) -> XactikaAction:
+    call = state.call
+    best = max(MATCH_FACE[call][c] for c in state.trick)
+
+    def wins(play: XactikaAction) -> bool:  # on equal faces the card played last wins (XAC-R6)
+        face = MATCH_FACE[call][play.value]
+        return face >= best and all(MATCH_FACE[call][c] < face for c in later)
+
+    def ahead(play: XactikaAction) -> bool:
+        return MATCH_FACE[call][play.value] >= best
+
+    if want:  # a sure winner, the cheapest; else shed the cheapest card
+        return min(legal, key=lambda a: (not wins(a), FACE[a.value]))
+    # Duck: the dearest card that is not ahead, else the cheapest.
+    return min(legal, key=lambda a: (ahead(a), -FACE[a.value] if not ahead(a) else FACE[a.value]))
+
+
+@dataclass(slots=True)
+class _Round:
+    """What the seat saw of one round: where its deal goes among the steps, the dealer, its own
+    hand, each seat's cards played, and the calls each seat did not follow."""
+
+    at: int
+    dealer: int
+    players: int
+    mine: tuple[int, ...] = ()
+    played: list[list[int]] = field(default_factory=list)
+    voids: list[set[int]] = field(default_factory=list)
+    call: int = -1
+
+    def __post_init__(self) -> None:
+        self.played = [[] for _ in range(self.players)]
+        self.voids = [set() for _ in range(self.players)]
+
+
+def history(view: SeatView, rng: random.Random) -> list[Step] | None:
+    """A history that shows the seat what its view shows, or None where no deal fits."""
+    players = view.options.integer("players")
+    steps: list[Step] = []
+    rounds: list[_Round] = []
+    for decision in view.decisions:
+        for event in decision.events:
+            _read(event.xactika, players, steps, rounds)
+    for played in rounds:
+        deck = _deck(played, view.seat, rng)
+        if deck is None:
+            return None
+        steps[played.at] = ("shuffle", deck)
+    return steps
+
+
+def _read(event: pb.XactikaEvent, players: int, steps: list[Step], rounds: list[_Round]) -> None:
+    kind = event.WhichOneof("kind")
+    if kind == "dealer_chosen":
+        steps.append(("pick", event.dealer_chosen.seat))
+    elif kind == "round_started":
+        rounds.append(_Round(len(steps), event.round_started.dealer, players))
+        steps.append(("shuffle", ()))  # dealt once the round is read
+    elif kind == "dealt":
+        rounds[-1].mine = tuple(CARD_BY_TEXT[card] for card in event.dealt.hand)
+    elif kind == "bid":
+        steps.append(("act", f"bid {event.bid.bid}"))
+    elif kind == "led":
+        led = event.led
+        call = _SHAPE_INDEX[led.call.shape] * 3 + led.call.count - 1
+        rounds[-1].call = call
+        rounds[-1].played[led.seat].append(CARD_BY_TEXT[led.card])
+        steps.append(("act", f"lead {led.card} {CALL_TEXT[call]}"))
+    elif kind == "played":
+        now = rounds[-1]
+        card = CARD_BY_TEXT[event.played.card]
+        now.played[event.played.seat].append(card)
+        if card not in MATCHES[now.call]:  # it could not follow: it held no such card
+            now.voids[event.played.seat].add(now.call)
+        steps.append(("act", f"play {event.played.card}"))
+
+
+def _deck(played: _Round, seat: int, rng: random.Random) -> tuple[str, ...] | None:
+    """The round's deck: the seat's hand and each other seat's, dealt one card at a time from
+    the dealer's left (XAC-R2), then the cards set aside."""
+    n = played.players
+    seen = set(played.mine).union(*played.played)
+    pool = [card for card in CARDS if card not in seen]
+    others = [s for s in range(n) if s != seat]
+    allowed = {
+        s: [c for c in pool if not any(c in MATCHES[call] for call in played.voids[s])]
+        for s in others
+    }
+    # The seat with the fewest cards to choose from is dealt first.
+    others.sort(key=lambda s: len(allowed[s]) - (HAND_SIZE - len(played.played[s])))
+    for _ in range(DEALS):
+        left = set(pool)
+        hands = {seat: list(played.mine)}
+        for s in others:
+            free = [c for c in allowed[s] if c in left]
+            need = HAND_SIZE - len(played.played[s])
+            if len(free) < need:
+                break
+            drawn = rng.sample(free, need)
+            left.difference_update(drawn)
+            hands[s] = [*played.played[s], *drawn]
+        else:
+            deck = [0] * len(CARDS)
+            for offset in range(n):
+                hand = hands[(played.dealer + 1 + offset) % n]
+                rng.shuffle(hand)
+                deck[offset : HAND_SIZE * n : n] = hand
+            aside = sorted(left)
+            rng.shuffle(aside)
+            deck[HAND_SIZE * n :] = aside
+            return tuple(CARD_TEXT[card] for card in deck)
+    return None
