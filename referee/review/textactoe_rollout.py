@@ -1,5 +1,5 @@
-"""Tex-Tac-Toe's playouts (referee.review.rollout): a history sampled from a seat's view, and the
-playouts' policy.
+"""Tex-Tac-Toe's playouts (referee.review.rollout): a history sampled from a seat's view, and a
+policy that sees every stash.
 
 One shuffle deals the whole game (TTT-R1), and every action is public but for the cards an
 opponent discards face down and commits (TTT-R19; committed cards are shown at the showdown). So
@@ -11,25 +11,62 @@ unseen ones are alike); its face-down discard is a choice among its stash's slot
 random order and taken back (depth first) where a later sight contradicts it. The slots never
 seen get the cards never seen, at random. A random deal that the generic walk repairs card by
 card found none in most of its attempts, slowly (issue 48.1).
+
+Random playouts call, concede and challenge at random, which a hand's points hang on: the
+policy calls only with a hand that beats every other stash (a made hand, no high card),
+challenges a call it beats, commits its best pair, and otherwise moves at random.
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field, replace
+from itertools import combinations
 from typing import Final
 
 from croupier.v1 import textactoe_pb2 as pb
 from referee.games.base import Action, Shuffle, State
-from referee.games.textactoe_grid import GRID_SIZE, LINES
+from referee.games.textactoe import Kind, Phase, TexTacToeState
+from referee.games.textactoe_grid import GRID_SIZE, LINES, best_of_lines, eligible_lines
+from referee.games.textactoe_poker import Category, HandValue
 from referee.review.determinize import Step
-from referee.review.rollout import uniform
+from referee.review.rollout import EXPLORE
 from referee.review.view import SeatView
 
 
 def policy(state: State, rng: random.Random) -> Action:
-    """Uniformly random (no greedy policy yet)."""
-    return uniform(state, rng)
+    """Call with a hand that beats every other stash's best (it sees them all); challenge a call
+    its own best hand beats, else concede; commit its best pair; else a random reveal, play or
+    discard. A tenth of its moves random."""
+    assert isinstance(state, TexTacToeState)
+    legal = state.legal_actions()
+    if rng.random() < EXPLORE:
+        return rng.choice(legal)
+    seat = state.to_move_seat
+    lines = eligible_lines(
+        [stack if up else () for stack, up in zip(state.grid, state.face_up, strict=True)]
+    )
+    phase = state.phase
+    if phase is Phase.COMMIT:
+        return max(legal, key=lambda a: best_of_lines(a.cards, lines)[1])
+    if phase is Phase.RESPOND:
+        caller = best_of_lines(state.committed[state.caller], lines)[1]
+        beats = _best(state.stashes[seat], lines) > caller
+        return next(a for a in legal if (a.kind is Kind.CHALLENGE) == beats)
+    moves = [a for a in legal if a.kind is not Kind.CALL]
+    if lines and len(moves) < len(legal):
+        calls = [a for a in legal if a.kind is Kind.CALL]
+        call = max(calls, key=lambda a: best_of_lines(a.cards, lines)[1])
+        mine = best_of_lines(call.cards, lines)[1]
+        others = [_best(stash, lines) for s, stash in enumerate(state.stashes) if s != seat]
+        if mine[0] is not Category.HIGH_CARD and all(mine > other for other in others):
+            return call
+    return rng.choice(moves or legal)
+
+
+def _best(stash: tuple[int, ...], lines: list[tuple[int, tuple[int, ...]]]) -> HandValue:
+    """The best hand a stash makes with two of its cards on one of `lines`."""
+    return max(best_of_lines(pair, lines)[1] for pair in combinations(stash, 2))
 
 
 #: Stash cards a seat is dealt (TTT-R1).

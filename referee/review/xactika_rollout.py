@@ -9,10 +9,12 @@ them matching a call it did not follow (it held none then, and every card it hol
 then); the rest set aside (XAC-R2). The deck is that deal in dealing order. A random deal that
 the generic walk repairs card by card found no history in most of its attempts (issue 48.1).
 
-Random playouts bid at random and take tricks by chance, so every bid looks alike: the policy,
-which reads every hand of the determinized deal (the perfect-information opponent a playout
-search assumes), bids its cards that no other hand can beat on one of their calls, then takes
-tricks while it needs them and ducks once its bid is made; a tenth of its moves random.
+Random playouts bid at random and take tricks by chance: the policy bids its strong cards, then
+plays high while its bid needs tricks and low once it is made, reading no other hand; a tenth of
+its moves random. One that read every hand (bidding its cards no other hand beats, taking a
+trick with the cheapest sure winner) lost to the heuristic by 6.7 ±2.6 points a match where
+uniform playouts were level with it (+1.5 ±3.2; 2 players, 2 rounds, budget 200, 10 deals
+each in both seat orders): perfect-information play makes every bid look easy to make.
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ from referee.games.base import Action, State
 from referee.games.xactika import (
     CALL_TEXT,
     CARD_BY_TEXT,
-    CARD_CALLS,
     CARD_TEXT,
     CARDS,
     FACE,
@@ -34,7 +35,6 @@ from referee.games.xactika import (
     MATCH_FACE,
     MATCHES,
     Kind,
-    XactikaAction,
     XactikaState,
 )
 from referee.review.determinize import Step
@@ -47,63 +47,38 @@ _SHAPE_INDEX: Final = {
     pb.XACTIKA_SHAPE_CONE: 2,
     pb.XACTIKA_SHAPE_STAR: 3,
 }
+#: The face value from which the policy counts a card as a trick when it bids.
+STRONG: Final = 9
 #: Deals tried for a round before the history is given up (a seat's voids may leave few cards).
 DEALS: Final = 20
 
 
 def policy(state: State, rng: random.Random) -> Action:
-    """Bid the cards no other hand beats; take a trick while the bid needs one (the cheapest
-    card that no later hand can beat), else duck (the dearest card that does not win)."""
+    """Bid the cards of face 9 or more; lead the dearest card while the bid needs tricks, else
+    the cheapest; follow with the dearest card that takes the trick so far while it needs one,
+    else with the dearest that does not (the cheapest if all do). It reads no other hand."""
     assert isinstance(state, XactikaState)
     legal = state.legal_actions()
     if rng.random() < EXPLORE:
         return rng.choice(legal)
     seat = state.to_move_seat
-    hands = state.hands
-    if legal[0].kind is Kind.BID:
-        others = [c for s, hand in enumerate(hands) if s != seat for c in hand]
-        sure = sum(1 for card in hands[seat] if _unbeaten(card, CARD_CALLS[card], others))
-        return min(legal, key=lambda a: (abs(a.value - sure), a.value))
+    first = legal[0]
+    if first.kind is Kind.BID:
+        strong = sum(1 for card in state.hands[seat] if FACE[card] >= STRONG)
+        return min(legal, key=lambda a: (abs(a.value - strong), a.value))
     want = state.taken[seat] < state.bids[seat]
-    n = state.players
-    later = [c for k in range(len(state.trick) + 1, n) for c in hands[(seat + k) % n]]
-    if legal[0].kind is Kind.LEAD:
-        return _lead(legal, later, want)
-    return _follow(state, legal, later, want)
-
-
-def _unbeaten(card: int, calls: tuple[int, ...], others: list[int]) -> bool:
-    """Whether, on one of `calls`, no card of `others` matches with at least this face value."""
-    face = FACE[card]
-    return any(all(MATCH_FACE[call][c] < face for c in others) for call in calls)
-
-
-def _lead(legal: tuple[XactikaAction, ...], later: list[int], want: bool) -> XactikaAction:
-    def wins(lead: XactikaAction) -> bool:
-        return _unbeaten(lead.value, (lead.call,), later)
-
-    if want:  # a sure winner, the cheapest; else the dearest card
-        return min(legal, key=lambda a: (not wins(a), FACE[a.value] if wins(a) else -FACE[a.value]))
-    return min(legal, key=lambda a: (wins(a), -FACE[a.value]))  # a sure loser, the dearest
-
-
-def _follow(
-    state: XactikaState, legal: tuple[XactikaAction, ...], later: list[int], want: bool
-) -> XactikaAction:
+    if first.kind is Kind.LEAD:
+        face = (max if want else min)(FACE[a.value] for a in legal)
+        return rng.choice([a for a in legal if FACE[a.value] == face])
     call = state.call
     best = max(MATCH_FACE[call][c] for c in state.trick)
-
-    def wins(play: XactikaAction) -> bool:  # on equal faces the card played last wins (XAC-R6)
-        face = MATCH_FACE[call][play.value]
-        return face >= best and all(MATCH_FACE[call][c] < face for c in later)
-
-    def ahead(play: XactikaAction) -> bool:
-        return MATCH_FACE[call][play.value] >= best
-
-    if want:  # a sure winner, the cheapest; else shed the cheapest card
-        return min(legal, key=lambda a: (not wins(a), FACE[a.value]))
-    # Duck: the dearest card that is not ahead, else the cheapest.
-    return min(legal, key=lambda a: (ahead(a), -FACE[a.value] if not ahead(a) else FACE[a.value]))
+    ahead = [a for a in legal if MATCH_FACE[call][a.value] >= best]  # the later of equals wins
+    behind = [a for a in legal if MATCH_FACE[call][a.value] < best]
+    if want and ahead:
+        return max(ahead, key=lambda a: FACE[a.value])
+    if not want and behind:
+        return max(behind, key=lambda a: FACE[a.value])
+    return min(legal, key=lambda a: FACE[a.value])
 
 
 @dataclass(slots=True)
