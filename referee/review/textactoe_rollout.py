@@ -137,7 +137,7 @@ def history(view: SeatView, rng: random.Random) -> list[Step] | None:
     node = view.game.new_game(view.options).chance()
     assert isinstance(node, Shuffle)
     events = [e.textactoe for d in view.decisions for e in d.events]
-    found = _search(view, events, 0, _Table(), rng, [STEPS])
+    found = _search(view, events, _Table(), rng)
     if found is None:
         return None
     deck = _deck(found, node.cards, rng)
@@ -159,43 +159,48 @@ def _deck(table: _Table, cards: tuple[str, ...], rng: random.Random) -> tuple[st
 
 
 def _search(
-    view: SeatView,
-    events: list[pb.TexTacToeEvent],
-    start: int,
-    table: _Table,
-    rng: random.Random,
-    budget: list[int],
+    view: SeatView, events: list[pb.TexTacToeEvent], table: _Table, rng: random.Random
 ) -> _Table | None:
-    """The table after every event from `start` on, trying an opponent's discards depth first."""
+    """The table after every event, trying an opponent's discards depth first (a stack of the
+    branches still to try, not recursion: a long game has hundreds of discards)."""
     seat = view.seat
-    for i in range(start, len(events)):
-        budget[0] -= 1
-        if budget[0] < 0:
-            return None
-        event = events[i]
-        kind = event.WhichOneof("kind")
-        if kind == "discarded" and event.discarded.seat != seat:
-            who = event.discarded.seat
-            stash = table.stashes[who]
-            choices = rng.sample(stash, len(stash))
-            unseen = [s for s in choices if s not in table.value]
-            # The slots nobody saw are alike: one of them stands for all.
-            tried = [s for s in choices if s in table.value or s == (unseen[0] if unseen else -1)]
-            for slot in tried:
-                branch = table.copy()
-                branch.stashes[who].remove(slot)
-                branch.pile.append(slot)
-                branch.draw(who)
-                branch.actions.append(("discard", (slot,)))
-                found = _search(view, events, i + 1, branch, rng, budget)
-                if found is not None:
-                    return found
-            return None
-        try:
-            _apply(view, events, i, table, rng)
-        except _Conflict:
-            return None
-    return table
+    budget = STEPS
+    branches: list[tuple[int, _Table]] = [(0, table)]
+    while branches:
+        start, table = branches.pop()
+        for i in range(start, len(events)):
+            budget -= 1
+            if budget < 0:
+                return None
+            event = events[i]
+            if event.WhichOneof("kind") == "discarded" and event.discarded.seat != seat:
+                branches.extend(reversed(_discards(table, event.discarded.seat, i, rng)))
+                break
+            try:
+                _apply(view, events, i, table, rng)
+            except _Conflict:
+                break
+        else:
+            return table
+    return None
+
+
+def _discards(table: _Table, who: int, i: int, rng: random.Random) -> list[tuple[int, _Table]]:
+    """The tables after each slot an opponent may have discarded face down, in random order;
+    the slots nobody saw are alike, so one of them stands for all."""
+    stash = table.stashes[who]
+    choices = rng.sample(stash, len(stash))
+    unseen = [s for s in choices if s not in table.value]
+    tried = [s for s in choices if s in table.value or s == (unseen[0] if unseen else -1)]
+    branches = []
+    for slot in tried:
+        branch = table.copy()
+        branch.stashes[who].remove(slot)
+        branch.pile.append(slot)
+        branch.draw(who)
+        branch.actions.append(("discard", (slot,)))
+        branches.append((i + 1, branch))
+    return branches
 
 
 def _apply(
