@@ -10,6 +10,11 @@ legal engine state that the seat cannot tell from the true one, and it is comput
 view alone: the true deal is never read. It is not uniform over the seat's information set (the
 repairs favour some histories), which a playout search tolerates; the record-based sampler
 (croupier.env.sampling) is the uniform one, for a caller that holds the true deal.
+
+A game whose view pins its hidden cards down but for the deal has its own sampler (its rollout
+module's `history`, referee.review.rollout.historian_for: Xactika, Tex-Tac-Toe), tried first and
+checked by the same replay: the walk's random deals and repairs rarely fitted those games'
+views (issue 48.1).
 """
 
 from __future__ import annotations

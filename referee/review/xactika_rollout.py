@@ -27,7 +27,9 @@ from croupier.v1 import xactika_pb2 as pb
 from referee.games.base import Action, State
 from referee.games.xactika import (
     CALL_TEXT,
+    CALLS,
     CARD_BY_TEXT,
+    CARD_CALLS,
     CARD_TEXT,
     CARDS,
     FACE,
@@ -35,6 +37,7 @@ from referee.games.xactika import (
     MATCH_FACE,
     MATCHES,
     Kind,
+    XactikaAction,
     XactikaState,
 )
 from referee.review.determinize import Step
@@ -47,38 +50,82 @@ _SHAPE_INDEX: Final = {
     pb.XACTIKA_SHAPE_CONE: 2,
     pb.XACTIKA_SHAPE_STAR: 3,
 }
-#: The face value from which the policy counts a card as a trick when it bids.
-STRONG: Final = 9
+#: Every card, as a bit mask (bit c: card c).
+ALL: Final = (1 << len(CARDS)) - 1
+#: THREATS[call][face]: the cards that match `call` with a face value of `face` or more.
+THREATS: Final = tuple(
+    tuple(sum(1 << c for c in MATCHES[call] if FACE[c] >= face) for face in range(max(FACE) + 1))
+    for call in CALLS
+)
+#: The heuristic's scale of its summed lead chances when it bids.
+BID_SCALE: Final = 1.4
 #: Deals tried for a round before the history is given up (a seat's voids may leave few cards).
 DEALS: Final = 20
 
 
 def policy(state: State, rng: random.Random) -> Action:
-    """Bid the cards of face 9 or more; lead the dearest card while the bid needs tricks, else
-    the cheapest; follow with the dearest card that takes the trick so far while it needs one,
-    else with the dearest that does not (the cheapest if all do). It reads no other hand."""
+    """The heuristic's play (croupier.bots.xactika_heuristic) on the engine's state, from the
+    mover's own cards alone: bid the summed chances of its cards to take a trick when led; take
+    tricks with the surest winner while the bid needs them, else duck with the surest loser."""
     assert isinstance(state, XactikaState)
     legal = state.legal_actions()
     if rng.random() < EXPLORE:
         return rng.choice(legal)
     seat = state.to_move_seat
+    hand = state.hands[seat]
+    n = state.players
+    unseen = ALL & ~_mask(hand) & ~_mask(state.played)
+    count = unseen.bit_count()
+    share = (HAND_SIZE * n - len(state.played) - len(hand)) / count if count else 0.0
     first = legal[0]
     if first.kind is Kind.BID:
-        strong = sum(1 for card in state.hands[seat] if FACE[card] >= STRONG)
-        return min(legal, key=lambda a: (abs(a.value - strong), a.value))
+        expected = BID_SCALE * sum(_strength(card, unseen, share) for card in hand)
+        return min(legal, key=lambda a: (abs(a.value - expected), a.value))
     want = state.taken[seat] < state.bids[seat]
     if first.kind is Kind.LEAD:
-        face = (max if want else min)(FACE[a.value] for a in legal)
-        return rng.choice([a for a in legal if FACE[a.value] == face])
+        if want:  # the surest winner, the cheapest among equals
+            return max(
+                legal, key=lambda a: (_chance(a.value, a.call, unseen, share), -FACE[a.value])
+            )
+        return min(
+            legal,
+            key=lambda a: (
+                _chance(a.value, a.call, unseen, share),
+                -_strength(a.value, unseen, share),
+            ),
+        )
     call = state.call
     best = max(MATCH_FACE[call][c] for c in state.trick)
-    ahead = [a for a in legal if MATCH_FACE[call][a.value] >= best]  # the later of equals wins
-    behind = [a for a in legal if MATCH_FACE[call][a.value] < best]
-    if want and ahead:
-        return max(ahead, key=lambda a: FACE[a.value])
-    if not want and behind:
-        return max(behind, key=lambda a: FACE[a.value])
-    return min(legal, key=lambda a: FACE[a.value])
+    later = n - len(state.trick) - 1
+    part = share * later / (n - 1)
+
+    def key(a: XactikaAction) -> tuple[float, float, int]:
+        card = a.value
+        face = MATCH_FACE[call][card]
+        chance = (
+            0.0 if face < best or not face else _chance(card, call, unseen, part) if later else 1.0
+        )
+        return chance, -_strength(card, unseen, share), -FACE[card]
+
+    return max(legal, key=key) if want else min(legal, key=key)
+
+
+def _mask(cards: tuple[int, ...]) -> int:
+    bits = 0
+    for card in cards:
+        bits |= 1 << card
+    return bits
+
+
+def _chance(card: int, call: int, unseen: int, share: float) -> float:
+    """The chance that no unseen card matching `call` with at least this card's face value is in
+    the hands whose part of the unseen cards is `share`."""
+    return (1.0 - share) ** (unseen & THREATS[call][FACE[card]]).bit_count()
+
+
+def _strength(card: int, unseen: int, share: float) -> float:
+    """The card's best chance to take a trick if it leads."""
+    return max(_chance(card, call, unseen, share) for call in CARD_CALLS[card])
 
 
 @dataclass(slots=True)
