@@ -7,7 +7,8 @@ one after another in this process (CPU time): the sampling of its unseen cards f
 and the playouts.
 `unsampled` counts decisions where no determinization fitted the view within the sampler's
 attempts. The last line times a whole XIX match's review with the default budget on a process
-pool of 2 (wall time). Run: `.venv/bin/python bench/review_speed.py [--decisions N]`.
+pool of 2 (wall time).
+Run: `.venv/bin/python bench/review_speed.py [--decisions N] [--games GAME ...]`.
 """
 
 from __future__ import annotations
@@ -64,10 +65,13 @@ def spread(path: Path, count: int) -> list[int]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--decisions", type=int, default=10)
+    parser.add_argument("--games", nargs="+", default=[case[0] for case in CASES])
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         print(f"{'game':<10} {'budget':>6} {'s/decision':>11} {'unsampled':>10}")
         for game, options, heuristic in CASES:
+            if game not in args.games:
+                continue
             path = record(Path(folder), game, options, heuristic)
             for budget in BUDGETS:
                 start = time.process_time()
@@ -75,6 +79,8 @@ def main() -> None:
                 seconds = (time.process_time() - start) / len(done)
                 unsampled = sum(d.unsampled for d in done)
                 print(f"{game:<10} {budget:>6} {seconds:>11.3f} {unsampled:>6}/{len(done)}")
+        if "xix" not in args.games:
+            return
         path = record(Path(folder), "xix", {}, XixHeuristicBot, seed=8)
         start = time.monotonic()
         whole = review(path, 0, DEFAULT_BUDGET, workers=2)

@@ -1,16 +1,25 @@
 """The reference bots that search (issue 48.1): the XIX one plays over gRPC in the sandbox
 like any bot, with records that verify and no fault, and a seeded one makes the same choices
-in the same match."""
+in the same match; the Xactika and Tex-Tac-Toe ones, against their heuristics, search every
+decision (their own samplers find a history each time: none is left to the heuristic)."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
-from croupier.bots import RandomBot
-from croupier.bots.reference import XixReferenceBot
+from croupier.bot import Bot
+from croupier.bots import RandomBot, TexTacToeHeuristicBot, XactikaHeuristicBot
+from croupier.bots.reference import (
+    ReferenceBot,
+    TexTacToeReferenceBot,
+    XactikaReferenceBot,
+    XixReferenceBot,
+)
+from croupier.env.table import Table
 from referee.cli import app
 from referee.match.replay import verify
 from referee.review.search import ActionValue, Values
@@ -56,3 +65,26 @@ def test_the_search_overrules_the_heuristic_only_on_playouts_that_did_not_choose
     better = Values(actions, tuple((0.0, 3.0 + k % 3) for k in range(40)))
     assert better.confirmed(0) == 1 and better.confirmed(1) == 1
     assert Values(actions, ((0.0, 9.0),)).confirmed(0) == 0
+
+
+@pytest.mark.parametrize(
+    ("game_id", "options", "reference", "heuristic"),
+    [
+        ("xactika", {"players": 3, "rounds": 1}, XactikaReferenceBot, XactikaHeuristicBot),
+        ("textactoe", {"players": 2}, TexTacToeReferenceBot, TexTacToeHeuristicBot),
+    ],
+)
+def test_the_xactika_and_textactoe_reference_bots_search_every_decision(
+    game_id: str, options: dict[str, object], reference: type[ReferenceBot], heuristic: type[Bot]
+) -> None:
+    bot = reference(8, seed=1)
+    others = int(str(options["players"])) - 2
+    bots: list[Bot] = [heuristic(), bot, *(heuristic() for _ in range(others))]
+    match = Table.of(game_id, options).match(5, [b.name for b in bots])
+    for seat, start in enumerate(match.starts):
+        bots[seat].on_match_start(start)
+    searched = 0
+    while match.request is not None:
+        searched += match.seat == 1 and len(match.request.legal_actions) > 1
+        match.answer(bots[match.seat].act(match.request))
+    assert searched > 5 and bot.fallbacks == 0

@@ -3,7 +3,8 @@ and 4 and under the variations, a game's policy picks one of the legal actions, 
 playout it drives ends; the same seed makes the same moves; Xeri's greedy policy takes a Xeri
 that lies on the pile, rather than any other card, where it does not explore; and Xeri's
 redeal moves only cards the seat to move never saw: its observation, legal actions and every
-card's count stay as they were, a bottom card shown (V1) stays put."""
+card's count stay as they were, a bottom card shown (V1) stays put; Xactika's policy takes a
+trick its bid needs and ducks one it does not."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ from hypothesis import strategies as st
 
 from referee.games import get_game
 from referee.games.base import Pick, State, parse_options
+from referee.games.xactika import MATCH_FACE, XactikaState
 from referee.games.xeri import CARD_OF, XeriState
-from referee.review import xeri_rollout
+from referee.review import xactika_rollout, xeri_rollout
 from referee.review.rollout import heuristic_prior, policy_for, redeal_for, uniform
 
 XERI_OPTIONS = st.fixed_dictionaries(
@@ -129,3 +131,43 @@ def _xeri_at_play() -> XeriState:
             state = state.apply_chance(tuple(rng.sample(node.cards, len(node.cards))))
     assert isinstance(state, XeriState)
     return state
+
+
+def test_the_xactika_policy_takes_a_trick_its_bid_needs_and_ducks_one_it_does_not() -> None:
+    """Last to a trick with a card that takes it and one that does not (both following the
+    call): while its bid needs a trick it takes this one, once the bid is made it ducks, but
+    for its exploring moves (a tenth)."""
+    state = _xactika_to_follow()
+    seat = state.to_move_seat
+    call = state.call
+    best = max(MATCH_FACE[call][c] for c in state.trick)
+    winning = {a.text for a in state.legal_actions() if MATCH_FACE[call][a.value] >= best}
+    for bid, want in ((8, True), (0, False)):
+        bids = tuple(bid if s == seat else b for s, b in enumerate(state.bids))
+        at = replace(state, table=replace(state.table, bids=bids))
+        took = sum(xactika_rollout.policy(at, random.Random(n)).text in winning for n in range(200))
+        assert (took > 170) if want else (took < 30), (bid, took)
+
+
+def _xactika_to_follow() -> XactikaState:
+    """A 2-player deal at a trick whose follower holds a matching card that takes it and one that
+    does not."""
+    game = get_game("xactika")
+    for seed in range(500):
+        rng = random.Random(seed)
+        state: State = game.new_game(parse_options(game, {"players": "2", "rounds": "1"}))
+        while not state.is_terminal():
+            node = state.chance()
+            if isinstance(node, Pick):
+                state = state.apply_chance(rng.randrange(node.count))
+            elif node is not None:
+                state = state.apply_chance(tuple(rng.sample(node.cards, len(node.cards))))
+            else:
+                assert isinstance(state, XactikaState)
+                if state.trick and state.bids[state.to_move_seat] >= 0:
+                    best = max(MATCH_FACE[state.call][c] for c in state.trick)
+                    faces = [MATCH_FACE[state.call][a.value] for a in state.legal_actions()]
+                    if min(faces) > 0 and min(faces) < best <= max(faces):
+                        return state
+                state = state.apply(rng.choice(state.legal_actions()))
+    raise AssertionError("no such trick in 500 deals")

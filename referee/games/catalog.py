@@ -97,6 +97,7 @@ XACTIKA: Final = GameInfo(
         engine="referee.games.xactika:Xactika",
         value="referee.games.xactika_value",
         view="referee.viewer.games.xactika:XactikaView",
+        rollout="referee.review.xactika_rollout",
     ),
     # Before the digest covered values.py and the engines' constants (issue 44.5).
     earlier_values=frozenset(
@@ -177,6 +178,7 @@ TEXTACTOE: Final = GameInfo(
         engine="referee.games.textactoe:TexTacToe",
         value="referee.games.textactoe_value",
         view="referee.viewer.games.textactoe:TexTacToeView",
+        rollout="referee.review.textactoe_rollout",
     ),
     earlier_values=frozenset(
         {"textactoe-jokers-2:ead94cdfeeb2bab4846728519f82e024d3ddef5837755f49b1cef114cdc1d767"}

@@ -6,7 +6,8 @@
   messages differ only in cards, and the relabelling that mends a sample;
 - `search`: determinized Monte Carlo, each legal action's mean final margin; `budgets`: the
   playouts a decision may spend; `rollout`: the playouts' default policy and redeal, found
-  per game by its catalogue entry; `xeri_rollout`: Xeri's;
+  per game by its catalogue entry; `xeri_rollout`, `xactika_rollout`, `textactoe_rollout`:
+  each game's (Xactika's and Tex-Tac-Toe's with a history sampled from the view, issue 48.1);
 - `review`: every decision of a seat reviewed, on a process pool; `grades`: inaccuracy,
   mistake, blunder by points lost, per game; `marks`: a review as marks on the seat's replay
   page (value bars, the margin chart);

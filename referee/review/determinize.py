@@ -10,6 +10,11 @@ legal engine state that the seat cannot tell from the true one, and it is comput
 view alone: the true deal is never read. It is not uniform over the seat's information set (the
 repairs favour some histories), which a playout search tolerates; the record-based sampler
 (croupier.env.sampling) is the uniform one, for a caller that holds the true deal.
+
+A game whose view pins its hidden cards down but for the deal has its own sampler (its rollout
+module's `history`, referee.review.rollout.historian_for: Xactika, Tex-Tac-Toe), tried first and
+checked by the same replay: the walk's random deals and repairs rarely fitted those games'
+views (issue 48.1).
 """
 
 from __future__ import annotations
@@ -22,11 +27,16 @@ from croupier.v1 import game_pb2
 from referee.games.base import Pick, Shuffle, State
 from referee.match import protocol
 from referee.review.cards import Pair, card_pairs, relabelling
+from referee.review.rollout import historian_for
 from referee.review.view import SeatView
 
 #: Fresh starts tried before a view is declared unsampled, and repairs allowed within one.
 ATTEMPTS = 40
 REPAIRS = 200
+
+#: Histories a game's own sampler (referee.review.rollout.historian_for) is asked for, each
+#: checked by a replay, before the generic walk's attempts.
+DIRECT_ATTEMPTS = 8
 
 #: A step of a history: a shuffle's deck, a pick's number, or an action's text.
 Step = tuple[str, tuple[str, ...] | int | str]
@@ -81,9 +91,17 @@ def history(
 ) -> tuple[State, list[Step]]:
     """A sampled state and the history that leads to it. With `start`, a history that fitted
     an earlier view of the same match (a bot's previous sample), the first attempt continues
-    it, which costs a replay instead of a new search; the rest start afresh."""
+    it, which costs a replay instead of a new search; the rest start afresh. A game with its
+    own sampler has its histories tried first (issue 48.1), each replayed to check it."""
     if not view.decisions or view.decisions[-1].chosen is not None:
         raise ValueError("a view to sample ends at a decision not yet made")
+    historian = historian_for(view.game.id)
+    for _ in range(DIRECT_ATTEMPTS if historian is not None else 0):
+        assert historian is not None
+        steps = historian(view, rng)
+        walk = None if steps is None else _replay(view, steps)
+        if walk is not None and _arrived(walk):
+            return walk.state, walk.steps
     for n in range(attempts):
         begun = _replay(view, start) if start is not None and n == 0 else None
         found = _attempt(view, rng, begun)
@@ -281,6 +299,18 @@ def _replay(view: SeatView, steps: list[Step], base: _Walk | None = None) -> _Wa
             return None
         walk.push((kind, value), after)
     return walk
+
+
+def _arrived(walk: _Walk) -> bool:
+    """The replayed walk stands at the view's last decision, showing the seat all it shows."""
+    view = walk.view
+    last = len(view.decisions) - 1
+    return (
+        walk.decision == last
+        and walk.state.to_move == view.seat
+        and not walk.state.is_terminal()
+        and _at_decision(walk)
+    )
 
 
 def _at_decision(walk: _Walk) -> bool:

@@ -17,6 +17,13 @@ a heuristic counts the odds exactly. Where a game's hidden cards are only where 
 random gives another state it cannot tell from the true one, at the cost of a shuffle: such a
 game's module has a `redeal`, and its search plays each playout on a fresh redeal of one
 determinization. A module may also set `PRIOR` (see `heuristic_prior`).
+
+Where everything a seat was shown pins the hidden cards down but for a deal (Xactika: every
+action is public; Tex-Tac-Toe: but for the cards an opponent discards face down), building a
+history forward through the engine with random deals and repairing it rarely succeeds (issue
+48.1): such a game's module has a `history`, the whole history built from the view (the deal
+dealt to fit what each seat was seen to hold), which referee.review.determinize replays through
+the engine to check before trying its generic walk.
 """
 
 from __future__ import annotations
@@ -26,15 +33,23 @@ import random
 from collections.abc import Callable
 from functools import cache
 from types import ModuleType
-from typing import Final
+from typing import TYPE_CHECKING, Final, TypeAlias
 
 from referee.games.base import Action, State
 from referee.games.catalog import CATALOG
+
+if TYPE_CHECKING:
+    from referee.review.determinize import Step
+    from referee.review.view import SeatView
 
 #: A default policy: the action the seat to move takes in a playout (a legal one).
 Policy = Callable[[State, random.Random], Action]
 #: A redeal: the state with the cards `seat` has not seen dealt again, where they may lie.
 Redeal = Callable[[State, int, random.Random], State]
+
+#: A game's own sampler: a history (referee.review.determinize's steps) that fits the view, to be
+#: checked by a replay; None where it found none.
+Historian: TypeAlias = "Callable[[SeatView, random.Random], list[Step] | None]"
 
 #: The share of a greedy policy's moves that are uniformly random instead, so that the
 #: playouts of one state differ.
@@ -59,6 +74,14 @@ def redeal_for(game_id: str) -> Redeal | None:
     module = _module(game_id)
     redeal: Redeal | None = None if module is None else getattr(module, "redeal", None)
     return redeal
+
+
+@cache
+def historian_for(game_id: str) -> Historian | None:
+    """The game's own history sampler, or None where the generic walk is the only one."""
+    module = _module(game_id)
+    historian: Historian | None = None if module is None else getattr(module, "history", None)
+    return historian
 
 
 @cache
