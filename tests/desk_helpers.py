@@ -3,6 +3,8 @@ alone), for the tests of the author's desk (issue 46), with its web site if aske
 
 from __future__ import annotations
 
+import contextlib
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -33,6 +35,14 @@ class Referee:
         qualification included, on a loaded machine)."""
         command = [CROUPIER, *args, "--to", self.address, "--token", token]
         return subprocess.run(command, capture_output=True, text=True, timeout=600)
+
+    def challenge_record(self, match: str) -> Path:
+        """The record of a committed challenge match, as the contest's database keeps it."""
+        with contextlib.closing(sqlite3.connect(self.db)) as db:
+            (kept,) = db.execute(
+                "SELECT record FROM challenge_matches WHERE match_id = ?", (match,)
+            ).fetchone()
+        return self.db.parent / str(kept)
 
 
 @contextmanager

@@ -135,6 +135,21 @@ class Visitor:
         return self.send("POST", "/desk/upload", archive, headers)
 
 
+def network_matches(referee: Referee, visitor: Visitor, count: int) -> None:
+    """Alice's and bob's network random bots play until `visitor`'s desk lists `count`
+    matches, then stop."""
+    bots = [network_bot(referee.address, referee.tokens[name]) for name in ("alice", "bob")]
+    try:
+        deadline = time.monotonic() + 300
+        while len(visitor.data().json()["matches"]) < count:
+            assert time.monotonic() < deadline, f"fewer than {count} matches were committed"
+            time.sleep(0.2)
+    finally:
+        for bot in bots:
+            bot.terminate()
+            bot.wait(timeout=30)
+
+
 def _response(connection: socket.socket) -> bytes:
     """An HTTP response read whole off a raw connection (its head, then its content-length)."""
     answer = b""
@@ -398,16 +413,7 @@ def test_another_team_and_an_anonymous_visitor_see_none_of_a_team_s_own(
     events = alice.send("GET", "/desk/events?after=0").json()["events"]
     assert any(e["version"] == version and e["kind"] == "received" for e in events)
     # Two network bots play a match: alice's and bob's, listed on their desks only.
-    bots = [network_bot(referee.address, referee.tokens[name]) for name in ("alice", "bob")]
-    try:
-        deadline = time.monotonic() + 300
-        while not alice.data().json()["matches"]:
-            assert time.monotonic() < deadline, "no match was committed"
-            time.sleep(0.2)
-    finally:
-        for bot in bots:
-            bot.terminate()
-            bot.wait(timeout=30)
+    network_matches(referee, alice, 1)
     # The network bots' match: by then alice's upload may have qualified and played bob's bot
     # too (a busy machine's first network match comes late), and that match has hosted output.
     networked = [m for m in alice.data().json()["matches"] if not any("@" in b for b in m["bots"])]
@@ -564,11 +570,7 @@ def _a_challenge_match_s_seat_replays(
     (a match of no team answers in the same words)."""
     alice, bob, erin = visitors
     match = ours["match"]
-    with contextlib.closing(sqlite3.connect(referee.db)) as db:
-        (kept,) = db.execute(
-            "SELECT record FROM challenge_matches WHERE match_id = ?", (match,)
-        ).fetchone()
-    record = referee.db.parent / kept
+    record = referee.challenge_record(match)
     timeline = load(record)
     for name, visitor, listed, says, never in (
         ("alice", alice, ours, "alice says", "bob says"),
