@@ -25,8 +25,8 @@ from referee.games.textactoe import TexTacToeState
 from referee.games.textactoe_poker import card_text
 from referee.games.xactika import CALL_BY_TEXT, CARD_TEXT, MATCHES, XactikaState
 from referee.match import protocol
-from referee.review.determinize import Step, Unsampled, history
-from referee.review.rollout import historian_for
+from referee.review.determinize import Unsampled, history
+from referee.review.rollout import Step, historian_for
 from referee.review.view import SeatView, view_of_record
 from tests.test_env_sampling import random_record
 

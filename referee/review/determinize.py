@@ -27,7 +27,7 @@ from croupier.v1 import game_pb2
 from referee.games.base import Pick, Shuffle, State
 from referee.match import protocol
 from referee.review.cards import Pair, card_pairs, relabelling
-from referee.review.rollout import historian_for
+from referee.review.rollout import Step, historian_for
 from referee.review.view import SeatView
 
 #: Fresh starts tried before a view is declared unsampled, and repairs allowed within one.
@@ -37,9 +37,6 @@ REPAIRS = 200
 #: Histories a game's own sampler (referee.review.rollout.historian_for) is asked for, each
 #: checked by a replay, before the generic walk's attempts.
 DIRECT_ATTEMPTS = 8
-
-#: A step of a history: a shuffle's deck, a pick's number, or an action's text.
-Step = tuple[str, tuple[str, ...] | int | str]
 
 
 class Unsampled(ValueError):

@@ -39,7 +39,6 @@ from referee.games.base import Action, State
 from referee.games.catalog import CATALOG
 
 if TYPE_CHECKING:
-    from referee.review.determinize import Step
     from referee.review.view import SeatView
 
 #: A default policy: the action the seat to move takes in a playout (a legal one).
@@ -47,8 +46,10 @@ Policy = Callable[[State, random.Random], Action]
 #: A redeal: the state with the cards `seat` has not seen dealt again, where they may lie.
 Redeal = Callable[[State, int, random.Random], State]
 
-#: A game's own sampler: a history (referee.review.determinize's steps) that fits the view, to be
-#: checked by a replay; None where it found none.
+#: A step of a history: a shuffle's deck, a pick's number, or an action's text.
+Step: TypeAlias = tuple[str, tuple[str, ...] | int | str]
+#: A game's own sampler: a history (referee.review.determinize replays its steps) that fits the
+#: view, to be checked by a replay; None where it found none.
 Historian: TypeAlias = "Callable[[SeatView, random.Random], list[Step] | None]"
 
 #: The share of a greedy policy's moves that are uniformly random instead, so that the

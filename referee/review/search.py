@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 from referee.games.base import Pick, Result, State
 from referee.review.budgets import check_budget
-from referee.review.determinize import Step, Unsampled, history
-from referee.review.rollout import Policy, Redeal, uniform
+from referee.review.determinize import Unsampled, history
+from referee.review.rollout import Policy, Redeal, Step, uniform
 
 __all__ = ["ActionValue", "Unsampled", "Values", "check_budget", "evaluate", "margin"]
 from referee.review.view import SeatView

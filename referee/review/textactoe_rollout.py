@@ -29,8 +29,7 @@ from referee.games.base import Action, Shuffle, State
 from referee.games.textactoe import Kind, Phase, TexTacToeState
 from referee.games.textactoe_grid import GRID_SIZE, LINES, best_of_lines, eligible_lines
 from referee.games.textactoe_poker import Category, HandValue
-from referee.review.determinize import Step
-from referee.review.rollout import EXPLORE
+from referee.review.rollout import EXPLORE, Step
 from referee.review.view import SeatView
 
 

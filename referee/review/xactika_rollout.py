@@ -40,8 +40,7 @@ from referee.games.xactika import (
     XactikaAction,
     XactikaState,
 )
-from referee.review.determinize import Step
-from referee.review.rollout import EXPLORE
+from referee.review.rollout import EXPLORE, Step
 from referee.review.view import SeatView
 
 _SHAPE_INDEX: Final = {

@@ -27,8 +27,7 @@ from croupier.bots.xix_heuristic import XixHeuristicBot
 from croupier.v1 import game_pb2, referee_pb2
 from referee.games import get_game
 from referee.games.base import parse_options
-from referee.review.determinize import Step
-from referee.review.rollout import heuristic_prior, policy_for, redeal_for
+from referee.review.rollout import Step, heuristic_prior, policy_for, redeal_for
 from referee.review.search import Unsampled, evaluate
 from referee.review.view import SeatDecision, SeatView, from_request
 
