@@ -87,7 +87,7 @@ def test_each_defect_fails_its_own_check(tmp_path: Path, mode: str) -> None:
     assert report.ok == (not failing)
     for check in report.checks:
         if check.name in failing:
-            assert failing[check.name] in check.detail, check.detail
+            assert failing[CheckName(check.name)] in check.detail, check.detail
             assert check.advice
         if check.status is Status.SKIP:
             # Only what an earlier failure made impossible is skipped.

@@ -86,20 +86,11 @@ def run_command(
     from referee.doctor.checks import parse_command
     from referee.match.clock import checked_time_control
     from referee.review.position_runs import run_positions
-    from referee.review.positions import read_positions
+    from referee.review.positions import positions_file
 
     with user_errors():
-        if not file.is_file():
-            raise CroupierError(f"no such positions file {str(file)!r}")
+        positions = positions_file(file)
         argv = parse_command(command)
-        positions = list(read_positions(file))
-        if not positions:
-            raise CroupierError(f"no positions in {str(file)!r}")
-        if (
-            len({(p.view.game.id, p.view.seat, str(p.view.options.as_text())) for p in positions})
-            > 1
-        ):
-            raise CroupierError("the positions are of several games, options or seats: one a file")
         control = checked_time_control(move_ms, bank_ms)
         run = partial(run_positions, time_control=control, sandbox=sandboxed(sandbox))
         results = transport.run(run, positions, shlex.join(argv))

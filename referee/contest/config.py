@@ -10,6 +10,7 @@ from pathlib import Path
 from referee.challenges.terms import ChallengeTerms
 from referee.games.base import Game
 from referee.games.options import Options
+from referee.hosted.qualify import PositionsTest
 from referee.hosted.store import beside
 from referee.hosted.submitting import Quotas
 from referee.match.clock import TimeControl
@@ -64,6 +65,9 @@ class ServeConfig:
     #: With `tokens`: the organiser's house bots (referee.hosted.house), a bot folder by name,
     #: which authors may challenge and no ranked table seats.
     house: Mapping[str, Path] = field(default_factory=dict)
+    #: With `tokens`: the organiser's positions every version plays at its qualification, and
+    #: the most points it may lose on them (a contest file's `[hosted] qualify_positions`).
+    qualify_positions: PositionsTest | None = None
 
     @property
     def version_store(self) -> Path | None:

@@ -20,7 +20,9 @@
     [hosted]                      # versions, runtime, submissions_per_hour, max_upload_mb,
                                   # versions_kept, slots, freeze, cluster: hosted bots
                                   # (serve --versions, ..., --hosted-slots,
-                                  # --freeze-submissions, --cluster)
+                                  # --freeze-submissions, --cluster); qualify_positions,
+                                  # qualify_max_loss: a positions test at qualification
+                                  # (the file only; referee.hosted.qualify)
     [challenges]                  # ranked, in_flight, per_hour, per_pair, max_deals,
                                   # default_deals, share, elo0, elo1, alpha, beta, on,
                                   # consent_seconds: authors' challenges (the file only;
@@ -96,6 +98,8 @@ _TABLES: dict[str, dict[str, tuple[type, str]]] = {
         "slots": (int, "hosted_slots"),
         "freeze": (bool, "freeze_submissions"),
         "cluster": (str, "cluster"),
+        "qualify_positions": (str, "qualify_positions"),
+        "qualify_max_loss": (float, "qualify_max_loss"),
     },
 }
 #: The `[challenges]` keys (referee.challenges.terms.ChallengeTerms' fields) and their types.
@@ -114,13 +118,18 @@ _CHALLENGES: dict[str, type] = {
     "on": str,
     "consent_seconds": float,
 }
-_PATHS = {"tokens", "records", "tls_cert", "tls_key", "versions", "runtime"}
+_PATHS = {"tokens", "records", "tls_cert", "tls_key", "versions", "runtime", "qualify_positions"}
 
 
 def _clock_problem(kind: str) -> str | None:
     """Why `kind` cannot be a clock, or None."""
     known = [str(k) for k in ClockKind]
     return None if kind in known else f"expected one of {known!r}"
+
+
+def _points(points: float) -> str | None:
+    """Why `points` cannot be the most a version may lose, or None."""
+    return None if 0 <= points < float("inf") else "expected a number of points from 0"
 
 
 def _at_least_one(count: int) -> str | None:
@@ -138,6 +147,7 @@ _BOUNDS: dict[str, Callable[[Any], str | None]] = {
     "hosted_slots": _at_least_one,
     "max_team_size": _at_least_one,
     "clock": _clock_problem,
+    "qualify_max_loss": _points,
 }
 
 

@@ -110,10 +110,15 @@ class HostedWing:
             log.warning("hosted bots are not built", extra={"why": str(error)})
             return None
         config = self.config
+        test = config.qualify_positions
         qualify = QualifySettings(
-            time_control=config.time_control, games=((config.game, config.options),)
+            time_control=config.time_control,
+            games=((config.game, config.options),),
+            positions=test,
         )
-        secrets = tuple(p for p in (config.tokens, self.records) if p is not None)
+        # The positions hold the reference's values: a folder that would show them is refused.
+        shown = (config.tokens, self.records, test.source if test is not None else None)
+        secrets = tuple(p for p in shown if p is not None)
         settings = PipelineSettings(
             self.desk.maxima, qualify=qualify, runtime=config.runtime, secrets=secrets
         )

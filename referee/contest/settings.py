@@ -8,6 +8,7 @@ caller (a bench, a test) goes through the rules a command does (issue 43.3).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -22,13 +23,17 @@ from referee.errors import CroupierError
 from referee.games import get_game
 from referee.games.base import Game, parse_options
 from referee.games.options import Options, option_pairs
+from referee.hosted.qualify import PositionsTest
 from referee.hosted.submitting import Quotas
+from referee.local.bot_root import is_inside, runtime_folders
 from referee.match.clock import TimeControl, checked_time_control
 from referee.review.budgets import DEFAULT_BUDGET, check_budget
+from referee.review.positions import positions_file
 from referee.transport import ServerSettings
 
-#: Settings a contest file holds and no flag sets: tables (`[challenges]`, `[house]`).
-FILE_ONLY = frozenset({"challenges", "house"})
+#: Settings a contest file holds and no flag sets: tables (`[challenges]`, `[house]`) and the
+#: `[hosted]` positions test.
+FILE_ONLY = frozenset({"challenges", "house", "qualify_positions", "qualify_max_loss"})
 #: The game a new contest plays when neither its database, its file nor the command names one.
 DEFAULT_GAME = "xix"
 
@@ -79,6 +84,10 @@ class ServeSettings:
     challenges: Mapping[str, Any] | None = None
     #: A contest file's `[house]`: the organiser's house bots, a bot folder by name.
     house: Mapping[str, Path] | None = None
+    #: A contest file's `[hosted] qualify_positions` and `qualify_max_loss`: the positions file
+    #: every version plays at its qualification, and the most points it may lose on them.
+    qualify_positions: Path | None = None
+    qualify_max_loss: float | None = None
 
     def over(self, settings: Mapping[str, Any]) -> ServeSettings:
         """These settings with `settings` (by name) laid over them; an unknown name is a bug of
@@ -132,6 +141,10 @@ class ServeSettings:
     def check(self) -> None:
         """Refuse settings that cannot go together, or that name what is not there; each
         message names the option to change."""
+        self._checked()
+
+    def _checked(self) -> PositionsTest | None:
+        """`check`, and the positions test it read (None: the contest has none)."""
         self.time_control()
         self.challenge_terms()
         check_tls_files(self.tls_cert, self.tls_key)
@@ -150,6 +163,10 @@ class ServeSettings:
                 (self.cluster is not None, "--cluster plays a contest's hosted bots"),
                 (self.runtime is not None, "--runtime is for hosted bots of a contest"),
                 (bool(self.house), "[house] bots are hosted bots of a contest"),
+                (
+                    self.qualify_positions is not None or self.qualify_max_loss is not None,
+                    "[hosted] qualify_positions tests hosted bots of a contest",
+                ),
             ):
                 if given:
                     raise CroupierError(f"{what}: give --db too")
@@ -164,6 +181,59 @@ class ServeSettings:
             from referee.contest.tokens import TokenStore
 
             TokenStore(self.tokens, create=False)  # a mistyped --db must not start a contest
+        return self.positions_test()
+
+    def positions_test(self) -> PositionsTest | None:
+        """The `[hosted]` positions test: a file of positions of the contest's game and options,
+        each one the engine could produce (referee.review.positions), that no bot is shown."""
+        path, most = self.qualify_positions, self.qualify_max_loss
+        if path is None and most is None:
+            return None
+        if path is None:
+            raise CroupierError(
+                "[hosted] qualify_max_loss is the most points a version may lose on the "
+                "positions: give qualify_positions too"
+            )
+        named = f"[hosted] qualify_positions {str(path)!r}"
+        if most is None:
+            raise CroupierError(
+                f"{named}: give qualify_max_loss too, the most points against the reference a "
+                "version may lose on them in all"
+            )
+        for folder in self._shown_to_bots():
+            if is_inside(path.resolve(), folder.resolve()):
+                raise CroupierError(
+                    f"{named} lies in {str(folder)!r}, which every hosted bot is shown: keep "
+                    "the positions apart from the runtime folder, the versions and croupier's "
+                    "installation"
+                )
+        try:
+            positions = positions_file(path)
+        except CroupierError as error:
+            raise CroupierError(f"{named}: {error}") from None
+        test = PositionsTest(tuple(positions), most, path.resolve())
+        game, options = self.game_and_options()
+        if not test.of(game, options):
+            view = positions[0].view
+            raise CroupierError(
+                f"{named} holds positions of {view.game.id} with options "
+                f"{view.options.as_text()}, and this contest plays {game.id} with "
+                f"{options.as_text()}"
+            )
+        return test
+
+    def _shown_to_bots(self) -> list[Path]:
+        """What a hosted bot's sandbox may show it: the system, croupier's installation (its
+        Python, SDKs and referee package: referee.local.bot_root), the runtime folder, and
+        the versions (its own among them)."""
+        system = [Path("/usr"), Path("/etc"), Path("/bin"), Path("/lib")]
+        installed = [
+            *runtime_folders([sys.executable], Path("/"), confined=True),
+            *runtime_folders(["node"], Path("/"), confined=True),
+        ]
+        stores = [self.versions or self.tokens.parent / "versions"] if self.tokens else []
+        runtime = [self.runtime] if self.runtime is not None else []
+        return [*system, *installed, *runtime, *stores]
 
     def _check_runtime(self, runtime: Path) -> None:
         """The runtime folder exists and shows every bot nothing of the contest's secrets."""
@@ -192,7 +262,7 @@ class ServeSettings:
     def config(self, seed: str) -> ServeConfig:
         """The checked settings as the server's config, with the master `seed` (a contest's
         own, kept in its database, where `tokens` is set)."""
-        self.check()
+        positions = self._checked()
         game, options = self.game_and_options()
         return ServeConfig(
             game=game,
@@ -225,6 +295,7 @@ class ServeSettings:
             cluster=self.cluster,
             challenges=self.challenge_terms(),
             house=dict(self.house or {}),
+            qualify_positions=positions,
         )
 
 

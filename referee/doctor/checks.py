@@ -15,6 +15,7 @@ from referee.local.last_output import advice, read_output, telling
 from referee.local.launcher import EXIT_GRACE_SECONDS
 from referee.local.limits import Limits
 from referee.local.sandbox import default_enabled
+from referee.local.series import Launch
 from referee.match.clock import TimeControl
 from referee.text import plural
 
@@ -39,13 +40,20 @@ class CheckName(StrEnum):
     GOODBYE = "goodbye"
 
 
+class QualificationCheck(StrEnum):
+    """A check a contest's qualification adds after the doctor's (referee.hosted.qualify), which
+    `croupier doctor` never runs: the organiser's positions."""
+
+    POSITIONS = "positions"
+
+
 class Status(StrEnum):
     PASS = "PASS"
     FAIL = "FAIL"
     SKIP = "SKIP"
 
 
-ADVICE: dict[CheckName, str] = {
+ADVICE: dict[CheckName | QualificationCheck, str] = {
     CheckName.STARTS: (
         "check the command line: the program must exist and be executable; it runs in the "
         "current folder"
@@ -89,6 +97,11 @@ ADVICE: dict[CheckName, str] = {
         "ladder seats several copies of a bot, in one match too"
     ),
     CheckName.GOODBYE: "on Goodbye, close your side of the stream and exit with code 0",
+    QualificationCheck.POSITIONS: (
+        "the contest's positions are decisions of real matches, valued by the reference bot's "
+        "search: extract positions from your own matches (croupier positions extract RECORDS "
+        "--seat S) and see where your bot loses points (croupier positions test FILE -- CMD)"
+    ),
 }
 
 #: Under the sandbox report's refusals: what a bot may use (the rules of docs/bots.md).
@@ -116,7 +129,7 @@ LOST_ADVICE = (
 
 @dataclass(frozen=True, slots=True)
 class Check:
-    name: CheckName
+    name: CheckName | QualificationCheck
     status: Status
     detail: str
     #: Advice for this failure, when the check's usual advice does not fit it.
@@ -172,6 +185,19 @@ class DoctorConfig:
 
     def match_count(self) -> int:
         return self.matches or max(3, self.game.seat_count(self.options))
+
+    def launch(self) -> Launch:
+        """The bot's launch context as a series of matches takes it (referee.local.series), so
+        that what else plays the bot (a qualification's positions) launches it as the doctor
+        does."""
+        return Launch(
+            cwd=self.cwd,
+            runtime=self.runtime,
+            confined=self.confined,
+            secrets=self.secrets,
+            sessions=self.sessions,
+            env=dict(self.env),
+        )
 
 
 @dataclass

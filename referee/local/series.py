@@ -14,7 +14,7 @@ import secrets
 import shlex
 import tempfile
 from collections import Counter, deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,29 @@ class SeriesError(CroupierError):
 
 
 @dataclass(frozen=True, slots=True)
+class Launch:
+    """A series' launch context for its bots, as the doctor's config holds it (DoctorConfig):
+    what a hosted version's qualification gives both, so that a version plays its positions
+    (referee.review.position_runs) exactly as it took the doctor's checks."""
+
+    #: The bot's own folder (a hosted version's): it runs there, and the sandbox shows it.
+    cwd: Path | None = None
+    #: The organiser's runtime folder, shown to the bot read-only (Sandbox.runtime).
+    runtime: Path | None = None
+    #: Whether `cwd` is an author's upload: shown alone (referee.local.bot_root).
+    confined: bool = False
+    #: What no bot's folder may show, besides the records (Sandbox.secrets).
+    secrets: tuple[Path, ...] = ()
+    #: CROUPIER_SESSIONS (None: the series' concurrency).
+    sessions: int | None = None
+    #: Variables for the bot, as the doctor's `--env` (referee.local.sandbox: in the sandbox,
+    #: the only ones beside PATH, the locale and CROUPIER_*).
+    env: Mapping[str, str] = field(default_factory=dict)
+    #: Restarts of a bot that exits before the series is over.
+    max_restarts: int = 3
+
+
+@dataclass(frozen=True, slots=True)
 class SeriesConfig:
     game: Game
     options: Options
@@ -69,6 +92,11 @@ class SeriesConfig:
     limits: Limits = field(default_factory=Limits)
     #: Referee processes sharing the matches (referee.local.workers); 1 plays them here.
     workers: int = 1
+    #: How each bot is launched beyond its command: a hosted version's context
+    #: (referee.hosted.qualify), or the defaults, a command run from the current folder.
+    launch: Launch = field(default_factory=Launch)
+    #: Where the bots' output goes when no records are kept (None: a temporary folder).
+    logs: Path | None = None
 
 
 @dataclass
@@ -181,13 +209,17 @@ async def _play_series(
     """Serve, launch the bots (their logs `<run_id>-<prefix><program>-bot<role>.log`), and play the
     matches `next_index` hands out, `config.concurrency` at a time."""
     with socket_folder() as folder, tempfile.TemporaryDirectory(prefix="croupier-logs-") as kept:
+        launch = config.launch
+        records = (config.records,) if config.records is not None else ()
         sandbox = Sandbox(
             enabled=config.sandbox,
             socket_dir=folder,
-            secrets=(config.records,) if config.records is not None else (),
+            secrets=(*records, *((config.logs,) if config.logs else ()), *launch.secrets),
+            runtime=launch.runtime,
         )
         # Without records the bots' output still goes somewhere: a bot that dies says why.
-        logs = config.records / "logs" if config.records is not None else Path(kept)
+        logs = config.records / "logs" if config.records is not None else config.logs
+        logs = logs or Path(kept)
         seats = config.game.seat_count(config.options)
         commands = [config.commands[i % len(config.commands)] for i in range(seats)]
         logs.mkdir(parents=True, exist_ok=True)
@@ -196,10 +228,15 @@ async def _play_series(
                 command=command,
                 token=secrets.token_urlsafe(24),
                 log_path=logs / f"{run_id}-{prefix}{log_name(command)}-bot{role}.log",
-                log_kept=config.records is not None,
-                sessions=config.concurrency,
+                log_kept=config.records is not None or config.logs is not None,
+                sessions=launch.sessions or config.concurrency,
+                max_restarts=launch.max_restarts,
                 limits=config.limits,
                 sandbox=sandbox,
+                cwd=launch.cwd,
+                env=dict(launch.env),
+                own_folder=launch.cwd is not None,
+                confined=launch.confined,
             )
             for role, command in enumerate(commands)
         ]

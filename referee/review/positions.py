@@ -4,7 +4,9 @@ reference's value of each legal action, one JSON object a line.
 
 `extract` writes them from records (every decision of the seat, or only the costly ones: those
 graded); `read_positions` reads a file back and refuses a position that the engine could not
-have produced (another rules version, or a view that no history of the game fits).
+have produced (another rules version, or a view that no history of the game fits), and
+`positions_file` a whole file as `croupier positions test` and a contest's qualification
+(referee.hosted.qualify) take it: some positions, all of one game, options and seat.
 """
 
 from __future__ import annotations
@@ -92,6 +94,20 @@ def _decision_json(game: str, decision: SeatDecision) -> dict[str, object]:
         "legal": list(decision.legal),
         "chosen": decision.chosen,
     }
+
+
+def positions_file(path: Path) -> list[Position]:
+    """The positions of the file at `path`, each checked against the engine, of one game,
+    options and seat; raises CroupierError saying why not."""
+    if not path.is_file():
+        raise CroupierError(f"no such positions file {str(path)!r}")
+    positions = list(read_positions(path))
+    if not positions:
+        raise CroupierError(f"no positions in {str(path)!r}")
+    kinds = {(p.view.game.id, p.view.seat, str(p.view.options.as_text())) for p in positions}
+    if len(kinds) > 1:
+        raise CroupierError("the positions are of several games, options or seats: one a file")
+    return positions
 
 
 def read_positions(path: Path) -> Iterator[Position]:
