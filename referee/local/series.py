@@ -210,11 +210,11 @@ async def _play_series(
     matches `next_index` hands out, `config.concurrency` at a time."""
     with socket_folder() as folder, tempfile.TemporaryDirectory(prefix="croupier-logs-") as kept:
         launch = config.launch
-        records = (config.records,) if config.records is not None else ()
+        kept_apart = tuple(path for path in (config.records, config.logs) if path is not None)
         sandbox = Sandbox(
             enabled=config.sandbox,
             socket_dir=folder,
-            secrets=(*records, *((config.logs,) if config.logs else ()), *launch.secrets),
+            secrets=(*kept_apart, *launch.secrets),
             runtime=launch.runtime,
         )
         # Without records the bots' output still goes somewhere: a bot that dies says why.
