@@ -28,7 +28,7 @@ from referee.games import get_game
 from referee.games.base import parse_options
 from referee.hosted.manifest import load_manifest
 from referee.hosted.pipeline import VersionFiles
-from referee.hosted.qualify import PositionsTest, QualificationReport, qualify
+from referee.hosted.qualify import STOPPED, PositionsTest, QualificationReport, qualify
 from referee.hosted.store import VersionStatus, VersionStore
 from referee.local.limits import Limits
 from referee.review.positions import positions_file
@@ -73,6 +73,35 @@ class CrashOnDraftPosition(croupier.Bot):
 
 
 croupier.run(CrashOnDraftPosition)
+"""
+
+#: CRASHING_BOT's first crash, after which it never comes back: launched again, it sleeps
+#: without calling Play (outside the sandbox, where it remembers its crash in `marker`).
+GONE_BOT = """
+import os
+import pathlib
+import time
+
+import croupier
+
+MARKER = pathlib.Path({marker!r})
+if MARKER.exists():
+    time.sleep(3600)
+
+
+class GoneAfterADraft(croupier.Bot):
+    def on_match_start(self, start):
+        self.requests = 0
+
+    def act(self, request):
+        self.requests += 1
+        if self.requests == 1 and request.legal_actions[0].text.startswith("draft"):
+            MARKER.write_text("crashed")
+            os._exit(3)
+        return 0
+
+
+croupier.run(GoneAfterADraft)
 """
 
 #: A XIX bot that tries, at each decision, to read the positions file (whose path it was given)
@@ -200,6 +229,25 @@ def test_a_crash_loses_its_position_only(positions: Path, tmp_path: Path) -> Non
     report = qualified(folder, tmp_path / "work", positions_test(positions, 1000.0))
     assert report.ok, report.lines()
     assert f", {drafts} of them faulted (their first legal action played)" in report.reason
+
+
+def test_a_bot_that_does_not_come_back_fails_the_positions(positions: Path, tmp_path: Path) -> None:
+    source = GONE_BOT.format(marker=str(tmp_path / "crashed"))
+    folder = bot_folder(
+        tmp_path, 'games = ["xix"]\nrun = "{python} gone.py"\n', **{"gone.py": source}
+    )
+    settings = replace(
+        SETTINGS.qualify,
+        sandbox=False,
+        startup_seconds=3.0,
+        games=((XIX, parse_options(XIX, {})),),
+        positions=positions_test(positions, 1000.0),
+    )
+    manifest = load_manifest(folder, Limits())
+    report = transport.run(qualify, folder, manifest, tmp_path / "work", settings)
+    assert (tmp_path / "crashed").exists()
+    assert report.reason == f"xix: positions FAIL: {STOPPED}", report.reason
+    assert str(tmp_path) not in report.reason
 
 
 def test_positions_of_another_game_are_not_played(positions: Path, tmp_path: Path) -> None:
