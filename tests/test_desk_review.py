@@ -31,6 +31,7 @@ import trio
 from croupier.bots import RandomBot, XixHeuristicBot
 from referee.contest.tokens import TokenStore
 from referee.errors import QuotaError
+from referee.review.search import VALUATION
 from referee.review.view import view_of_record
 from referee.viewer import load
 from referee.web.desk_review import Reviews
@@ -130,7 +131,9 @@ def test_an_author_reviews_their_own_seat_and_the_page_shows_nothing_hidden_from
         if not mark["unsampled"]:
             assert [text for text, _, _ in mark["values"]] == list(decision.legal)
     # Kept in the contest's files, and served from there: asking again makes nothing anew.
-    (kept,) = (referee.db.parent / "reviews").glob(f"{match}.seat{seat}.budget{BUDGET}.json")
+    (kept,) = (referee.db.parent / "reviews").glob(f"{match}.seat{seat}.budget{BUDGET}.*.json")
+    assert kept.name.endswith(f".valuation{VALUATION}.json")
+    assert json.loads(kept.read_text())["valuation"] == VALUATION
     made = kept.stat().st_mtime_ns
     assert _ask(alice, match, seat).status == 303
     again = alice.send("GET", f"/desk/review/{match}?seat={seat}")
@@ -239,6 +242,22 @@ async def test_the_site_s_queue_is_bounded_and_a_review_that_fails_says_why(
         nursery.cancel_scope.cancel()
     marks = reviews.marks(reviews.key("m", 0))
     assert marks is not None and len(marks) == len(view_of_record(record, 0).decisions)
+
+
+def test_a_review_kept_by_an_older_way_of_valuing_is_not_served(tmp_path: Path) -> None:
+    """Issue 48.2: the review's playouts became each game's own policy (VALUATION 2); a review
+    kept before (its file named without the valuation, or with an older one) is made again,
+    not served with the values of a way the reference bots do not judge by."""
+    folder = tmp_path / "reviews"
+    folder.mkdir()
+    reviews = Reviews(folder, BUDGET)
+    key = reviews.key("m", 0)
+    kept = {"match": "m", "seat": 0, "budget": BUDGET, "marks": {"3": {"chosen": "play 7"}}}
+    for old in (f"m.seat0.budget{BUDGET}.json", f"m.seat0.budget{BUDGET}.valuation1.json"):
+        (folder / old).write_text(json.dumps(kept))
+    assert reviews.marks(key) is None
+    reviews.path(key).write_text(json.dumps({**kept, "valuation": VALUATION}))
+    assert reviews.marks(key) == {3: {"chosen": "play 7"}}
 
 
 def _sessions() -> dict[int, list[int]]:

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from croupier.bots import RandomBot, XixHeuristicBot
 from referee.cli import app
+from referee.review.search import VALUATION
 from tests.test_other_languages import CPP_BOT, GO_BOT, make
 from tests.test_review import played
 
@@ -45,6 +46,7 @@ def test_the_costly_positions_are_extracted_with_the_seat_view(positions: Path) 
         last = line["view"][-1]
         assert line["seat"] == 1 and last["chosen"] in last["legal"]
         assert [v["text"] for v in line["values"]] == last["legal"]
+        assert line["valuation"] == VALUATION  # the reference bots' way (issue 48.2)
 
 
 def test_the_python_bot_is_run_on_every_position(positions: Path) -> None:

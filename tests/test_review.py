@@ -1,6 +1,8 @@
 """The review of a match (issue 48): the random bot's choices are graded worse than the
 heuristic's in a seeded XIX match, every value comes from the seat's view alone (changing the
-cards it never saw leaves its review as it was), and bad input is refused with a clear error."""
+cards it never saw leaves its review as it was, in XIX and in Tex-Tac-Toe, whose playouts are
+its own policy's), its values are the reference bots' (the same function, the game's policy),
+and bad input is refused with a clear error."""
 
 from __future__ import annotations
 
@@ -10,24 +12,31 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from croupier.bot import Bot
-from croupier.bots import RandomBot, XixHeuristicBot
+from croupier.bots import RandomBot, TexTacToeHeuristicBot, XixHeuristicBot
+from croupier.bots.reference import ReferenceBot, TexTacToeReferenceBot, XactikaReferenceBot
 from croupier.env.sampling import resample
 from croupier.env.table import Table
 from referee.cli.app import app
 from referee.review.review import DecisionReview, review, reviews
+from referee.review.view import view_of_record
 
 BUDGET = 24
+Options = dict[str, object]
 runner = CliRunner()
 
 
-def played(path: Path, seed: int, bots: list[Bot]) -> Path:
-    """A XIX match between `bots` through the referee's match loop, its record at `path`."""
-    table = Table.of("xix", {})
+def played(
+    path: Path, seed: int, bots: list[Bot], game: str = "xix", options: Options | None = None
+) -> Path:
+    """A match of `game` (XIX unless told) between `bots` through the referee's match loop, its
+    record at `path`."""
+    table = Table.of(game, options or {})
     match = table.match(seed, [bot.name for bot in bots], record=path)
     for seat, start in enumerate(match.starts):
         bots[seat].on_match_start(start)
@@ -49,10 +58,9 @@ def test_the_random_bot_is_graded_worse_than_the_heuristic(tmp_path: Path) -> No
         assert d.loss >= 0 and d.best in {v.text for v in d.values}
 
 
-def _alternative(record: Path, seat: int, seed: int, path: Path) -> Path:
+def _alternative(record: Path, seat: int, seed: int, path: Path, table: Table) -> Path:
     """The record's match with the cards `seat` never saw up to its last decision dealt again
     (the environment's sampler), played on from there by first legal actions."""
-    table = Table.of("xix", {})
     lines = [json.loads(line) for line in record.read_text().splitlines()]
     actions = [line["action"] for line in lines if "action" in line]
     last = max(i for i, action in enumerate(actions) if action.get("seat", 0) == seat)
@@ -71,21 +79,61 @@ def _alternative(record: Path, seat: int, seed: int, path: Path) -> Path:
 
 REFERENCE: dict[str, list[DecisionReview]] = {}
 
+#: A game whose playouts are uniform (XIX) and one with a policy of its own and its own sampler
+#: (Tex-Tac-Toe, issue 48.2: the review plays out as the reference bots do); each is one deal,
+#: so every decision's unseen cards can be dealt again.
+UNSEEN_CASES: list[tuple[str, Options, type[Bot]]] = [
+    ("xix", {}, XixHeuristicBot),
+    ("textactoe", {"players": 2}, TexTacToeHeuristicBot),
+]
 
+
+@pytest.mark.parametrize(
+    ("game", "options", "heuristic"), UNSEEN_CASES, ids=[case[0] for case in UNSEEN_CASES]
+)
 @settings(
     max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(st.integers(0, 2**32))
-def test_the_review_is_unchanged_by_what_the_seat_cannot_see(tmp_path: Path, seed: int) -> None:
-    record = tmp_path / "m.jsonl"
+def test_the_review_is_unchanged_by_what_the_seat_cannot_see(
+    tmp_path: Path, game: str, options: Options, heuristic: type[Bot], seed: int
+) -> None:
+    record = tmp_path / f"{game}.jsonl"
     if not record.exists():
-        played(record, 5, [XixHeuristicBot(), RandomBot(7)])
+        played(record, 5, [heuristic(), RandomBot(7)], game, options)
     count = 8  # the first decisions: each is reviewed on its own, so these stand for all
-    if "m" not in REFERENCE:
-        REFERENCE["m"] = list(islice(reviews(record, 0, BUDGET, seed=1), count))
-    other = _alternative(record, 0, seed, tmp_path / f"other-{seed}.jsonl")
+    if game not in REFERENCE:
+        REFERENCE[game] = list(islice(reviews(record, 0, BUDGET, seed=1), count))
+        assert not any(d.unsampled for d in REFERENCE[game])  # values to compare, not none
+    table = Table.of(game, options)
+    other = _alternative(record, 0, seed, tmp_path / f"{game}-other-{seed}.jsonl", table)
     assert record.read_text() != other.read_text()
-    assert list(islice(reviews(other, 0, BUDGET, seed=1), count)) == REFERENCE["m"]
+    assert list(islice(reviews(other, 0, BUDGET, seed=1), count)) == REFERENCE[game]
+
+
+@pytest.mark.parametrize(
+    ("game", "options", "reference", "seed"),
+    [
+        ("textactoe", {"players": 2}, TexTacToeReferenceBot, 3),
+        ("xactika", {"players": 2, "rounds": 1}, XactikaReferenceBot, 5),
+    ],
+    ids=["textactoe", "xactika"],
+)
+def test_the_review_judges_as_the_reference_bot_does(
+    tmp_path: Path, game: str, options: Options, reference: type[ReferenceBot], seed: int
+) -> None:
+    """Issue 48.2: the review values actions as the reference bots do (the game's own policy),
+    so at the reference's first searched decision (no histories of its own yet to continue),
+    with the same seed and budget, the review's best action is the one the reference chose. (In
+    these matches a review by uniform playouts, as it was, judged another action best.)"""
+    bot = reference(BUDGET, seed=1)
+    record = played(tmp_path / "m.jsonl", seed, [bot, RandomBot(4)], game, options)
+    view = view_of_record(record, 0)
+    first = next(k for k, d in enumerate(view.decisions) if len(d.legal) > 1)
+    (reviewed,) = reviews(record, 0, BUDGET, seed=1, only=[first])
+    assert not reviewed.unsampled and bot.fallbacks == 0
+    assert reviewed.best == reviewed.chosen, reviewed
+    assert reviewed.loss == 0.0
 
 
 def test_bad_input_is_refused(tmp_path: Path) -> None:

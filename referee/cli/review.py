@@ -42,8 +42,9 @@ def review_command(
     ] = None,
 ) -> None:
     """Value each legal action of every decision of seat SEAT (mean final margin over sampled
-    deals and random playouts, with a 95% interval), from what the seat saw only; the chosen
-    action's loss against the best, and its grade where the loss is significant (docs/review.md).
+    deals and playouts by the game's own policy, as the reference bots value it, with a 95%
+    interval), from what the seat saw only; the chosen action's loss against the best, and its
+    grade where the loss is significant (docs/review.md).
 
     Exit codes: 0 reviewed, 1 the record does not verify, 2 bad input (no such file, a seat out
     of range, a budget out of range).

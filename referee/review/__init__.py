@@ -4,7 +4,8 @@
   bot's requests; the only module here that reads a record;
 - `determinize`: a full history sampled to fit a view, through the engine; `cards`: where two
   messages differ only in cards, and the relabelling that mends a sample;
-- `search`: determinized Monte Carlo, each legal action's mean final margin; `budgets`: the
+- `search`: determinized Monte Carlo, each legal action's mean final margin (the one valuation
+  of the reference bots and the review alike, by the game's own playouts); `budgets`: the
   playouts a decision may spend; `rollout`: the playouts' default policy and redeal, found
   per game by its catalogue entry; `xeri_rollout`, `xactika_rollout`, `textactoe_rollout`:
   each game's (Xactika's and Tex-Tac-Toe's with a history sampled from the view, issue 48.1);

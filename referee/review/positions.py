@@ -1,6 +1,7 @@
 """Positions from real matches as tests (issue 48.3): a decision of a seat, as the seat saw it
 (its whole view up to there, so the position can be checked against the engine), with the
-reference's value of each legal action, one JSON object a line.
+reference's value of each legal action (`croupier review`'s: the reference bots' valuation,
+numbered in `valuation`), one JSON object a line.
 
 `extract` writes them from records (every decision of the seat, or only the costly ones: those
 graded); `read_positions` reads a file back and refuses a position that the engine could not
@@ -26,7 +27,7 @@ from referee.games import get_game
 from referee.games.base import parse_options
 from referee.review.determinize import Unsampled, sample
 from referee.review.review import review
-from referee.review.search import ActionValue
+from referee.review.search import VALUATION, ActionValue
 from referee.review.view import SeatDecision, SeatView, view_of_record
 
 #: Fresh starts of the sampler before a position is declared one the engine cannot produce (a
@@ -77,6 +78,7 @@ def extract(
                     for v in reviewed.values
                 ],
                 "grade": reviewed.grade.value if reviewed.grade else None,
+                "valuation": VALUATION,
             }
             out.write(json.dumps(line, separators=(",", ":")) + "\n")
             count += 1

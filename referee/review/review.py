@@ -1,5 +1,9 @@
 """The review of one seat's decisions in a match record: each valued from the seat's view alone,
-in a process pool (one task per decision)."""
+in a process pool (one task per decision), by referee.review.search.evaluate, as the reference
+bots value theirs (the game's playout policy and redeal, issue 48.2): a decision's best action
+is the one the reference's search would rate highest. (In Xeri the reference bot also keeps its
+heuristic's choice unless the search confirms a better one, `Values.confirmed`; a review has no
+such prior: it grades a loss only where its interval says the loss is real.)"""
 
 from __future__ import annotations
 

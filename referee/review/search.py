@@ -2,9 +2,14 @@
 
 Each determinization (referee.review.determinize) is played out a few times after every legal
 action with the same seeded default policy (common random numbers: the actions of one sample
-are compared on the same luck; uniformly random unless the caller names one of
-referee.review.rollout's), to the end of the match. An action's value is its mean
-final margin (the seat's score less the best other side's), with a 95% interval.
+are compared on the same luck), to the end of the match. An action's value is its mean final
+margin (the seat's score less the best other side's), with a 95% interval.
+
+The policy and the redeal are the game's own (referee.review.rollout: Xeri's greedy play on
+fresh redeals, Xactika's and Tex-Tac-Toe's heuristic play, uniform for XIX), found here and
+nowhere else, so that the reference bots and `croupier review` (its positions too) value an
+action the same way (issue 48.2): a review's best action is the one the reference's search
+would find. `VALUATION` names this way; a review kept by an older one is not served again.
 """
 
 from __future__ import annotations
@@ -14,14 +19,28 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from referee.games.base import Pick, Result, State
 from referee.review.budgets import check_budget
 from referee.review.determinize import Unsampled, history
-from referee.review.rollout import Policy, Redeal, Step, uniform
-
-__all__ = ["ActionValue", "Unsampled", "Values", "check_budget", "evaluate", "margin"]
+from referee.review.rollout import Policy, Step, policy_for, redeal_for
 from referee.review.view import SeatView
+
+__all__ = [
+    "VALUATION",
+    "ActionValue",
+    "Unsampled",
+    "Values",
+    "check_budget",
+    "evaluate",
+    "margin",
+]
+
+#: The way `evaluate` values actions, numbered: 1 was uniform playouts for the review (its
+#: policies for the reference bots alone), 2 each game's policy and redeal for both. Raise it
+#: when a change alters the values a fixed seed gives: it is in the name of a kept review.
+VALUATION: Final = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,17 +91,17 @@ def evaluate(
     seed: int,
     deadline: float | None = None,
     particles: list[list[Step]] | None = None,
-    policy: Policy = uniform,
-    redeal: Redeal | None = None,
 ) -> Values:
     """The values of the legal actions at the view's last decision, within `budget` playouts
     divided among the actions, all drawn from `seed` and the view alone. With a `deadline`
     (time.monotonic()), no sample is begun after it (one at least is made). With `particles`
     (a bot's, kept from its previous decision), sample k continues history k and leaves its new
-    history there. `policy` moves every seat in the playouts; with a `redeal`, one
-    determinization is enough and each row is one playout of every action on a fresh redeal of
-    it (referee.review.rollout). Raises Unsampled where no determinization fits the view."""
+    history there. The game's policy moves every seat in the playouts; where the game has a
+    redeal, one determinization is enough and each row is one playout of every action on a
+    fresh redeal of it (referee.review.rollout). Raises Unsampled where no determinization
+    fits the view."""
     check_budget(budget)
+    policy, redeal = policy_for(view.game.id), redeal_for(view.game.id)
     legal = view.decisions[-1].legal
     per_action = max(1, budget // len(legal))
     repeats = min(PLAYOUTS_PER_SAMPLE, per_action)

@@ -6,8 +6,9 @@ it in a queue and one task of the site runs the queue's reviews one after anothe
 the referee (the contest's bots are on the clock; a review is not), killed with its pool when
 the site stops or it overruns. The budget is the site's (`serve --review-budget`), the same for
 every review. Its result, the seat's marks (referee.review.marks), is kept in the contest's
-files (`reviews/` beside its database) per match, seat and budget, so each is computed once and
-served from there after.
+files (`reviews/` beside its database) per match, seat, budget and way of valuing
+(referee.review.search.VALUATION: a review kept by an older way is not served, but made again),
+so each is computed once and served from there after.
 
 Limits: one review waiting or running per team, and QUEUED on the whole site; past either a
 request is refused (429) naming the limit. What a review reads is the seat's view alone
@@ -35,6 +36,7 @@ import trio
 from referee.errors import CroupierError, QuotaError
 from referee.review.marks import page_marks
 from referee.review.review import DecisionReview
+from referee.review.search import VALUATION
 from referee.viewer import load
 
 log = logging.getLogger("croupier.web")
@@ -90,7 +92,7 @@ class Reviews:
         match_id, seat, budget = key
         if not _FILE_NAME.fullmatch(match_id):  # a bug of ours: ids are the referee's
             raise CroupierError(f"match id {match_id!r} cannot name a review's file")
-        return self.folder / f"{match_id}.seat{seat}.budget{budget}.json"
+        return self.folder / f"{match_id}.seat{seat}.budget{budget}.valuation{VALUATION}.json"
 
     def marks(self, key: Key) -> dict[int, dict[str, Any]] | None:
         """The review's marks by step, if it was computed; None otherwise."""
@@ -191,7 +193,13 @@ def _keep(record: Path, key: Key, part: Path, out: Path) -> None:
     printed = json.loads(part.read_text("utf-8"))
     reviewed = [DecisionReview.from_json(d) for d in printed["decisions"]]
     marks = page_marks(load(record), seat, reviewed)
-    kept = {"match": match_id, "seat": seat, "budget": budget, "marks": marks}
+    kept = {
+        "match": match_id,
+        "seat": seat,
+        "budget": budget,
+        "valuation": VALUATION,
+        "marks": marks,
+    }
     part.write_text(json.dumps(kept), "utf-8")
     part.replace(out)  # whole or not at all
 

@@ -4,7 +4,8 @@ Each decision samples the cards the seat has not seen consistently with everythi
 (referee.review.determinize), plays every legal action out with the game's default policy (a
 greedy one for Xeri, where random playouts misjudge every capture; on fresh redeals of the
 sample where the game allows: referee.review.rollout), within a playout budget and the
-decision's deadline, seeded for repeatability: the same matches, the same choices. In Xeri the
+decision's deadline, seeded for repeatability: the same matches, the same choices. The values
+are referee.review.search.evaluate's, as `croupier review`'s are (issue 48.2). In Xeri the
 game's heuristic proposes an action and the search must beat it (`rollout.heuristic_prior`):
 the best action is taken only where its paired margin over the heuristic's has a 95% interval
 above zero, on playouts other than those that chose it (`Values.confirmed`; a few noisy
@@ -27,7 +28,7 @@ from croupier.bots.xix_heuristic import XixHeuristicBot
 from croupier.v1 import game_pb2, referee_pb2
 from referee.games import get_game
 from referee.games.base import parse_options
-from referee.review.rollout import Step, heuristic_prior, policy_for, redeal_for
+from referee.review.rollout import Step, heuristic_prior
 from referee.review.search import Unsampled, evaluate
 from referee.review.view import SeatDecision, SeatView, from_request
 
@@ -85,15 +86,7 @@ class ReferenceBot(Bot):
         left = self.time_left()
         deadline = None if left == float("inf") else time.monotonic() + (left - SLACK) / 2
         try:
-            values = evaluate(
-                view,
-                self.budget,
-                self.seed,
-                deadline,
-                self._particles,
-                policy_for(view.game.id),
-                redeal_for(view.game.id),
-            )
+            values = evaluate(view, self.budget, self.seed, deadline, self._particles)
             if heuristic_prior(view.game.id):
                 index = values.confirmed(self._fallback.act(request))
             else:
