@@ -367,6 +367,8 @@ class DecisionTimer:
     def result(self) -> DecisionTime:
         """The decision's figures, once the runner's wait is over."""
         total = trio.current_time() - self.started
+        if self.ceiling == math.inf and self.cpu_after is None and self.starved_after is None:
+            return self._wall_result(total)
         charged = self.charged(total)
         starved = self.starved_seconds() if self.starved_after is not None else None
         cpu = self.cpu_seconds()
@@ -384,6 +386,25 @@ class DecisionTimer:
             cut_by_lag=self.stamped and charged * 1000 < self.allowed_ms and not over_ceiling,
             ceiling_ms=self.ceiling * 1000,
             over_ceiling=over_ceiling,
+        )
+
+    def _wall_result(self, total: float) -> DecisionTime:
+        """`result` under the wall clock with no counts read (a bot the referee did not
+        launch, or no cgroup): the same figures, by the short way, as most decisions are."""
+        sent = self.sent
+        if sent is None:
+            charged = 0.0 if self.stamped else total
+        else:
+            end = self.arrived if self.arrived is not None else time.perf_counter()
+            charged = max(0.0, min(total, end - sent))
+        charged_ms = charged * 1000
+        return DecisionTime(
+            allowed_ms=self.allowed_ms,
+            charged_ms=charged_ms,
+            lag_ms=max(0, round((total - charged) * 1000)),
+            cpu_ms=None,
+            starved_ms=None,
+            cut_by_lag=self.stamped and charged_ms < self.allowed_ms,
         )
 
     def charged(self, elapsed: float) -> float:
