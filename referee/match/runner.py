@@ -141,7 +141,7 @@ _ENCODED_MAX = 1024
 #: taken): most of them happened before, in this match or another. The game, the text, who sees
 #: it and the payload's type and encoding say the message, so its field and its line.
 _by_value: dict[tuple[str, str, frozenset[int] | None, type, bytes], EncodedEvent] = {}
-_BY_VALUE_MAX = 8192
+_BY_VALUE_MAX = 4096
 
 
 def encoded_event(game_id: str, event: Event) -> EncodedEvent:
