@@ -73,11 +73,14 @@ def test_assembled_requests_are_the_messages_serialized(game_id: str, seed: int)
     assert checked > 10
 
 
-@settings(max_examples=200)
-@given(st.integers(min_value=0, max_value=2**64 - 1))
+@settings(max_examples=300)
+@given(st.integers(min_value=0, max_value=2**15) | st.integers(min_value=0, max_value=2**64 - 1))
 def test_varint_is_protobufs(value: int) -> None:
     message = referee_pb2.ActionRequest(request_id=value)
     assert wire.action_request("", value, b"", [], b"", []).message.request_id == value
+    assert message.SerializeToString() == (
+        wire.varint(8 * 2) + wire.varint(value) if value else b""
+    )
     assert message.SerializeToString() == (b"\x10" + wire.varint(value) if value else b"")
 
 

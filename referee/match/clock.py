@@ -398,14 +398,9 @@ class DecisionTimer:
             end = self.arrived if self.arrived is not None else time.perf_counter()
             charged = max(0.0, min(total, end - sent))
         charged_ms = charged * 1000
-        return DecisionTime(
-            allowed_ms=self.allowed_ms,
-            charged_ms=charged_ms,
-            lag_ms=max(0, round((total - charged) * 1000)),
-            cpu_ms=None,
-            starved_ms=None,
-            cut_by_lag=self.stamped and charged_ms < self.allowed_ms,
-        )
+        lag_ms = max(0, round((total - charged) * 1000))
+        cut_by_lag = self.stamped and charged_ms < self.allowed_ms
+        return DecisionTime(self.allowed_ms, charged_ms, lag_ms, None, None, cut_by_lag)
 
     def charged(self, elapsed: float) -> float:
         """Seconds to charge the bot, given the `elapsed` seconds the runner saw (the bound)."""

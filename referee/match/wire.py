@@ -26,6 +26,8 @@ def varint(value: int) -> bytes:
     """Protobuf's base-128 varint of a non-negative integer."""
     if value < 0x80:
         return _ONE_BYTE[value]
+    if value < 0x4000:  # two bytes: a request's lengths, mostly
+        return bytes(((value & 0x7F) | 0x80, value >> 7))
     out = bytearray()
     while value > 0x7F:
         out.append((value & 0x7F) | 0x80)
