@@ -162,4 +162,6 @@ def test_legal_action_fields_are_the_same_for_equal_actions(game_id: str) -> Non
             for a in legal
         ]
         assert protocol.legal_action_fields(game_id, legal) == expected
+        assert [protocol.action_text(game_id, a) for a in legal] == [a.text for a in legal]
         assert protocol.legal_action_fields(game_id, fresh) == expected
+        assert [protocol.action_text(game_id, a) for a in fresh] == [a.text for a in legal]

@@ -21,7 +21,7 @@ _fields: dict[str, dict[Action, bytes]] = {}
 #: The same by the action object (kept, so that its id is not reused while the entry lives):
 #: engines that build their actions once (XIX's tables) give the same objects again, and
 #: hashing an action (a dataclass, often of enums) costs more than the rest of its lookup.
-_by_id: dict[str, dict[int, tuple[Action, bytes]]] = {}
+_by_id: dict[str, dict[int, tuple[Action, bytes, str]]] = {}
 _BY_ID_MAX = 4096
 
 
@@ -46,12 +46,19 @@ def legal_action_fields(game_id: str, actions: Sequence[Action]) -> list[bytes]:
     for legal in actions:
         entry = known.get(id(legal))
         if entry is None or entry[0] is not legal:
-            entry = (legal, _action_field(game_id, legal))
+            entry = (legal, _action_field(game_id, legal), legal.text)
             if len(known) >= _BY_ID_MAX:
                 known.clear()  # an engine's own tables come back at once
             known[id(legal)] = entry
         fields.append(entry[1])
     return fields
+
+
+def action_text(game_id: str, value: Action) -> str:
+    """`value.text`, kept with its field when it was a legal action of a request."""
+    known = _by_id.get(game_id)
+    entry = known.get(id(value)) if known is not None else None
+    return entry[2] if entry is not None and entry[0] is value else value.text
 
 
 def _action_field(game_id: str, legal: Action) -> bytes:

@@ -166,8 +166,8 @@ class RemoteSeat:
         if isinstance(self.state, Playing):
             self._lost_connection(self._check_out_of_turn())
         process = self.session.process
-        timer.count_from(process)
-        if process is not None:
+        if process is not None:  # (a timer with no meter counts nothing: `count_to` neither)
+            timer.count_from(process)
             process.to_move()
         try:
             self.session.timer = timer

@@ -472,7 +472,7 @@ class _Match:
                     action_line(
                         seat,
                         decision.index,
-                        action.text,
+                        protocol.action_text(self.game.id, action),
                         decision.elapsed_ms,
                         decision.defaulted,
                         decision.lag_ms,
