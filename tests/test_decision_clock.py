@@ -22,7 +22,7 @@ from referee.match.clock import (
 )
 from referee.match.lobby import Lobby
 from referee.match.remote_seat import Gone, Lost, Playing, RemoteSeat
-from referee.match.seats import SeatFault
+from referee.match.seats import SeatFault, bounds_itself
 from referee.match.session import Session
 from referee.match.wire import WireRequest
 
@@ -100,12 +100,20 @@ async def _started(session: Session, lobby: Lobby, grace: float) -> RemoteSeat:
     return seat
 
 
-async def _decide(seat: RemoteSeat, control: TimeControl) -> tuple[int | None, DecisionTimer]:
-    """One decision as the runner waits for it."""
+async def _decide(
+    seat: RemoteSeat, control: TimeControl, *, in_scope: bool = False
+) -> tuple[int | None, DecisionTimer]:
+    """One decision as the runner waits for it: a remote seat keeps within the runner's
+    deadline itself (seats.bounds_itself), unless the runner cannot tell (`in_scope`: a seat
+    that wraps it, as the doctor's does), which then waits in the timer's scope as well."""
+    assert bounds_itself(seat)
     clock = SeatClock.start(control)
     timer = DecisionTimer.start(clock)
     index: int | None = None
-    with timer.scope:
+    if in_scope:
+        with timer.scope:
+            index = await seat.act(_request(clock), timer)
+    else:
         index = await seat.act(_request(clock), timer)
     return index, timer
 
@@ -189,3 +197,57 @@ async def test_a_bot_that_is_gone_for_good_is_lost_and_faults_at_once() -> None:
     with trio.fail_after(0.5), pytest.raises(SeatFault) as again:
         await _decide(seat, TimeControl(move_ms=5000, bank_ms=0))
     assert again.value is lost.value
+
+
+@pytest.mark.parametrize("in_scope", [False, True])
+async def test_a_bot_that_never_answers_is_cut_off_at_its_deadline(in_scope: bool) -> None:
+    """A request that left and got no reply: the seat's wait ends once the bot's time is up
+    (its one cancel scope, or the runner's as well), with no index, charged its budget, and a
+    reply that comes after is dropped as late."""
+    session = _session([])
+    session.send = session.leaving  # the transport hands it to gRPC: the bot's time runs
+    seat = await _started(session, Lobby(), grace=0.0)
+    started = time.perf_counter()
+    index, timer = await _decide(seat, TimeControl(move_ms=100, bank_ms=0), in_scope=in_scope)
+    waited = time.perf_counter() - started
+    assert index is None and 0.1 <= waited < 0.1 + LAG_ALLOWANCE_SECONDS
+    spent = timer.result()
+    assert spent.charged_ms >= 100 and not spent.cut_by_lag
+    assert 7 in session.expired and seat.cause is None
+    late = referee_pb2.BotMessage(action_reply=referee_pb2.ActionReply(match_id="m", request_id=7))
+    assert session.is_late(late.SerializeToString())
+
+
+async def test_a_request_that_never_leaves_ends_at_the_runners_deadline() -> None:
+    """The referee's own lag: a request its transport never sent leaves the bot no time to
+    run out, so the seat's wait ends at the runner's deadline (the budget and
+    LAG_ALLOWANCE_SECONDS), with no index, nothing charged, and the lag to blame."""
+    session = _session([])
+    seat = await _started(session, Lobby(), grace=0.0)
+    started = time.perf_counter()
+    index, timer = await _decide(seat, TimeControl(move_ms=100, bank_ms=0))
+    waited = time.perf_counter() - started
+    assert index is None and 0.1 + LAG_ALLOWANCE_SECONDS <= waited < 0.6 + LAG_ALLOWANCE_SECONDS
+    spent = timer.result()
+    assert spent.charged_ms == 0 and spent.cut_by_lag
+    assert 7 in session.expired
+
+
+async def test_a_reply_in_time_is_taken_in_one_wait() -> None:
+    """The common decision: the reply comes while the bot's time runs, and is the index."""
+    session = _session([])
+    seat = await _started(session, Lobby(), grace=0.0)
+
+    def answer(message: referee_pb2.RefereeMessage | WireRequest) -> None:
+        session.leaving(message)
+        if isinstance(message, WireRequest):
+            reply = referee_pb2.ActionReply(
+                match_id="m", request_id=message.request_id, action_index=1
+            )
+            raw = referee_pb2.BotMessage(action_reply=reply).SerializeToString()
+            session.deliver(raw, session.arriving())
+
+    session.send = answer
+    index, timer = await _decide(seat, TimeControl(move_ms=1000, bank_ms=0))
+    assert index == 1 and not session.expired and session.unread == 0
+    assert timer.result().charged_ms < 1000

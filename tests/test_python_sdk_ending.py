@@ -45,7 +45,7 @@ class _GoodbyeWhileThinking:
     async def end(self, end: referee_pb2.MatchEnd) -> None:
         await self.inner.end(end)
 
-    async def act(self, request: WireRequest, timer: DecisionTimer) -> int:
+    async def act(self, request: WireRequest, timer: DecisionTimer) -> int | None:
         self.requests += 1
         if self.requests == 1:  # (in the scenario's nursery: a seat's fault is no group)
             self.nursery.start_soon(self._goodbye_soon)

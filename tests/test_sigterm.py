@@ -48,7 +48,7 @@ class _SignallingSeat:
     async def end(self, end: referee_pb2.MatchEnd) -> None:
         await self.inner.end(end)
 
-    async def act(self, request: WireRequest, timer: DecisionTimer) -> int:
+    async def act(self, request: WireRequest, timer: DecisionTimer) -> int | None:
         self.requests += 1
         if self.requests == SIGNAL_AT:
             for _ in range(self.signals):

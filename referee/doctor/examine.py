@@ -149,7 +149,7 @@ class _TimedSeat:
     async def end(self, end: referee_pb2.MatchEnd) -> None:
         await self.inner.end(end)
 
-    async def act(self, request: WireRequest, timer: DecisionTimer) -> int:
+    async def act(self, request: WireRequest, timer: DecisionTimer) -> int | None:
         self.requests += 1
         started = trio.current_time()
         if self.requests == self.drop_at:

@@ -200,14 +200,16 @@ class DecisionTime:
 class DecisionTimer:
     """One decision's clock: every rule of what time a bot pays for, and when its time is up.
 
-    The runner starts it (`start`) and waits inside `scope`, whose deadline is the bot's
-    budget; it reads the verdict's figures from `result()` once the wait is over. A seat whose
-    bot is behind a transport says so (`measure_at_transport`): the transport then stamps when
-    the request left (`left`) and the earliest its reply can have arrived (`arrival`), and the
-    time before the one and after the other is the referee's own lag (its loop busy with other
-    matches), never charged; the runner's deadline moves out by LAG_ALLOWANCE_SECONDS to allow
-    for it, and the seat ends the wait itself when `is_up()` says so (`expire`). Stamps are
-    `time.perf_counter()` seconds because the transport stamps them outside trio.
+    The runner starts it (`start`) and waits inside `scope`, whose deadline (`deadline`) is the
+    bot's budget, or leaves that wait to a seat that keeps within `deadline` itself
+    (referee.match.seats.bounds_itself); it reads the verdict's figures from `result()` once the
+    wait is over. A seat whose bot is behind a transport says so (`measure_at_transport`): the
+    transport then stamps when the request left (`left`) and the earliest its reply can have
+    arrived (`arrival`), and the time before the one and after the other is the referee's own
+    lag (its loop busy with other matches), never charged; the runner's deadline moves out by
+    LAG_ALLOWANCE_SECONDS to allow for it, and the seat ends the wait itself when `is_up()`
+    says so (`expire`). Stamps are `time.perf_counter()` seconds because the transport stamps
+    them outside trio.
 
     Where the kernel counts the time the bot's processes waited for a CPU (`count_from`:
     another program, or other bots, busy on the cores), that wait is not charged either: the
@@ -226,9 +228,9 @@ class DecisionTimer:
     #: Seconds the bot may take (inf when unlimited), and the same in ms for the verdict.
     budget: float
     allowed_ms: float = math.inf
-    #: When the runner asked (trio time), and its wait: the seat's `expire` cancels it.
+    #: When the runner asked (trio time), and the trio time its wait ends at the latest.
     started: float = 0.0
-    scope: trio.CancelScope = field(default_factory=trio.CancelScope)
+    deadline: float = math.inf
     sent: float | None = None
     arrived: float | None = None
     #: The bot's process tree's CPU seconds before the request and after the reply, if known.
@@ -245,6 +247,8 @@ class DecisionTimer:
     meter: CpuMeter | None = None
     #: Under a CPU clock, the wall seconds the bot may take at most; inf under the wall clock.
     ceiling: float = math.inf
+    #: The runner's wait as a cancel scope, made when first asked for (see `scope`).
+    _scope: trio.CancelScope | None = None
 
     @classmethod
     def start(cls, clock: SeatClock) -> DecisionTimer:
@@ -253,10 +257,23 @@ class DecisionTimer:
         budget = clock.budget_seconds()
         ceiling = clock.ceiling_seconds()
         bound = budget if ceiling == math.inf else ceiling
-        scope = trio.CancelScope(deadline=now + bound)
         return cls(
-            budget=budget, allowed_ms=clock.allowed_ms, started=now, scope=scope, ceiling=ceiling
+            budget=budget,
+            allowed_ms=clock.allowed_ms,
+            started=now,
+            deadline=now + bound,
+            ceiling=ceiling,
         )
+
+    @property
+    def scope(self) -> trio.CancelScope:
+        """The runner's wait: a cancel scope whose deadline is `deadline`, which `expire`
+        cancels. Made only when asked for: a seat that keeps within `deadline` itself waits
+        in a scope of its own, and a cancel scope costs more than anything else the runner
+        does at a decision but the engine's work."""
+        if self._scope is None:
+            self._scope = trio.CancelScope(deadline=self.deadline)
+        return self._scope
 
     @property
     def on_cpu(self) -> bool:
@@ -267,7 +284,9 @@ class DecisionTimer:
         """Called by a seat whose transport stamps `left` and `arrival`: the runner's deadline
         moves out by LAG_ALLOWANCE_SECONDS, and the seat keeps the bot to `is_up` within it."""
         self.stamped = True
-        self.scope.deadline += LAG_ALLOWANCE_SECONDS
+        self.deadline += LAG_ALLOWANCE_SECONDS
+        if self._scope is not None:
+            self._scope.deadline = self.deadline
 
     def left(self) -> None:
         """The transport handed the request to gRPC: the bot's time starts (the first time)."""
@@ -340,12 +359,16 @@ class DecisionTimer:
 
     def expire(self) -> None:
         """The bot's time is up and nothing of it is on its way: end the runner's wait (the
-        runner then records the timeout, or the cause that came first)."""
-        self.scope.cancel()
+        runner then records the timeout, or the cause that came first). A seat that waits in
+        a scope of its own ends that wait as well."""
+        if self._scope is not None:
+            self._scope.cancel()
 
     def result(self) -> DecisionTime:
         """The decision's figures, once the runner's wait is over."""
         total = trio.current_time() - self.started
+        if self.ceiling == math.inf and self.cpu_after is None and self.starved_after is None:
+            return self._wall_result(total)
         charged = self.charged(total)
         starved = self.starved_seconds() if self.starved_after is not None else None
         cpu = self.cpu_seconds()
@@ -364,6 +387,20 @@ class DecisionTimer:
             ceiling_ms=self.ceiling * 1000,
             over_ceiling=over_ceiling,
         )
+
+    def _wall_result(self, total: float) -> DecisionTime:
+        """`result` under the wall clock with no counts read (a bot the referee did not
+        launch, or no cgroup): the same figures, by the short way, as most decisions are."""
+        sent = self.sent
+        if sent is None:
+            charged = 0.0 if self.stamped else total
+        else:
+            end = self.arrived if self.arrived is not None else time.perf_counter()
+            charged = max(0.0, min(total, end - sent))
+        charged_ms = charged * 1000
+        lag_ms = max(0, round((total - charged) * 1000))
+        cut_by_lag = self.stamped and charged_ms < self.allowed_ms
+        return DecisionTime(self.allowed_ms, charged_ms, lag_ms, None, None, cut_by_lag)
 
     def charged(self, elapsed: float) -> float:
         """Seconds to charge the bot, given the `elapsed` seconds the runner saw (the bound)."""

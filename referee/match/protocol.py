@@ -18,6 +18,11 @@ def observation(game_id: str, state: State, seat: int) -> game_pb2.Observation:
 #: Each action's field in an ActionRequest (referee.match.wire), per game: a game's action space
 #: is small and fixed, and building these was a tenth of the referee's time per decision.
 _fields: dict[str, dict[Action, bytes]] = {}
+#: The same by the action object (kept, so that its id is not reused while the entry lives):
+#: engines that build their actions once (XIX's tables) give the same objects again, and
+#: hashing an action (a dataclass, often of enums) costs more than the rest of its lookup.
+_by_id: dict[str, dict[int, tuple[Action, bytes, str]]] = {}
+_BY_ID_MAX = 4096
 
 
 def action(game_id: str, value: Action) -> game_pb2.Action:
@@ -34,17 +39,37 @@ def legal_actions(game_id: str, actions: Sequence[Action]) -> list[game_pb2.Acti
 
 def legal_action_fields(game_id: str, actions: Sequence[Action]) -> list[bytes]:
     """The actions as an ActionRequest's `legal_actions` fields, encoded (each once a process)."""
+    known = _by_id.get(game_id)
+    if known is None:
+        known = _by_id[game_id] = {}
+    fields = []
+    for legal in actions:
+        entry = known.get(id(legal))
+        if entry is None or entry[0] is not legal:
+            entry = (legal, _action_field(game_id, legal), legal.text)
+            if len(known) >= _BY_ID_MAX:
+                known.clear()  # an engine's own tables come back at once
+            known[id(legal)] = entry
+        fields.append(entry[1])
+    return fields
+
+
+def action_text(game_id: str, value: Action) -> str:
+    """`value.text`, kept with its field when it was a legal action of a request."""
+    known = _by_id.get(game_id)
+    entry = known.get(id(value)) if known is not None else None
+    return entry[2] if entry is not None and entry[0] is value else value.text
+
+
+def _action_field(game_id: str, legal: Action) -> bytes:
     cache = _fields.get(game_id)
     if cache is None:
         cache = _fields[game_id] = {}
-    fields = []
-    for legal in actions:
-        field = cache.get(legal)
-        if field is None:
-            encoded = action(game_id, legal).SerializeToString()
-            field = cache[legal] = wire.length_delimited(wire.LEGAL_ACTION, encoded)
-        fields.append(field)
-    return fields
+    field = cache.get(legal)
+    if field is None:
+        encoded = action(game_id, legal).SerializeToString()
+        field = cache[legal] = wire.length_delimited(wire.LEGAL_ACTION, encoded)
+    return field
 
 
 def event(game_id: str, event: Event) -> game_pb2.Event:

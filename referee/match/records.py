@@ -83,6 +83,11 @@ def to_json_line(record: record_pb2.Record) -> str:
 # `to_json_line` gives for the same Record (tests/test_records.py checks it field by field).
 
 
+#: Each action's text field as `action_line` writes it: a game has few action texts.
+_texts: dict[str, str] = {}
+_TEXTS_MAX = 4096
+
+
 def action_line(
     seat: int,
     index: int,
@@ -101,7 +106,12 @@ def action_line(
     if index:
         parts.append(f'"index":{index}')
     if text:
-        parts.append(f'"text":{json_string(text)}')
+        quoted = _texts.get(text)
+        if quoted is None:
+            if len(_texts) >= _TEXTS_MAX:
+                _texts.clear()
+            quoted = _texts[text] = f'"text":{json_string(text)}'
+        parts.append(quoted)
     if elapsed_ms:
         parts.append(f'"elapsedMs":{elapsed_ms}')
     if defaulted:

@@ -18,7 +18,7 @@ from croupier.v1 import common_pb2, referee_pb2
 from referee.match.clock import DecisionTimer
 from referee.match.launched import LaunchedBot
 from referee.match.seats import SeatFault
-from referee.match.session import Closed, Session, decode
+from referee.match.session import Closed, Inbound, Session, decode
 from referee.match.wire import WireRequest
 
 #: How long a seat whose stream closed waits to learn whether its process died (a crash) rather
@@ -72,6 +72,10 @@ class SeatsInPlay(Protocol):
     def release(self, seat: RemoteSeat) -> None: ...
 
 
+class _TimeUp(Exception):
+    """The bot's time is up (`_end_if_up`): its seat's wait ends with no reply."""
+
+
 class RemoteSeat:
     """A seat played by a bot over its session. Implements `referee.match.seats.Seat`.
 
@@ -79,6 +83,9 @@ class RemoteSeat:
     same token within `grace` seconds: it gets the MatchStart again and the pending request, with
     what is left of its clock (which kept running). `session` is then the new session.
     """
+
+    #: It keeps its waits within the runner's deadline itself (see seats.bounds_itself).
+    bounds_its_wait = True
 
     def __init__(
         self, session: Session, lobby: SeatsInPlay | None = None, grace: float = 0.0
@@ -147,47 +154,90 @@ class RemoteSeat:
             state, final=not self._may_come_back(state) and self._known(state)
         )
 
-    async def act(self, request: WireRequest, timer: DecisionTimer) -> int:
+    async def act(self, request: WireRequest, timer: DecisionTimer) -> int | None:
         """Send the request and wait for the reply. The bot's time runs from when the transport
         sends the request to when the reply arrives there (`timer`); this seat ends the wait
-        when the timer says the time is up, and the runner's deadline bounds the referee's lag
-        around it."""
+        when the timer says the time is up, and keeps every wait within the runner's deadline
+        (`timer.deadline`), which bounds the referee's lag around it: None when the wait ended
+        so (see seats.bounds_itself)."""
         if isinstance(self.state, Lost):
             raise self.state.fault
         timer.measure_at_transport()
         if isinstance(self.state, Playing):
             self._lost_connection(self._check_out_of_turn())
         process = self.session.process
-        timer.count_from(process)
-        if process is not None:
+        if process is not None:  # (a timer with no meter counts nothing: `count_to` neither)
+            timer.count_from(process)
             process.to_move()
         try:
             self.session.timer = timer
             if isinstance(self.state, Gone):
-                if not await self._reconnect(request, timer):
-                    raise await self._lose()
-            else:
-                self.session.send(request)
+                with trio.CancelScope(deadline=timer.deadline):
+                    if not await self._reconnect(request, timer):
+                        raise await self._lose()
+                    return await self._reply_slowly(request, timer, None, timed_out=False)
+                return None  # the runner's deadline
+            self.session.send(request)
             return await self._reply(request, timer)
+        except _TimeUp:
+            return None
         finally:
             if process is not None:
                 process.moved()
             timer.count_to()
             self.session.timer = None
 
-    async def _reply(self, request: WireRequest, timer: DecisionTimer) -> int:
+    async def _reply(self, request: WireRequest, timer: DecisionTimer) -> int | None:
+        """The first wait for the reply, the decision's one cancel scope as a rule: until the
+        bot's deadline or the runner's, whichever comes first. Anything else (a late reply to
+        drop, a lost connection, a deadline that was not the bot's last) waits on in
+        `_reply_slowly`, within the runner's deadline."""
+        item: Inbound | None = None
+        timed_out = False
+        try:
+            with trio.CancelScope(deadline=min(self._due(timer), timer.deadline)):
+                item = await self.session.receive()
+            if item is None:
+                timed_out = True
+                if trio.current_time() >= timer.deadline:
+                    self.session.expire(request.request_id)
+                    return None  # the runner's deadline
+            elif not isinstance(item, Closed):
+                raw, arrived = item
+                reply = self._parse_reply(raw, request)
+                if reply is not None:
+                    timer.answered(arrived)
+                    return reply.action_index
+                item = None  # a late reply to a request that already timed out: wait on
+        except BaseException:
+            self.session.expire(request.request_id)
+            raise
+        closed = item if isinstance(item, Closed) else None
+        with trio.CancelScope(deadline=timer.deadline):
+            return await self._reply_slowly(request, timer, closed, timed_out=timed_out)
+        return None  # the runner's deadline (the request expired in `_reply_slowly`)
+
+    async def _reply_slowly(
+        self, request: WireRequest, timer: DecisionTimer, item: Closed | None, *, timed_out: bool
+    ) -> int:
+        """Wait for the reply, from a first wait that ended `timed_out` (the bot's deadline as
+        it stood), or with `item` (a lost connection) or nothing yet: run by the caller within
+        the runner's deadline."""
         answered = False
         try:
+            if timed_out:
+                await self._end_if_up(timer)
             while True:
                 with trio.move_on_at(self._due(timer)):
-                    item = await self.session.receive()
-                    if isinstance(item, Closed):
-                        self._lost_connection(item)
+                    got = item if item is not None else await self.session.receive()
+                    item = None
+                    if isinstance(got, Closed):
+                        self._lost_connection(got)
                         if await self._reconnect(request, timer):
                             continue
                         answered = True
                         raise await self._lose()
-                    raw, arrived = item
+                    raw, arrived = got
                     reply = self._parse_reply(raw, request)
                     if reply is None:
                         continue  # a late reply to a request that already timed out
@@ -200,8 +250,8 @@ class RemoteSeat:
                 self.session.expire(request.request_id)
 
     async def _end_if_up(self, timer: DecisionTimer) -> None:
-        """End the decision if the bot's time is up and nothing of it is on its way; the
-        transport's loop first polls twice more, so that a reply already in is seen."""
+        """End the decision (`_TimeUp`) if the bot's time is up and nothing of it is on its
+        way; the transport's loop first polls twice more, so that a reply already in is seen."""
         if self._on_its_way() or not timer.is_up():
             return
         mark = self.session.polls()
@@ -212,7 +262,7 @@ class RemoteSeat:
             await trio.sleep(POLL_WAIT_SECONDS)
         if not self._on_its_way():
             timer.expire()
-            await trio.lowlevel.checkpoint()
+            raise _TimeUp
 
     def _on_its_way(self) -> bool:
         """A message of the bot reached the transport and not yet this seat."""
@@ -260,7 +310,7 @@ class RemoteSeat:
 
     def _check_out_of_turn(self) -> Closed | None:
         """Replies that arrived while nothing was asked are faults (unless late for a timeout)."""
-        while True:
+        while self.session.unread:
             try:
                 raw = self.session.receive_nowait()
             except trio.WouldBlock:
@@ -282,6 +332,7 @@ class RemoteSeat:
                 common_pb2.FAULT_REASON_MALFORMED_MESSAGE,
                 f"unexpected message between requests{more}",
             )
+        return None
 
     def _may_come_back(self, state: Gone) -> bool:
         """Whether a new session of the bot may still take this seat back (a reconnect grace)."""

@@ -37,7 +37,14 @@ from referee.match.records import (
     action_line,
     event_line,
 )
-from referee.match.seats import Seat, SeatFault, cause_of_silence, metered, pinned_cores
+from referee.match.seats import (
+    Seat,
+    SeatFault,
+    bounds_itself,
+    cause_of_silence,
+    metered,
+    pinned_cores,
+)
 from referee.match.spectators import LiveMatch, LiveMatches
 from referee.match.wire import WireRequest
 from referee.version import VERSION
@@ -109,9 +116,9 @@ def draw_chance(node: Shuffle | Pick, rng: random.Random) -> ChanceOutcome:
 @dataclass(slots=True, eq=False)
 class EncodedEvent:
     """An event as the protocol's message, as an ActionRequest's field (for every seat that
-    sees it), and as its record line (made when first recorded)."""
+    sees it), and as its record line (made when first recorded): one for all events of the same
+    value (`event` is the first of them)."""
 
-    #: Kept so that its id, the cache's key, is not reused while the entry lives.
     event: Event
     message: game_pb2.Event
     field: bytes
@@ -124,25 +131,39 @@ class EncodedEvent:
         return self.line
 
 
-#: Each event encoded, by the engine's Event object: engines share the Event of a common move,
-#: so most of a match's events are encoded once per process. Encoding one was about half the
-#: referee's own work per decision. Shared messages: callers copy, never mutate them.
-_encoded: dict[int, EncodedEvent] = {}
+#: Each event encoded, by the engine's Event object (kept, so that its id, the key, is not
+#: reused while the entry lives): engines share the Event of a common move, so most of a
+#: match's events are encoded once per process. Encoding one was about half the referee's own
+#: work per decision. Shared messages: callers copy, never mutate them.
+_encoded: dict[int, tuple[Event, EncodedEvent]] = {}
 _ENCODED_MAX = 1024
+#: The same by the event's value, for the events an engine makes afresh (a card played, a trick
+#: taken): most of them happened before, in this match or another. The game, the text, who sees
+#: it and the payload's type and encoding say the message, so its field and its line.
+_by_value: dict[tuple[str, str, frozenset[int] | None, type, bytes], EncodedEvent] = {}
+_BY_VALUE_MAX = 4096
 
 
 def encoded_event(game_id: str, event: Event) -> EncodedEvent:
-    """The event encoded (see EncodedEvent), once a process while the engine shares it."""
-    entry = _encoded.get(id(event))
-    if entry is not None and entry.event is event:
-        return entry
-    message = protocol.event(game_id, event)
-    entry = EncodedEvent(
-        event, message, wire.length_delimited(wire.EVENT, message.SerializeToString())
-    )
+    """The event encoded (see EncodedEvent), once a process while the engine shares it, or
+    while events of its value keep coming."""
+    known = _encoded.get(id(event))
+    if known is not None and known[0] is event:
+        return known[1]
+    payload = event.payload
+    key = (game_id, event.text, event.seats, type(payload), payload.SerializeToString())
+    entry = _by_value.get(key)
+    if entry is None:
+        message = protocol.event(game_id, event)
+        entry = EncodedEvent(
+            event, message, wire.length_delimited(wire.EVENT, message.SerializeToString())
+        )
+        if len(_by_value) >= _BY_VALUE_MAX:
+            _by_value.clear()  # the common ones come back at once; deals never repeat
+        _by_value[key] = entry
     if len(_encoded) >= _ENCODED_MAX:
-        _encoded.clear()  # the shared ones come back at once; fresh ones (deals) never repeat
-    _encoded[id(event)] = entry
+        _encoded.clear()  # the shared ones come back at once; fresh ones never repeat
+    _encoded[id(event)] = (event, entry)
     return entry
 
 
@@ -181,6 +202,8 @@ class _Match:
         self.rng = random.Random(config.seed)
         # A CPU clock times a seat by wall where its bot's CPU time cannot be read.
         self.clocks = [SeatClock.start(config.time_control.for_seat(metered(s))) for s in seats]
+        #: Which seats keep their waits within the runner's deadline themselves.
+        self.bounded = [bounds_itself(s) for s in seats]
         self.fault_counts = [0] * len(seats)
         self.retired = [False] * len(seats)
         self.faults: list[common_pb2.Fault] = []
@@ -328,11 +351,15 @@ class _Match:
         index: int | None = None
         failure: SeatFault | None = None
         timer = DecisionTimer.start(clock)
-        with timer.scope:
-            try:
-                index = await self.seats[seat].act(request, timer)
-            except SeatFault as error:
-                failure = error
+        player = self.seats[seat]
+        try:
+            if self.bounded[seat]:  # the seat's own wait is the decision's one cancel scope
+                index = await player.act(request, timer)
+            else:
+                with timer.scope:
+                    index = await player.act(request, timer)
+        except SeatFault as error:
+            failure = error
         if failure is None and index is None:  # cut off by the clock: the bot may have gone first
             failure = cause_of_silence(self.seats[seat])
         spent = timer.result()
@@ -445,7 +472,7 @@ class _Match:
                     action_line(
                         seat,
                         decision.index,
-                        action.text,
+                        protocol.action_text(self.game.id, action),
                         decision.elapsed_ms,
                         decision.defaulted,
                         decision.lag_ms,

@@ -46,8 +46,10 @@ class Seat(Protocol):
 
     async def start(self, start: referee_pb2.MatchStart) -> None: ...
 
-    async def act(self, request: WireRequest, timer: DecisionTimer) -> int:
-        """The index of the chosen legal action. The runner applies the deadline around it.
+    async def act(self, request: WireRequest, timer: DecisionTimer) -> int | None:
+        """The index of the chosen legal action. The runner applies the deadline around it,
+        unless the seat keeps within it itself (`bounds_itself`): such a seat returns None when
+        its wait ended with no reply (its bot's time was up, or `timer.deadline` passed).
 
         The request (parsed: `request.message`) carries the events the seat may see since its
         previous message. A seat whose bot is behind a transport has `timer` measure there, so
@@ -63,6 +65,14 @@ def cause_of_silence(seat: Seat) -> SeatFault | None:
     connection), to be recorded instead of a timeout: a seat may offer it as `cause`."""
     cause = getattr(seat, "cause", None)
     return cause if isinstance(cause, SeatFault) else None
+
+
+def bounds_itself(seat: Seat) -> bool:
+    """Whether a seat keeps every wait of its `act` within the timer's `deadline` itself, and
+    returns None when the wait ended with no reply: the runner then waits in no cancel scope of
+    its own, so that a decision costs one scope, not two (the seat's wait already needs one, for
+    its bot's deadline). A seat says so with `bounds_its_wait`, as RemoteSeat does."""
+    return getattr(seat, "bounds_its_wait", False) is True
 
 
 def pinned_cores(seat: Seat) -> tuple[int, ...]:

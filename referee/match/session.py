@@ -133,6 +133,17 @@ class Session:
     def __post_init__(self) -> None:
         # Unbounded only so that the Closed sentinel always fits: `deliver` bounds the messages.
         self._inbox_send, self._inbox = trio.open_memory_channel[Inbound](math.inf)
+        #: What the inbox holds (the channel's statistics, without building them every time).
+        self._unread = 0
+
+    @property
+    def unread(self) -> int:
+        """Messages (and the Closed sentinel) in the inbox, not yet taken by a seat."""
+        return self._unread
+
+    def _put(self, item: Inbound) -> None:
+        self._inbox_send.send_nowait(item)
+        self._unread += 1
 
     @property
     def name(self) -> str:
@@ -163,14 +174,14 @@ class Session:
         if self.closed.is_set():
             self.taken += 1  # let go: no seat waits for it
             return
-        if self._inbox.statistics().current_buffer_used >= self.max_queued:
+        if self._unread >= self.max_queued:
             over = f"{self.max_queued} messages"
         elif self.backlog.queued_bytes + len(raw) > self.backlog.limit_bytes:
             over = f"{self.backlog.limit_bytes} bytes for this bot"
         else:
             self.backlog.queued_bytes += len(raw)
             stamp = time.perf_counter() if arrived is None else arrived
-            self._inbox_send.send_nowait((raw, stamp))
+            self._put((raw, stamp))
             return
         self.taken += 1
         self.dropped += 1
@@ -192,6 +203,7 @@ class Session:
         return self._counted(self._inbox.receive_nowait())
 
     def _counted(self, item: Inbound) -> Inbound:
+        self._unread -= 1
         if not isinstance(item, Closed):
             self.taken += 1
             if not self.closed.is_set():
@@ -213,8 +225,8 @@ class Session:
             self.closed.set()
             if kept is not None:
                 self.taken -= 1  # still to be taken by a seat
-                self._inbox_send.send_nowait(kept)
-            self._inbox_send.send_nowait(Closed(detail, final))
+                self._put(kept)
+            self._put(Closed(detail, final))
 
     def expire(self, request_id: int) -> None:
         """The request timed out: a late reply to it is dropped (the newest MAX_EXPIRED kept;

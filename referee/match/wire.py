@@ -12,6 +12,7 @@ that wants the message (an in-process bot, a training environment) parses them.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,6 +26,8 @@ def varint(value: int) -> bytes:
     """Protobuf's base-128 varint of a non-negative integer."""
     if value < 0x80:
         return _ONE_BYTE[value]
+    if value < 0x4000:  # two bytes: a request's lengths, mostly
+        return bytes(((value & 0x7F) | 0x80, value >> 7))
     out = bytearray()
     while value > 0x7F:
         out.append((value & 0x7F) | 0x80)
@@ -120,13 +123,23 @@ def action_request(
     encoded Clock, and each legal action and event a field already (`LEGAL_ACTION` or `EVENT`
     key, length, message), in the proto's field order as SerializeToString writes them;
     `decision` the match's decision number (0, as proto3 leaves it, is not written)."""
-    parts = [
-        length_delimited(_MATCH_ID, match_id.encode()) if match_id else b"",
-        _REQUEST_ID + varint(request_id) if request_id else b"",
-        length_delimited(_OBSERVATION, observation),
-        *legal_actions,
-        length_delimited(_CLOCK, clock),
-        *events,
-        _DECISION + varint(decision) if decision else b"",
-    ]
-    return WireRequest(match_id, request_id, len(legal_actions), b"".join(parts))
+    body = b"".join(
+        (
+            _match_id_field(match_id),
+            _REQUEST_ID + varint(request_id) if request_id else b"",
+            _OBSERVATION + varint(len(observation)),
+            observation,
+            *legal_actions,
+            _CLOCK + varint(len(clock)),
+            clock,
+            *events,
+            _DECISION + varint(decision) if decision else b"",
+        )
+    )
+    return WireRequest(match_id, request_id, len(legal_actions), body)
+
+
+@functools.lru_cache(maxsize=1024)
+def _match_id_field(match_id: str) -> bytes:
+    """A request's match_id field (a match's every request has the same)."""
+    return length_delimited(_MATCH_ID, match_id.encode()) if match_id else b""
