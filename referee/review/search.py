@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from referee.games.base import Pick, Result, State
 from referee.review.budgets import check_budget
 from referee.review.determinize import Unsampled, history
-from referee.review.rollout import Policy, Redeal, Step, uniform
+from referee.review.rollout import Policy, Redeal, Settled, Step, uniform
 
 __all__ = ["ActionValue", "Unsampled", "Values", "check_budget", "evaluate", "margin"]
 from referee.review.view import SeatView
@@ -74,6 +74,7 @@ def evaluate(
     particles: list[list[Step]] | None = None,
     policy: Policy = uniform,
     redeal: Redeal | None = None,
+    settled: Settled | None = None,
 ) -> Values:
     """The values of the legal actions at the view's last decision, within `budget` playouts
     divided among the actions, all drawn from `seed` and the view alone. With a `deadline`
@@ -81,7 +82,9 @@ def evaluate(
     (a bot's, kept from its previous decision), sample k continues history k and leaves its new
     history there. `policy` moves every seat in the playouts; with a `redeal`, one
     determinization is enough and each row is one playout of every action on a fresh redeal of
-    it (referee.review.rollout). Raises Unsampled where no determinization fits the view."""
+    it (referee.review.rollout). With `settled`, a playout stops where it says so (the margin
+    then is the value: Xactika's round's end). Raises Unsampled where no determinization fits
+    the view."""
     check_budget(budget)
     legal = view.decisions[-1].legal
     per_action = max(1, budget // len(legal))
@@ -110,7 +113,9 @@ def evaluate(
             tuple(
                 _mean(
                     [
-                        _playout(state.apply(actions[t]), view.seat, policy, random.Random(luck))
+                        _playout(
+                            state.apply(actions[t]), view.seat, policy, random.Random(luck), settled
+                        )
                         for luck in lucks
                     ]
                 )
@@ -127,8 +132,12 @@ def evaluate(
     return Values(values, tuple(rows))
 
 
-def _playout(state: State, seat: int, policy: Policy, rng: random.Random) -> float:
+def _playout(
+    state: State, seat: int, policy: Policy, rng: random.Random, settled: Settled | None = None
+) -> float:
     while not state.is_terminal():
+        if settled is not None and settled(state):
+            break
         node = state.chance()
         if node is None:
             state = state.apply(policy(state, rng))

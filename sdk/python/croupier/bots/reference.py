@@ -8,9 +8,11 @@ decision's deadline, seeded for repeatability: the same matches, the same choice
 game's heuristic proposes an action and the search must beat it (`rollout.heuristic_prior`):
 the best action is taken only where its paired margin over the heuristic's has a 95% interval
 above zero, on playouts other than those that chose it (`Values.confirmed`; a few noisy
-playouts otherwise override good card sense, issue 48.1). Where no determinization fits in
-time, the heuristic decides. These import the referee (the `croupier` distribution has it);
-`croupier.bots` itself does not.
+playouts otherwise override good card sense, issue 48.1); in Xactika the same in trick play,
+while the bid, the decision that scores, is the search's alone on eight times the budget, each
+playout stopping at the round's end (`rollout.budget_for`, `rollout.settled_for`). Where no
+determinization fits in time, the heuristic decides. These import the referee (the `croupier`
+distribution has it); `croupier.bots` itself does not.
 """
 
 from __future__ import annotations
@@ -27,7 +29,14 @@ from croupier.bots.xix_heuristic import XixHeuristicBot
 from croupier.v1 import game_pb2, referee_pb2
 from referee.games import get_game
 from referee.games.base import parse_options
-from referee.review.rollout import Step, heuristic_prior, policy_for, redeal_for
+from referee.review.rollout import (
+    Step,
+    budget_for,
+    heuristic_prior,
+    policy_for,
+    redeal_for,
+    settled_for,
+)
 from referee.review.search import Unsampled, evaluate
 from referee.review.view import SeatDecision, SeatView, from_request
 
@@ -87,14 +96,15 @@ class ReferenceBot(Bot):
         try:
             values = evaluate(
                 view,
-                self.budget,
+                budget_for(view.game.id, decision.legal, self.budget),
                 self.seed,
                 deadline,
                 self._particles,
                 policy_for(view.game.id),
                 redeal_for(view.game.id),
+                settled_for(view.game.id),
             )
-            if heuristic_prior(view.game.id):
+            if heuristic_prior(view.game.id, decision.legal):
                 index = values.confirmed(self._fallback.act(request))
             else:
                 index = values.best
