@@ -61,8 +61,8 @@ THREATS: Final = tuple(
 BID_SCALE: Final = 1.4
 #: Deals tried for a round before the history is given up (a seat's voids may leave few cards).
 DEALS: Final = 20
-#: Deals tried for a round whose every other seat's hand makes its bid by the heuristic's count
-#: before a deal that fits the voids alone is taken.
+#: Hands drawn for a seat, each fitting its voids, for one on which the heuristic's count makes
+#: the seat's bid (the last is taken where none does).
 BID_READS: Final = 40
 #: A bid's playouts, as a multiple of the bot's budget: the bid is the decision that scores.
 BID_BUDGET: Final = 8
@@ -214,23 +214,21 @@ def _read(event: pb.XactikaEvent, players: int, steps: list[Step], rounds: list[
         steps.append(("act", f"play {event.played.card}"))
 
 
-def _bids_fit(played: _Round, hands: dict[int, list[int]], seat: int) -> bool:
-    """Whether every other seat's bid is the one the heuristic's count makes of its hand (its
-    cards' summed lead chances against all it had not seen, XAC-R4's hook applied)."""
+def _bid_fits(played: _Round, seat: int, hand: list[int]) -> bool:
+    """Whether the seat's bid this round is the one the heuristic's count makes of `hand` (its
+    cards' summed lead chances against every card it had not seen, XAC-R4's hook applied)."""
     n = played.players
     share = HAND_SIZE * (n - 1) / (len(CARDS) - HAND_SIZE)
     made = 0
     for bidder, bid in played.bids:
-        if bidder != seat:
-            hand = hands[bidder]
+        if bidder == seat:
             unseen = ALL & ~_mask(tuple(hand))
             expected = BID_SCALE * sum(_strength(card, unseen, share) for card in hand)
             hook = HAND_SIZE - made if bidder == played.dealer else -1
             allowed = [b for b in range(HAND_SIZE + 1) if b != hook]
-            if min(allowed, key=lambda b: (abs(b - expected), b)) != bid:
-                return False
+            return min(allowed, key=lambda b: (abs(b - expected), b)) == bid
         made += bid
-    return True
+    return True  # it has not bid yet
 
 
 def _deck(played: _Round, seat: int, rng: random.Random) -> tuple[str, ...] | None:
@@ -246,7 +244,7 @@ def _deck(played: _Round, seat: int, rng: random.Random) -> tuple[str, ...] | No
     }
     # The seat with the fewest cards to choose from is dealt first.
     others.sort(key=lambda s: len(allowed[s]) - (HAND_SIZE - len(played.played[s])))
-    for attempt in range(BID_READS + DEALS):
+    for _ in range(DEALS):
         left = set(pool)
         hands = {seat: list(played.mine)}
         for s in others:
@@ -254,12 +252,13 @@ def _deck(played: _Round, seat: int, rng: random.Random) -> tuple[str, ...] | No
             need = HAND_SIZE - len(played.played[s])
             if len(free) < need:
                 break
-            drawn = rng.sample(free, need)
-            left.difference_update(drawn)
-            hands[s] = [*played.played[s], *drawn]
+            for _ in range(BID_READS):  # the first hand that makes its bid, else the last
+                hand = [*played.played[s], *rng.sample(free, need)]
+                if _bid_fits(played, s, hand):
+                    break
+            left.difference_update(hand)
+            hands[s] = hand
         else:
-            if attempt < BID_READS and not _bids_fit(played, hands, seat):
-                continue
             deck = [0] * len(CARDS)
             for offset in range(n):
                 hand = hands[(played.dealer + 1 + offset) % n]
