@@ -18,7 +18,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from croupier.v1 import game_pb2
+from croupier.bots import XactikaHeuristicBot
+from croupier.env.table import Table
+from croupier.v1 import game_pb2, referee_pb2
 from croupier.v1 import xactika_pb2 as xpb
 from referee.games.base import Pick, Shuffle, State
 from referee.games.textactoe import TexTacToeState
@@ -173,3 +175,52 @@ def test_a_view_no_match_could_produce_is_refused(tmp_path: Path, game_id: str) 
     bad = replace(view, decisions=(*view.decisions[:-1], replace(last, events=events)))
     with pytest.raises(Unsampled):
         history(bad, random.Random(0), attempts=0)
+
+
+@pytest.mark.parametrize(("players", "seed"), [(2, 3), (3, 8), (4, 1), (5, 2)])
+def test_xactika_deals_other_hands_that_make_their_bids_by_the_heuristics_count(
+    tmp_path: Path, players: int, seed: int
+) -> None:
+    """Against heuristics, each sampled deal gives every other seat a hand on which the
+    heuristic itself (the SDK's bot, asked at that seat's bid) makes the bid it was seen to
+    make, XAC-R4's hook applied: the reference reads the other hands from the bids."""
+    bots = [XactikaHeuristicBot() for _ in range(players)]
+    path = tmp_path / "m.jsonl"
+    match = Table.of("xactika", {"players": players, "rounds": 2}).match(
+        seed, ["h"] * players, record=path
+    )
+    while match.request is not None:
+        match.answer(bots[match.seat].act(match.request))
+    view = view_of_record(path, 0)
+    checked = 0
+    for k in (3, len(view.decisions) - 1):  # in the first round's play; the match's last
+        part = view.up_to(k)
+        for draw in range(4):
+            _, steps = history(part, random.Random(draw), attempts=0)
+            checked += _bids_checked(part, steps)
+    assert checked >= 8 * (players - 1)
+
+
+def _bids_checked(view: SeatView, steps: Sequence[Step]) -> int:
+    """How many other seats' bids of the history the heuristic makes from their dealt hands
+    (each one asserted)."""
+    state: State = view.game.new_game(view.options)
+    checked = 0
+    for kind, value in steps:
+        if kind == "act":
+            assert isinstance(state, XactikaState)
+            legal = state.legal_actions()
+            seat = state.to_move_seat
+            chosen = [a.text for a in legal].index(str(value))
+            if seat != view.seat and str(value).startswith("bid"):
+                request = referee_pb2.ActionRequest()
+                request.observation.xactika.CopyFrom(state.observation(seat))
+                for action in legal:
+                    request.legal_actions.add().xactika.CopyFrom(action.to_proto())
+                assert XactikaHeuristicBot().act(request) == chosen, (seat, value)
+                checked += 1
+            state = state.apply(legal[chosen])
+        else:
+            assert not isinstance(value, str)
+            state = state.apply_chance(value)
+    return checked

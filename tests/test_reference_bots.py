@@ -22,6 +22,7 @@ from croupier.bots.reference import (
 from croupier.env.table import Table
 from referee.cli import app
 from referee.match.replay import verify
+from referee.review.rollout import budget_for, heuristic_prior, settled_for
 from referee.review.search import ActionValue, Values
 from tests.test_review import played
 
@@ -88,3 +89,15 @@ def test_the_xactika_and_textactoe_reference_bots_search_every_decision(
         searched += match.seat == 1 and len(match.request.legal_actions) > 1
         match.answer(bots[match.seat].act(match.request))
     assert searched > 5 and bot.fallbacks == 0
+
+
+def test_xactika_bids_on_more_playouts_and_plays_against_the_heuristic() -> None:
+    """Issue 48.1: Xactika's bid, the decision that scores, gets eight times the budget and is
+    the search's alone; a card is the heuristic's unless the search confirms a better one, as
+    every Xeri decision; XIX's and Tex-Tac-Toe's budgets and searches are as they were."""
+    bids, cards = ("bid 0", "bid 1"), ("play 1111", "play 2222")
+    assert budget_for("xactika", bids, 100) == 800 and budget_for("xactika", cards, 100) == 100
+    assert not heuristic_prior("xactika", bids) and heuristic_prior("xactika", cards)
+    assert heuristic_prior("xeri", ("play 2C",)) and not heuristic_prior("xix", ("pass",))
+    assert budget_for("xix", ("pass",), 100) == budget_for("textactoe", ("reveal 0",), 100) == 100
+    assert settled_for("xix") is None and settled_for("xactika") is not None

@@ -24,6 +24,7 @@ from croupier.env.sampling import resample
 from croupier.env.table import Table
 from referee.cli.app import app
 from referee.review.review import DecisionReview, review, reviews
+from referee.review.rollout import budget_for
 from referee.review.view import view_of_record
 
 BUDGET = 24
@@ -124,13 +125,15 @@ def test_the_review_judges_as_the_reference_bot_does(
 ) -> None:
     """Issue 48.2: the review values actions as the reference bots do (the game's own policy),
     so at the reference's first searched decision (no histories of its own yet to continue),
-    with the same seed and budget, the review's best action is the one the reference chose. (In
-    these matches a review by uniform playouts, as it was, judged another action best.)"""
+    with the same seed and the bot's budget for that decision (Xactika's bid gets more:
+    rollout.budget_for), the review's best action is the one the reference chose. (In these
+    matches a review by uniform playouts, as it was, judged another action best.)"""
     bot = reference(BUDGET, seed=1)
     record = played(tmp_path / "m.jsonl", seed, [bot, RandomBot(4)], game, options)
     view = view_of_record(record, 0)
     first = next(k for k, d in enumerate(view.decisions) if len(d.legal) > 1)
-    (reviewed,) = reviews(record, 0, BUDGET, seed=1, only=[first])
+    budget = budget_for(game, view.decisions[first].legal, BUDGET)
+    (reviewed,) = reviews(record, 0, budget, seed=1, only=[first])
     assert not reviewed.unsampled and bot.fallbacks == 0
     assert reviewed.best == reviewed.chosen, reviewed
     assert reviewed.loss == 0.0

@@ -16,7 +16,9 @@ a heuristic counts the odds exactly. Where a game's hidden cards are only where 
 (every Xeri card played is shown, XERI-R5), dealing the cards the seat has not seen again at
 random gives another state it cannot tell from the true one, at the cost of a shuffle: such a
 game's module has a `redeal`, and its search plays each playout on a fresh redeal of one
-determinization. A module may also set `PRIOR` (see `heuristic_prior`).
+determinization. A module may also set `PRIOR` (see `heuristic_prior`), scale a decision's
+budget (`budget_for`) and end a playout early (`settled_for`: Xactika's rounds score apart, so
+its playouts stop at the round's end).
 
 Where everything a seat was shown pins the hidden cards down but for a deal (Xactika: every
 action is public; Tex-Tac-Toe: but for the cards an opponent discards face down), building a
@@ -45,6 +47,10 @@ if TYPE_CHECKING:
 Policy = Callable[[State, random.Random], Action]
 #: A redeal: the state with the cards `seat` has not seen dealt again, where they may lie.
 Redeal = Callable[[State, int, random.Random], State]
+
+#: A playout's horizon: True once the state's margin already says what the decision changes (the
+#: playout stops there, and its value is the margin so far).
+Settled = Callable[[State], bool]
 
 #: A step of a history: a shuffle's deck, a pick's number, or an action's text.
 Step: TypeAlias = tuple[str, tuple[str, ...] | int | str]
@@ -78,6 +84,14 @@ def redeal_for(game_id: str) -> Redeal | None:
 
 
 @cache
+def settled_for(game_id: str) -> Settled | None:
+    """The game's playout horizon, or None where playouts run to the end of the match."""
+    module = _module(game_id)
+    settled: Settled | None = None if module is None else getattr(module, "settled", None)
+    return settled
+
+
+@cache
 def historian_for(game_id: str) -> Historian | None:
     """The game's own history sampler, or None where the generic walk is the only one."""
     module = _module(game_id)
@@ -85,17 +99,29 @@ def historian_for(game_id: str) -> Historian | None:
     return historian
 
 
-@cache
-def heuristic_prior(game_id: str) -> bool:
-    """Whether the reference bot keeps the game's heuristic's choice unless its search confirms
-    a better one (`PRIOR` in the game's module; search.Values.confirmed). Xeri's does: its
-    playouts see a few points of difference through many of noise. XIX's search, unaided, wins
-    96.7% of its matches against the heuristic at budget 400 (docs/review.md); under the prior
-    it won 68.3% (issue 48.1), so a game without the word searches alone."""
+def heuristic_prior(game_id: str, legal: tuple[str, ...] = ()) -> bool:
+    """Whether the reference bot keeps the game's heuristic's choice among `legal` (a
+    decision's actions) unless its search confirms a better one (`PRIOR` in the game's module,
+    or its `prior(legal)`; search.Values.confirmed). Xeri's does: its playouts see a few points
+    of difference through many of noise; Xactika's in trick play, not at the bid. XIX's search,
+    unaided, wins 96.7% of its matches against the heuristic at budget 400 (docs/review.md);
+    under the prior it won 68.3% (issue 48.1), so a game without the word searches alone."""
     module = _module(game_id)
-    return bool(module is not None and getattr(module, "PRIOR", False))
+    if module is None:
+        return False
+    prior = getattr(module, "prior", None)
+    return bool(prior(legal)) if prior is not None else bool(getattr(module, "PRIOR", False))
 
 
+def budget_for(game_id: str, legal: tuple[str, ...], budget: int) -> int:
+    """The playouts a decision among `legal` gets from a bot's `budget`: the game module's
+    `budget(legal, budget)` where it has one (Xactika's bid gets more), else `budget`."""
+    module = _module(game_id)
+    scale = None if module is None else getattr(module, "budget", None)
+    return budget if scale is None else int(scale(legal, budget))
+
+
+@cache
 def _module(game_id: str) -> ModuleType | None:
     info = CATALOG.get(game_id)
     if info is None or info.parts.rollout is None:

@@ -24,7 +24,7 @@ from typing import Final
 from referee.games.base import Pick, Result, State
 from referee.review.budgets import check_budget
 from referee.review.determinize import Unsampled, history
-from referee.review.rollout import Policy, Step, policy_for, redeal_for
+from referee.review.rollout import Policy, Settled, Step, policy_for, redeal_for, settled_for
 from referee.review.view import SeatView
 
 __all__ = [
@@ -38,9 +38,10 @@ __all__ = [
 ]
 
 #: The way `evaluate` values actions, numbered: 1 was uniform playouts for the review (its
-#: policies for the reference bots alone), 2 each game's policy and redeal for both. Raise it
-#: when a change alters the values a fixed seed gives: it is in the name of a kept review.
-VALUATION: Final = 2
+#: policies for the reference bots alone), 2 each game's policy and redeal for both, 3 Xactika's
+#: playouts to the round's end on deals whose other hands make their bids. Raise it when a
+#: change alters the values a fixed seed gives: it is in the name of a kept review.
+VALUATION: Final = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,10 +99,12 @@ def evaluate(
     (a bot's, kept from its previous decision), sample k continues history k and leaves its new
     history there. The game's policy moves every seat in the playouts; where the game has a
     redeal, one determinization is enough and each row is one playout of every action on a
-    fresh redeal of it (referee.review.rollout). Raises Unsampled where no determinization
-    fits the view."""
+    fresh redeal of it; where it has a horizon, a playout stops there and the margin then is
+    the value (Xactika's round's end: referee.review.rollout). Raises Unsampled where no
+    determinization fits the view."""
     check_budget(budget)
-    policy, redeal = policy_for(view.game.id), redeal_for(view.game.id)
+    game_id = view.game.id
+    policy, redeal, settled = policy_for(game_id), redeal_for(game_id), settled_for(game_id)
     legal = view.decisions[-1].legal
     per_action = max(1, budget // len(legal))
     repeats = min(PLAYOUTS_PER_SAMPLE, per_action)
@@ -129,7 +132,9 @@ def evaluate(
             tuple(
                 _mean(
                     [
-                        _playout(state.apply(actions[t]), view.seat, policy, random.Random(luck))
+                        _playout(
+                            state.apply(actions[t]), view.seat, policy, random.Random(luck), settled
+                        )
                         for luck in lucks
                     ]
                 )
@@ -146,8 +151,12 @@ def evaluate(
     return Values(values, tuple(rows))
 
 
-def _playout(state: State, seat: int, policy: Policy, rng: random.Random) -> float:
+def _playout(
+    state: State, seat: int, policy: Policy, rng: random.Random, settled: Settled | None = None
+) -> float:
     while not state.is_terminal():
+        if settled is not None and settled(state):
+            break
         node = state.chance()
         if node is None:
             state = state.apply(policy(state, rng))

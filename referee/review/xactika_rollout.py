@@ -37,6 +37,7 @@ from referee.games.xactika import (
     MATCH_FACE,
     MATCHES,
     Kind,
+    Phase,
     XactikaAction,
     XactikaState,
 )
@@ -60,6 +61,11 @@ THREATS: Final = tuple(
 BID_SCALE: Final = 1.4
 #: Deals tried for a round before the history is given up (a seat's voids may leave few cards).
 DEALS: Final = 20
+#: Hands drawn for a seat, each fitting its voids, for one on which the heuristic's count makes
+#: the seat's bid (the last is taken where none does).
+BID_READS: Final = 40
+#: A bid's playouts, as a multiple of the bot's budget: the bid is the decision that scores.
+BID_BUDGET: Final = 8
 
 
 def policy(state: State, rng: random.Random) -> Action:
@@ -109,6 +115,24 @@ def policy(state: State, rng: random.Random) -> Action:
     return max(legal, key=key) if want else min(legal, key=key)
 
 
+def prior(legal: tuple[str, ...]) -> bool:
+    """The reference bot keeps the heuristic's card unless the search confirms a better one
+    (referee.review.rollout.heuristic_prior); its bid is the search's."""
+    return not legal[0].startswith("bid")
+
+
+def budget(legal: tuple[str, ...], budget: int) -> int:
+    """A bid gets BID_BUDGET times the bot's budget of playouts, a card its budget."""
+    return budget * BID_BUDGET if legal[0].startswith("bid") else budget
+
+
+def settled(state: State) -> bool:
+    """True once the round is scored: a decision changes nothing after it (rounds are dealt
+    afresh and score apart), so a playout stops there and the rest of the match is noise."""
+    assert isinstance(state, XactikaState)
+    return state.phase is Phase.DEAL or state.phase is Phase.OVER
+
+
 def _mask(cards: tuple[int, ...]) -> int:
     bits = 0
     for card in cards:
@@ -139,6 +163,8 @@ class _Round:
     played: list[list[int]] = field(default_factory=list)
     voids: list[set[int]] = field(default_factory=list)
     call: int = -1
+    #: The bids in the order made, (seat, bid).
+    bids: list[tuple[int, int]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.played = [[] for _ in range(self.players)]
@@ -171,6 +197,7 @@ def _read(event: pb.XactikaEvent, players: int, steps: list[Step], rounds: list[
     elif kind == "dealt":
         rounds[-1].mine = tuple(CARD_BY_TEXT[card] for card in event.dealt.hand)
     elif kind == "bid":
+        rounds[-1].bids.append((event.bid.seat, event.bid.bid))
         steps.append(("act", f"bid {event.bid.bid}"))
     elif kind == "led":
         led = event.led
@@ -185,6 +212,23 @@ def _read(event: pb.XactikaEvent, players: int, steps: list[Step], rounds: list[
         if card not in MATCHES[now.call]:  # it could not follow: it held no such card
             now.voids[event.played.seat].add(now.call)
         steps.append(("act", f"play {event.played.card}"))
+
+
+def _bid_fits(played: _Round, seat: int, hand: list[int]) -> bool:
+    """Whether the seat's bid this round is the one the heuristic's count makes of `hand` (its
+    cards' summed lead chances against every card it had not seen, XAC-R4's hook applied)."""
+    n = played.players
+    share = HAND_SIZE * (n - 1) / (len(CARDS) - HAND_SIZE)
+    made = 0
+    for bidder, bid in played.bids:
+        if bidder == seat:
+            unseen = ALL & ~_mask(tuple(hand))
+            expected = BID_SCALE * sum(_strength(card, unseen, share) for card in hand)
+            hook = HAND_SIZE - made if bidder == played.dealer else -1
+            allowed = [b for b in range(HAND_SIZE + 1) if b != hook]
+            return min(allowed, key=lambda b: (abs(b - expected), b)) == bid
+        made += bid
+    return True  # it has not bid yet
 
 
 def _deck(played: _Round, seat: int, rng: random.Random) -> tuple[str, ...] | None:
@@ -208,9 +252,12 @@ def _deck(played: _Round, seat: int, rng: random.Random) -> tuple[str, ...] | No
             need = HAND_SIZE - len(played.played[s])
             if len(free) < need:
                 break
-            drawn = rng.sample(free, need)
-            left.difference_update(drawn)
-            hands[s] = [*played.played[s], *drawn]
+            for _ in range(BID_READS):  # the first hand that makes its bid, else the last
+                hand = [*played.played[s], *rng.sample(free, need)]
+                if _bid_fits(played, s, hand):
+                    break
+            left.difference_update(hand)
+            hands[s] = hand
         else:
             deck = [0] * len(CARDS)
             for offset in range(n):

@@ -9,9 +9,11 @@ are referee.review.search.evaluate's, as `croupier review`'s are (issue 48.2). I
 game's heuristic proposes an action and the search must beat it (`rollout.heuristic_prior`):
 the best action is taken only where its paired margin over the heuristic's has a 95% interval
 above zero, on playouts other than those that chose it (`Values.confirmed`; a few noisy
-playouts otherwise override good card sense, issue 48.1). Where no determinization fits in
-time, the heuristic decides. These import the referee (the `croupier` distribution has it);
-`croupier.bots` itself does not.
+playouts otherwise override good card sense, issue 48.1); in Xactika the same in trick play,
+while the bid, the decision that scores, is the search's alone on eight times the budget, each
+playout stopping at the round's end (`rollout.budget_for`, `rollout.settled_for`). Where no
+determinization fits in time, the heuristic decides. These import the referee (the `croupier`
+distribution has it); `croupier.bots` itself does not.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from croupier.bots.xix_heuristic import XixHeuristicBot
 from croupier.v1 import game_pb2, referee_pb2
 from referee.games import get_game
 from referee.games.base import parse_options
-from referee.review.rollout import Step, heuristic_prior
+from referee.review.rollout import Step, budget_for, heuristic_prior
 from referee.review.search import Unsampled, evaluate
 from referee.review.view import SeatDecision, SeatView, from_request
 
@@ -86,8 +88,14 @@ class ReferenceBot(Bot):
         left = self.time_left()
         deadline = None if left == float("inf") else time.monotonic() + (left - SLACK) / 2
         try:
-            values = evaluate(view, self.budget, self.seed, deadline, self._particles)
-            if heuristic_prior(view.game.id):
+            values = evaluate(
+                view,
+                budget_for(view.game.id, decision.legal, self.budget),
+                self.seed,
+                deadline,
+                self._particles,
+            )
+            if heuristic_prior(view.game.id, decision.legal):
                 index = values.confirmed(self._fallback.act(request))
             else:
                 index = values.best
