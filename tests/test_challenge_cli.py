@@ -136,11 +136,17 @@ def test_wait_exits_with_the_verdict_and_a_refusal_names_its_limit(tmp_path: Pat
 def test_the_site_s_challenges_page_lists_a_decided_ranked_challenge(
     tmp_path: Path, page: Any
 ) -> None:
-    """Issue 45: the public HTML list. Bob asks a ranked challenge of the stronger alice (upward:
-    no consent needed); once decided, /challenges shows it, names linking to the bots' pages,
-    and the standings page links there."""
+    """Issue 45: the public HTML list. Bob asks a ranked challenge of the stronger alice, who
+    accepts every challenge: the ranked matches played before it may have rated bob above her
+    by chance (more of them, the faster the referee), and a downward one would wait for her
+    consent (tested in test_challenges.py); once decided, /challenges shows it, names linking
+    to the bots' pages, and the standings page links there."""
     tokens = prepared(tmp_path, {"alice": None, "bob": 0.6})
     with serving(tmp_path) as (address, _):
+        accepts = croupier(
+            "challenge", "consent", "accept", "--to", address, "--token", tokens["alice"]
+        )
+        assert accepts.returncode == 0, accepts.stdout + accepts.stderr
         auth = ["--to", address, "--token", tokens["bob"]]
         decided = croupier("challenge", "alice", *auth, "--ranked", "--wait")
         assert decided.returncode in (0, 1), decided.stdout + decided.stderr  # H1 or H0
